@@ -1,0 +1,36 @@
+# Two commands do all set-up on a fresh machine:
+#   make run    start a table: embedded broker, hub, simulated sandtimers
+#   make test   run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+ARGS   ?=
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(VENV)/.installed $@
+
+run: $(VENV)/.installed
+	$(BIN)/companion run $(ARGS)
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest $(ARGS)
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check companion tests bench
+
+bench: $(VENV)/.installed
+	$(BIN)/companion bench $(ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info
