@@ -151,7 +151,9 @@ def referee_record(record: dict[str, Any], *, settings: TimelineSettings | None 
     """Replay a Timeline game record and report each move and the final position.
 
     A rejected move leaves the game unchanged and the same player still to move, as at
-    the table; moves after the end are rejected too.
+    the table; moves after the end are rejected too. When the record gives a seed rather
+    than an explicit deal, the output also shows the deal the seed made, so players can
+    lay out the same cards.
     """
     if not isinstance(record, dict):
         raise InvalidRecordError("a Timeline record must be a JSON object with players and moves")
@@ -162,6 +164,7 @@ def referee_record(record: dict[str, Any], *, settings: TimelineSettings | None 
     if not isinstance(moves, list):
         raise InvalidRecordError("\"moves\" must be a list of {player, card, gap} objects")
     actions = [_read_move(m, n) for n, m in enumerate(moves, start=1)]
+    dealt_by_seed = "deal" not in record
     deal = {
         "reference": state.timeline[0],
         "hands": {p: list(state.hand(p)) for p in state.players},
@@ -176,4 +179,7 @@ def referee_record(record: dict[str, Any], *, settings: TimelineSettings | None 
         else:
             results.append({"ok": False, "player": action.player, "card": action.card,
                             "reason": outcome.reason, "rule": outcome.rule})
-    return {"players": list(state.players), "deal": deal, "results": results, **_summary(state)}
+    out: dict[str, Any] = {"players": list(state.players)}
+    if dealt_by_seed:
+        out["deal"] = deal
+    return {**out, "results": results, **_summary(state)}

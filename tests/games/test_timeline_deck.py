@@ -1,0 +1,177 @@
+"""Timeline decks: the shipped Spanish deck, a user's CSV deck and its validation errors; table settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.errors import InvalidRecordError
+from companion.games.timeline import (
+    Card,
+    InvalidDeckError,
+    deck_from_list,
+    load_deck,
+    load_settings,
+    new_game,
+    parse_deck_csv,
+    shipped_deck,
+)
+from companion.games.timeline.cards import SHIPPED_DECKS
+
+DATA = Path(__file__).parent / "data" / "timeline"
+
+
+def test_shipped_deck_has_at_least_55_unique_cards_with_sane_years() -> None:
+    deck = shipped_deck("espana")
+    assert len(deck) >= 55
+    ids = [c.id for c in deck]
+    assert len(set(ids)) == len(ids)
+    assert len({c.title for c in deck}) == len(deck)
+    for card in deck:
+        assert -3000 <= card.year <= 2025, card
+        assert card.year != 0
+        assert card.title and card.title_en
+    # It is written in chronological order, which makes it easy to proofread.
+    assert [c.year for c in deck] == sorted(c.year for c in deck)
+
+
+@pytest.mark.parametrize(
+    ("card_id", "year"),
+    [
+        ("conquista-musulmana", 711),
+        ("granada", 1492),
+        ("colon", 1492),
+        ("dos-de-mayo", 1808),
+        ("la-pepa", 1812),
+        ("constitucion-1978", 1978),
+        ("barcelona-92", 1992),
+        ("numancia", -133),
+    ],
+)
+def test_shipped_deck_well_known_years(card_id: str, year: int) -> None:
+    assert {c.id: c.year for c in shipped_deck()}[card_id] == year
+
+
+def test_every_shipped_deck_loads() -> None:
+    for name in SHIPPED_DECKS:
+        assert shipped_deck(name)
+
+
+def test_unknown_shipped_deck() -> None:
+    with pytest.raises(InvalidDeckError, match="unknown deck 'francia'; shipped decks: espana"):
+        shipped_deck("francia")
+
+
+def test_user_deck_loads_with_quotes_negative_years_and_translations() -> None:
+    deck = load_deck(DATA / "user_deck.csv")
+    assert [c.id for c in deck] == ["luna", "muro", "imprenta", "roma", "vaticano-ii"]
+    assert deck[3] == Card("roma", -753, "Fundación legendaria de Roma", "Legendary founding of Rome")
+    assert deck[4].title == "Concilio Vaticano II, apertura"
+
+
+def test_semicolon_deck_without_translation() -> None:
+    assert load_deck(DATA / "semicolon_deck.csv") == (Card("uno", 1900, "Primero"), Card("dos", 1950, "Segundo"))
+
+
+def test_byte_order_mark_is_ignored() -> None:
+    assert parse_deck_csv("\ufeffid,year,title\na,1,A\n") == (Card("a", 1, "A"),)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("missing_column.csv", "missing_column.csv, line 1: missing column year (the header needs id, year, title)"),
+        ("bad_year.csv", "bad_year.csv, line 3: year 'mil' is not a whole number"),
+        ("duplicate_id.csv", "duplicate_id.csv, line 4: duplicate id 'uno' (first used at {path}, line 2)"),
+        ("short_row.csv", "short_row.csv, line 3: expected 3 fields but found 2"),
+        ("year_zero.csv", "year_zero.csv, line 2: there is no year 0; write 1 BCE as -1"),
+        ("empty.csv", "empty.csv: the file is empty; it needs a header line id,year,title"),
+        ("header_only.csv", "header_only.csv: the deck has no cards"),
+        ("empty_title.csv", "empty_title.csv, line 2: the title is empty"),
+        ("unknown_column.csv", "unknown_column.csv, line 1: unknown column 'fecha'"),
+        ("no_such_file.csv", "no_such_file.csv: cannot read the deck: No such file or directory"),
+    ],
+)
+def test_broken_deck_files_name_file_line_and_problem(name: str, message: str) -> None:
+    path = DATA / name
+    with pytest.raises(InvalidDeckError) as info:
+        load_deck(path)
+    text = str(info.value)
+    assert text == str(DATA) + "/" + message.format(path=path)
+    assert isinstance(info.value, InvalidRecordError)
+
+
+def test_too_few_cards_for_the_players() -> None:
+    path = DATA / "three_cards.csv"
+    assert len(load_deck(path, players=2, hand_size=1)) == 3
+    with pytest.raises(InvalidDeckError) as info:
+        load_deck(path, players=2, hand_size=2)
+    assert str(info.value) == (
+        f"{path}: 3 cards are too few for 2 players with 2 cards each (the deal and the reference card need 5)"
+    )
+
+
+def test_a_user_deck_can_be_played() -> None:
+    deck = load_deck(DATA / "user_deck.csv", players=2, hand_size=2)
+    state = new_game(deck, ["ana", "ben"], seed=3, hand_size=2)
+    assert len(state.deck) == 0 and len(state.timeline) == 1
+
+
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        ([], "the record's deck must be a non-empty list of cards or the name of a shipped deck"),
+        (["x"], "the record's deck, card 1: each card must be an object with id, year and title"),
+        ([{"id": "a", "title": "A"}], "the record's deck, card 1: missing year"),
+        ([{"id": "a", "year": "1900", "title": "A"}, {"id": "b", "year": 1.5, "title": "B"}],
+         "the record's deck, card 2: year 1.5 is not a whole number"),
+        ([{"id": "a", "year": True, "title": "A"}], "the record's deck, card 1: year True is not a whole number"),
+        ([{"id": "a", "year": 1, "title": "A"}, {"id": "a", "year": 2, "title": "B"}],
+         "the record's deck, card 2: duplicate id 'a' (first used at the record's deck, card 1)"),
+        ([{"id": None, "year": 1, "title": "A"}], "the record's deck, card 1: the id must be text"),
+    ],
+)
+def test_deck_given_as_a_list_is_checked(entries, message: str) -> None:
+    with pytest.raises(InvalidDeckError) as info:
+        deck_from_list(entries, "the record's deck")
+    assert str(info.value) == message
+
+
+def test_deck_list_accepts_numeric_ids_and_string_years() -> None:
+    assert deck_from_list([{"id": 7, "year": "-218", "title": "Ampurias"}]) == (Card("7", -218, "Ampurias"),)
+
+
+def test_shipped_settings_mark_their_assumptions() -> None:
+    settings = load_settings()
+    assert (settings.hand_size, settings.min_players, settings.max_players) == (4, 2, 8)
+    raw = json.loads((Path(__file__).resolve().parents[2] / "companion/games/timeline/settings.json").read_text())
+    assert "assumption" in raw["max_players_assumption"].lower()
+    assert "assumption" in raw["min_players_assumption"].lower()
+
+
+def test_settings_file_can_be_overridden(tmp_path: Path) -> None:
+    path = tmp_path / "table.json"
+    path.write_text(json.dumps({"hand_size": 5, "max_players": 6}))
+    settings = load_settings(path)
+    assert (settings.hand_size, settings.min_players, settings.max_players) == (5, 2, 6)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "not valid JSON"),
+        ("[]", "the settings must be a JSON object"),
+        ('{"hand_size": 0}', "hand_size must be a whole number of at least 1, not 0"),
+        ('{"max_players": "8"}', "max_players must be a whole number of at least 1, not '8'"),
+        ('{"min_players": 5, "max_players": 3}', "min_players is larger than max_players"),
+    ],
+)
+def test_broken_settings_file(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "table.json"
+    path.write_text(content)
+    with pytest.raises(InvalidRecordError) as info:
+        load_settings(path)
+    assert str(info.value).startswith(f"{path}: ")
+    assert message in str(info.value)
