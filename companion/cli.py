@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
+import signal
 import sys
+import threading
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import click
 
 from companion import __version__
-from companion.errors import CompanionError, InvalidRecordError
+from companion.errors import CompanionError, ConfigError, InvalidRecordError
 from companion.games import game_names, load_game
 
 EXIT_BAD_INPUT = 2
@@ -77,6 +83,178 @@ def score(game: str, file: str) -> None:
 def referee(game: str, file: str) -> None:
     """Replay a JSON game record through the rules (FILE, or - for stdin); prints JSON."""
     _run_record_command(game, file, "referee_record", "refereeing")
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "companion"
+
+
+def _load_config_file(path: str | None) -> dict[str, Any]:
+    """Read a TOML settings file (``[hub]`` table plus run options at the top)."""
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
+    return data
+
+
+def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not value > 0:
+        raise click.BadParameter("must be a positive number")
+    return value
+
+
+TABLE_OPTIONS = [
+    click.option("--table", default=None, help="Table id (a-z, 0-9, _ and -); many tables can share a broker.  [default: demo]"),
+    click.option("--players", type=click.IntRange(1, 8), default=None, help="Number of players.  [default: 4]"),
+    click.option("--timers", type=click.IntRange(1, 4), default=None, help="Sandtimers per player.  [default: 2]"),
+    click.option("--sand-seconds", type=float, default=None, callback=_positive,
+                 help="Running time of a full sandtimer.  [default: 60]"),
+    click.option("--time-scale", type=float, default=None, callback=_positive,
+                 help="Run sand, master clock and cues N times faster (demos, tests).  [default: 1]"),
+    click.option("--broker", "broker_url", default=None, metavar="URL",
+                 help="External broker, mqtt://user:pass@host:port. Without it an embedded broker starts."),
+]
+
+
+def table_options(func: Any) -> Any:
+    for option in reversed(TABLE_OPTIONS):
+        func = option(func)
+    return func
+
+
+def _configure_logging(verbose: int) -> None:
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if verbose < 2:
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+
+
+def _wait_for_interrupt() -> None:
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+
+
+@main.command()
+@table_options
+@click.option("--clock-minutes", type=float, default=None, callback=_positive,
+              help="Length of the master clock.  [default: 12, the introductory game]")
+@click.option("--full", is_flag=True, help="30-minute master clock of the full game.")
+@click.option("--no-sim", is_flag=True, help="Do not start simulated nodes (a table with real hardware).")
+@click.option("--embedded", type=click.Choice(["auto", "mosquitto", "amqtt"]), default="auto", show_default=True,
+              help="Embedded broker when no --broker is given: mosquitto if installed, else amqtt in-process.")
+@click.option("--mqtt-host", default="127.0.0.1", show_default=True,
+              help="Address the embedded broker listens on (0.0.0.0 to let nodes on the network join).")
+@click.option("--mqtt-port", type=click.IntRange(1, 65535), default=1883, show_default=True,
+              help="Port of the embedded broker (a free one is used if busy).")
+@click.option("--host", "http_host", default="127.0.0.1", show_default=True,
+              help="Address the web pages are served on (0.0.0.0 for phones on the same network).")
+@click.option("--port", "http_port", type=click.IntRange(1, 65535), default=8080, show_default=True,
+              help="Port of the web pages (a free one is used if busy).")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="Where game logs are kept.  [default: ~/.local/share/companion]")
+@click.option("--memory", is_flag=True, help="Keep the game log in memory only.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+              help="TOML file with hub settings (see docs/running.md).")
+@click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
+def run(table: str | None, players: int | None, timers: int | None, sand_seconds: float | None,
+        time_scale: float | None, broker_url: str | None, clock_minutes: float | None, full: bool, no_sim: bool,
+        embedded: str, mqtt_host: str, mqtt_port: int, http_host: str, http_port: int, data_dir: str | None,
+        memory: bool, config_file: str | None, verbose: int) -> None:
+    """Start a table: broker, hub, dashboard and (by default) simulated sandtimers."""
+    from companion.hub import HubConfig
+    from companion.runtime import RunOptions, Table
+
+    _configure_logging(verbose)
+    try:
+        settings = _load_config_file(config_file).get("hub", {})
+        overrides = {"table": table, "players": players, "timers": timers, "sand_s": sand_seconds,
+                     "time_scale": time_scale, "clock_minutes": 30.0 if full else clock_minutes}
+        settings.update({k: v for k, v in overrides.items() if v is not None})
+        if memory:
+            settings["data_dir"] = None
+        else:
+            settings["data_dir"] = Path(data_dir or settings.get("data_dir") or _default_data_dir())
+        hub_config = HubConfig.from_mapping(settings)
+        hub_config.setup()  # validate before starting anything
+        options = RunOptions(hub=hub_config, broker_url=broker_url, embedded=embedded, mqtt_host=mqtt_host,
+                             mqtt_port=mqtt_port, http_host=http_host, http_port=http_port, simulate=not no_sim)
+        table_runtime = Table(options).start()
+    except CompanionError as exc:
+        _fail(str(exc))
+    except TypeError as exc:
+        _fail(f"a setting in the config has the wrong type ({exc})")
+    broker = table_runtime.broker
+    where = f"embedded {broker.kind} at {broker.address}" if broker else f"broker {table_runtime.broker_address}"
+    click.echo(f"Table {hub_config.table!r}: {where}")
+    if not no_sim:
+        click.echo(f"Simulated sandtimers: {hub_config.players} players x {hub_config.timers} timers")
+    if hub_config.data_dir:
+        click.echo(f"Game log: {table_runtime.app.extensions['companion.session'].log.path}")
+    click.echo(f"Dashboard: {table_runtime.url}")
+    click.echo("Press Ctrl+C to stop.")
+    try:
+        _wait_for_interrupt()
+    finally:
+        table_runtime.stop()
+        click.echo("Table stopped.")
+
+
+@main.command()
+@table_options
+@click.option("--autoflip", type=float, default=None, metavar="SECONDS", callback=_positive,
+              help="Flip each timer again this many game seconds after it ran out (a table that plays itself).")
+@click.option("-v", "--verbose", count=True, help="More log output.")
+def sim(table: str | None, players: int | None, timers: int | None, sand_seconds: float | None,
+        time_scale: float | None, broker_url: str | None, autoflip: float | None, verbose: int) -> None:
+    """Run simulated sandtimer nodes against a broker (default mqtt://127.0.0.1:1883)."""
+    from companion.clock import ScaledClock
+    from companion.mqtt.broker import BrokerAddress
+    from companion.node.sim import SimFleet
+    from companion.table.state import default_setup
+
+    _configure_logging(verbose)
+    try:
+        address = BrokerAddress.parse(broker_url or "mqtt://127.0.0.1:1883")
+        setup = default_setup(table or "demo", players=players or 4, timers=timers or 2,
+                              sand_s=sand_seconds or 60.0)
+        clock = ScaledClock(time_scale or 1.0)
+    except (CompanionError, ValueError) as exc:
+        _fail(str(exc))
+    fleet = SimFleet(setup.table, [s.node for s in setup.seats], address, clock, sand_s=setup.sand_s).start()
+    click.echo(f"{len(fleet.nodes)} simulated nodes for table {setup.table!r} on {address}; Ctrl+C stops them.")
+    if autoflip:
+        for node in fleet.nodes.values():
+            node.flip()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    empty_since: dict[str, float] = {}
+    try:
+        while not stop.wait(0.05):
+            if not autoflip:
+                continue
+            now = clock.now_s()
+            for node_id, node in fleet.nodes.items():
+                if node.core.sand.is_empty():
+                    since = empty_since.setdefault(node_id, now)
+                    if now - since >= autoflip:
+                        node.flip()
+                        empty_since.pop(node_id, None)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fleet.stop()
 
 
 if __name__ == "__main__":  # pragma: no cover

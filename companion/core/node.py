@@ -1,0 +1,197 @@
+"""What a sandtimer node does, independent of its pins and radio.
+
+``NodeCore`` turns flips into protocol events, keeps every sequenced event in an
+outbox until the hub acknowledges it (so nothing is lost while the network is
+down, and buffered events go out in order on reconnect), follows the hub's
+commands and the retained table state, and says what the LEDs should show.
+
+It never touches a socket: each method returns the messages to publish as
+``(topic, payload, retain)`` tuples and the radio layer (paho on a Pi or in the
+simulator, umqtt on a microcontroller, a serial line) sends them.
+Runs under CPython and MicroPython.
+"""
+
+from companion.core import protocol
+from companion.core.sand import Sandtimer
+
+# What the LEDs show; docs/protocol.md lists the patterns.
+SHOW_RUNNING = "running"
+SHOW_EMPTY = "empty"
+SHOW_PAUSED = "paused"
+SHOW_OVER = "over"
+SHOW_OFFLINE = "offline"
+SHOW_ACCEPTED = "accepted"
+SHOW_REJECTED = "rejected"
+SHOW_SABOTAGED = "sabotaged"
+SHOW_IDENTIFY = "identify"
+
+VERDICT_SHOW_MS = 1500
+IDENTIFY_SHOW_MS = 5000
+
+
+class NodeCore:
+    """One electronic sandtimer node: sand model, outbox and protocol handling."""
+
+    def __init__(self, table, node_id, now_ms, boot_id, sand_ms=60000, node_kind="sim",
+                 firmware="companion-node/1", heartbeat_ms=5000, outbox_limit=64):
+        self.table = table
+        self.node_id = node_id
+        self.boot_id = boot_id
+        self.node_kind = node_kind
+        self.firmware = firmware
+        self.heartbeat_ms = heartbeat_ms
+        self.outbox_limit = outbox_limit
+        self._now_ms = now_ms
+        self.sand = Sandtimer(now_ms, sand_ms)
+        self.outbox = []  # [(seq, kind, payload)] in sequence order, waiting for an ack
+        self.dropped = 0
+        self.seq = 0
+        self.connected = False
+        self.game_over = False
+        self.battery_mv = None
+        self.last_verdict = None
+        self.last_reason = ""
+        self.rejected_messages = 0
+        self._event_topic = protocol.node_topic(table, node_id, "event")
+        self._status_topic = protocol.node_topic(table, node_id, "status")
+        self._flash = None
+        self._flash_until = 0
+        self._next_heartbeat = now_ms()
+
+    # --- radio side ----------------------------------------------------------
+    def subscriptions(self):
+        subs = protocol.node_subscriptions(self.table, self.node_id)
+        subs.append((protocol.hub_status_topic(self.table), protocol.QOS))
+        return subs
+
+    def last_will(self):
+        """(topic, payload, retain) the broker publishes if this node vanishes."""
+        return self._status_topic, protocol.status_payload(False), True
+
+    def on_connect(self):
+        """The radio is connected: announce, then resend the outbox in order."""
+        self.connected = True
+        out = [(self._status_topic, protocol.status_payload(True), True), self._hello()]
+        out.extend(self._resend())
+        self._next_heartbeat = self._now_ms() + self.heartbeat_ms
+        return out
+
+    def on_disconnect(self):
+        self.connected = False
+
+    def goodbye(self):
+        """Messages for a clean shutdown (the last will covers an unclean one)."""
+        return [(self._status_topic, protocol.status_payload(False), True)]
+
+    def on_message(self, topic, payload):
+        """Apply a message from the hub. Invalid ones are counted and ignored."""
+        try:
+            parsed = protocol.parse_topic(topic)
+            if parsed.table != self.table:
+                raise protocol.ProtocolError("topic of another table")
+            if parsed.kind == "cmd" and parsed.node == self.node_id:
+                self._on_command(protocol.decode("cmd", payload))
+            elif parsed.kind == "state":
+                self._on_table_state(protocol.decode("state", payload))
+            elif parsed.kind == "hub-status":
+                msg = protocol.decode("status", payload)
+                if msg.kind == "online" and self.connected:
+                    return self._resend()
+            else:
+                raise protocol.ProtocolError("not a topic for this node")
+        except protocol.ProtocolError:
+            self.rejected_messages += 1
+        return []
+
+    # --- the physical timer --------------------------------------------------
+    def flip(self):
+        """The node was turned over: flip the sand and report it."""
+        upper, lower = self.sand.flip()
+        return self._sequenced("flip", self._now_ms(), upper_ms=upper, lower_ms=lower)
+
+    def poll(self):
+        """Call often: reports the upper bulb running out and sends heartbeats."""
+        out = []
+        if self.sand.poll_emptied():
+            at = self.sand.emptied_at_ms()
+            out.extend(self._sequenced("empty", at if at is not None else self._now_ms()))
+        now = self._now_ms()
+        if self.connected and now >= self._next_heartbeat:
+            self._next_heartbeat = now + self.heartbeat_ms
+            out.append(self._heartbeat(now))
+        return out
+
+    def show(self):
+        """The pattern the LEDs should show right now."""
+        now = self._now_ms()
+        if self._flash is not None and now < self._flash_until:
+            return self._flash
+        if not self.connected:
+            return SHOW_OFFLINE
+        if self.sand.is_paused():
+            return SHOW_PAUSED
+        if self.sand.is_running():
+            return SHOW_RUNNING
+        if self.game_over:
+            return SHOW_OVER
+        return SHOW_EMPTY
+
+    # --- internals -------------------------------------------------------------
+    def _hello(self):
+        payload = protocol.encode("event", "hello", boot=self.boot_id, t_ms=self._now_ms(),
+                                  sand_ms=self.sand.duration_ms, node_kind=self.node_kind,
+                                  firmware=self.firmware)
+        return self._event_topic, payload, False
+
+    def _heartbeat(self, now):
+        fields = {"boot": self.boot_id, "t_ms": now, "upper_ms": self.sand.upper_ms(),
+                  "lower_ms": self.sand.lower_ms(), "queued": len(self.outbox)}
+        if self.battery_mv is not None:
+            fields["battery_mv"] = self.battery_mv
+        return self._event_topic, protocol.encode("event", "heartbeat", **fields), False
+
+    def _sequenced(self, kind, t_ms, **fields):
+        self.seq += 1
+        payload = protocol.encode("event", kind, boot=self.boot_id, seq=self.seq, t_ms=t_ms, **fields)
+        self.outbox.append((self.seq, kind, payload))
+        if len(self.outbox) > self.outbox_limit:
+            self.outbox.pop(0)
+            self.dropped += 1
+        if self.connected:
+            return [(self._event_topic, payload, False)]
+        return []
+
+    def _resend(self):
+        return [(self._event_topic, item[2], False) for item in self.outbox]
+
+    def _flash_pattern(self, pattern, duration_ms):
+        self._flash = pattern
+        self._flash_until = self._now_ms() + duration_ms
+
+    def _on_command(self, msg):
+        if msg.kind == "ack":
+            if msg.boot != self.boot_id:
+                return
+            acked = [item for item in self.outbox if item[0] == msg.seq]
+            if not acked:
+                return  # a repeated ack of something already cleared
+            self.outbox = [item for item in self.outbox if item[0] != msg.seq]
+            if acked[0][1] == "flip":
+                self.last_verdict = msg.verdict
+                self.last_reason = msg.get("reason", "")
+                self._flash_pattern(SHOW_ACCEPTED if msg.verdict == "accepted" else SHOW_REJECTED,
+                                    VERDICT_SHOW_MS)
+        elif msg.kind == "config":
+            self.sand.set_duration(msg.sand_ms)
+        elif msg.kind == "show":
+            if msg.pattern == "clear":
+                self._flash = None
+            else:
+                self._flash_pattern(msg.pattern, IDENTIFY_SHOW_MS if msg.pattern == "identify" else VERDICT_SHOW_MS)
+
+    def _on_table_state(self, msg):
+        if msg.clock == "paused":
+            self.sand.pause()
+        else:
+            self.sand.resume()
+        self.game_over = msg.clock in ("expired", "aborted")

@@ -1,0 +1,328 @@
+"""The MQTT protocol between sandtimer nodes and the hub: topics and payloads.
+
+This is the only module that builds topic strings or reads raw payloads; the hub,
+the simulated nodes and the firmware all go through it. It runs under CPython and
+MicroPython (plain classes, no f-strings), so a node on a microcontroller encodes
+exactly what the hub decodes. ``docs/protocol.md`` describes the same schema for
+people.
+
+Topics (``<table>`` and ``<node>`` are ids of 1-32 characters ``a-z 0-9 _ -``)::
+
+    companion/v1/<table>/node/<node>/event    node -> hub   QoS 1   hello, flip, empty, heartbeat
+    companion/v1/<table>/node/<node>/status   node -> all   QoS 1   retained, last will: online/offline
+    companion/v1/<table>/node/<node>/cmd      hub -> node   QoS 1   ack, config, show
+    companion/v1/<table>/state                hub -> all    QoS 1   retained table state
+    companion/v1/<table>/hub/status           hub -> all    QoS 1   retained, last will: online/offline
+"""
+
+import json
+
+VERSION = 1
+ROOT = "companion/v1"
+QOS = 1
+
+MAX_ID_LEN = 32
+MAX_REASON_LEN = 200
+MAX_PAYLOAD_BYTES = 4096
+MAX_INT = 2 ** 53
+
+# Node ids and table ids: letters, digits, '_' and '-' only, so they can never
+# carry MQTT wildcards or separators.
+_ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_-"
+
+VERDICTS = ("accepted", "rejected")
+DISPLAY_PATTERNS = ("identify", "accepted", "rejected", "sabotaged", "clear")
+CLOCK_STATES = ("ready", "running", "paused", "expired", "aborted")
+NODE_KINDS = ("sim", "pi", "mcu", "serial")
+
+
+class ProtocolError(ValueError):
+    """A topic or payload that does not follow the protocol; the message says why."""
+
+
+def is_valid_id(text):
+    """True for a table or node id: 1-32 characters of a-z, 0-9, '_' or '-'."""
+    if type(text) is not str or not 0 < len(text) <= MAX_ID_LEN:
+        return False
+    for ch in text:
+        if ch not in _ID_CHARS:
+            return False
+    return True
+
+
+def _check_id(what, text):
+    if not is_valid_id(text):
+        raise ProtocolError("%s id %r must be 1-%d characters of a-z, 0-9, '_' or '-'" % (what, text, MAX_ID_LEN))
+    return text
+
+
+# --- topics -----------------------------------------------------------------
+
+def table_prefix(table):
+    return ROOT + "/" + _check_id("table", table)
+
+
+def node_topic(table, node, channel):
+    """Topic of one node's ``event``, ``status`` or ``cmd`` channel."""
+    if channel not in ("event", "status", "cmd"):
+        raise ProtocolError("unknown node channel %r" % (channel,))
+    return table_prefix(table) + "/node/" + _check_id("node", node) + "/" + channel
+
+
+def table_state_topic(table):
+    return table_prefix(table) + "/state"
+
+
+def hub_status_topic(table):
+    return table_prefix(table) + "/hub/status"
+
+
+def hub_subscriptions(table):
+    """(topic filter, QoS) pairs the hub subscribes to for one table."""
+    prefix = table_prefix(table)
+    return [(prefix + "/node/+/event", QOS), (prefix + "/node/+/status", QOS)]
+
+
+def hub_wide_subscription(table):
+    """Filter catching everything under the table, to count strays outside the schema."""
+    return (table_prefix(table) + "/#", QOS)
+
+
+def node_subscriptions(table, node):
+    """(topic filter, QoS) pairs a node subscribes to."""
+    return [(node_topic(table, node, "cmd"), QOS), (table_state_topic(table), QOS)]
+
+
+class Topic:
+    """A parsed topic: ``kind`` is one of event, status, cmd, state, hub-status."""
+
+    __slots__ = ("kind", "table", "node")
+
+    def __init__(self, kind, table, node=None):
+        self.kind = kind
+        self.table = table
+        self.node = node
+
+    def __eq__(self, other):
+        return isinstance(other, Topic) and (self.kind, self.table, self.node) == (other.kind, other.table, other.node)
+
+    def __repr__(self):
+        return "Topic(%r, %r, %r)" % (self.kind, self.table, self.node)
+
+
+def parse_topic(topic):
+    """Split a topic into a :class:`Topic`, or raise :class:`ProtocolError`."""
+    parts = topic.split("/")
+    if len(parts) < 4 or parts[0] != "companion":
+        raise ProtocolError("topic %r is outside the companion namespace" % (topic,))
+    if parts[1] != "v1":
+        raise ProtocolError("topic %r uses protocol version %r; this hub speaks v1" % (topic, parts[1]))
+    table = parts[2]
+    if not is_valid_id(table):
+        raise ProtocolError("topic %r has an invalid table id" % (topic,))
+    rest = parts[3:]
+    if rest == ["state"]:
+        return Topic("state", table)
+    if rest == ["hub", "status"]:
+        return Topic("hub-status", table)
+    if len(rest) == 3 and rest[0] == "node" and rest[2] in ("event", "status", "cmd"):
+        if not is_valid_id(rest[1]):
+            raise ProtocolError("topic %r has an invalid node id" % (topic,))
+        return Topic(rest[2], table, rest[1])
+    raise ProtocolError("topic %r is not part of the protocol" % (topic,))
+
+
+# --- payload schema -----------------------------------------------------------
+# Each message kind lists its fields as (name, type, required). Types:
+#   "uint" non-negative integer, "int" integer, "bool", "str" (short text),
+#   "id" a protocol id, "boot" 8 hex digits, "verdict", "pattern", "clock", "kind",
+#   "opt-uint" a non-negative integer or null.
+
+_COMMON_NODE = (("boot", "boot", True), ("t_ms", "uint", True))
+
+SCHEMA = {
+    "event": {
+        "hello": _COMMON_NODE + (
+            ("sand_ms", "uint", True),
+            ("node_kind", "kind", True),
+            ("firmware", "str", True),
+        ),
+        "flip": _COMMON_NODE + (
+            ("seq", "seq", True),
+            ("upper_ms", "uint", True),
+            ("lower_ms", "uint", True),
+        ),
+        "empty": _COMMON_NODE + (
+            ("seq", "seq", True),
+        ),
+        "heartbeat": _COMMON_NODE + (
+            ("upper_ms", "uint", True),
+            ("lower_ms", "uint", True),
+            ("queued", "uint", True),
+            ("battery_mv", "opt-uint", False),
+        ),
+    },
+    "status": {
+        "online": (),
+        "offline": (),
+    },
+    "cmd": {
+        "ack": (
+            ("boot", "boot", True),
+            ("seq", "seq", True),
+            ("verdict", "verdict", True),
+            ("reason", "str", False),
+        ),
+        "config": (
+            ("sand_ms", "uint", True),
+        ),
+        "show": (
+            ("pattern", "pattern", True),
+        ),
+    },
+    "state": {
+        "table": (
+            ("clock", "clock", True),
+            ("remaining_ms", "uint", True),
+            ("length_ms", "uint", True),
+            ("game", "str", True),
+            ("time_scale", "num", True),
+        ),
+    },
+    "hub-status": {
+        "online": (),
+        "offline": (),
+    },
+}
+
+# Messages with a sequence number are acknowledged by the hub and kept in the
+# node's outbox until then.
+SEQUENCED_EVENTS = ("flip", "empty")
+
+
+def _check_field(name, kind, value):
+    t = type(value)
+    if kind == "uint" or kind == "seq":
+        if t is not int or value < 0 or value > MAX_INT:
+            raise ProtocolError("field %r must be a non-negative integer" % (name,))
+        if kind == "seq" and value < 1:
+            raise ProtocolError("field %r must be 1 or more" % (name,))
+    elif kind == "opt-uint":
+        if value is not None and (t is not int or value < 0 or value > MAX_INT):
+            raise ProtocolError("field %r must be a non-negative integer or null" % (name,))
+    elif kind == "num":
+        if (t is not int and t is not float) or value <= 0 or value != value:
+            raise ProtocolError("field %r must be a positive number" % (name,))
+    elif kind == "bool":
+        if t is not bool:
+            raise ProtocolError("field %r must be true or false" % (name,))
+    elif kind == "str":
+        if t is not str or len(value) > MAX_REASON_LEN:
+            raise ProtocolError("field %r must be text of at most %d characters" % (name, MAX_REASON_LEN))
+    elif kind == "boot":
+        if t is not str or len(value) != 8:
+            raise ProtocolError("field %r must be 8 hex digits" % (name,))
+        for ch in value:
+            if ch not in "0123456789abcdef":
+                raise ProtocolError("field %r must be 8 hex digits" % (name,))
+    elif kind == "verdict":
+        if value not in VERDICTS:
+            raise ProtocolError("field %r must be one of %s" % (name, ", ".join(VERDICTS)))
+    elif kind == "pattern":
+        if value not in DISPLAY_PATTERNS:
+            raise ProtocolError("field %r must be one of %s" % (name, ", ".join(DISPLAY_PATTERNS)))
+    elif kind == "clock":
+        if value not in CLOCK_STATES:
+            raise ProtocolError("field %r must be one of %s" % (name, ", ".join(CLOCK_STATES)))
+    elif kind == "kind":
+        if value not in NODE_KINDS:
+            raise ProtocolError("field %r must be one of %s" % (name, ", ".join(NODE_KINDS)))
+    else:  # pragma: no cover - schema typo
+        raise ProtocolError("schema has unknown type %r" % (kind,))
+
+
+class Message:
+    """A validated payload: ``kind`` plus its fields as attributes.
+
+    Treat it as immutable; ``fields()`` returns a copy of the field values.
+    """
+
+    def __init__(self, channel, kind, values):
+        self.channel = channel
+        self.kind = kind
+        self._values = values
+
+    def __getattr__(self, name):
+        values = self.__dict__.get("_values")
+        if values is not None and name in values:
+            return values[name]
+        raise AttributeError(name)
+
+    def get(self, name, default=None):
+        return self._values.get(name, default)
+
+    def fields(self):
+        return dict(self._values)
+
+    def __eq__(self, other):
+        return (isinstance(other, Message) and self.channel == other.channel
+                and self.kind == other.kind and self._values == other._values)
+
+    def __repr__(self):
+        return "Message(%r, %r, %r)" % (self.channel, self.kind, self._values)
+
+
+def validate(channel, data):
+    """Check a decoded payload against the schema of ``channel``; return a :class:`Message`."""
+    kinds = SCHEMA.get(channel)
+    if kinds is None:
+        raise ProtocolError("no payloads are defined for %r" % (channel,))
+    if type(data) is not dict:
+        raise ProtocolError("payload must be a JSON object")
+    if data.get("v") != VERSION or type(data.get("v")) is not int:
+        raise ProtocolError("payload must carry \"v\": %d" % VERSION)
+    kind = data.get("kind")
+    if type(kind) is not str or kind not in kinds:
+        raise ProtocolError("%s payload kind %r is unknown; expected one of %s"
+                            % (channel, kind, ", ".join(sorted(kinds))))
+    fields = kinds[kind]
+    known = {"v": True, "kind": True}
+    values = {}
+    for name, ftype, required in fields:
+        known[name] = True
+        if name not in data:
+            if required:
+                raise ProtocolError("%s payload lacks field %r" % (kind, name))
+            continue
+        _check_field(name, ftype, data[name])
+        values[name] = data[name]
+    for name in data:
+        if name not in known:
+            raise ProtocolError("%s payload has unexpected field %r" % (kind, name))
+    return Message(channel, kind, values)
+
+
+def decode(channel, payload):
+    """Parse and validate raw payload bytes of ``channel``; return a :class:`Message`."""
+    if len(payload) > MAX_PAYLOAD_BYTES:
+        raise ProtocolError("payload of %d bytes is larger than %d" % (len(payload), MAX_PAYLOAD_BYTES))
+    try:
+        text = payload.decode("utf-8") if isinstance(payload, (bytes, bytearray)) else payload
+        data = json.loads(text)
+    except (ValueError, UnicodeError):
+        raise ProtocolError("payload is not valid JSON")
+    return validate(channel, data)
+
+
+def encode(channel, kind, **fields):
+    """Validate and serialise a message of ``kind`` on ``channel`` to bytes."""
+    data = {"v": VERSION, "kind": kind}
+    for name in fields:
+        data[name] = fields[name]
+    validate(channel, data)
+    return json.dumps(data).encode("utf-8")
+
+
+def status_payload(online):
+    """Retained availability payload (also used as the MQTT last will)."""
+    return encode("status", "online" if online else "offline")

@@ -1,0 +1,122 @@
+"""The Flask hub: dashboard, JSON API and live stream, with the table session,
+clock, MQTT bridge and simulated nodes attached as extensions.
+
+``create_app`` only builds and wires the parts; ``start_services`` starts the
+threads (MQTT loop, ticker) and ``stop_services`` ends them, so a test can use
+``app.test_client()`` without any broker.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, render_template
+
+from companion.clock import Clock, ScaledClock
+from companion.errors import ConfigError
+from companion.mqtt.broker import BrokerAddress
+from companion.table.log import EventLog
+from companion.table.session import TableSession
+from companion.table.state import TableSetup, default_setup
+
+
+@dataclass(frozen=True)
+class HubConfig:
+    """Settings of one hub and its table; every field has a sensible default."""
+
+    table: str = "demo"
+    game: str = "sandtimers"
+    players: int = 4
+    timers: int = 2
+    clock_minutes: float = 12.0
+    sand_s: float = 60.0
+    time_scale: float = 1.0
+    data_dir: Path | None = None
+    """Where event logs are written; None keeps the log in memory only."""
+    fsync: bool = True
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any]) -> HubConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ConfigError(f"unknown hub settings: {', '.join(sorted(unknown))}")
+        config = replace(cls(), **data)
+        if config.data_dir is not None and not isinstance(config.data_dir, Path):
+            config = replace(config, data_dir=Path(config.data_dir))
+        return config
+
+    def setup(self) -> TableSetup:
+        return default_setup(self.table, players=self.players, timers=self.timers,
+                             clock_length_s=self.clock_minutes * 60, sand_s=self.sand_s, game=self.game)
+
+
+def _open_log(config: HubConfig, setup: TableSetup) -> EventLog:
+    if config.data_dir is None:
+        return EventLog(setup)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = Path(config.data_dir) / "tables" / f"{setup.table}-{stamp}.jsonl"
+    return EventLog(setup, path, fsync=config.fsync)
+
+
+def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock | None = None,
+               broker: BrokerAddress | None = None, fleet: Any = None, log: EventLog | None = None) -> Flask:
+    """Build a hub for one table. ``broker`` None means no MQTT (API-only tests)."""
+    if config is None:
+        config = HubConfig()
+    elif isinstance(config, dict):
+        config = HubConfig.from_mapping(config)
+    clock = clock or ScaledClock(config.time_scale)
+    setup = log.setup if log is not None else config.setup()
+    log = log if log is not None else _open_log(config, setup)
+
+    app = Flask(__name__)
+    app.config["COMPANION"] = config
+    session = TableSession(setup, clock=clock, log=log)
+    app.extensions["companion.session"] = session
+    app.extensions["companion.clock"] = clock
+    app.extensions["companion.shutdown"] = threading.Event()
+    if fleet is not None:
+        app.extensions["companion.fleet"] = fleet
+    if broker is not None:
+        from companion.mqtt.bridge import HubBridge
+
+        app.extensions["companion.bridge"] = HubBridge(session, broker)
+    from companion.hub.ticker import Ticker
+
+    app.extensions["companion.ticker"] = Ticker(session)
+
+    from companion.hub import api, stream
+
+    app.register_blueprint(api.bp)
+    app.register_blueprint(stream.bp)
+
+    @app.get("/")
+    def dashboard() -> str:
+        return render_template("dashboard.html", table=setup.table,
+                               simulated=fleet is not None)
+
+    return app
+
+
+def start_services(app: Flask) -> None:
+    """Start the MQTT bridge and the ticker of a hub built by :func:`create_app`."""
+    bridge = app.extensions.get("companion.bridge")
+    if bridge is not None:
+        bridge.start()
+    app.extensions["companion.ticker"].start()
+
+
+def stop_services(app: Flask) -> None:
+    app.extensions["companion.shutdown"].set()
+    session = app.extensions["companion.session"]
+    session.announce("shutdown")
+    app.extensions["companion.ticker"].stop()
+    bridge = app.extensions.get("companion.bridge")
+    if bridge is not None:
+        bridge.stop()
+    session.log.close()

@@ -1,0 +1,89 @@
+"""JSON API behind the dashboard; tests and other clients use it too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, jsonify
+
+from companion.games.base import Rejected
+from companion.hub.extensions import bridge_of, fleet_of, session_of
+from companion.table import events as ev
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _error(message: str, status: int) -> Any:
+    return jsonify({"ok": False, "error": message}), status
+
+
+@bp.get("/state")
+def state() -> Any:
+    return jsonify(session_of(current_app).snapshot())
+
+
+@bp.get("/stats")
+def stats() -> Any:
+    return jsonify(session_of(current_app).stats.to_dict())
+
+
+@bp.get("/nodes")
+def nodes() -> Any:
+    session = session_of(current_app)
+    with session._lock:
+        return jsonify([info.to_dict() for info in session.nodes.values()])
+
+
+@bp.get("/events")
+def events() -> Any:
+    session = session_of(current_app)
+    return jsonify({"setup": session.setup.to_dict(),
+                    "events": [ev.event_to_dict(e) for e in session.log.events()]})
+
+
+@bp.post("/clock/<action>")
+def clock(action: str) -> Any:
+    session = session_of(current_app)
+    handlers = {"start": session.start_clock, "pause": session.pause_clock,
+                "resume": session.resume_clock, "abort": session.abort_clock}
+    handler = handlers.get(action)
+    if handler is None:
+        return _error(f"unknown clock action {action!r}; use start, pause, resume or abort", 404)
+    result = handler()
+    if isinstance(result, Rejected):
+        return _error(result.reason, 409)
+    return jsonify({"ok": True, "event": ev.event_to_dict(result), "clock": session.snapshot()["clock"]})
+
+
+@bp.post("/sim/<node>/flip")
+def sim_flip(node: str) -> Any:
+    """Flip a simulated node, as a player would turn the glass over."""
+    fleet = fleet_of(current_app)
+    if fleet is None:
+        return _error("no simulated nodes run on this hub", 404)
+    if not fleet.flip(node):
+        return _error(f"no simulated node {node!r}", 404)
+    return jsonify({"ok": True, "node": node})
+
+
+@bp.post("/nodes/<node>/identify")
+def identify(node: str) -> Any:
+    """Make a node blink so a player can find it."""
+    session = session_of(current_app)
+    if node not in session.nodes:
+        return _error(f"unknown node {node!r}", 404)
+    bridge = bridge_of(current_app)
+    if bridge is None:
+        return _error("the hub is not connected to a broker", 503)
+    bridge.show(node, "identify")
+    return jsonify({"ok": True})
+
+
+@bp.errorhandler(404)
+def not_found(exc: Exception) -> Any:
+    return _error("no such API endpoint", 404)
+
+
+@bp.errorhandler(405)
+def wrong_method(exc: Exception) -> Any:
+    return _error("this endpoint does not accept that method", 405)

@@ -1,0 +1,134 @@
+// Live dashboard: one Server-Sent Events stream; sand is drawn between frames from the hub's clock.
+"use strict";
+const COLOURS = { red: "#e74c3c", yellow: "#f1c40f", green: "#2ecc71", blue: "#3498db", purple: "#9b59b6",
+                  orange: "#e67e22", white: "#ecf0f1", black: "#7f8c8d" };
+const simulated = document.body.dataset.simulated === "true";
+let snapshot = null;
+let received = 0;  // performance.now() when the snapshot arrived
+
+function hubNow() {
+  if (!snapshot) return 0;
+  return snapshot.now_s + (performance.now() - received) / 1000 * snapshot.time_scale;
+}
+
+function fmtClock(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return String(Math.floor(s / 60)).padStart(2, "0") + ":" + String(s % 60).padStart(2, "0");
+}
+
+function clockRemaining() {
+  const c = snapshot.clock;
+  if (c.phase !== "running") return c.remaining_s;
+  return Math.max(0, c.remaining_s - (hubNow() - snapshot.now_s));
+}
+
+function timerUpper(t) {
+  if (t.phase !== "running" || snapshot.clock.phase === "paused") return t.upper_s;
+  return Math.max(0, t.upper_s - (hubNow() - snapshot.now_s));
+}
+
+function buildPlayers() {
+  const root = document.getElementById("players");
+  root.textContent = "";
+  const tpl = document.getElementById("timer-template");
+  for (const p of snapshot.players) {
+    const card = document.createElement("div");
+    card.className = "player";
+    card.style.setProperty("--colour", COLOURS[p.name] || "#888");
+    const h = document.createElement("h2");
+    const badge = document.createElement("span");
+    badge.className = "badge";
+    badge.textContent = p.name[0].toUpperCase();
+    h.append(badge, p.name);
+    const timers = document.createElement("div");
+    timers.className = "timers";
+    for (const t of p.timers) {
+      const el = tpl.content.firstElementChild.cloneNode(true);
+      el.dataset.node = t.node;
+      el.querySelector(".timer-label").textContent = "Timer " + t.index;
+      const flip = el.querySelector(".flip");
+      if (simulated) {
+        flip.hidden = false;
+        flip.addEventListener("click", () => post("/api/sim/" + t.node + "/flip"));
+      }
+      timers.append(el);
+    }
+    card.append(h, timers);
+    root.append(card);
+  }
+}
+
+function render() {
+  if (!snapshot) return;
+  const remaining = clockRemaining();
+  const clock = document.getElementById("clock");
+  clock.textContent = fmtClock(remaining);
+  clock.classList.toggle("low", remaining <= 60 && snapshot.clock.phase === "running");
+  const phaseNames = { ready: "ready to start", running: "running", paused: "paused",
+                       expired: "time is up", aborted: "game ended" };
+  document.getElementById("clock-phase").textContent = phaseNames[snapshot.clock.phase] || snapshot.clock.phase;
+  for (const p of snapshot.players) {
+    for (const t of p.timers) {
+      const el = document.querySelector('.timer[data-node="' + t.node + '"]');
+      if (!el) continue;
+      const upper = timerUpper(t);
+      const phase = t.phase === "running" && upper <= 0 ? "empty" : t.phase;
+      el.className = "timer " + phase + (t.refused ? " refused" : "");
+      el.querySelector(".sand").style.height = (100 * upper / t.sand_s).toFixed(1) + "%";
+      el.querySelector(".timer-state").textContent =
+        t.refused ? "refused" : phase === "running" ? Math.ceil(upper) + " s" : phase;
+      el.title = t.refused || "";
+      const ns = el.querySelector(".node-state");
+      ns.textContent = (t.online ? "online" : "offline") + (t.battery_mv ? " · " + (t.battery_mv / 1000).toFixed(2) + " V" : "");
+      ns.classList.toggle("offline", !t.online);
+    }
+  }
+}
+
+function renderLists() {
+  const list = document.getElementById("recent");
+  list.textContent = "";
+  for (const e of snapshot.recent.slice(0, 15)) {
+    const li = document.createElement("li");
+    li.textContent = e.text;
+    if (e.type === "FlipRefused") li.className = "refused";
+    list.append(li);
+  }
+  document.getElementById("rejected").textContent = snapshot.stats.counts.rejected || 0;
+}
+
+async function post(url) {
+  const msg = document.getElementById("message");
+  try {
+    const res = await fetch(url, { method: "POST" });
+    const body = await res.json();
+    msg.textContent = body.ok ? "" : body.error;
+  } catch (err) {
+    msg.textContent = "The hub cannot be reached.";
+  }
+}
+
+for (const b of document.querySelectorAll("[data-clock]")) {
+  b.addEventListener("click", () => post("/api/clock/" + b.dataset.clock));
+}
+
+function connect() {
+  const source = new EventSource("/api/stream");
+  const link = document.getElementById("link");
+  source.addEventListener("open", () => { link.textContent = "live"; });
+  source.addEventListener("error", () => { link.textContent = "reconnecting…"; });
+  source.addEventListener("state", (e) => {
+    const first = !snapshot;
+    snapshot = JSON.parse(e.data);
+    received = performance.now();
+    if (first || document.querySelectorAll(".timer").length !== snapshot.players.reduce((n, p) => n + p.timers.length, 0)) {
+      buildPlayers();
+    }
+    renderLists();
+    render();
+    window.dispatchEvent(new CustomEvent("companion-state", { detail: snapshot }));
+  });
+}
+
+connect();
+setInterval(render, 100);

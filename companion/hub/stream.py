@@ -1,0 +1,61 @@
+"""Server-Sent Events: every open dashboard gets the table's state whenever it changes."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app
+
+from companion.hub.extensions import session_of
+
+bp = Blueprint("stream", __name__)
+
+KEEPALIVE_S = 10.0
+
+
+def sse_frame(event: str, data: Any, event_id: int | None = None) -> str:
+    lines = []
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    lines.append(f"event: {event}")
+    lines.append("data: " + json.dumps(data, separators=(",", ":")))
+    return "\n".join(lines) + "\n\n"
+
+
+@bp.get("/api/stream")
+def stream() -> Response:
+    session = session_of(current_app)
+    shutdown: threading.Event = current_app.extensions["companion.shutdown"]
+    wake: queue.SimpleQueue[str] = queue.SimpleQueue()
+
+    def listener(kind: str, data: dict[str, Any]) -> None:
+        wake.put(kind)
+
+    def generate() -> Iterator[str]:
+        session.add_listener(listener)
+        counter = 0
+        try:
+            yield "retry: 1000\n\n"
+            yield sse_frame("state", session.snapshot(), counter)
+            while not shutdown.is_set():
+                try:
+                    wake.get(timeout=KEEPALIVE_S if not shutdown.is_set() else 0)
+                except queue.Empty:
+                    yield ": keepalive\n\n"
+                    continue
+                while True:  # coalesce a burst of changes into one frame
+                    try:
+                        wake.get_nowait()
+                    except queue.Empty:
+                        break
+                counter += 1
+                yield sse_frame("state", session.snapshot(), counter)
+        finally:
+            session.remove_listener(listener)
+
+    return Response(generate(), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

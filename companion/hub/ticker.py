@@ -1,0 +1,44 @@
+"""The thread that makes time-driven things happen on time (the master clock running out)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from companion.table.session import TableSession
+
+log = logging.getLogger(__name__)
+
+MAX_WAIT_S = 0.25
+"""Longest real-time wait between checks, so a changed clock is noticed promptly."""
+
+
+class Ticker:
+    def __init__(self, session: TableSession) -> None:
+        self.session = session
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="table-ticker", daemon=True)
+
+    def start(self) -> Ticker:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        clock = self.session.clock
+        while not self._stop.is_set():
+            try:
+                until_next = self.session.tick()
+            except Exception:
+                log.exception("ticker failed")
+                until_next = None
+            self.session.changed.clear()
+            real_wait = MAX_WAIT_S if until_next is None else min(MAX_WAIT_S, until_next / clock.scale)
+            self.session.changed.wait(max(0.001, real_wait))
+            if self._stop.is_set():
+                break
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.session.changed.set()
+        if self._thread.is_alive():
+            self._thread.join(5)

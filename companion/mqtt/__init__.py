@@ -1,0 +1,1 @@
+"""MQTT plumbing: the embedded broker, broker addresses and paho client helpers."""

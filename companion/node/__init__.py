@@ -1,0 +1,1 @@
+"""Node programs for the hub's machine: simulated sandtimers (real nodes live in firmware/)."""

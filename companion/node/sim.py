@@ -1,0 +1,149 @@
+"""Simulated sandtimer nodes: the real node core over real MQTT, with a virtual tilt sensor.
+
+They use the same ``NodeCore`` and sand model as the hardware nodes; only the
+"flip" comes from a button on the dashboard (or a test) instead of a tilt switch.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from companion.clock import ScaledClock
+from companion.core.node import NodeCore
+from companion.mqtt.broker import BrokerAddress
+from companion.mqtt.client import connect_in_background, make_client
+
+log = logging.getLogger(__name__)
+
+FIRMWARE = "companion-sim/1"
+
+
+class SimNode:
+    """One virtual sandtimer connected to a broker."""
+
+    def __init__(self, table: str, node_id: str, address: BrokerAddress, clock: ScaledClock, *,
+                 sand_s: float = 60.0, heartbeat_s: float = 5.0, boot_id: str | None = None) -> None:
+        self.node_id = node_id
+        self.address = address
+        self._lock = threading.RLock()
+        self.connected = threading.Event()
+        # Heartbeats are paced in real seconds, whatever the time scale.
+        self.core = NodeCore(table, node_id, clock.now_ms, boot_id or os.urandom(4).hex(),
+                             sand_ms=int(sand_s * 1000), node_kind="sim", firmware=FIRMWARE,
+                             heartbeat_ms=int(heartbeat_s * 1000 * clock.scale))
+        self.client = make_client(f"sim-{table}-{node_id}", address, clean_session=True, will=self.core.last_will())
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_message = self._on_message
+
+    # paho callbacks
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            log.error("broker refused node %s: %s", self.node_id, reason)
+            return
+        with self._lock:
+            client.subscribe(self.core.subscriptions())
+            self._publish(self.core.on_connect())
+        self.connected.set()
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        self.connected.clear()
+        with self._lock:
+            self.core.on_disconnect()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        with self._lock:
+            self._publish(self.core.on_message(msg.topic, msg.payload))
+
+    def _publish(self, messages: Iterable[tuple[str, bytes, bool]]) -> None:
+        for topic, payload, retain in messages:
+            self.client.publish(topic, payload, qos=1, retain=retain)
+
+    # controls
+    def start(self) -> SimNode:
+        connect_in_background(self.client, self.address)
+        return self
+
+    def flip(self) -> None:
+        with self._lock:
+            self._publish(self.core.flip())
+
+    def poll(self) -> None:
+        with self._lock:
+            self._publish(self.core.poll())
+
+    def show(self) -> str:
+        with self._lock:
+            return self.core.show()
+
+    def stop(self) -> None:
+        """Leave cleanly: publish offline, then DISCONNECT."""
+        with self._lock:
+            if self.connected.is_set():
+                for topic, payload, retain in self.core.goodbye():
+                    info = self.client.publish(topic, payload, qos=1, retain=retain)
+                    try:
+                        info.wait_for_publish(2)
+                    except (RuntimeError, ValueError):
+                        pass
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def kill(self) -> None:
+        """Die like a node whose battery fell out: no DISCONNECT, so the broker sends the last will."""
+        self.client.loop_stop()
+        sock = self.client.socket()
+        if sock is not None:
+            sock.close()
+        with self._lock:
+            self.core.on_disconnect()
+        self.connected.clear()
+
+
+class SimFleet:
+    """Several simulated nodes and the thread that keeps their sand and heartbeats going."""
+
+    def __init__(self, table: str, node_ids: Iterable[str], address: BrokerAddress, clock: ScaledClock, *,
+                 sand_s: float = 60.0, heartbeat_s: float = 5.0, poll_s: float = 0.01) -> None:
+        self.nodes = {n: SimNode(table, n, address, clock, sand_s=sand_s, heartbeat_s=heartbeat_s)
+                      for n in node_ids}
+        self.poll_s = poll_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sim-fleet", daemon=True)
+
+    def start(self) -> SimFleet:
+        for node in self.nodes.values():
+            node.start()
+        self._thread.start()
+        return self
+
+    def wait_connected(self, timeout_s: float = 10.0) -> bool:
+        return all(node.connected.wait(timeout_s) for node in self.nodes.values())
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.poll_s):
+            for node in list(self.nodes.values()):
+                try:
+                    node.poll()
+                except Exception:  # keep the other nodes going
+                    log.exception("simulated node %s failed to poll", node.node_id)
+
+    def flip(self, node_id: str) -> bool:
+        node = self.nodes.get(node_id)
+        if node is None:
+            return False
+        node.flip()
+        return True
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(5)
+        for node in self.nodes.values():
+            node.stop()

@@ -1,0 +1,118 @@
+"""Running a whole table in one process: broker, hub, web server and simulated nodes.
+
+``Table`` is what ``companion run`` starts, and what the benchmarks and the
+end-to-end tests start too, so they measure the real thing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from flask import Flask
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from companion.clock import ScaledClock
+from companion.hub import HubConfig, create_app, start_services, stop_services
+from companion.mqtt.broker import BrokerAddress, free_port, port_is_free, start_embedded_broker
+from companion.node.sim import SimFleet
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How ``companion run`` starts a table."""
+
+    hub: HubConfig = HubConfig()
+    broker_url: str | None = None
+    """External broker; None starts an embedded one."""
+    embedded: str = "auto"
+    mqtt_host: str = "127.0.0.1"
+    mqtt_port: int | None = 1883
+    http_host: str = "127.0.0.1"
+    http_port: int | None = 8080
+    simulate: bool = True
+    heartbeat_s: float = 5.0
+    broker_persistence: Path | None = None
+
+
+class Table:
+    """Everything one table needs, started and stopped together."""
+
+    def __init__(self, options: RunOptions) -> None:
+        self.options = options
+        self.broker = None
+        self.fleet: SimFleet | None = None
+        self.app: Flask | None = None
+        self.server: BaseWSGIServer | None = None
+        self._server_thread: threading.Thread | None = None
+        self.clock = ScaledClock(options.hub.time_scale)
+
+    @property
+    def broker_address(self) -> BrokerAddress:
+        assert self._broker_address is not None
+        return self._broker_address
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        host = self.options.http_host
+        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+        shown = f"[{shown}]" if ":" in shown else shown
+        return f"http://{shown}:{self.server.server_port}/"
+
+    def start(self) -> Table:
+        opts = self.options
+        try:
+            if opts.broker_url:
+                self._broker_address = BrokerAddress.parse(opts.broker_url)
+            else:
+                self.broker = start_embedded_broker(opts.mqtt_host, opts.mqtt_port, prefer=opts.embedded,
+                                                    persistence_dir=opts.broker_persistence)
+                self._broker_address = self.broker.address
+            setup = opts.hub.setup()
+            if opts.simulate:
+                self.fleet = SimFleet(setup.table, [s.node for s in setup.seats], self._broker_address,
+                                      self.clock, sand_s=setup.sand_s, heartbeat_s=opts.heartbeat_s)
+            self.app = create_app(opts.hub, clock=self.clock, broker=self._broker_address, fleet=self.fleet)
+            start_services(self.app)
+            if self.fleet is not None:
+                self.fleet.start()
+            port = opts.http_port
+            if port is None or not port_is_free(opts.http_host, port):
+                port = free_port(opts.http_host)
+            self.server = make_server(opts.http_host, port, self.app, threaded=True)
+            self.server.daemon_threads = True
+            self._server_thread = threading.Thread(target=self.server.serve_forever, name="http", daemon=True)
+            self._server_thread.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        if self.app is not None:
+            self.app.extensions["companion.shutdown"].set()
+            self.app.extensions["companion.session"].announce("shutdown")
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+        if self.fleet is not None:
+            self.fleet.stop()
+            self.fleet = None
+        if self.app is not None:
+            stop_services(self.app)
+            self.app = None
+        if self.broker is not None:
+            self.broker.close()
+            self.broker = None
+
+    def __enter__(self) -> Table:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,1 @@
+"""A table's state as a fold of its event log: setup, events, decisions, storage."""

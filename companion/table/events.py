@@ -1,0 +1,113 @@
+"""Events of a table: facts the hub accepted, in the order it accepted them.
+
+Times are seconds of hub game time (``at_s``); node timestamps are mapped onto
+the hub's clock before an event is made, so the log counts time with one clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from companion.errors import InvalidRecordError
+
+
+@dataclass(frozen=True)
+class TimerFlipped:
+    """A sandtimer node was turned over and the flip was accepted."""
+
+    node: str
+    at_s: float
+    upper_s: float
+    """Sand in the upper bulb right after the flip, in seconds of running time."""
+    lower_s: float
+
+
+@dataclass(frozen=True)
+class FlipRefused:
+    """A node was turned over against the rules; its sand runs but counts for nothing."""
+
+    node: str
+    at_s: float
+    upper_s: float
+    lower_s: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class TimerEmptied:
+    """The upper bulb of a node ran out."""
+
+    node: str
+    at_s: float
+
+
+@dataclass(frozen=True)
+class ClockStarted:
+    """The master clock started with ``length_s`` to run."""
+
+    at_s: float
+    length_s: float
+
+
+@dataclass(frozen=True)
+class ClockPaused:
+    at_s: float
+
+
+@dataclass(frozen=True)
+class ClockResumed:
+    at_s: float
+
+
+@dataclass(frozen=True)
+class ClockExpired:
+    """The master clock ran out: no new timer may start, running ones finish."""
+
+    at_s: float
+
+
+@dataclass(frozen=True)
+class ClockAborted:
+    """The game was ended early from the hub."""
+
+    at_s: float
+
+
+Event = TimerFlipped | FlipRefused | TimerEmptied | ClockStarted | ClockPaused | ClockResumed | ClockExpired | ClockAborted
+
+EVENT_TYPES: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (TimerFlipped, FlipRefused, TimerEmptied, ClockStarted, ClockPaused,
+                ClockResumed, ClockExpired, ClockAborted)
+}
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """JSON-ready form of an event, tagged with its type name."""
+    return {"type": type(event).__name__, **asdict(event)}
+
+
+def event_from_dict(data: Any) -> Event:
+    """Rebuild an event from :func:`event_to_dict` output, checking every field."""
+    if not isinstance(data, dict):
+        raise InvalidRecordError("an event must be a JSON object")
+    cls = EVENT_TYPES.get(data.get("type"))  # type: ignore[arg-type]
+    if cls is None:
+        raise InvalidRecordError(f"unknown event type {data.get('type')!r}")
+    values = {}
+    for f in fields(cls):
+        if f.name not in data:
+            raise InvalidRecordError(f"{cls.__name__} event lacks field {f.name!r}")
+        value = data[f.name]
+        if f.type == "float":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InvalidRecordError(f"{cls.__name__}.{f.name} must be a number")
+            value = float(value)
+        elif f.type == "str" and not isinstance(value, str):
+            raise InvalidRecordError(f"{cls.__name__}.{f.name} must be text")
+        values[f.name] = value
+    extra = set(data) - {"type"} - set(values)
+    if extra:
+        raise InvalidRecordError(f"{cls.__name__} event has unexpected fields {sorted(extra)}")
+    return cls(**values)

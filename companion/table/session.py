@@ -1,0 +1,313 @@
+"""A live table: the event log, the folded state, the node registry and message counters.
+
+The session is the hub's single authority on game time. Node reports arrive as
+validated protocol messages; their node timestamps are mapped onto the hub clock,
+decided into events, appended to the log and folded into the state. Every change
+is announced to listeners (the live dashboard stream, the MQTT bridge).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from companion.clock import Clock
+from companion.core.protocol import Message
+from companion.games.base import Rejected
+from companion.table import decide
+from companion.table import events as ev
+from companion.table.log import EventLog
+from companion.table.nodes import NodeInfo
+from companion.table.state import TableSetup, TableState, apply_event, fold
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[str, dict[str, Any]], None]
+
+REJECTION_CATEGORIES = ("malformed", "schema", "unknown_node", "unknown_topic", "wrong_table")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A command the hub sends back to one node (``ack`` or ``config``)."""
+
+    node: str
+    kind: str
+    fields: dict[str, Any]
+
+
+class MessageStats:
+    """Counts of messages the hub received, refused or ignored as duplicates."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.recent: deque[dict[str, Any]] = deque(maxlen=50)
+
+    def count(self, name: str) -> None:
+        self.counts[name] += 1
+
+    def reject(self, category: str, reason: str, *, topic: str | None, at_s: float) -> None:
+        self.counts["rejected"] += 1
+        self.counts[f"rejected_{category}"] += 1
+        self.recent.append({"category": category, "reason": reason, "topic": topic, "at_s": round(at_s, 3)})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"counts": dict(self.counts), "recent_rejections": list(self.recent)}
+
+
+def describe(event: ev.Event, setup: TableSetup) -> str:
+    """One line for the dashboard's list of recent events."""
+    def who(node: str) -> str:
+        seat = setup.seat_of(node)
+        return f"{seat.player} timer {seat.index}" if seat else node
+
+    match event:
+        case ev.TimerFlipped(node=n, upper_s=u):
+            return f"{who(n)} flipped ({u:.0f} s of sand)"
+        case ev.FlipRefused(node=n, reason=r):
+            return f"{who(n)} flip refused: {r}"
+        case ev.TimerEmptied(node=n):
+            return f"{who(n)} ran out"
+        case ev.ClockStarted(length_s=length):
+            return f"master clock started ({length / 60:g} min)"
+        case ev.ClockPaused():
+            return "master clock paused"
+        case ev.ClockResumed():
+            return "master clock resumed"
+        case ev.ClockExpired():
+            return "master clock ran out: the game is over"
+        case ev.ClockAborted():
+            return "game ended early"
+    return type(event).__name__
+
+
+class TableSession:
+    """One table being played: thread-safe, driven by node messages, API calls and a ticker."""
+
+    def __init__(self, setup: TableSetup, *, clock: Clock, log: EventLog | None = None) -> None:
+        self.setup = setup
+        self.clock = clock
+        self.log = log if log is not None else EventLog(setup)
+        self._lock = threading.RLock()
+        self._state = fold(setup, self.log.events())
+        self.nodes: dict[str, NodeInfo] = {seat.node: NodeInfo(seat.node) for seat in setup.seats}
+        self.stats = MessageStats()
+        self.recent: deque[dict[str, Any]] = deque(maxlen=30)
+        for event in self.log.events()[-30:]:
+            self.recent.append(self._recent_entry(event))
+        self._listeners: list[Listener] = []
+        self.changed = threading.Event()
+        """Set on every change; the ticker waits on it to recompute its next deadline."""
+
+    # --- observation ---------------------------------------------------------------
+    @property
+    def state(self) -> TableState:
+        with self._lock:
+            return self._state
+
+    def add_listener(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        try:
+            self._listeners.remove(listener)
+        except ValueError:
+            pass
+
+    def announce(self, kind: str) -> None:
+        """Wake every listener without a change (e.g. ``shutdown`` to end live streams)."""
+        self._notify(kind, {})
+
+    def _notify(self, kind: str, data: dict[str, Any]) -> None:
+        self.changed.set()
+        for listener in list(self._listeners):
+            try:
+                listener(kind, data)
+            except Exception:  # a broken listener must not break the table
+                log.exception("listener failed on %s", kind)
+
+    def _recent_entry(self, event: ev.Event) -> dict[str, Any]:
+        entry = ev.event_to_dict(event)
+        entry["text"] = describe(event, self.setup)
+        return entry
+
+    def _append(self, event: ev.Event) -> None:
+        """Log an accepted event and fold it in (caller holds the lock)."""
+        self.log.append(event)
+        self._state = apply_event(self._state, event)
+        self.recent.append(self._recent_entry(event))
+
+    # --- messages from nodes ----------------------------------------------------------
+    def reject_message(self, category: str, reason: str, *, topic: str | None = None) -> None:
+        """Count a message that could not be used; the state stays as it was."""
+        with self._lock:
+            self.stats.reject(category, reason, topic=topic, at_s=self.clock.now_s())
+        log.warning("rejected %s message on %s: %s", category, topic, reason)
+        self._notify("stats", {"category": category, "reason": reason})
+
+    def node_status(self, node: str, *, online: bool) -> None:
+        """A node's retained availability changed (or its last will was published)."""
+        with self._lock:
+            info = self.nodes.get(node)
+            if info is None:
+                self.stats.reject("unknown_node", f"status of unknown node {node!r}", topic=None,
+                                  at_s=self.clock.now_s())
+                return
+            info.online = online
+            info.last_seen_s = self.clock.now_s()
+        self._notify("node", {"node": node, "online": online})
+
+    def node_message(self, node: str, msg: Message) -> list[Reply]:
+        """Apply one validated event message from ``node``; return the replies to send."""
+        with self._lock:
+            now = self.clock.now_s()
+            info = self.nodes.get(node)
+            if info is None:
+                reason = f"node {node!r} is not paired with a seat at this table"
+                self.stats.reject("unknown_node", reason, topic=None, at_s=now)
+                replies = []
+                if msg.kind in ("flip", "empty"):
+                    replies.append(Reply(node, "ack", {"boot": msg.boot, "seq": msg.seq,
+                                                       "verdict": "rejected", "reason": reason}))
+                unknown = True
+            else:
+                unknown = False
+                replies = self._node_message_locked(info, msg, now)
+        if unknown:
+            log.warning("rejected message of unknown node %s", node)
+            self._notify("stats", {"category": "unknown_node"})
+        else:
+            self._notify(msg.kind, {"node": node})
+        return replies
+
+    def _node_message_locked(self, info: NodeInfo, msg: Message, now: float) -> list[Reply]:
+        self.stats.count(msg.kind)
+        if msg.boot != info.boot:
+            info.new_boot(msg.boot)
+        info.clock.observe(msg.t_ms, now)
+        info.last_seen_s = now
+        info.online = True
+        replies: list[Reply] = []
+        if msg.kind == "hello":
+            info.node_kind = msg.node_kind
+            info.firmware = msg.firmware
+            want_ms = int(round(self.setup.sand_s * 1000))
+            if msg.sand_ms != want_ms:
+                replies.append(Reply(info.node, "config", {"sand_ms": want_ms}))
+            return replies
+        if msg.kind == "heartbeat":
+            info.queued = msg.queued
+            if msg.get("battery_mv") is not None:
+                info.battery_mv = msg.battery_mv
+            return replies
+        # sequenced: flip or empty
+        if msg.seq <= info.last_seq:
+            self.stats.count("duplicate")
+            verdict, reason = info.verdicts.get(msg.seq, ("accepted", ""))
+            return [self._ack(info, msg.seq, verdict, reason)]
+        if msg.seq > info.last_seq + 1:
+            self.stats.count("sequence_gap")
+        info.last_seq = msg.seq
+        at = max(info.clock.to_hub(msg.t_ms, now), info.last_at_s)
+        info.last_at_s = at
+        if msg.kind == "flip":
+            event = decide.decide_flip(self._state, node=info.node, at_s=at,
+                                       upper_s=msg.upper_ms / 1000.0, lower_s=msg.lower_ms / 1000.0)
+            self._append(event)
+            if isinstance(event, ev.FlipRefused):
+                info.remember(msg.seq, "rejected", event.reason)
+                return [self._ack(info, msg.seq, "rejected", event.reason)]
+        else:
+            self._append(ev.TimerEmptied(info.node, at))
+        info.remember(msg.seq, "accepted", "")
+        return [self._ack(info, msg.seq, "accepted", "")]
+
+    @staticmethod
+    def _ack(info: NodeInfo, seq: int, verdict: str, reason: str) -> Reply:
+        fields: dict[str, Any] = {"boot": info.boot, "seq": seq, "verdict": verdict}
+        if reason:
+            fields["reason"] = reason[:200]
+        return Reply(info.node, "ack", fields)
+
+    # --- hub controls ----------------------------------------------------------------
+    def _control(self, decider: Callable[..., ev.Event | Rejected]) -> ev.Event | Rejected:
+        with self._lock:
+            result = decider(self._state, at_s=self.clock.now_s())
+            if isinstance(result, Rejected):
+                return result
+            self._append(result)
+        self._notify("clock", ev.event_to_dict(result))
+        return result
+
+    def start_clock(self) -> ev.Event | Rejected:
+        return self._control(decide.decide_start)
+
+    def pause_clock(self) -> ev.Event | Rejected:
+        return self._control(decide.decide_pause)
+
+    def resume_clock(self) -> ev.Event | Rejected:
+        return self._control(decide.decide_resume)
+
+    def abort_clock(self) -> ev.Event | Rejected:
+        return self._control(decide.decide_abort)
+
+    def tick(self) -> float | None:
+        """Apply what is due (the master clock running out); return game seconds to the next deadline."""
+        with self._lock:
+            now = self.clock.now_s()
+            expiry = decide.due_expiry(self._state, now_s=now)
+            if expiry is not None:
+                self._append(expiry)
+            expires = self._state.clock.expires_at_s
+        if expiry is not None:
+            self._notify("clock", ev.event_to_dict(expiry))
+        return None if expires is None else max(0.0, expires - now)
+
+    # --- views ---------------------------------------------------------------------------
+    def table_state_fields(self) -> dict[str, Any]:
+        """Fields of the retained table-state message for nodes."""
+        with self._lock:
+            now = self.clock.now_s()
+            clock = self._state.clock
+            return {"clock": clock.phase, "remaining_ms": int(clock.remaining_s(now) * 1000),
+                    "length_ms": int(clock.length_s * 1000), "game": self.setup.game,
+                    "time_scale": self.clock.scale}
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the dashboard and ``/api/state`` show, at this moment."""
+        with self._lock:
+            now = self.clock.now_s()
+            state = self._state
+            clock = state.clock
+            players = []
+            for player in self.setup.players:
+                timers = []
+                for seat in self.setup.seats:
+                    if seat.player != player:
+                        continue
+                    timer = state.timers[seat.node]
+                    info = self.nodes[seat.node]
+                    timers.append({
+                        "node": seat.node, "index": seat.index, "phase": timer.phase,
+                        "upper_s": round(timer.upper_at(now, paused=state.paused), 3),
+                        "sand_s": self.setup.sand_s, "flips": timer.flips, "refused": timer.refused,
+                        "online": info.online, "battery_mv": info.battery_mv,
+                    })
+                players.append({"name": player, "timers": timers})
+            return {
+                "table": self.setup.table, "game": self.setup.game, "now_s": round(now, 3),
+                "time_scale": self.clock.scale,
+                "clock": {"phase": clock.phase, "length_s": clock.length_s,
+                          "remaining_s": round(clock.remaining_s(now), 3),
+                          "elapsed_s": round(clock.elapsed_s(now), 3)},
+                "players": players,
+                "nodes": [info.to_dict() for info in self.nodes.values()],
+                "recent": list(self.recent)[::-1],
+                "events": state.events,
+                "refused_flips": state.refused_flips,
+                "stats": self.stats.to_dict(),
+            }

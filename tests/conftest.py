@@ -1,0 +1,54 @@
+"""Shared fixtures: a real mosquitto broker on a free loopback port, unique table ids."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from companion.mqtt.broker import MosquittoBroker, find_mosquitto
+
+_table_ids = itertools.count(1)
+
+
+def _start_mosquitto() -> MosquittoBroker:
+    if find_mosquitto() is None:
+        pytest.fail("mosquitto is not installed: apt-get install -y mosquitto (.ci/run does this)")
+    return MosquittoBroker("127.0.0.1").start()
+
+
+@pytest.fixture(scope="session")
+def mosquitto() -> Iterator[MosquittoBroker]:
+    """One real broker for the whole run; tests keep apart by using their own table id."""
+    broker = _start_mosquitto()
+    yield broker
+    broker.close()
+
+
+@pytest.fixture
+def fresh_mosquitto() -> Iterator[MosquittoBroker]:
+    """A broker of this test's own, for tests that stop or kill it."""
+    broker = _start_mosquitto()
+    yield broker
+    broker.close()
+
+
+@pytest.fixture
+def table_id() -> str:
+    return f"t{os.getpid() % 10000}-{next(_table_ids)}"
+
+
+def wait_until(predicate: Callable[[], object], *, timeout_s: float = 5.0, interval_s: float = 0.005,
+               message: str = "condition") -> object:
+    """Poll ``predicate`` until it returns something truthy; fail after ``timeout_s`` real seconds."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout_s} s waiting for {message}")
+        time.sleep(interval_s)

@@ -1,0 +1,177 @@
+"""The table session on a fake clock: master clock, flips, duplicates, time mapping, the log."""
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.core import protocol as p
+from companion.games.base import Rejected
+from companion.table import events as ev
+from companion.table.log import EventLog, read_log
+from companion.table.session import TableSession
+from companion.table.state import default_setup, fold
+
+BOOT = "0a1b2c3d"
+
+
+@pytest.fixture
+def clock():
+    return FakeClock(start_s=100.0)
+
+
+@pytest.fixture
+def session(clock):
+    return TableSession(default_setup("t1", players=2, timers=2, clock_length_s=720), clock=clock)
+
+
+def msg(kind, **fields):
+    return p.validate("event", dict({"v": 1, "kind": kind, "boot": BOOT}, **fields))
+
+
+def hello(t_ms):
+    return msg("hello", t_ms=t_ms, sand_ms=60000, node_kind="sim", firmware="x")
+
+
+def flip(seq, t_ms, upper=60000, lower=0):
+    return msg("flip", seq=seq, t_ms=t_ms, upper_ms=upper, lower_ms=lower)
+
+
+def test_master_clock_runs_pauses_resumes_and_expires_on_time(session, clock):
+    assert isinstance(session.start_clock(), ev.ClockStarted)
+    clock.advance(100)
+    session.pause_clock()
+    clock.advance(1000)
+    assert session.state.clock.remaining_s(clock.now_s()) == pytest.approx(620)
+    session.resume_clock()
+    clock.advance(619.9)
+    assert session.tick() == pytest.approx(0.1)
+    assert session.state.clock.phase == "running"
+    clock.advance(0.5)
+    session.tick()
+    state = session.state
+    assert state.clock.phase == "expired"
+    expired = session.log.events()[-1]
+    assert isinstance(expired, ev.ClockExpired) and expired.at_s == pytest.approx(100 + 100 + 1000 + 620)
+
+
+@pytest.mark.parametrize("first, action, reason", [
+    (None, "pause_clock", "Only a running master clock can be paused; it is ready"),
+    (None, "resume_clock", "Only a paused master clock can be resumed; it is ready"),
+    ("start_clock", "start_clock", "already running"),
+    ("abort_clock", "abort_clock", "already over (aborted)"),
+])
+def test_clock_commands_out_of_turn_are_rejected(session, first, action, reason):
+    if first:
+        getattr(session, first)()
+    before = len(session.log)
+    result = getattr(session, action)()
+    assert isinstance(result, Rejected) and reason in result.reason
+    assert len(session.log) == before
+
+
+def test_flip_is_acked_and_folded(session, clock):
+    session.node_message("red-1", hello(5000))
+    session.start_clock()
+    [reply] = session.node_message("red-1", flip(1, 5000))
+    assert reply.kind == "ack" and reply.fields == {"boot": BOOT, "seq": 1, "verdict": "accepted"}
+    clock.advance(20)
+    timer = session.snapshot()["players"][0]["timers"][0]
+    assert timer["phase"] == "running" and timer["upper_s"] == pytest.approx(40)
+
+
+def test_duplicate_delivery_is_applied_once_and_answered_the_same(session):
+    session.node_message("red-1", hello(5000))
+    session.node_message("red-1", flip(1, 5000))
+    [again] = session.node_message("red-1", flip(1, 5000))
+    assert again.fields["verdict"] == "accepted"
+    assert session.state.timers["red-1"].flips == 1
+    assert session.stats.counts["duplicate"] == 1
+
+
+def test_a_new_boot_restarts_the_sequence(session):
+    session.node_message("red-1", flip(1, 5000))
+    rebooted = p.validate("event", {"v": 1, "kind": "flip", "boot": "ffffffff", "seq": 1, "t_ms": 10,
+                                    "upper_ms": 60000, "lower_ms": 0})
+    session.node_message("red-1", rebooted)
+    assert session.state.timers["red-1"].flips == 2
+
+
+def test_flip_after_the_master_clock_ran_out_is_refused(session, clock):
+    session.node_message("red-1", hello(0))
+    session.start_clock()
+    clock.advance(720)
+    session.tick()
+    [reply] = session.node_message("red-1", flip(1, 720_000))
+    assert reply.fields["verdict"] == "rejected"
+    assert "master clock has run out" in reply.fields["reason"]
+    assert session.state.timers["red-1"].refused
+    assert session.state.refused_flips == 1
+
+
+def test_flip_while_paused_is_refused(session):
+    session.start_clock()
+    session.pause_clock()
+    [reply] = session.node_message("red-1", flip(1, 1000))
+    assert reply.fields == {"boot": BOOT, "seq": 1, "verdict": "rejected",
+                            "reason": "The master clock is paused: wait until it is resumed"}
+
+
+def test_buffered_events_are_mapped_onto_hub_time(session, clock):
+    # node clock 5000 ms == hub 100 s; the node flips offline at node 8000 ms
+    session.node_message("red-1", hello(5000))
+    session.start_clock()
+    clock.advance(30)  # delivered 30 s later, after a reconnect
+    session.node_message("red-1", hello(35000))
+    session.node_message("red-1", flip(1, 8000))
+    timer = session.state.timers["red-1"]
+    assert timer.at_s == pytest.approx(103.0)
+    assert session.snapshot()["players"][0]["timers"][0]["upper_s"] == pytest.approx(33.0)
+
+
+def test_a_flip_that_happened_before_expiry_counts_even_if_delivered_after(session, clock):
+    session.node_message("red-1", hello(0))
+    session.start_clock()
+    clock.advance(725)
+    session.tick()
+    [reply] = session.node_message("red-1", flip(1, 719_000))
+    assert reply.fields["verdict"] == "accepted"
+
+
+def test_unknown_node_is_rejected_and_counted_without_changing_state(session):
+    before = session.state
+    [reply] = session.node_message("ghost", flip(1, 0))
+    assert reply.fields["verdict"] == "rejected" and "not paired" in reply.fields["reason"]
+    assert session.state == before
+    assert session.stats.counts["rejected_unknown_node"] == 1
+
+
+def test_availability_follows_status(session):
+    session.node_status("red-2", online=True)
+    assert session.nodes["red-2"].online
+    session.node_status("red-2", online=False)
+    assert not session.snapshot()["nodes"][1]["online"]
+
+
+def test_replaying_the_log_gives_the_live_state(session, clock):
+    session.node_message("red-1", hello(0))
+    session.start_clock()
+    session.node_message("red-1", flip(1, 1000))
+    clock.advance(61)
+    session.node_message("red-1", msg("empty", seq=2, t_ms=61_000))
+    session.pause_clock()
+    session.resume_clock()
+    assert fold(session.setup, session.log.events()) == session.state
+
+
+def test_log_on_disk_survives_a_torn_last_line(tmp_path, clock):
+    path = tmp_path / "game.jsonl"
+    setup = default_setup("t1", players=2, timers=1)
+    session = TableSession(setup, clock=clock, log=EventLog(setup, path, fsync=False))
+    session.start_clock()
+    session.node_message("red-1", flip(1, 0))
+    session.log.close()
+    with open(path, "a") as fh:
+        fh.write('{"type": "TimerEmp')
+    setup2, events = read_log(path)
+    assert setup2 == setup and len(events) == 2
+    resumed = TableSession(setup2, clock=clock, log=EventLog.open_existing(path, fsync=False))
+    assert resumed.state.timers["red-1"].flips == 1 and resumed.state.clock.phase == "running"
