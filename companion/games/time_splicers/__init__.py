@@ -1,0 +1,55 @@
+"""Time Splicers: a pure rules engine and the ``referee_record`` command.
+
+Public surface:
+
+* :func:`new_game` and :func:`apply` (``apply(state, action) -> Accepted | Rejected``),
+  with the state (:class:`GameState`) and actions (:class:`Move`, :class:`EnterPortal`,
+  :class:`PlaceCard`, :class:`UseQuantumTunnel`, :class:`UseTimeJump`,
+  :class:`RedrawHand`, :class:`PlaceTimeFreeze`);
+* :func:`load_deck` for the component counts (``deck.json`` or a user's file);
+* :func:`referee_record` for ``companion referee time-splicers FILE``.
+"""
+
+from .deck import Card, DeckConfig, DeckFileError, load_deck, parse_deck
+from .engine import (
+    EnterPortal,
+    GameState,
+    Layout,
+    Move,
+    PlaceCard,
+    PlaceTimeFreeze,
+    PlayerState,
+    RedrawHand,
+    SetupError,
+    Timeline,
+    UseQuantumTunnel,
+    UseTimeJump,
+    all_card_ids,
+    apply,
+    new_game,
+)
+from .record import referee_record
+
+__all__ = [
+    "Card",
+    "DeckConfig",
+    "DeckFileError",
+    "EnterPortal",
+    "GameState",
+    "Layout",
+    "Move",
+    "PlaceCard",
+    "PlaceTimeFreeze",
+    "PlayerState",
+    "RedrawHand",
+    "SetupError",
+    "Timeline",
+    "UseQuantumTunnel",
+    "UseTimeJump",
+    "all_card_ids",
+    "apply",
+    "load_deck",
+    "new_game",
+    "parse_deck",
+    "referee_record",
+]
