@@ -36,7 +36,15 @@ def test_registry_loads_the_scorer() -> None:
 
 def test_object_of_the_game_example_2_plus_1_plus_2_from_two_players_is_10() -> None:
     """Rulebook, Object of the Game: 2 + 1 + 2 = 5 from 2 different players scores 5 x 2 = 10."""
-    record = sheet(red={"collected": [counter("gray", 2, "green"), counter("gray", 1, "blue"), counter("gray", 2, "green")]})
+    record = sheet(
+        red={
+            "collected": [
+                counter("gray", 2, "green"),
+                counter("gray", 1, "blue"),
+                counter("gray", 2, "green"),
+            ]
+        }
+    )
     result = score_record(record)
     row = result["players"]["red"]["rows"]["gray"]
     assert row == {"value": 5, "players": 2, "bonus": 0, "points": 10, "void": False}
@@ -67,7 +75,11 @@ def test_void_colour_scores_nothing_and_its_counters_do_not_count() -> None:
     """Final Scoring step 1: a colour left above the control center removes its collected counters."""
     record = sheet(
         red={
-            "collected": [counter("brown", 3, "green"), counter("brown", 2, "blue"), counter("gray", 1, "green")],
+            "collected": [
+                counter("brown", 3, "green"),
+                counter("brown", 2, "blue"),
+                counter("gray", 1, "green"),
+            ],
             "above": [{"color": "brown", "value": 1}],
         }
     )
@@ -109,7 +121,11 @@ def test_bonus_goes_to_the_row_with_most_players_and_not_to_the_player_count() -
 def test_bonus_skips_void_rows() -> None:
     record = sheet(
         red={
-            "collected": [counter("gray", 1, "green"), counter("gray", 1, "blue"), counter("yellow", 1, "green")],
+            "collected": [
+                counter("gray", 1, "green"),
+                counter("gray", 1, "blue"),
+                counter("yellow", 1, "green"),
+            ],
             "bonus": [3],
             "above": [{"color": "gray", "value": 2}],
         }
@@ -166,7 +182,12 @@ def test_two_bonus_counters_both_join_the_best_row() -> None:
             ["green"],
         ),
         # equal points and equal counters: shared victory
-        ([counter("gray", 2, "green")], [counter("blue", 2, "red")], ["red", "green", "blue"], ["red", "green"]),
+        (
+            [counter("gray", 2, "green")],
+            [counter("blue", 2, "red")],
+            ["red", "green", "blue"],
+            ["red", "green"],
+        ),
         # nobody scored: all three share
         ([], [], ["red", "green", "blue"], ["red", "green", "blue"]),
     ],
@@ -181,7 +202,11 @@ def test_tie_break(red: list, green: list, ranking: list, winners: list) -> None
 def test_void_counters_do_not_count_in_the_tie_break_but_bonus_counters_do() -> None:
     record = sheet(
         red={
-            "collected": [counter("gray", 2, "green"), counter("brown", 1, "green"), counter("brown", 1, "blue")],
+            "collected": [
+                counter("gray", 2, "green"),
+                counter("brown", 1, "green"),
+                counter("brown", 1, "blue"),
+            ],
             "above": [{"color": "brown", "value": 2}],
         },
         green={"collected": [counter("gray", 1, "red")], "bonus": [1]},
@@ -194,7 +219,9 @@ def test_void_counters_do_not_count_in_the_tie_break_but_bonus_counters_do() -> 
 
 def test_four_players_and_output_shape() -> None:
     record = sheet(
-        purple={"collected": [counter("blue", 2, "red"), counter("blue", 2, "green"), counter("blue", 1, "blue")]}
+        purple={
+            "collected": [counter("blue", 2, "red"), counter("blue", 2, "green"), counter("blue", 1, "blue")]
+        }
     )
     result = score_record(record)
     assert set(result) == {"players", "ranking", "winners"}
@@ -230,7 +257,10 @@ BAD_RECORDS = [
     (sheet(red={"bonus": [0]}), "positive whole number"),
     (sheet(red={"above": [{"color": "red", "value": 1}]}), "unknown color 'red'"),
     (sheet(red={"above": [{"color": "gray"}]}), "missing the field 'value'"),
-    ({"players": {"red": {"collected": [], "bonus": []}, "green": {}, "blue": {}}}, "missing the field 'above'"),
+    (
+        {"players": {"red": {"collected": [], "bonus": []}, "green": {}, "blue": {}}},
+        "missing the field 'above'",
+    ),
     ({"players": {"red": 3, "green": {}, "blue": {}}}, "must be an object"),
     (sheet(red={"bonus": [1, 1]}, green={"bonus": [1, 1]}), "one per planet"),
 ]
@@ -268,7 +298,15 @@ def test_cli_scores_the_example_file_exactly() -> None:
 
 
 def test_cli_reads_stdin() -> None:
-    record = sheet(red={"collected": [counter("gray", 2, "green"), counter("gray", 1, "blue"), counter("gray", 2, "green")]})
+    record = sheet(
+        red={
+            "collected": [
+                counter("gray", 2, "green"),
+                counter("gray", 1, "blue"),
+                counter("gray", 2, "green"),
+            ]
+        }
+    )
     proc = run_cli("-", json.dumps(record))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == score_record(record)

@@ -1,9 +1,78 @@
 """Time 'n' Space (Stronghold Games / eggertspiele, 2013): rules engine and final scoring.
 
-``score_record`` is the scorer behind ``companion score time-n-space FILE``; the rules
-engine (setups, actions, ``apply``) is pure and lives in the sibling modules.
+``score_record`` is the scorer behind ``companion score time-n-space FILE``. The rules
+engine is pure: build a state with :func:`setup_intro` or :func:`setup_full`, then feed
+actions to :func:`apply`, which returns ``Accepted(state, events)`` or
+``Rejected(reason, rule)``. :func:`final_scores` scores a state with ``score_record``.
 """
 
+from companion.games.time_n_space.actions import (
+    Beam,
+    Build,
+    Deliver,
+    Delivery,
+    LiftTimer,
+    LiftTogether,
+    MasterClockExpired,
+    MoonTile,
+    OrderPlacement,
+    ParkTimer,
+    PlaceStartingOrders,
+    PlaceTimer,
+    Produce,
+    SandRanOut,
+    StartGame,
+    Trade,
+    Upgrade,
+)
+from companion.games.time_n_space.components import ComponentDataError, Components, load_components
+from companion.games.time_n_space.engine import (
+    SetupError,
+    apply,
+    final_scores,
+    is_legal,
+    is_over,
+    replay,
+    scoring_record,
+    setup_full,
+    setup_intro,
+)
 from companion.games.time_n_space.scoring import COLORS, score_record
+from companion.games.time_n_space.state import RESEARCH, SHIP, GameState
 
-__all__ = ["COLORS", "score_record"]
+__all__ = [
+    "COLORS",
+    "RESEARCH",
+    "SHIP",
+    "Beam",
+    "Build",
+    "ComponentDataError",
+    "Components",
+    "Deliver",
+    "Delivery",
+    "GameState",
+    "LiftTimer",
+    "LiftTogether",
+    "MasterClockExpired",
+    "MoonTile",
+    "OrderPlacement",
+    "ParkTimer",
+    "PlaceStartingOrders",
+    "PlaceTimer",
+    "Produce",
+    "SandRanOut",
+    "SetupError",
+    "StartGame",
+    "Trade",
+    "Upgrade",
+    "apply",
+    "final_scores",
+    "is_legal",
+    "is_over",
+    "load_components",
+    "replay",
+    "score_record",
+    "scoring_record",
+    "setup_full",
+    "setup_intro",
+]

@@ -178,7 +178,9 @@ def _check_keys(obj: Mapping[str, Any], required: tuple[str, ...], where: str) -
         raise InvalidRecordError(f"{where} is missing the field {missing[0]!r}")
     extra = sorted(k for k in obj if k not in required)
     if extra:
-        raise InvalidRecordError(f"{where} has an unknown field {extra[0]!r}; expected only {', '.join(required)}")
+        raise InvalidRecordError(
+            f"{where} has an unknown field {extra[0]!r}; expected only {', '.join(required)}"
+        )
 
 
 def _check_color(value: Any, where: str) -> str:
@@ -244,7 +246,9 @@ def parse_record(record: Any) -> list[PlayerSheet]:
         bonus = []
         for i, item in enumerate(entry["bonus"]):
             if not _is_int(item) or item < 1:
-                raise InvalidRecordError(f"{where}, bonus counter {i + 1}: value must be a positive whole number")
+                raise InvalidRecordError(
+                    f"{where}, bonus counter {i + 1}: value must be a positive whole number"
+                )
             bonus.append(item)
         total_bonus += len(bonus)
         above = []

@@ -1,0 +1,358 @@
+"""Component data of Time 'n' Space: the numbers printed on the board, tiles and counters.
+
+The rulebook text names the components ("Components") but not every number on them:
+the board's wormholes, the spots per building and stage, the trading capacities, the
+values of the order counters, the bonus values and the introductory setup picture.
+Those live in ``components.json`` beside this module, each block with an
+``assumption`` note to check against the box. A table with other numbers passes its own
+copy to :func:`load_components`; a broken file raises :class:`ComponentDataError` with
+one sentence naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.errors import InvalidRecordError
+from companion.games.time_n_space.scoring import COLORS, ORDER_VALUES
+
+DEFAULT_PATH = Path(__file__).with_name("components.json")
+BUILDING_TYPES = ("production", "beam", "trading")
+"""Production plant (ocher), beam station (black), trading center (white)."""
+
+
+class ComponentDataError(InvalidRecordError):
+    """A components file is unreadable or breaks its documented format."""
+
+
+@dataclass(frozen=True)
+class BuildingSpec:
+    """What one building (a printed stage I building or one side of a tile) offers."""
+
+    type: str
+    """One of :data:`BUILDING_TYPES`."""
+    spots: tuple[str | None, ...] = ()
+    """Production plant: the goods colour of each spot. Beam station: ``None`` per spot. Trading center: empty."""
+    capacity: int = 0
+    """Trading center: how many orders one action may place."""
+
+
+@dataclass(frozen=True)
+class Tile:
+    """A building tile: stage II on the front, stage III on the back."""
+
+    id: str
+    stage2: BuildingSpec
+    stage3: BuildingSpec
+
+
+@dataclass(frozen=True)
+class Board:
+    """One side of the main board."""
+
+    moons: tuple[str, ...]
+    wormholes: tuple[tuple[str, str], ...]
+    """Pairs of locations joined by a wormhole; planets are named ``planet-1`` ... by seat."""
+
+
+@dataclass(frozen=True)
+class OrderSpot:
+    """An order counter (or goods cube when ``value`` is 0) pre-placed on a spot."""
+
+    color: str
+    value: int
+    building: str
+    spot: int
+
+
+@dataclass(frozen=True)
+class IntroSeat:
+    """The introductory setup of one seat (setup steps 7 and 8)."""
+
+    tiles: tuple[tuple[str, str], ...]
+    """(building id, tile id) covered with the tile's stage III side."""
+    orders: tuple[OrderSpot, ...]
+    goods: tuple[OrderSpot, ...]
+    """Goods cubes: ``value`` is 0."""
+
+
+@dataclass(frozen=True)
+class Components:
+    """All component numbers the engine uses."""
+
+    goods_per_color: int
+    timers_per_player: int
+    sandtimer_s: int
+    master_clock_s: tuple[tuple[str, int], ...]
+    boards: tuple[tuple[int, Board], ...]
+    buildings: tuple[tuple[str, BuildingSpec], ...]
+    """Stage I buildings printed on every control center, in layout order."""
+    tiles: tuple[Tile, ...]
+    counters_full: tuple[tuple[str, tuple[int, ...]], ...]
+    counters_intro: tuple[tuple[str, tuple[int, ...]], ...]
+    bonus_values: tuple[int, ...]
+    intro_seats: tuple[IntroSeat, ...]
+
+    def board(self, players: int) -> Board:
+        """The board side for ``players`` players."""
+        for n, board in self.boards:
+            if n == players:
+                return board
+        raise ComponentDataError(f"the components data has no board side for {players} players")
+
+    def tile(self, tile_id: str) -> Tile:
+        """Look a tile up by its id."""
+        for tile in self.tiles:
+            if tile.id == tile_id:
+                return tile
+        raise ComponentDataError(f"the components data has no tile {tile_id!r}")
+
+    def clock_s(self, variant: str) -> int:
+        """Length of the master clock for ``intro`` or ``full``."""
+        return dict(self.master_clock_s)[variant]
+
+
+class _Reader:
+    """Small helpers that name the file and field in every error."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def fail(self, where: str, problem: str) -> ComponentDataError:
+        return ComponentDataError(f"components file {self.label}: {where} {problem}")
+
+    def obj(self, data: Any, key: str, where: str) -> dict[str, Any]:
+        if not isinstance(data, dict) or key not in data:
+            raise self.fail(where, f"is missing the field {key!r}")
+        value = data[key]
+        if not isinstance(value, dict):
+            raise self.fail(f"{where}.{key}", "must be an object")
+        return value
+
+    def lst(self, data: dict[str, Any], key: str, where: str) -> list[Any]:
+        if key not in data:
+            raise self.fail(where, f"is missing the field {key!r}")
+        value = data[key]
+        if not isinstance(value, list):
+            raise self.fail(f"{where}.{key}", "must be a list")
+        return value
+
+    def int_(self, data: dict[str, Any], key: str, where: str, minimum: int = 0) -> int:
+        if key not in data:
+            raise self.fail(where, f"is missing the field {key!r}")
+        value = data[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+            raise self.fail(f"{where}.{key}", f"must be a whole number of at least {minimum}")
+        return value
+
+    def str_(self, data: dict[str, Any], key: str, where: str) -> str:
+        if key not in data:
+            raise self.fail(where, f"is missing the field {key!r}")
+        value = data[key]
+        if not isinstance(value, str) or not value:
+            raise self.fail(f"{where}.{key}", "must be a non-empty string")
+        return value
+
+    def color(self, value: Any, where: str) -> str:
+        if value not in COLORS:
+            raise self.fail(where, f"has unknown colour {value!r}; use one of {', '.join(COLORS)}")
+        return value
+
+    def spec(self, data: Any, where: str) -> BuildingSpec:
+        if not isinstance(data, dict):
+            raise self.fail(where, "must be an object with a 'type'")
+        kind = self.str_(data, "type", where)
+        if kind not in BUILDING_TYPES:
+            raise self.fail(f"{where}.type", f"is {kind!r}; use one of {', '.join(BUILDING_TYPES)}")
+        if kind == "production":
+            spots = self.lst(data, "spots", where)
+            if not spots:
+                raise self.fail(f"{where}.spots", "must list at least one goods colour")
+            return BuildingSpec(kind, tuple(self.color(c, f"{where}.spots") for c in spots))
+        if kind == "beam":
+            return BuildingSpec(kind, (None,) * self.int_(data, "spots", where, 1))
+        return BuildingSpec(kind, (), self.int_(data, "capacity", where, 1))
+
+
+def parse_components(data: Any, label: str = "<data>") -> Components:
+    """Validate a decoded components document and build :class:`Components`."""
+    r = _Reader(label)
+    if not isinstance(data, dict):
+        raise r.fail("the document", "must be a JSON object")
+    colors = r.lst(r.obj(data, "colors", "the document"), "values", "colors")
+    if tuple(colors) != COLORS:
+        raise r.fail("colors.values", f"must be {list(COLORS)} (the four order colours)")
+    goods = r.int_(r.obj(data, "goods_per_color", "the document"), "value", "goods_per_color", 1)
+    timers = r.int_(r.obj(data, "timers_per_player", "the document"), "value", "timers_per_player", 1)
+    sand = r.int_(r.obj(data, "sandtimer_s", "the document"), "value", "sandtimer_s", 1)
+    clock = r.obj(data, "master_clock_s", "the document")
+    master = (
+        ("intro", r.int_(clock, "intro", "master_clock_s", 1)),
+        ("full", r.int_(clock, "full", "master_clock_s", 1)),
+    )
+
+    boards_data = r.obj(data, "boards", "the document")
+    boards = []
+    for n in (3, 4):
+        where = f"boards.{n}"
+        side = r.obj(boards_data, str(n), "boards")
+        moons = r.lst(side, "moons", where)
+        if len(moons) != n or len(set(moons)) != n or not all(isinstance(m, str) and m for m in moons):
+            raise r.fail(f"{where}.moons", f"must name {n} different moons (one building-tile pile each)")
+        places = set(moons) | {f"planet-{i}" for i in range(1, n + 1)}
+        holes = []
+        for i, pair in enumerate(r.lst(side, "wormholes", where)):
+            if not (
+                isinstance(pair, list)
+                and len(pair) == 2
+                and all(p in places for p in pair)
+                and pair[0] != pair[1]
+            ):
+                raise r.fail(f"{where}.wormholes[{i}]", f"must join two of {', '.join(sorted(places))}")
+            holes.append((pair[0], pair[1]))
+        # every location must be reachable
+        reach, todo = {"planet-1"}, ["planet-1"]
+        while todo:
+            here = todo.pop()
+            for a, b in holes:
+                for x, y in ((a, b), (b, a)):
+                    if x == here and y not in reach:
+                        reach.add(y)
+                        todo.append(y)
+        if reach != places:
+            raise r.fail(f"{where}.wormholes", f"leave {', '.join(sorted(places - reach))} unreachable")
+        boards.append((n, Board(tuple(moons), tuple(holes))))
+
+    center = r.obj(data, "control_center", "the document")
+    buildings = []
+    for i, item in enumerate(r.lst(center, "buildings", "control_center")):
+        where = f"control_center.buildings[{i}]"
+        bid = r.str_(item if isinstance(item, dict) else {}, "id", where)
+        if bid in ("ship", "research") or any(bid == b for b, _ in buildings):
+            raise r.fail(f"{where}.id", f"{bid!r} is reserved or used twice")
+        buildings.append((bid, r.spec(item, where)))
+    if not buildings:
+        raise r.fail("control_center.buildings", "must list the stage I buildings")
+
+    tiles = []
+    for i, item in enumerate(r.lst(r.obj(data, "tiles", "the document"), "tiles", "tiles")):
+        where = f"tiles.tiles[{i}]"
+        tid = r.str_(item if isinstance(item, dict) else {}, "id", where)
+        if any(t.id == tid for t in tiles):
+            raise r.fail(f"{where}.id", f"{tid!r} is used twice")
+        tiles.append(
+            Tile(
+                tid,
+                r.spec(item.get("stage2"), f"{where}.stage2"),
+                r.spec(item.get("stage3"), f"{where}.stage3"),
+            )
+        )
+    if len(tiles) % 12:
+        raise r.fail(
+            "tiles.tiles", f"has {len(tiles)} tiles; the piles need a multiple of 12 (3 or 4 equal piles)"
+        )
+
+    counters = r.obj(data, "order_counters", "the document")
+    sets = []
+    for variant in ("full", "intro"):
+        table = r.obj(counters, variant, "order_counters")
+        rows = []
+        for color in COLORS:
+            values = r.lst(table, color, f"order_counters.{variant}")
+            if not values or any(v not in ORDER_VALUES or isinstance(v, bool) for v in values):
+                raise r.fail(f"order_counters.{variant}.{color}", "must list values 1, 2 or 3")
+            rows.append((color, tuple(values)))
+        sets.append(tuple(rows))
+
+    bonus = r.lst(r.obj(data, "bonus_counters", "the document"), "values", "bonus_counters")
+    if len(bonus) != 4 or any(not isinstance(v, int) or isinstance(v, bool) or v < 1 for v in bonus):
+        raise r.fail("bonus_counters.values", "must list 4 positive whole numbers")
+
+    seats = []
+    specs = dict(buildings)
+    tile_ids = {t.id: t for t in tiles}
+    for i, item in enumerate(r.lst(r.obj(data, "intro_setup", "the document"), "seats", "intro_setup")):
+        where = f"intro_setup.seats[{i}]"
+        if not isinstance(item, dict):
+            raise r.fail(where, "must be an object")
+        covers = r.obj(item, "tiles", where)
+        final = dict(specs)
+        for bid, tid in covers.items():
+            if bid not in specs or tid not in tile_ids:
+                raise r.fail(f"{where}.tiles", f"covers {bid!r} with {tid!r}, but one of them does not exist")
+            final[bid] = tile_ids[tid].stage3
+        placed = []
+        for key, is_order in (("orders", True), ("goods", False)):
+            for j, spot in enumerate(r.lst(item, key, where)):
+                swhere = f"{where}.{key}[{j}]"
+                if not isinstance(spot, dict):
+                    raise r.fail(swhere, "must be an object")
+                color = r.color(spot.get("color"), swhere)
+                value = r.int_(spot, "value", swhere, 1) if is_order else 0
+                if is_order and value not in ORDER_VALUES:
+                    raise r.fail(f"{swhere}.value", "must be 1, 2 or 3")
+                bid = r.str_(spot, "building", swhere)
+                idx = r.int_(spot, "spot", swhere, 0)
+                if (
+                    bid not in final
+                    or idx >= len(final[bid].spots)
+                    or (bid, idx) in {(p.building, p.spot) for p in placed}
+                ):
+                    raise r.fail(swhere, f"names a spot {bid}[{idx}] that does not exist or is taken")
+                if not is_order and final[bid].spots[idx] not in (None, color):
+                    raise r.fail(swhere, f"puts a {color} cube on a {final[bid].spots[idx]} production spot")
+                placed.append(OrderSpot(color, value, bid, idx))
+        seat = IntroSeat(
+            tuple(covers.items()),
+            tuple(p for p in placed if p.value),
+            tuple(p for p in placed if not p.value),
+        )
+        seats.append(seat)
+    if len(seats) != 4:
+        raise r.fail("intro_setup.seats", "must describe 4 seats")
+
+    return Components(
+        goods_per_color=goods,
+        timers_per_player=timers,
+        sandtimer_s=sand,
+        master_clock_s=master,
+        boards=tuple(boards),
+        buildings=tuple(buildings),
+        tiles=tuple(tiles),
+        counters_full=sets[0],
+        counters_intro=sets[1],
+        bonus_values=tuple(bonus),
+        intro_seats=tuple(seats),
+    )
+
+
+def load_components(path: str | Path | None = None) -> Components:
+    """Load component data from ``path`` (default: the shipped ``components.json``)."""
+    file = Path(path) if path is not None else DEFAULT_PATH
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ComponentDataError(f"cannot read components file {file}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ComponentDataError(f"components file {file} is not UTF-8 text") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ComponentDataError(
+            f"components file {file} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from exc
+    return parse_components(data, str(file))
+
+
+_DEFAULT: Components | None = None
+
+
+def default_components() -> Components:
+    """The shipped component data (loaded once, then reused)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = load_components()
+    return _DEFAULT

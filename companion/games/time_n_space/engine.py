@@ -1,0 +1,807 @@
+"""The pure rules engine of Time 'n' Space: setups, ``apply(state, action)``, and final scoring.
+
+``apply`` returns :class:`~companion.games.base.Accepted` (new state and past-tense
+events) or :class:`~companion.games.base.Rejected` (a reason a player understands and
+the rulebook section it comes from). It never reads a clock, never draws global
+randomness and does no I/O: the full setup shuffles with a seed kept in the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from companion.errors import InvalidRecordError
+from companion.games.base import Accepted, Rejected
+from companion.games.time_n_space import actions as A
+from companion.games.time_n_space.components import Components, default_components
+from companion.games.time_n_space.scoring import COLORS, score_record
+from companion.games.time_n_space.state import (
+    PHASE_ENDING,
+    PHASE_OVER,
+    PHASE_RUNNING,
+    PHASE_SETUP,
+    RESEARCH,
+    SHIP,
+    Building,
+    Collected,
+    Cube,
+    GameState,
+    Order,
+    PlayerState,
+    Timer,
+)
+
+GENERAL = "General rules for placing and using the sandtimers"
+PLAYING = "Playing the Game"
+SPACESHIP = "1. Your spaceship"
+PRODUCTION = "2. Production plant"
+BEAM = "3. Beam station"
+TRADING = "4. Trading center"
+RESEARCH_RULE = "5. Research plant"
+UPGRADING = "Upgrading stage II buildings"
+END = "End of the Game"
+SETUP_INTRO = "Setup for the Introductory Game"
+SETUP_FULL = "Setup for the Full Game"
+
+BUILDING_NAMES = {"production": "production plant", "beam": "beam station", "trading": "trading center"}
+
+
+class SetupError(InvalidRecordError):
+    """The table asked for a setup the rules do not allow (e.g. 5 players)."""
+
+
+class _Refusal(Exception):
+    """Internal: an action broke a rule. Always turned into :class:`Rejected` by :func:`apply`."""
+
+    def __init__(self, reason: str, rule: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.rule = rule
+
+
+# --- seeded shuffle (no global randomness) ----------------------------------------------
+
+_MASK = (1 << 64) - 1
+
+
+def shuffled(items: Sequence[Any], seed: int) -> list[Any]:
+    """Fisher-Yates shuffle driven by a splitmix64 stream of ``seed`` (same seed, same order)."""
+    out = list(items)
+    x = seed & _MASK
+
+    def draw() -> int:
+        nonlocal x
+        x = (x + 0x9E3779B97F4A7C15) & _MASK
+        z = x
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    for i in range(len(out) - 1, 0, -1):
+        j = draw() % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+# --- setups -----------------------------------------------------------------------------
+
+
+def _check_players(players: Sequence[str]) -> list[str]:
+    names = list(players)
+    if len(names) not in (3, 4):
+        raise SetupError(f"Time 'n' Space is played by 3 or 4 players, not {len(names)}")
+    if any(not isinstance(n, str) or not n.strip() for n in names):
+        raise SetupError("every player needs a non-empty name")
+    if len(set(names)) != len(names):
+        raise SetupError("two players have the same name")
+    return names
+
+
+def _counters(name: str, table: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[Order, ...]:
+    counters = [Order(name, color, v) for color, values in table for v in values]
+    return tuple(sorted(counters, key=lambda o: (COLORS.index(o.color), o.value)))
+
+
+def _new_player(name: str, seat: int, comps: Components, table: Any, *, ready: bool) -> PlayerState:
+    buildings = tuple(
+        Building(bid, spec, 1, None, (None,) * len(spec.spots)) for bid, spec in comps.buildings
+    )
+    planet = f"planet-{seat}"
+    return PlayerState(
+        name=name,
+        planet=planet,
+        buildings=buildings,
+        research=None,
+        above=_counters(name, table),
+        collected=(),
+        bonus=(),
+        ship=planet,
+        timers=tuple(Timer() for _ in range(comps.timers_per_player)),
+        ready=ready,
+    )
+
+
+def _remove_above(player: PlayerState, color: str, value: int) -> tuple[Order, ...] | None:
+    """``above`` without one counter (colour, value), or ``None`` if there is none."""
+    wanted = Order(player.name, color, value)
+    above = list(player.above)
+    if wanted not in above:
+        return None
+    above.remove(wanted)
+    return tuple(above)
+
+
+def setup_intro(players: Sequence[str], *, components: Components | None = None) -> GameState:
+    """Introductory setup ("Setup for the Introductory Game").
+
+    Value-1 counters only (12 per player), three stage III tiles per player as the data
+    file lists them, 2 pre-placed orders and 2 goods per player, no tiles at the moons and
+    no bonus counters. Players sit in the order given; the N-th player owns ``planet-N``.
+    """
+    comps = components or default_components()
+    names = _check_players(players)
+    board = comps.board(len(names))
+    supply = [comps.goods_per_color] * len(COLORS)
+    built = []
+    for seat, name in enumerate(names, start=1):
+        p = _new_player(name, seat, comps, comps.counters_intro, ready=True)
+        layout = comps.intro_seats[seat - 1]
+        for bid, tid in layout.tiles:
+            tile = comps.tile(tid)
+            p = p.with_building(Building(bid, tile.stage3, 3, tile, (None,) * len(tile.stage3.spots)))
+        for spot in layout.orders:
+            above = _remove_above(p, spot.color, spot.value)
+            if above is None:
+                raise SetupError(
+                    f"the introductory setup of seat {seat} needs a {spot.color} {spot.value} counter it does not have"
+                )
+            b = p.building(spot.building)
+            assert b is not None
+            p = replace(p, above=above).with_building(_put(b, spot.spot, Order(name, spot.color, spot.value)))
+        for spot in layout.goods:
+            b = p.building(spot.building)
+            assert b is not None
+            p = p.with_building(_put(b, spot.spot, Cube(spot.color)))
+            supply[COLORS.index(spot.color)] -= 1
+        built.append(p)
+    if min(supply) < 0:
+        raise SetupError("the introductory setup places more goods than the supply holds")
+    return GameState(
+        variant="intro",
+        players=tuple(built),
+        supply=tuple(supply),
+        goods_total=comps.goods_per_color * len(COLORS),
+        moons=board.moons,
+        wormholes=board.wormholes,
+        piles=tuple(() for _ in board.moons),
+        planet_bonus=tuple(None for _ in names),
+        phase=PHASE_SETUP,
+    )
+
+
+def setup_full(players: Sequence[str], *, seed: int, components: Components | None = None) -> GameState:
+    """Full setup ("Setup for the Full Game").
+
+    The tiles are shuffled with ``seed`` into one pile of equal height per moon (stage II
+    up), one bonus counter lies on every planet, every player has 24 counters above the
+    control center and still has to pick 2 starting orders (:class:`PlaceStartingOrders`).
+    """
+    comps = components or default_components()
+    names = _check_players(players)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise SetupError("the seed must be a whole number")
+    board = comps.board(len(names))
+    tiles = shuffled(comps.tiles, seed)
+    height = len(tiles) // len(board.moons)
+    piles = tuple(tuple(tiles[i * height : (i + 1) * height]) for i in range(len(board.moons)))
+    return GameState(
+        variant="full",
+        players=tuple(
+            _new_player(n, seat, comps, comps.counters_full, ready=False)
+            for seat, n in enumerate(names, start=1)
+        ),
+        supply=(comps.goods_per_color,) * len(COLORS),
+        goods_total=comps.goods_per_color * len(COLORS),
+        moons=board.moons,
+        wormholes=board.wormholes,
+        piles=piles,
+        planet_bonus=tuple(comps.bonus_values[: len(names)]),
+        phase=PHASE_SETUP,
+        seed=seed,
+    )
+
+
+# --- small helpers ----------------------------------------------------------------------
+
+
+def _put(building: Building, spot: int, content: Any) -> Building:
+    contents = list(building.contents)
+    contents[spot] = content
+    return replace(building, contents=tuple(contents))
+
+
+def _player(state: GameState, name: Any) -> PlayerState:
+    player = state.player(name) if isinstance(name, str) else None
+    if player is None:
+        raise _Refusal(f"There is no player {name!r} at this table", PLAYING)
+    return player
+
+
+def _timer(player: PlayerState, index: Any) -> Timer:
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(player.timers):
+        raise _Refusal(
+            f"{player.name} has sandtimers 0 to {len(player.timers) - 1}; there is no sandtimer {index!r}",
+            PLAYING,
+        )
+    return player.timers[index]
+
+
+def _set_timer(player: PlayerState, index: int, timer: Timer) -> PlayerState:
+    timers = list(player.timers)
+    timers[index] = timer
+    return replace(player, timers=tuple(timers))
+
+
+def _symbol_name(symbol: str) -> str:
+    return {SHIP: "your spaceship", RESEARCH: "your research plant"}.get(symbol, f"building {symbol}")
+
+
+def _check_color_value(color: Any, value: Any, rule: str) -> None:
+    if color not in COLORS:
+        raise _Refusal(f"{color!r} is not an order colour; use {', '.join(COLORS)}", rule)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _Refusal(f"the value of an order must be a whole number, not {value!r}", rule)
+
+
+def _spot_ref(ref: Any, rule: str) -> tuple[str, int]:
+    if not (isinstance(ref, tuple) and len(ref) == 2 and isinstance(ref[0], str)):
+        raise _Refusal(f"{ref!r} does not name a spot as (building, spot)", rule)
+    if not isinstance(ref[1], int) or isinstance(ref[1], bool):
+        raise _Refusal(f"{ref!r} does not name a spot as (building, spot)", rule)
+    return ref[0], ref[1]
+
+
+def _place_orders(player: PlayerState, placements: Any, rule: str) -> PlayerState:
+    """Move own counters from above the control center onto free order spaces."""
+    if not isinstance(placements, tuple):
+        raise _Refusal("the orders to place must be given as a list", rule)
+    for item in placements:
+        if not isinstance(item, A.OrderPlacement):
+            raise _Refusal(f"{item!r} is not an order placement", rule)
+        _check_color_value(item.color, item.value, rule)
+        above = _remove_above(player, item.color, item.value)
+        if above is None:
+            raise _Refusal(
+                f"You have no {item.color} {item.value} order counter left above your control center", rule
+            )
+        b = player.building(item.building) if isinstance(item.building, str) else None
+        if b is None:
+            raise _Refusal(f"There is no building {item.building!r} on your control center", rule)
+        if b.type == "trading":
+            raise _Refusal(
+                "You may never place order counters on trading centers; use a free production or beam spot",
+                TRADING,
+            )
+        if (
+            not isinstance(item.spot, int)
+            or isinstance(item.spot, bool)
+            or not 0 <= item.spot < len(b.contents)
+        ):
+            raise _Refusal(f"Building {b.id} has no spot {item.spot!r}", rule)
+        if b.contents[item.spot] is not None:
+            raise _Refusal(
+                f"Spot {item.spot} of building {b.id} is occupied; orders go only onto free order spaces",
+                TRADING,
+            )
+        player = replace(player, above=above).with_building(
+            _put(b, item.spot, Order(player.name, item.color, item.value))
+        )
+    return player
+
+
+def _all_timers_down(state: GameState) -> bool:
+    return all(t.symbol is None for p in state.players for t in p.timers)
+
+
+def _maybe_end(state: GameState, events: list[Any]) -> GameState:
+    if state.phase == PHASE_ENDING and _all_timers_down(state):
+        events.append(A.GameEnded())
+        return replace(state, phase=PHASE_OVER)
+    return state
+
+
+# --- handlers ---------------------------------------------------------------------------
+
+
+def _starting_orders(state: GameState, action: A.PlaceStartingOrders) -> tuple[GameState, list[Any]]:
+    player = _player(state, action.player)
+    if state.variant != "full":
+        raise _Refusal(
+            "Only the full game has players pick starting orders; the introductory setup places them",
+            SETUP_INTRO,
+        )
+    if state.phase != PHASE_SETUP:
+        raise _Refusal("Starting orders are placed before the master clock starts", SETUP_FULL)
+    if player.ready:
+        raise _Refusal("You already placed your 2 starting orders", SETUP_FULL)
+    if not isinstance(action.orders, tuple) or len(action.orders) != 2:
+        raise _Refusal("Each player picks exactly 2 order counters to start with", SETUP_FULL)
+    player = replace(_place_orders(player, action.orders, SETUP_FULL), ready=True)
+    return state.with_player(player), [A.StartingOrdersPlaced(player.name, action.orders)]
+
+
+def _start(state: GameState, action: A.StartGame) -> tuple[GameState, list[Any]]:
+    if state.phase != PHASE_SETUP:
+        raise _Refusal("The game has already started", PLAYING)
+    waiting = [p.name for p in state.players if not p.ready]
+    if waiting:
+        raise _Refusal(
+            f"{', '.join(waiting)} still must place 2 starting orders before the clock starts", SETUP_FULL
+        )
+    return replace(state, phase=PHASE_RUNNING), [A.GameStarted()]
+
+
+def _place_timer(state: GameState, action: A.PlaceTimer) -> tuple[GameState, list[Any]]:
+    player = _player(state, action.player)
+    timer = _timer(player, action.timer)
+    if state.phase == PHASE_SETUP:
+        raise _Refusal(
+            "The sandtimers may not be flipped before the game starts",
+            SETUP_INTRO if state.variant == "intro" else SETUP_FULL,
+        )
+    if state.phase in (PHASE_ENDING, PHASE_OVER):
+        raise _Refusal("The master clock has run out: no one may place another sandtimer", END)
+    if timer.symbol is not None:
+        if timer.running:
+            raise _Refusal(f"This sandtimer is still running on {_symbol_name(timer.symbol)}", GENERAL)
+        raise _Refusal(f"This sandtimer still stands on {_symbol_name(timer.symbol)}; lift it first", GENERAL)
+    symbol = action.symbol
+    if symbol is None:
+        raise _Refusal(
+            "You may never start a sandtimer unless you place it on a time symbol at once", GENERAL
+        )
+    if not isinstance(symbol, str):
+        raise _Refusal(f"{symbol!r} is not a time symbol", GENERAL)
+    if ":" in symbol:
+        owner, symbol = symbol.split(":", 1)
+        if owner != player.name:
+            raise _Refusal(
+                "You may only place a sandtimer on your own control center or spaceship, never on another player's",
+                GENERAL,
+            )
+    if symbol not in (SHIP, RESEARCH) and player.building(symbol) is None:
+        raise _Refusal(f"There is no time symbol {symbol!r} on your control center or spaceship", GENERAL)
+    if any(t.symbol == symbol for t in player.timers):
+        raise _Refusal(
+            f"Each time symbol holds one sandtimer at a time; {_symbol_name(symbol)} is occupied", GENERAL
+        )
+    if symbol == RESEARCH and player.research is None:
+        raise _Refusal(
+            "Your research plant is empty; take a tile at a moon before placing a sandtimer here",
+            RESEARCH_RULE,
+        )
+    destination = action.destination
+    if destination is not None and symbol != SHIP:
+        raise _Refusal("Only a sandtimer on your spaceship takes a destination", SPACESHIP)
+    if symbol == SHIP and destination is not None:
+        if destination == player.ship:
+            destination = None
+        elif destination not in state.neighbours(player.ship):
+            raise _Refusal(
+                f"{destination!r} is not one wormhole away from {player.ship}; "
+                f"you can fly to {', '.join(state.neighbours(player.ship))}",
+                SPACESHIP,
+            )
+    player = _set_timer(player, action.timer, Timer(symbol, True, destination))
+    return state.with_player(player), [A.TimerPlaced(player.name, action.timer, symbol, destination)]
+
+
+def _sand_ran_out(state: GameState, action: A.SandRanOut) -> tuple[GameState, list[Any]]:
+    player = _player(state, action.player)
+    timer = _timer(player, action.timer)
+    if timer.symbol is None or not timer.running:
+        raise _Refusal("This sandtimer is not running on a time symbol", GENERAL)
+    player = _set_timer(player, action.timer, replace(timer, running=False))
+    return state.with_player(player), [A.SandRanThrough(player.name, action.timer)]
+
+
+def _lift(state: GameState, action: A.LiftTimer) -> tuple[GameState, list[Any]]:
+    player = _player(state, action.player)
+    timer = _timer(player, action.timer)
+    if timer.symbol is None:
+        raise _Refusal("This sandtimer is not standing on a time symbol", GENERAL)
+    if timer.running:
+        raise _Refusal("The sand on this timer has not run through yet", GENERAL)
+    symbol = timer.symbol
+    player = _set_timer(player, action.timer, Timer())
+    state = state.with_player(player)
+    events: list[Any] = [A.TimerLifted(player.name, action.timer, symbol)]
+    choice = action.choice
+    if symbol == SHIP:
+        state = _ship_action(state, player.name, timer.destination, choice, events)
+    elif symbol == RESEARCH:
+        state = _research_action(state, player.name, choice, events)
+    else:
+        state = _building_action(state, player.name, symbol, choice, events)
+    return _maybe_end(state, events), events
+
+
+def _forfeit(state: GameState, player: str, symbol: str, events: list[Any]) -> GameState:
+    events.append(A.ActionForfeited(player, symbol))
+    return state
+
+
+def _ship_action(
+    state: GameState, name: str, destination: str | None, choice: Any, events: list[Any]
+) -> GameState:
+    player = _player(state, name)
+    if destination is not None:
+        player = replace(player, ship=destination)
+        state = state.with_player(player)
+        events.append(A.ShipArrived(name, destination))
+    here = player.ship
+    owner = state.owner_of(here)
+    if owner is not None and owner.name == name:
+        if choice is not None:
+            raise _Refusal("Nothing happens at your own planet", SPACESHIP)
+        return _forfeit(state, name, SHIP, events)
+    if owner is not None:
+        if choice is None:
+            return _forfeit(state, name, SHIP, events)
+        if not isinstance(choice, A.Deliver):
+            raise _Refusal("At another player's planet you can only fulfil orders", SPACESHIP)
+        return _deliver(state, name, owner.name, choice, events)
+    # at a moon
+    if state.variant == "intro":
+        if choice is not None:
+            raise _Refusal("In the introductory game there is nothing to do at a moon", SPACESHIP)
+        return _forfeit(state, name, SHIP, events)
+    pile = state.pile(here)
+    if choice is None:
+        if len(pile) > 1:
+            raise _Refusal(
+                "At a moon you must take the top tile into your research plant or put it under the pile; "
+                "you may only skip this when one or no tile is left there",
+                SPACESHIP,
+            )
+        return _forfeit(state, name, SHIP, events)
+    if not isinstance(choice, A.MoonTile):
+        raise _Refusal("At a moon you can only take the top tile or put it under its pile", SPACESHIP)
+    if not pile:
+        raise _Refusal("There is no building tile left at this moon", SPACESHIP)
+    top, rest = pile[0], pile[1:]
+    index = state.moons.index(here)
+    if choice.research:
+        if player.research is not None:
+            raise _Refusal("Your research plant is occupied; build its tile before taking another", SPACESHIP)
+        state = state.with_player(replace(player, research=top))
+        new_pile = rest
+        events.append(A.TileTaken(name, here, top.id))
+    else:
+        new_pile = rest + (top,)
+        events.append(A.TilePutUnder(name, here, top.id))
+    piles = tuple(new_pile if i == index else p for i, p in enumerate(state.piles))
+    return replace(state, piles=piles)
+
+
+def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, events: list[Any]) -> GameState:
+    if not isinstance(choice.orders, tuple):
+        raise _Refusal("the orders to fulfil must be given as a list", SPACESHIP)
+    for item in choice.orders:
+        if not isinstance(item, A.Delivery):
+            raise _Refusal(f"{item!r} is not an order to fulfil", SPACESHIP)
+        _check_color_value(item.color, item.value, SPACESHIP)
+        deliverer = _player(state, name)
+        owner = _player(state, owner_name)
+        candidates = [
+            (bid, i) for bid, i, o in owner.placed_orders() if (o.color, o.value) == (item.color, item.value)
+        ]
+        if not candidates:
+            raise _Refusal(
+                f"{owner_name} shows no {item.color} {item.value} order on the control center", SPACESHIP
+            )
+        if item.space is not None:
+            space = _spot_ref(item.space, SPACESHIP)
+            if space not in candidates:
+                raise _Refusal(
+                    f"{owner_name} has no {item.color} {item.value} order on {space[0]} spot {space[1]}",
+                    SPACESHIP,
+                )
+        else:
+            space = candidates[0]
+        beam_cubes = [
+            (b.id, i)
+            for b in deliverer.buildings
+            if b.type == "beam"
+            for i, c in enumerate(b.contents)
+            if c == Cube(item.color)
+        ]
+        if item.cubes is None:
+            cubes = beam_cubes[: item.value]
+            if len(cubes) < item.value:
+                raise _Refusal(
+                    f"You need {item.value} {item.color} goods in your beam stations to fulfil that order; "
+                    f"you have {len(beam_cubes)}",
+                    SPACESHIP,
+                )
+        else:
+            if not isinstance(item.cubes, tuple):
+                raise _Refusal("the cubes to deliver must be given as a list", SPACESHIP)
+            cubes = [_spot_ref(ref, SPACESHIP) for ref in item.cubes]
+            if len(set(cubes)) != len(cubes) or len(cubes) != item.value:
+                raise _Refusal(
+                    f"That order needs exactly {item.value} different {item.color} cubes", SPACESHIP
+                )
+            for ref in cubes:
+                if ref not in beam_cubes:
+                    raise _Refusal(
+                        f"You can only deliver {item.color} goods from your own beam stations; {ref[0]} spot {ref[1]} has none",
+                        SPACESHIP,
+                    )
+        for bid, i in cubes:
+            b = deliverer.building(bid)
+            assert b is not None
+            deliverer = deliverer.with_building(_put(b, i, None))
+        ob = owner.building(space[0])
+        assert ob is not None
+        owner = owner.with_building(_put(ob, space[1], None))
+        deliverer = replace(
+            deliverer, collected=deliverer.collected + (Collected(item.color, item.value, owner_name),)
+        )
+        supply = list(state.supply)
+        supply[COLORS.index(item.color)] += item.value
+        events.append(A.OrderFulfilled(name, owner_name, item.color, item.value, space))
+        index = [p.name for p in state.players].index(owner_name)
+        bonus = state.planet_bonus[index]
+        planet_bonus = state.planet_bonus
+        if bonus is not None:
+            deliverer = replace(deliverer, bonus=deliverer.bonus + (bonus,))
+            planet_bonus = tuple(None if i == index else v for i, v in enumerate(planet_bonus))
+            events.append(A.BonusTaken(name, owner_name, bonus))
+        state = replace(
+            state.with_player(deliverer).with_player(owner), supply=tuple(supply), planet_bonus=planet_bonus
+        )
+    return state
+
+
+def _research_action(state: GameState, name: str, choice: Any, events: list[Any]) -> GameState:
+    player = _player(state, name)
+    if choice is None:
+        return _forfeit(state, name, RESEARCH, events)
+    if isinstance(choice, A.Upgrade):
+        raise _Refusal("Only a stage II building can be upgraded, not the research plant", UPGRADING)
+    if not isinstance(choice, A.Build):
+        raise _Refusal(
+            "The research plant builds its waiting tile onto a free stage I building", RESEARCH_RULE
+        )
+    tile = player.research
+    if tile is None:
+        raise _Refusal("Your research plant is empty", RESEARCH_RULE)
+    target = player.building(choice.building) if isinstance(choice.building, str) else None
+    if target is None:
+        raise _Refusal(f"There is no building {choice.building!r} on your control center", RESEARCH_RULE)
+    if target.stage != 1:
+        raise _Refusal("You can never build over a stage II or stage III building", RESEARCH_RULE)
+    if not target.is_unoccupied():
+        raise _Refusal(
+            f"Building {target.id} is occupied by goods or orders; only free stage I buildings can be built over",
+            RESEARCH_RULE,
+        )
+    if any(t.symbol == target.id for t in player.timers):
+        raise _Refusal(
+            f"A sandtimer stands on building {target.id}; a tile cannot be built under it", RESEARCH_RULE
+        )
+    built = Building(target.id, tile.stage2, 2, tile, (None,) * len(tile.stage2.spots))
+    player = replace(player.with_building(built), research=None)
+    events.append(A.BuildingBuilt(name, target.id, tile.id))
+    return state.with_player(player)
+
+
+def _building_action(state: GameState, name: str, bid: str, choice: Any, events: list[Any]) -> GameState:
+    player = _player(state, name)
+    building = player.building(bid)
+    assert building is not None  # a timer only stands on an existing building
+    if choice is None:
+        return _forfeit(state, name, bid, events)
+    if isinstance(choice, A.Upgrade):
+        if building.stage != 2 or building.tile is None:
+            raise _Refusal("Only a stage II building can be upgraded to stage III", UPGRADING)
+        if not building.is_unoccupied():
+            raise _Refusal(
+                "Only an unoccupied stage II building (no goods, no orders) can be upgraded", UPGRADING
+            )
+        spec = building.tile.stage3
+        player = player.with_building(Building(bid, spec, 3, building.tile, (None,) * len(spec.spots)))
+        events.append(A.BuildingUpgraded(name, bid))
+        return state.with_player(player)
+    expected = {"production": A.Produce, "beam": A.Beam, "trading": A.Trade}[building.type]
+    if not isinstance(choice, expected):
+        rule = {"production": PRODUCTION, "beam": BEAM, "trading": TRADING}[building.type]
+        raise _Refusal(
+            f"Building {bid} is a {BUILDING_NAMES[building.type]}; its action is to "
+            + {"production": "produce goods", "beam": "beam goods", "trading": "place orders"}[building.type],
+            rule,
+        )
+    if isinstance(choice, A.Produce):
+        return _produce(state, player, building, choice, events)
+    if isinstance(choice, A.Beam):
+        return _beam(state, player, building, choice, events)
+    return _trade(state, player, building, choice, events)
+
+
+def _produce(
+    state: GameState, player: PlayerState, b: Building, choice: A.Produce, events: list[Any]
+) -> GameState:
+    free = b.free_spots()
+    if choice.spots is None:
+        spots = free
+    else:
+        if not isinstance(choice.spots, tuple):
+            raise _Refusal("the spots to produce on must be given as a list", PRODUCTION)
+        spots = list(choice.spots)
+        if len(set(spots)) != len(spots):
+            raise _Refusal("Each spot produces at most one cube", PRODUCTION)
+        for i in spots:
+            if i not in free:
+                raise _Refusal(f"Spot {i!r} of production plant {b.id} is not a free spot", PRODUCTION)
+    supply = list(state.supply)
+    made = []
+    for i in spots:
+        color = b.spec.spots[i]
+        assert color is not None
+        k = COLORS.index(color)
+        if supply[k] > 0:
+            supply[k] -= 1
+            b = _put(b, i, Cube(color))
+            made.append(color)
+    events.append(A.GoodsProduced(player.name, b.id, tuple(made)))
+    return replace(state.with_player(player.with_building(b)), supply=tuple(supply))
+
+
+def _beam(
+    state: GameState, player: PlayerState, station: Building, choice: A.Beam, events: list[Any]
+) -> GameState:
+    if not isinstance(choice.cubes, tuple):
+        raise _Refusal("the cubes to beam must be given as a list", BEAM)
+    free = station.free_spots()
+    if len(choice.cubes) > len(free):
+        raise _Refusal(f"Beam station {station.id} has only {len(free)} free spots", BEAM)
+    refs = [_spot_ref(ref, BEAM) for ref in choice.cubes]
+    if len(set(refs)) != len(refs):
+        raise _Refusal("Each cube can be beamed only once", BEAM)
+    colors = []
+    for slot, (bid, i) in zip(free, refs, strict=False):
+        source = player.building(bid)
+        if source is None or source.type != "production":
+            raise _Refusal(f"You can only beam goods from your production plants; {bid!r} is not one", BEAM)
+        if not 0 <= i < len(source.contents) or not isinstance(source.contents[i], Cube):
+            raise _Refusal(f"There is no goods cube on production plant {bid} spot {i}", BEAM)
+        cube = source.contents[i]
+        assert isinstance(cube, Cube)
+        player = player.with_building(_put(source, i, None))
+        station = _put(station, slot, cube)
+        colors.append(cube.color)
+    events.append(A.GoodsBeamed(player.name, station.id, tuple(colors)))
+    return state.with_player(player.with_building(station))
+
+
+def _trade(
+    state: GameState, player: PlayerState, center: Building, choice: A.Trade, events: list[Any]
+) -> GameState:
+    if not isinstance(choice.orders, tuple):
+        raise _Refusal("the orders to place must be given as a list", TRADING)
+    if len(choice.orders) > center.spec.capacity:
+        raise _Refusal(f"Trading center {center.id} places at most {center.spec.capacity} orders", TRADING)
+    player = _place_orders(player, choice.orders, TRADING)
+    events.append(A.OrdersPlaced(player.name, choice.orders))
+    return state.with_player(player)
+
+
+def _park(state: GameState, action: A.ParkTimer) -> tuple[GameState, list[Any]]:
+    player = _player(state, action.player)
+    timer = _timer(player, action.timer)
+    if timer.symbol is None:
+        return state, [A.TimerParked(player.name, action.timer)]
+    state, events = _lift(state, A.LiftTimer(action.player, action.timer, None))
+    events.append(A.TimerParked(player.name, action.timer))
+    return state, events
+
+
+def _together(state: GameState, action: A.LiftTogether) -> tuple[GameState, list[Any]]:
+    owner = _player(state, action.owner)
+    if not isinstance(action.lifts, tuple) or not action.lifts:
+        raise _Refusal(
+            "List the sandtimers lifted together, in the order the planet's owner decides", SPACESHIP
+        )
+    events: list[Any] = []
+    for lift in action.lifts:
+        if not isinstance(lift, A.LiftTimer):
+            raise _Refusal(f"{lift!r} is not a lifted sandtimer", SPACESHIP)
+        player = _player(state, lift.player)
+        timer = _timer(player, lift.timer)
+        target = timer.destination or player.ship
+        if timer.symbol != SHIP or target != owner.planet or player.name == owner.name:
+            raise _Refusal(
+                f"Only spaceships of other players arriving at {owner.name}'s planet wait for its owner's decision",
+                SPACESHIP,
+            )
+        state, more = _lift(state, lift)
+        events.extend(more)
+    return state, events
+
+
+def _clock_expired(state: GameState, action: A.MasterClockExpired) -> tuple[GameState, list[Any]]:
+    if state.phase == PHASE_SETUP:
+        raise _Refusal("The master clock has not started yet", PLAYING)
+    if state.phase != PHASE_RUNNING:
+        raise _Refusal("The master clock has already run out", END)
+    events: list[Any] = [A.ClockRanOut()]
+    return _maybe_end(replace(state, phase=PHASE_ENDING), events), events
+
+
+_HANDLERS: dict[type, Any] = {
+    A.PlaceStartingOrders: _starting_orders,
+    A.StartGame: _start,
+    A.PlaceTimer: _place_timer,
+    A.SandRanOut: _sand_ran_out,
+    A.LiftTimer: _lift,
+    A.ParkTimer: _park,
+    A.LiftTogether: _together,
+    A.MasterClockExpired: _clock_expired,
+}
+
+
+# --- public API -------------------------------------------------------------------------
+
+
+def apply(state: GameState, action: Any) -> Accepted[GameState] | Rejected:
+    """Apply one action: the new state and its events, or a rejection naming the rule broken."""
+    handler = _HANDLERS.get(type(action))
+    if handler is None:
+        return Rejected(f"{type(action).__name__} is not an action of Time 'n' Space", PLAYING)
+    try:
+        new_state, events = handler(state, action)
+    except _Refusal as refusal:
+        return Rejected(refusal.reason, refusal.rule)
+    return Accepted(new_state, tuple(events))
+
+
+def is_legal(state: GameState, action: Any) -> bool:
+    """True when :func:`apply` would accept ``action``."""
+    return apply(state, action).ok
+
+
+def replay(state: GameState, actions: Iterable[Any]) -> GameState:
+    """Fold accepted actions over a setup; a rejected one means the log is broken."""
+    for n, action in enumerate(actions, start=1):
+        result = apply(state, action)
+        if isinstance(result, Rejected):
+            raise InvalidRecordError(f"action {n} ({type(action).__name__}) is not legal: {result}")
+        state = result.state
+    return state
+
+
+def is_over(state: GameState) -> bool:
+    """The master clock ran out and every sandtimer has been lifted ("End of the Game")."""
+    return state.phase == PHASE_OVER
+
+
+def scoring_record(state: GameState) -> dict[str, Any]:
+    """The score sheet of a state, in the format of ``companion score time-n-space``."""
+    return {
+        "players": {
+            p.name: {
+                "collected": [{"color": c.color, "value": c.value, "from": c.source} for c in p.collected],
+                "bonus": list(p.bonus),
+                "above": [{"color": o.color, "value": o.value} for o in p.above],
+            }
+            for p in state.players
+        }
+    }
+
+
+def final_scores(state: GameState) -> dict[str, Any]:
+    """Final scoring of a state through the same :func:`score_record` the command line uses."""
+    return score_record(scoring_record(state))
