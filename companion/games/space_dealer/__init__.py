@@ -3,8 +3,21 @@
 Public entry points:
 
 * :func:`score_record` scores a JSON score sheet (``companion score space-dealer FILE``).
+* :func:`setup` and :func:`apply` run the pure rules engine (``engine`` module); the
+  actions are in ``actions``, the state in ``state``, the card data in ``cards.toml``
+  (:func:`load_card_data` loads a corrected copy).
+* :func:`final_score` scores an engine state with the same function as the command.
 """
 
+from companion.games.space_dealer.cards import CardData, CardDataError, load_card_data
+from companion.games.space_dealer.engine import (
+    SetupError,
+    Start,
+    apply,
+    final_score,
+    is_legal,
+    setup,
+)
 from companion.games.space_dealer.scoring import (
     FinalScore,
     PlayerScore,
@@ -13,4 +26,19 @@ from companion.games.space_dealer.scoring import (
     score_record,
 )
 
-__all__ = ["FinalScore", "PlayerScore", "SatisfiedOrder", "score_orders", "score_record"]
+__all__ = [
+    "CardData",
+    "CardDataError",
+    "FinalScore",
+    "PlayerScore",
+    "SatisfiedOrder",
+    "SetupError",
+    "Start",
+    "apply",
+    "final_score",
+    "is_legal",
+    "load_card_data",
+    "score_orders",
+    "score_record",
+    "setup",
+]

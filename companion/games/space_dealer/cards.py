@@ -1,0 +1,327 @@
+"""Space Dealer component data: card types, counts per player count, orders.
+
+The numbers live in ``cards.toml`` beside this module; every number the rulebook does
+not print is marked there as an assumption to check against the box. A user can load
+a corrected copy with :func:`load_card_data`.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.errors import InvalidRecordError
+
+DEFAULT_PATH = Path(__file__).with_name("cards.toml")
+
+KINDS = (
+    "plant",
+    "mine",
+    "converter",
+    "storage",
+    "city",
+    "techcenter",
+    "factory",
+    "station",
+    "sabotage",
+    "rocket",
+    "transport",
+)
+
+
+class CardDataError(InvalidRecordError):
+    """The card data file is missing, not TOML, or breaks its documented format."""
+
+
+@dataclass(frozen=True)
+class OrderSpec:
+    """An order: the goods wanted and the points printed beside it."""
+
+    goods: tuple[tuple[str, int], ...]
+    """Goods colour and count, sorted by colour."""
+    points: tuple[int, ...]
+    """(deliverer, owner) on a planet card; (deliverer,) on a neutral order card."""
+
+    def goods_dict(self) -> dict[str, int]:
+        return dict(self.goods)
+
+
+@dataclass(frozen=True)
+class CardType:
+    """What every copy of one technology card does."""
+
+    name: str
+    level: int
+    """Technology level printed on the back (1, 2 or 3)."""
+    kind: str
+    """One of :data:`KINDS`."""
+    connections: int = 0
+    """Power connections (0, 1 or 2); unused for power plants."""
+    timer: bool = False
+    """True when the card has a timer space."""
+    produces: int = 0
+    """Goods per timer run (mines)."""
+    colour: str = ""
+    """``card`` (printed colour), ``any`` (player's choice) or empty."""
+    exchanges: int = 0
+    """Goods exchanged per timer run (converters)."""
+    capacity: int | None = None
+    """Goods the card can store (None = no limit)."""
+    planning_bonus: int = 0
+    extra_timers: int = 0
+    on: str = ""
+    """For Solar Satellite and Fusion Reactor: the power plant it is built on."""
+    experienced: bool = False
+    """True for the cards of the rules for experienced players (rulebook 5.1)."""
+    orders: tuple[OrderSpec, ...] = ()
+
+    @property
+    def layout(self) -> str:
+        """Where the card lies: ``plant`` (planet row), ``upright`` (action and order row) or ``across`` (action row)."""
+        if self.kind == "plant":
+            return "plant"
+        return "across" if self.connections == 2 else "upright"
+
+    @property
+    def has_order(self) -> bool:
+        return self.layout == "upright" and bool(self.orders)
+
+
+@dataclass(frozen=True)
+class CardData:
+    """Everything the engine needs to know about the components."""
+
+    colours: tuple[str, ...]
+    goods_per_colour: int
+    attack_markers: int
+    timers: int
+    markers_per_colour: int
+    markers_on_score_track: int
+    timers_per_player: int
+    planning_area: int
+    max_tech_level: int
+    cargo_limit: int
+    attack_markers_per_card: int
+    rocket_markers_per_target: int
+    game_minutes: int
+    x_range: tuple[int, int]
+    power: Mapping[str, tuple[int, int, int]]
+    """Power plant name -> (own, inner, outer) energised units."""
+    types: Mapping[str, CardType]
+    counts: Mapping[str, int]
+    """Copies of each type in one box."""
+    coloured_types: tuple[str, ...]
+    three_player_removals: Mapping[str, int]
+    five_player_removals: Mapping[str, int]
+    three_player_experienced: Mapping[str, int]
+    sets: Mapping[int, tuple[tuple[str, ...], tuple[str, ...]]]
+    """Player count -> (basic sets, experienced sets), each set "3", "4" or "3-5"."""
+    neutral_orders: tuple[OrderSpec, ...]
+
+    @property
+    def placeable_markers(self) -> int:
+        return self.markers_per_colour - self.markers_on_score_track
+
+
+def load_card_data(path: str | Path | None = None) -> CardData:
+    """Load card data from ``path`` (default: the shipped ``cards.toml``).
+
+    Raises :class:`CardDataError` with one sentence when the file cannot be read or
+    breaks the format.
+    """
+    where = Path(path) if path is not None else DEFAULT_PATH
+    try:
+        text = where.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CardDataError(f"cannot read card data {where}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise CardDataError(f"card data {where} is not UTF-8 text") from exc
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CardDataError(f"card data {where} is not valid TOML: {exc}") from exc
+    try:
+        return _parse(raw)
+    except CardDataError as exc:
+        raise CardDataError(f"card data {where}: {exc}") from exc
+
+
+def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in table:
+        raise CardDataError(f"{where} is missing {key!r}")
+    value = table[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        raise CardDataError(f"{where}.{key} has the wrong type")
+    return value
+
+
+def _table(raw: Mapping[str, Any], key: str, where: str = "file") -> Mapping[str, Any]:
+    return _get(raw, key, dict, where)
+
+
+def _count_map(table: Mapping[str, Any], where: str, types: Mapping[str, CardType]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for name, value in table.items():
+        if name in ("source", "assumption"):
+            continue
+        if name not in types:
+            raise CardDataError(f"{where} names unknown card type {name!r}")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise CardDataError(f"{where}.{name} must be a whole number of cards")
+        out[name] = value
+    return out
+
+
+def _order(raw: Any, where: str, colours: tuple[str, ...], arity: int) -> OrderSpec:
+    if not isinstance(raw, dict):
+        raise CardDataError(f"{where} must be a table with goods and points")
+    goods = _get(raw, "goods", dict, where)
+    for colour, n in goods.items():
+        if colour not in colours:
+            raise CardDataError(f"{where} wants unknown goods colour {colour!r}")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise CardDataError(f"{where}.goods.{colour} must be a positive whole number")
+    points = raw.get("points")
+    if arity == 1 and isinstance(points, int) and not isinstance(points, bool):
+        points = [points]
+    if (
+        not isinstance(points, list)
+        or len(points) != arity
+        or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in points)
+    ):
+        raise CardDataError(f"{where}.points must be {arity} non-negative whole number(s)")
+    return OrderSpec(tuple(sorted(goods.items())), tuple(points))
+
+
+def _parse(raw: Mapping[str, Any]) -> CardData:
+    if raw.get("format") != 1:
+        raise CardDataError("format must be 1")
+    box = _table(raw, "box")
+    colours = tuple(_get(box, "goods_colours", list, "box"))
+    if not colours or not all(isinstance(c, str) for c in colours):
+        raise CardDataError("box.goods_colours must list colour names")
+    ints = {
+        k: _get(box, k, int, "box")
+        for k in (
+            "goods_per_colour",
+            "attack_markers",
+            "timers",
+            "markers_per_colour",
+            "markers_on_score_track",
+            "timers_per_player",
+            "planning_area",
+            "max_tech_level",
+            "cargo_limit",
+            "attack_markers_per_card",
+            "rocket_markers_per_target",
+            "game_minutes",
+        )
+    }
+    for k, v in ints.items():
+        if v < 0:
+            raise CardDataError(f"box.{k} must not be negative")
+    x_range = _get(box, "x_range", list, "box")
+    if len(x_range) != 2 or not all(isinstance(x, int) for x in x_range) or x_range[0] > -4 or x_range[1] < 5:
+        raise CardDataError("box.x_range must be [low, high] with low <= -4 and high >= 5")
+
+    power_raw = _table(raw, "power")
+    power: dict[str, tuple[int, int, int]] = {}
+    for name, spec in power_raw.items():
+        if name in ("source", "assumption"):
+            continue
+        if not isinstance(spec, dict):
+            raise CardDataError(f"power.{name} must be a table")
+        power[name] = (
+            _get(spec, "own", int, f"power.{name}"),
+            _get(spec, "inner", int, f"power.{name}"),
+            _get(spec, "outer", int, f"power.{name}"),
+        )
+
+    types: dict[str, CardType] = {}
+    for name, spec in _table(raw, "types").items():
+        where = f"types.{name}"
+        if not isinstance(spec, dict):
+            raise CardDataError(f"{where} must be a table")
+        kind = _get(spec, "kind", str, where)
+        if kind not in KINDS:
+            raise CardDataError(f"{where}.kind {kind!r} is not one of {', '.join(KINDS)}")
+        level = _get(spec, "level", int, where)
+        if level not in (1, 2, 3):
+            raise CardDataError(f"{where}.level must be 1, 2 or 3")
+        connections = spec.get("connections", 0)
+        if connections not in (0, 1, 2) or isinstance(connections, bool):
+            raise CardDataError(f"{where}.connections must be 0, 1 or 2")
+        if kind == "plant" and name not in power:
+            raise CardDataError(f"{where} is a power plant without an entry in [power]")
+        orders = tuple(_order(o, f"{where}.orders[{i}]", colours, 2) for i, o in enumerate(spec.get("orders", [])))
+        capacity = spec.get("capacity")
+        if capacity is not None and (not isinstance(capacity, int) or capacity < 0):
+            raise CardDataError(f"{where}.capacity must be a whole number")
+        types[name] = CardType(
+            name=name,
+            level=level,
+            kind=kind,
+            connections=connections,
+            timer=bool(spec.get("timer", False)),
+            produces=int(spec.get("produces", 0)),
+            colour=str(spec.get("colour", "")),
+            exchanges=int(spec.get("exchanges", 0)),
+            capacity=capacity,
+            planning_bonus=int(spec.get("planning_bonus", 0)),
+            extra_timers=int(spec.get("extra_timers", 0)),
+            on=str(spec.get("on", "")),
+            experienced=bool(spec.get("experienced", False)),
+            orders=orders,
+        )
+    for needed in ("Mine", "Generator", "Depot"):
+        if needed not in types:
+            raise CardDataError(f"types.{needed} is missing")
+    for t in types.values():
+        if t.on and t.on not in types:
+            raise CardDataError(f"types.{t.name}.on names unknown card {t.on!r}")
+        if t.layout == "upright" and not t.orders and t.kind != "plant":
+            raise CardDataError(f"types.{t.name} stands on the order row and needs at least one order")
+
+    counts = _count_map(_table(raw, "counts"), "counts", types)
+    coloured = tuple(_get(_table(raw, "coloured"), "types", list, "coloured"))
+    removals = _table(raw, "removals")
+    three = _count_map(_get(removals, "three_player", dict, "removals"), "removals.three_player", types)
+    five = _count_map(_get(removals, "five_player_extra", dict, "removals"), "removals.five_player_extra", types)
+    three_exp = _count_map(
+        _get(removals, "three_player_experienced", dict, "removals"), "removals.three_player_experienced", types
+    )
+    for name, n in three.items():
+        if n > counts.get(name, 0):
+            raise CardDataError(f"removals.three_player takes {n} {name} but a box has {counts.get(name, 0)}")
+    sets: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for key, spec in _table(raw, "sets").items():
+        if key in ("source", "assumption"):
+            continue
+        if not key.isdigit() or not isinstance(spec, dict):
+            raise CardDataError(f"sets.{key} must be a player count with basic and experienced sets")
+        basic = tuple(_get(spec, "basic", list, f"sets.{key}"))
+        exp = tuple(_get(spec, "experienced", list, f"sets.{key}"))
+        if not all(s in ("3", "4", "3-5") for s in basic + exp):
+            raise CardDataError(f"sets.{key} may only name the sets \"3\", \"4\" and \"3-5\"")
+        sets[int(key)] = (basic, exp)
+    neutral = tuple(
+        _order(o, f"neutral.orders[{i}]", colours, 1)
+        for i, o in enumerate(_get(_table(raw, "neutral"), "orders", list, "neutral"))
+    )
+    return CardData(
+        colours=colours,
+        x_range=(x_range[0], x_range[1]),
+        power=power,
+        types=types,
+        counts=counts,
+        coloured_types=coloured,
+        three_player_removals=three,
+        five_player_removals=five,
+        three_player_experienced=three_exp,
+        sets=sets,
+        neutral_orders=neutral,
+        **ints,
+    )
