@@ -257,5 +257,23 @@ def sim(table: str | None, players: int | None, timers: int | None, sand_seconds
         fleet.stop()
 
 
+@main.command()
+@click.option("--flips", type=click.IntRange(10, 100000), default=300, show_default=True,
+              help="Sequential flips measured for the latencies.")
+@click.option("--burst", type=click.IntRange(8, 100000), default=400, show_default=True,
+              help="Flips sent at once for the throughput figure.")
+@click.option("--embedded", type=click.Choice(["auto", "mosquitto", "amqtt"]), default="auto", show_default=True,
+              help="Which embedded broker to measure.")
+@click.option("--fsync/--no-fsync", default=True, show_default=True, help="fsync the game log on every event.")
+def bench(flips: int, burst: int, embedded: str, fsync: bool) -> None:
+    """Measure flip-to-verdict and flip-to-dashboard latency and flip throughput on this machine."""
+    from companion.bench import run_bench
+
+    try:
+        run_bench(flips=flips, burst=burst, embedded=embedded, fsync=fsync, echo=click.echo)
+    except (CompanionError, TimeoutError) as exc:
+        _fail(str(exc), 1)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

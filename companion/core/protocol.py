@@ -40,6 +40,10 @@ class ProtocolError(ValueError):
     """A topic or payload that does not follow the protocol; the message says why."""
 
 
+class MalformedPayloadError(ProtocolError):
+    """A payload that is not even JSON (or is too large to read)."""
+
+
 def is_valid_id(text):
     """True for a table or node id: 1-32 characters of a-z, 0-9, '_' or '-'."""
     if type(text) is not str or not 0 < len(text) <= MAX_ID_LEN:
@@ -305,12 +309,12 @@ def validate(channel, data):
 def decode(channel, payload):
     """Parse and validate raw payload bytes of ``channel``; return a :class:`Message`."""
     if len(payload) > MAX_PAYLOAD_BYTES:
-        raise ProtocolError("payload of %d bytes is larger than %d" % (len(payload), MAX_PAYLOAD_BYTES))
+        raise MalformedPayloadError("payload of %d bytes is larger than %d" % (len(payload), MAX_PAYLOAD_BYTES))
     try:
         text = payload.decode("utf-8") if isinstance(payload, (bytes, bytearray)) else payload
         data = json.loads(text)
     except (ValueError, UnicodeError):
-        raise ProtocolError("payload is not valid JSON")
+        raise MalformedPayloadError("payload is not valid JSON")
     return validate(channel, data)
 
 

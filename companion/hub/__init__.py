@@ -92,7 +92,7 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
 
     from companion.hub import api, stream
 
-    app.register_blueprint(api.bp)
+    api.init_app(app)
     app.register_blueprint(stream.bp)
 
     @app.get("/")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, current_app, jsonify, request
 
 from companion.games.base import Rejected
 from companion.hub.extensions import bridge_of, fleet_of, session_of
@@ -79,11 +79,16 @@ def identify(node: str) -> Any:
     return jsonify({"ok": True})
 
 
-@bp.errorhandler(404)
-def not_found(exc: Exception) -> Any:
-    return _error("no such API endpoint", 404)
+def init_app(app: Any) -> None:
+    """Register the API, and JSON error bodies for any /api/ path (unrouted ones included)."""
+    app.register_blueprint(bp)
 
+    def json_or_default(status: int, message: str) -> Any:
+        def handler(exc: Exception) -> Any:
+            if request.path.startswith("/api/"):
+                return _error(message, status)
+            return exc
+        return handler
 
-@bp.errorhandler(405)
-def wrong_method(exc: Exception) -> Any:
-    return _error("this endpoint does not accept that method", 405)
+    app.register_error_handler(404, json_or_default(404, "no such API endpoint"))
+    app.register_error_handler(405, json_or_default(405, "this endpoint does not accept that method"))

@@ -31,14 +31,14 @@ class Ticker:
             except Exception:
                 log.exception("ticker failed")
                 until_next = None
-            self.session.changed.clear()
+            self.session.clock_changed.clear()
             real_wait = MAX_WAIT_S if until_next is None else min(MAX_WAIT_S, until_next / clock.scale)
-            self.session.changed.wait(max(0.001, real_wait))
+            self.session.clock_changed.wait(max(0.001, real_wait))
             if self._stop.is_set():
                 break
 
     def stop(self) -> None:
         self._stop.set()
-        self.session.changed.set()
+        self.session.clock_changed.set()
         if self._thread.is_alive():
             self._thread.join(5)

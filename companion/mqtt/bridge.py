@@ -95,7 +95,7 @@ class HubBridge:
         try:
             msg = protocol.decode(parsed.kind, payload)
         except protocol.ProtocolError as exc:
-            category = "malformed" if "JSON" in str(exc) or "larger" in str(exc) else "schema"
+            category = "malformed" if isinstance(exc, protocol.MalformedPayloadError) else "schema"
             self.session.reject_message(category, str(exc), topic=topic)
             return
         if parsed.kind == "status":

@@ -154,7 +154,7 @@ class MosquittoBroker:
             wait_for_port(self.address.host, self.port)
         except BrokerError:
             self.stop()
-            raise BrokerError(f"mosquitto failed to start on {self.host}:{self.port}: {self.log_text()[-300:]}")
+            raise BrokerError(f"mosquitto failed to start on {self.host}:{self.port}: {self.log_text()[-300:]}") from None
         log.info("mosquitto %s listening on %s:%s", self._proc.pid, self.host, self.port)
         return self
 
@@ -193,6 +193,12 @@ class MosquittoBroker:
         self.close()
 
 
+def _log_broker_exception(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    """amqtt occasionally trips over its own connection bookkeeping; log it in one line."""
+    exc = context.get("exception")
+    log.warning("embedded broker: %s%s", context.get("message", "error"), f" ({exc!r})" if exc else "")
+
+
 class AmqttBroker:
     """amqtt running on its own asyncio loop in a background thread."""
 
@@ -226,6 +232,7 @@ class AmqttBroker:
 
         def run() -> None:
             loop = asyncio.new_event_loop()
+            loop.set_exception_handler(_log_broker_exception)
             self._loop = loop
             asyncio.set_event_loop(loop)
             try:

@@ -41,6 +41,8 @@ class SimNode:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.on_command: Any = None
+        """Optional callable(topic) run after each message from the hub is applied (tests, benchmarks)."""
 
     # paho callbacks
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -60,6 +62,8 @@ class SimNode:
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         with self._lock:
             self._publish(self.core.on_message(msg.topic, msg.payload))
+        if self.on_command is not None:
+            self.on_command(msg.topic)
 
     def _publish(self, messages: Iterable[tuple[str, bytes, bool]]) -> None:
         for topic, payload, retain in messages:

@@ -100,8 +100,8 @@ class TableSession:
         for event in self.log.events()[-30:]:
             self.recent.append(self._recent_entry(event))
         self._listeners: list[Listener] = []
-        self.changed = threading.Event()
-        """Set on every change; the ticker waits on it to recompute its next deadline."""
+        self.clock_changed = threading.Event()
+        """Set when the master clock changes (or on shutdown); the ticker waits on it."""
 
     # --- observation ---------------------------------------------------------------
     @property
@@ -123,7 +123,8 @@ class TableSession:
         self._notify(kind, {})
 
     def _notify(self, kind: str, data: dict[str, Any]) -> None:
-        self.changed.set()
+        if kind in ("clock", "shutdown"):
+            self.clock_changed.set()
         for listener in list(self._listeners):
             try:
                 listener(kind, data)
@@ -154,8 +155,9 @@ class TableSession:
         with self._lock:
             info = self.nodes.get(node)
             if info is None:
-                self.stats.reject("unknown_node", f"status of unknown node {node!r}", topic=None,
-                                  at_s=self.clock.now_s())
+                reason = f"status of node {node!r}, which is not paired with a seat at this table"
+                self.stats.reject("unknown_node", reason, topic=None, at_s=self.clock.now_s())
+                log.warning("rejected unknown_node message: %s", reason)
                 return
             info.online = online
             info.last_seen_s = self.clock.now_s()
@@ -178,7 +180,7 @@ class TableSession:
                 unknown = False
                 replies = self._node_message_locked(info, msg, now)
         if unknown:
-            log.warning("rejected message of unknown node %s", node)
+            log.warning("rejected unknown_node message: node %r is not paired with a seat at this table", node)
             self._notify("stats", {"category": "unknown_node"})
         else:
             self._notify(msg.kind, {"node": node})

@@ -1,0 +1,63 @@
+"""A small Server-Sent Events client (standard library only), used by the benchmark and the tests."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import queue
+import threading
+import time
+from typing import Any
+
+
+class SSEReader:
+    """Reads ``event: state`` frames from a hub's /api/stream into a queue of (arrival, data)."""
+
+    def __init__(self, host: str, port: int, path: str = "/api/stream") -> None:
+        self.frames: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+        self._conn = http.client.HTTPConnection(host, port, timeout=30)
+        self._conn.request("GET", path, headers={"Accept": "text/event-stream"})
+        self._response = self._conn.getresponse()
+        self.status = self._response.status
+        self.content_type = self._response.getheader("Content-Type", "")
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        event, data = None, []
+        try:
+            while True:
+                line = self._response.fp.readline()
+                if not line:
+                    return
+                text = line.decode().rstrip("\n")
+                if text.startswith("event: "):
+                    event = text[7:]
+                elif text.startswith("data: "):
+                    data.append(text[6:])
+                elif text == "":
+                    if event == "state" and data:
+                        self.frames.put((time.perf_counter(), json.loads("".join(data))))
+                    event, data = None, []
+        except (OSError, ValueError):
+            return
+
+    def wait_for(self, predicate, timeout_s: float = 5.0) -> tuple[float, dict[str, Any]]:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no matching state frame arrived")
+            try:
+                arrival, frame = self.frames.get(timeout=left)
+            except queue.Empty as exc:
+                raise TimeoutError("no matching state frame arrived") from exc
+            if predicate(frame):
+                return arrival, frame
+
+    def close(self) -> None:
+        try:
+            self._conn.sock.shutdown(2)  # type: ignore[union-attr]
+        except (OSError, AttributeError):
+            pass
+        self._conn.close()

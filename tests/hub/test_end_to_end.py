@@ -1,0 +1,134 @@
+"""The whole table for real: mosquitto, the hub over HTTP, 8 simulated nodes over MQTT."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from companion.core import protocol as p
+from companion.hub import HubConfig
+from companion.runtime import RunOptions, Table
+from companion.sse_client import SSEReader
+from tests.conftest import wait_until
+
+pytestmark = pytest.mark.broker
+
+
+def api(table: Table, path: str, method: str = "GET"):
+    req = urllib.request.Request(table.url.rstrip("/") + path, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=5) as res:
+            return res.status, json.loads(res.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def timer_of(state, node):
+    for player in state["players"]:
+        for timer in player["timers"]:
+            if timer["node"] == node:
+                return timer
+    raise KeyError(node)
+
+
+def start_table(mosquitto, table_id, **hub):
+    options = RunOptions(hub=HubConfig(table=table_id, **hub), broker_url=str(mosquitto.address),
+                         http_port=None, heartbeat_s=0.5)
+    table = Table(options).start()
+    wait_until(lambda: all(n["online"] for n in api(table, "/api/state")[1]["nodes"]),
+               message="all simulated nodes online")
+    return table
+
+
+@pytest.fixture
+def table(mosquitto, table_id):
+    table = start_table(mosquitto, table_id, time_scale=1.0)
+    yield table
+    table.stop()
+
+
+def test_flips_reach_the_api_and_the_live_stream_once(table, mosquitto, table_id):
+    status, state = api(table, "/api/state")
+    assert status == 200 and len(state["nodes"]) == 8
+    assert [p["name"] for p in state["players"]] == ["red", "yellow", "green", "blue"]
+    reader = SSEReader("127.0.0.1", table.server.server_port)
+    assert reader.status == 200 and reader.content_type.startswith("text/event-stream")
+    assert api(table, "/api/clock/start", "POST")[0] == 200
+
+    node = table.fleet.nodes["red-1"]
+    node.flip()
+    wait_until(lambda: node.core.last_verdict == "accepted", message="the node's verdict")
+    assert node.core.outbox == []
+    _, frame = reader.wait_for(lambda f: timer_of(f, "red-1")["flips"] == 1)
+    assert timer_of(frame, "red-1")["phase"] == "running"
+
+    # the broker delivers the same flip again (QoS 1 is at-least-once)
+    raw = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"dup-{table_id}")
+    raw.connect(mosquitto.address.host, mosquitto.address.port)
+    raw.loop_start()
+    payload = p.encode("event", "flip", boot=node.core.boot_id, seq=1, t_ms=0, upper_ms=60000, lower_ms=0)
+    raw.publish(p.node_topic(table_id, "red-1", "event"), payload, qos=1).wait_for_publish(5)
+    wait_until(lambda: api(table, "/api/stats")[1]["counts"].get("duplicate") == 1, message="duplicate counted")
+    state = api(table, "/api/state")[1]
+    assert timer_of(state, "red-1")["flips"] == 1
+    assert state["events"] == 2  # clock start + one flip
+    raw.loop_stop()
+    raw.disconnect()
+    reader.close()
+
+
+def test_a_node_killed_without_disconnect_shows_offline(table):
+    table.fleet.nodes["yellow-1"].kill()
+    wait_until(lambda: not timer_of(api(table, "/api/state")[1], "yellow-1")["online"],
+               message="last will marks yellow-1 offline")
+    state = api(table, "/api/state")[1]
+    assert timer_of(state, "yellow-2")["online"]
+
+
+def test_retained_table_state_reaches_a_late_subscriber(table, mosquitto, table_id):
+    api(table, "/api/clock/start", "POST")
+    got = []
+    late = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"late-{table_id}")
+    late.on_message = lambda c, u, m: got.append((m.retain, p.decode("state", m.payload)))
+    late.connect(mosquitto.address.host, mosquitto.address.port)
+    late.subscribe(p.table_state_topic(table_id), qos=1)
+    late.loop_start()
+    wait_until(lambda: got, message="retained table state")
+    retained, msg = got[0]
+    assert retained and msg.clock == "running" and msg.length_ms == 720_000
+    late.loop_stop()
+    late.disconnect()
+
+
+def test_at_high_time_scale_a_12_minute_game_ends_and_starts_are_refused(mosquitto, table_id):
+    table = start_table(mosquitto, table_id, time_scale=720.0)  # 12 game minutes in one real second
+    try:
+        node = table.fleet.nodes["blue-2"]
+        api(table, "/api/clock/start", "POST")
+        node.flip()
+        wait_until(lambda: node.core.last_verdict == "accepted", message="flip accepted while running")
+        wait_until(lambda: api(table, "/api/state")[1]["clock"]["phase"] == "expired", timeout_s=5,
+                   message="the master clock to run out")
+        wait_until(lambda: node.core.game_over, message="nodes learn the game is over")
+        node.flip()
+        wait_until(lambda: node.core.last_verdict == "rejected", message="the late flip's verdict")
+        assert "master clock has run out" in node.core.last_reason
+        state = api(table, "/api/state")[1]
+        assert state["refused_flips"] == 1
+        assert timer_of(state, "blue-2")["refused"].startswith("The master clock has run out")
+        assert state["clock"]["remaining_s"] == 0
+        status, body = api(table, "/api/clock/start", "POST")
+        assert status == 409 and "already expired" in body["error"]
+    finally:
+        table.stop()
+
+
+def test_dashboard_page_is_served(table):
+    with urllib.request.urlopen(table.url, timeout=5) as res:
+        html = res.read().decode()
+    assert "dashboard.js" in html and 'data-simulated="true"' in html
+    assert api(table, "/api/nope")[0] == 404
