@@ -1,0 +1,125 @@
+"""Property tests: whatever is played, no Time Splicers card is ever in two places and no call raises."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.games.base import Accepted, Rejected
+from companion.games.time_splicers import (
+    EnterPortal,
+    GameState,
+    Move,
+    PlaceCard,
+    PlaceTimeFreeze,
+    RedrawHand,
+    UseQuantumTunnel,
+    UseTimeJump,
+    all_card_ids,
+    apply,
+    load_deck,
+    new_game,
+)
+
+CONFIG = load_deck()
+ALL_CARDS = Counter(c.id for c in CONFIG.cards())
+NAMES = ["Ann", "Bob", "Cy", "Dee"]
+NUMBERS = {c.id: c.number for c in CONFIG.cards() if c.number is not None}
+
+
+def action_for(state: GameState, code: int) -> object:
+    """Decode one drawn number into an action a player might try now: mostly plausible, some nonsense."""
+    on_table = [c for t in state.timelines for c in t.cards]
+    targets = on_table + ["red-1", "blue-13", "time-portal", "nonsense"]
+    me = state.current_player
+    hand = list(state.player(me).hand) + ["green-66"]
+    who = [*NAMES, "Zed"][code % 5] if code % 7 == 0 else me  # now and then another (or no) player
+    code //= 7
+    kind, code = code % 9, code // 9
+    target = targets[code % len(targets)]
+    card = hand[code % len(hand)]
+    colours = [None, *CONFIG.colours, "purple"]
+    if kind == 0:
+        return Move(who, target)
+    if kind == 1:
+        return EnterPortal(who)
+    if kind in (2, 3):
+        return PlaceCard(who, card)
+    if kind == 4:
+        sequence = None if code % 3 else (code // 3) % 16 - 1
+        return PlaceCard(who, card, sequence, colours[(code // 48) % len(colours)])
+    if kind == 5:
+        return UseQuantumTunnel(who, target)
+    if kind == 6:
+        return UseTimeJump(who, target, bool(code % 2))
+    if kind == 7:
+        return RedrawHand(who)
+    return PlaceTimeFreeze(who)
+
+
+def check_invariants(state: GameState, n_players: int) -> None:
+    # every card exactly once: deck + discard + hands + Timelines + freezes + removed (+ portal)
+    assert Counter(all_card_ids(state)) == ALL_CARDS
+    colours = [t.colour for t in state.timelines]
+    assert len(colours) == len(set(colours))
+    for t in state.timelines:
+        assert t.cards, "no empty Timeline stays on the table"
+        assert all(c.startswith(t.colour + "-") for c in t.cards)
+        numbers = [NUMBERS[c] for c in t.cards]
+        assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+        assert all(f.startswith("time-freeze") for f, _ in t.freezes)
+    assert sum(p.crystals for p in state.players) + state.crystal_supply == CONFIG.time_crystals
+    assert sum(p.time_jump_tokens for p in state.players) + state.token_supply == CONFIG.time_jump_tokens
+    placed = Counter(owner for t in state.timelines for _, owner in t.freezes)
+    on_table = {c for t in state.timelines for c in t.cards} | {"time-portal", state.start_card}
+    for p in state.players:
+        assert p.freeze_markers + placed[p.name] == CONFIG.starting_time_freeze_markers
+        if p.eliminated:
+            assert p.position is None and not p.hand
+        else:
+            assert p.position in on_table
+            assert len(p.hand) <= CONFIG.hand_maximum
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n_players=st.integers(2, 4),
+    seed=st.integers(0, 10**6),
+    codes=st.lists(st.integers(0, 2**20), min_size=1, max_size=120),
+)
+def test_no_card_is_ever_in_two_places_and_nothing_raises(n_players, seed, codes):
+    state = new_game(NAMES[:n_players], seed=seed)
+    check_invariants(state, n_players)
+    for code in codes:
+        if state.is_over:
+            assert isinstance(apply(state, Move(state.current_player, "red-1")), Rejected)
+            break
+        result = apply(state, action_for(state, code))
+        assert isinstance(result, (Accepted, Rejected))
+        if isinstance(result, Accepted):
+            state = result.state
+        else:
+            assert result.reason and result.rule
+        check_invariants(state, n_players)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_a_game_of_only_plausible_placements_keeps_every_card(seed):
+    """Long games: the current player places a hand card if any placement is legal, else moves on."""
+    state = new_game(NAMES[:3], seed=seed)
+    for _ in range(150):
+        if state.is_over:
+            break
+        me = state.current_player
+        tried = [PlaceCard(me, c) for c in sorted(state.player(me).hand)]
+        tried += [Move(me, c) for t in state.timelines for c in t.cards]
+        tried.append(EnterPortal(me))
+        for action in tried:
+            result = apply(state, action)
+            if isinstance(result, Accepted):
+                state = result.state
+                break
+        check_invariants(state, 3)
