@@ -534,3 +534,25 @@ def test_an_empty_deck_is_reshuffled_from_the_discard_pile():
     assert len(state.player("Ann").hand) == 4
     assert "DeckReshuffled" in kinds(events) and state.shuffles == 1
     assert Counter(all_card_ids(state)) == Counter(ALL_CARDS)
+
+
+# --------------------------------------------------------------------------- purity
+
+
+def test_the_engine_imports_no_clock_randomness_or_io_libraries():
+    import ast
+    from pathlib import Path
+
+    package = Path(ts.__file__).parent
+    for module in ("engine.py", "deck.py", "record.py"):
+        tree = ast.parse((package / module).read_text(encoding="utf-8"))
+        names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert not names & {"random", "time", "datetime", "flask", "paho", "gpiozero", "socket"}, module
+
+
+def test_is_legal_matches_apply():
+    state = table(**_with(hands={"Ann": ["red-6"]}))
+    assert ts.is_legal(state, PlaceCard("Ann", "red-6"))
+    assert not ts.is_legal(state, PlaceCard("Bob", "red-6"))
+    assert not ts.is_legal(state, Move("Ann", "blue-9"))

@@ -26,6 +26,7 @@ from .engine import (
     UseTimeJump,
     all_card_ids,
     apply,
+    is_legal,
     new_game,
 )
 from .record import referee_record
@@ -48,6 +49,7 @@ __all__ = [
     "UseTimeJump",
     "all_card_ids",
     "apply",
+    "is_legal",
     "load_deck",
     "new_game",
     "parse_deck",

@@ -228,32 +228,42 @@ Action = Move | EnterPortal | PlaceCard | UseQuantumTunnel | UseTimeJump | Redra
 
 @dataclass(frozen=True)
 class MeepleMoved:
+    """A meeple changed place (Moving; Special Cards; collapses move meeples too)."""
+
     player: str
     origin: str | None
     destination: str
     how: str
-    """``adjacent``, ``portal-exit``, ``placed``, ``quantum-tunnel``, ``time-jump`` or ``relocated``."""
+    """``adjacent``, ``portal``, ``portal-exit``, ``placed``, ``quantum-tunnel``, ``time-jump`` or ``relocated``."""
 
 
 @dataclass(frozen=True)
 class EnteredPortal:
+    """A player stepped into the Time Portal (Moving b); their next main action leaves it."""
+
     player: str
 
 
 @dataclass(frozen=True)
 class CardsDrawn:
+    """Cards went from the deck to a hand (may be fewer than asked when every pile is empty)."""
+
     player: str
     cards: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class DeckReshuffled:
+    """The empty deck was replaced by the shuffled discard pile (Hand Maximum, Note)."""
+
     cards: int
     """How many discarded cards became the new draw pile."""
 
 
 @dataclass(frozen=True)
 class CardPlaced:
+    """A numbered card was placed and its player stepped onto it (Moving c; Placing Cards)."""
+
     player: str
     card: str
     colour: str
@@ -265,6 +275,8 @@ class CardPlaced:
 
 @dataclass(frozen=True)
 class FixedPointReached:
+    """A third or fourth card of one Era is on the table (Fixed Point in Time)."""
+
     player: str
     era: int
     count: int
@@ -274,24 +286,32 @@ class FixedPointReached:
 
 @dataclass(frozen=True)
 class TimeJumpTokenSpent:
+    """A Time Jump token went back to the supply."""
+
     player: str
     purpose: str
 
 
 @dataclass(frozen=True)
 class SpecialCardPlayed:
+    """A Quantum Tunnel or Time Jump card was played and discarded (Special Cards)."""
+
     player: str
     card: str
 
 
 @dataclass(frozen=True)
 class HandDiscarded:
+    """A whole hand went to the discard pile (Hand Maximum; Time Jump token)."""
+
     player: str
     cards: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class HandLimitExceeded:
+    """A draw took a hand above the maximum (Hand Maximum)."""
+
     player: str
     size: int
     paid_with_token: bool
@@ -299,11 +319,15 @@ class HandLimitExceeded:
 
 @dataclass(frozen=True)
 class PlayerEliminated:
+    """A player over the hand limit had no token to pay (Hand Maximum)."""
+
     player: str
 
 
 @dataclass(frozen=True)
 class TimeFreezePlaced:
+    """A Time Freeze card and marker were put at the end of a Timeline (Time Freeze)."""
+
     player: str
     card: str
     colour: str
@@ -311,6 +335,8 @@ class TimeFreezePlaced:
 
 @dataclass(frozen=True)
 class TimeFreezeReturned:
+    """A player came back to a Timeline they froze and took their marker back (Time Freeze)."""
+
     player: str
     cards: tuple[str, ...]
     colour: str
@@ -320,6 +346,8 @@ class TimeFreezeReturned:
 
 @dataclass(frozen=True)
 class TimelineCollapsed:
+    """A Timeline, or three cards of it, was discarded (Finding Time Crystals)."""
+
     player: str
     kind: str
     """``empty``, ``partial`` or ``complete``."""
@@ -330,12 +358,16 @@ class TimelineCollapsed:
 
 @dataclass(frozen=True)
 class TimelineFlipped:
+    """No Timeline was left, so the top card of the deck started one (Partial/Complete Collapse)."""
+
     card: str
     """Top card of the deck turned up to start a Timeline when none was left."""
 
 
 @dataclass(frozen=True)
 class StartCardLeft:
+    """The last meeple left a Quantum Tunnel or Time Jump starting card (Special Cards)."""
+
     card: str
     removed: bool
     """True when the card leaves the game (Quantum Tunnel), False when discarded (Time Jump)."""
@@ -343,6 +375,8 @@ class StartCardLeft:
 
 @dataclass(frozen=True)
 class CrystalsFound:
+    """Time Crystals went from the supply to a player (Finding Time Crystals)."""
+
     player: str
     count: int
     total: int
@@ -350,12 +384,16 @@ class CrystalsFound:
 
 @dataclass(frozen=True)
 class TurnEnded:
+    """A main action ended the turn, after the Hand Minimum refill (How to Play)."""
+
     player: str
     next_player: str | None
 
 
 @dataclass(frozen=True)
 class GameWon:
+    """The game is over (Game End)."""
+
     player: str
     reason: str
 
@@ -1180,6 +1218,11 @@ def apply(state: GameState, action: Action) -> Accepted[GameState] | Rejected:
     except _GameOver:
         pass
     return Accepted(table.freeze(), tuple(table.events))
+
+
+def is_legal(state: GameState, action: Action) -> bool:
+    """True when :func:`apply` would accept ``action``."""
+    return isinstance(apply(state, action), Accepted)
 
 
 def all_card_ids(state: GameState) -> list[str]:
