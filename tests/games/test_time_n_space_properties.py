@@ -8,6 +8,7 @@ actions from the setup gives an equal state, and the final scoring accepts the r
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from typing import Any
@@ -38,6 +39,8 @@ from companion.games.time_n_space import (
     StartGame,
     Trade,
     Upgrade,
+    action_from_json,
+    action_to_json,
     apply,
     final_scores,
     replay,
@@ -223,6 +226,7 @@ def test_random_play_keeps_every_invariant_and_replays_exactly(start: GameState,
     steps = rng.randint(50, 500)
     for _ in range(steps):
         action = draw_action(rng, state)
+        assert action_from_json(json.loads(json.dumps(action_to_json(action)))) == action
         result = apply(state, action)  # must never raise
         if isinstance(result, Rejected):
             assert result.reason and result.rule

@@ -4,6 +4,7 @@
 engine is pure: build a state with :func:`setup_intro` or :func:`setup_full`, then feed
 actions to :func:`apply`, which returns ``Accepted(state, events)`` or
 ``Rejected(reason, rule)``. :func:`final_scores` scores a state with ``score_record``.
+``referee_record`` replays a JSON game record (``companion referee time-n-space FILE``).
 """
 
 from companion.games.time_n_space.actions import (
@@ -25,6 +26,7 @@ from companion.games.time_n_space.actions import (
     Trade,
     Upgrade,
 )
+from companion.games.time_n_space.codec import action_from_json, action_to_json, referee_record
 from companion.games.time_n_space.components import ComponentDataError, Components, load_components
 from companion.games.time_n_space.engine import (
     SetupError,
@@ -65,11 +67,14 @@ __all__ = [
     "StartGame",
     "Trade",
     "Upgrade",
+    "action_from_json",
+    "action_to_json",
     "apply",
     "final_scores",
     "is_legal",
     "is_over",
     "load_components",
+    "referee_record",
     "replay",
     "score_record",
     "scoring_record",

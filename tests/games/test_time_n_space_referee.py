@@ -1,0 +1,180 @@
+"""Game records of Time 'n' Space: JSON actions, ``referee_record`` and ``companion referee``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.errors import InvalidRecordError
+from companion.games.time_n_space import (
+    Beam,
+    Build,
+    Deliver,
+    Delivery,
+    LiftTimer,
+    LiftTogether,
+    MasterClockExpired,
+    MoonTile,
+    OrderPlacement,
+    ParkTimer,
+    PlaceStartingOrders,
+    PlaceTimer,
+    Produce,
+    SandRanOut,
+    StartGame,
+    Trade,
+    Upgrade,
+    action_from_json,
+    action_to_json,
+    referee_record,
+)
+from companion.games.time_n_space.state import Collected
+
+DATA = Path(__file__).parent / "data" / "time_n_space"
+REPO = Path(__file__).resolve().parents[2]
+
+ACTIONS = [
+    StartGame(),
+    MasterClockExpired(),
+    PlaceStartingOrders("red", (OrderPlacement("gray", 1, "b1", 0), OrderPlacement("blue", 3, "b5", 0))),
+    PlaceTimer("red", 0, "ship", "moon-1"),
+    PlaceTimer("red", 1, "b6"),
+    PlaceTimer("red", 1, None),
+    SandRanOut("red", 1),
+    ParkTimer("green", 0),
+    LiftTimer("red", 0),
+    LiftTimer("red", 0, Deliver((Delivery("gray", 2), Delivery("blue", 1, ("b3", 0), (("b7", 0),))))),
+    LiftTimer("red", 0, MoonTile(True)),
+    LiftTimer("red", 0, MoonTile(False)),
+    LiftTimer("red", 1, Produce()),
+    LiftTimer("red", 1, Produce((0, 2))),
+    LiftTimer("red", 1, Beam((("b6", 0), ("b1", 0)))),
+    LiftTimer("red", 1, Trade((OrderPlacement("brown", 2, "b7", 1),))),
+    LiftTimer("red", 1, Build("b4")),
+    LiftTimer("red", 1, Upgrade()),
+    LiftTogether("green", (LiftTimer("red", 0, Deliver(())), LiftTimer("orange", 1))),
+]
+
+
+@pytest.mark.parametrize("action", ACTIONS, ids=[type(a).__name__ for a in ACTIONS])
+def test_actions_round_trip_through_json(action: Any) -> None:
+    text = json.dumps(action_to_json(action))
+    assert action_from_json(json.loads(text)) == action
+
+
+def test_the_recorded_intro_game_is_refereed() -> None:
+    record = json.loads((DATA / "intro_game.json").read_text(encoding="utf-8"))
+    result = referee_record(record)
+    assert result["over"] is True and result["phase"] == "over"
+    assert result["accepted"] == len(record["actions"]) - 1
+    assert result["rejected"] == [
+        {
+            "index": 16,
+            "action": record["actions"][15],
+            "reason": "The master clock has run out: no one may place another sandtimer",
+            "rule": "End of the Game",
+        }
+    ]
+    red = result["scores"]["players"]["red"]
+    # Red fulfilled Orange's gray 1, but still has gray counters above: the gray row is void.
+    assert red["rows"]["gray"]["void"] is True and red["total"] == 0
+    assert result["scores"]["winners"] == ["red", "green", "orange"]
+
+
+def test_referee_state_matches_the_engine() -> None:
+    from companion.games.time_n_space import replay, setup_intro
+
+    record = json.loads((DATA / "intro_game.json").read_text(encoding="utf-8"))
+    actions = [action_from_json(a) for a in record["actions"][:15]]
+    state = replay(setup_intro(record["players"]), actions)
+    red = state.player("red")
+    assert red is not None and red.collected == (Collected("gray", 1, "orange"),)
+    assert red.ship == "planet-3"
+    green = state.player("green")
+    assert green is not None and len(green.placed_orders()) == 4
+
+
+BAD = [
+    ([], "must be a JSON object"),
+    ({"variant": "intro", "players": ["a", "b", "c"]}, "missing the field 'actions'"),
+    ({"variant": "quick", "players": ["a", "b", "c"], "actions": []}, "variant must be"),
+    ({"variant": "full", "players": ["a", "b", "c"], "actions": []}, "missing the field 'seed'"),
+    ({"variant": "intro", "players": ["a", "b", "c"], "seed": 1, "actions": []}, "leave 'seed' out"),
+    ({"variant": "intro", "players": ["a", "b"], "actions": []}, "3 or 4 players"),
+    ({"variant": "intro", "players": ["a", "b", "c"], "actions": [], "moves": []}, "unknown field 'moves'"),
+    (
+        {"variant": "intro", "players": ["a", "b", "c"], "actions": [{"action": "fly"}]},
+        "unknown action 'fly'",
+    ),
+    ({"variant": "intro", "players": ["a", "b", "c"], "actions": [3]}, "action 1 must be an object"),
+    (
+        {
+            "variant": "intro",
+            "players": ["a", "b", "c"],
+            "actions": [{"action": "place_timer", "player": "a"}],
+        },
+        "missing the field 'timer'",
+    ),
+    (
+        {
+            "variant": "intro",
+            "players": ["a", "b", "c"],
+            "actions": [{"action": "sand_ran_out", "player": "a", "timer": "0"}],
+        },
+        "must be a whole number",
+    ),
+    (
+        {
+            "variant": "intro",
+            "players": ["a", "b", "c"],
+            "actions": [{"action": "lift_timer", "player": "a", "timer": 0, "choice": {"teleport": 1}}],
+        },
+        "unknown kind 'teleport'",
+    ),
+    (
+        {
+            "variant": "intro",
+            "players": ["a", "b", "c"],
+            "actions": [{"action": "lift_timer", "player": "a", "timer": 0, "choice": {"moon": "keep"}}],
+        },
+        "'moon' must be",
+    ),
+]
+
+
+@pytest.mark.parametrize(("record", "message"), BAD)
+def test_malformed_records_raise_one_sentence(record: Any, message: str) -> None:
+    with pytest.raises(InvalidRecordError) as info:
+        referee_record(record)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def run_cli(arg: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "companion", "referee", "time-n-space", arg],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
+
+
+def test_cli_referees_a_record_file() -> None:
+    proc = run_cli(str(DATA / "intro_game.json"))
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads((DATA / "intro_game.json").read_text(encoding="utf-8"))
+    assert json.loads(proc.stdout) == referee_record(record)
+
+
+def test_cli_referee_bad_record_exits_2() -> None:
+    proc = run_cli("-", json.dumps({"variant": "intro", "players": ["a"], "actions": []}))
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
