@@ -217,6 +217,7 @@ ILLEGAL = [
     ("other timeline, other era", _with(), Move("Ann", "blue-9"), "not the same Era", ts.R_ADJACENT),
     ("not on the table", _with(), Move("Ann", "green-2"), "not a card in a Timeline", ts.R_MOVING),
     ("stay put", _with(), Move("Ann", "red-5"), "already on red-5", ts.R_ADJACENT),
+    ("walk into the portal", _with(), Move("Ann", "time-portal"), "use the portal action", ts.R_PORTAL),
     ("portal twice", _with(positions={"Ann": "time-portal", "Bob": "red-3"}), EnterPortal("Ann"),
      "already in the Time Portal", ts.R_PORTAL),
     ("card not in hand", _with(), PlaceCard("Ann", "red-6"), "red-6 is not in your hand", ts.R_PLACE),

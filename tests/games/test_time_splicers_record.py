@@ -12,7 +12,7 @@ import pytest
 
 from companion.errors import InvalidRecordError
 from companion.games import load_game
-from companion.games.time_splicers import referee_record
+from companion.games.time_splicers import new_game, referee_record
 
 DATA = Path(__file__).parent / "data" / "time_splicers"
 DOC = Path(__file__).resolve().parents[2] / "docs" / "games" / "time-splicers.md"
@@ -109,7 +109,11 @@ def test_elimination_through_a_record():
 def test_seeded_records_replay_identically():
     record = {"players": ["Ann", "Bob"], "seed": 42, "actions": [{"player": "Ann", "action": "portal"}]}
     assert referee_record(record) == referee_record(json.loads(json.dumps(record)))
-    assert referee_record(record)["results"][0]["ok"] is True
+    out = referee_record(record)
+    assert out["results"][0]["ok"] is True
+    dealt = new_game(["Ann", "Bob"], seed=42)
+    assert out["setup"] == {"start": dealt.players[0].position,
+                            "hands": {p.name: list(p.hand) for p in dealt.players}}
 
 
 def test_a_deck_file_override_is_used(tmp_path):

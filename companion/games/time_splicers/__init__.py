@@ -29,7 +29,7 @@ from .engine import (
     is_legal,
     new_game,
 )
-from .record import referee_record
+from .record import event_to_dict, referee_record, summary
 
 __all__ = [
     "Card",
@@ -49,9 +49,11 @@ __all__ = [
     "UseTimeJump",
     "all_card_ids",
     "apply",
+    "event_to_dict",
     "is_legal",
     "load_deck",
     "new_game",
     "parse_deck",
     "referee_record",
+    "summary",
 ]

@@ -939,6 +939,8 @@ def _player(table: _Table, name: str) -> _P:
 
 def _check_table_card(table: _Table, card: str) -> _T:
     t = table.timeline_of(card)
+    if card == PORTAL_ID:
+        raise _Refusal("To step into the Time Portal use the portal action, which draws 2 cards", R_PORTAL)
     if t is None:
         raise _Refusal(f"{card} is not a card in a Timeline on the table", R_MOVING)
     return t

@@ -188,6 +188,10 @@ def referee_record(record: dict) -> dict:
     except DeckFileError as exc:
         raise _fail(str(exc)) from exc
     state = new_game(players, seed=seed, config=config, layout=layout)
+    setup = {
+        "start": layout.start if layout is not None else state.players[0].position,
+        "hands": {p.name: list(p.hand) for p in state.players},
+    }
     results: list[dict[str, Any]] = []
     for i, (raw, action) in enumerate(zip(actions, parsed, strict=True)):
         outcome = apply(state, action)
@@ -199,4 +203,4 @@ def referee_record(record: dict) -> dict:
             entry["reason"] = outcome.reason
             entry["rule"] = outcome.rule
         results.append(entry)
-    return {"results": results, **summary(state)}
+    return {"setup": setup, "results": results, **summary(state)}
