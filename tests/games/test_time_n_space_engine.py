@@ -32,6 +32,7 @@ from companion.games.time_n_space import (
     apply,
     final_scores,
     is_over,
+    legal_placements,
     replay,
     score_record,
     scoring_record,
@@ -847,3 +848,35 @@ def test_replay_folds_a_short_game() -> None:
     actions = [StartGame(), PlaceTimer("red", 0, "b6"), SandRanOut("red", 0), LiftTimer("red", 0, Produce())]
     state = replay(setup_intro(NAMES[:3]), actions)
     assert state.player("red").building("b6").contents == (Cube("gray"),) * 3  # type: ignore[union-attr]
+
+
+def test_legal_placements_list_what_a_one_tap_menu_may_offer() -> None:
+    state = intro()
+    options = legal_placements(state, "red", 0)
+    symbols = [(o.symbol, o.destination) for o in options]
+    assert symbols[:3] == [("ship", None), ("ship", "moon-1"), ("ship", "moon-3")]
+    assert [s for s, _ in symbols[3:]] == ["b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8"]  # no research tile
+    state = ok(state, PlaceTimer("red", 0, "b6"))
+    assert ("b6", None) not in [(o.symbol, o.destination) for o in legal_placements(state, "red", 1)]
+    assert legal_placements(state, "red", 0) == []  # still running
+    assert legal_placements(setup_intro(NAMES[:3]), "red", 0) == []  # before the clock starts
+    assert legal_placements(state, "nobody", 0) == []
+    assert all(apply(state, o).ok for o in legal_placements(state, "red", 1))
+
+
+@pytest.mark.parametrize("module", ["engine", "state", "actions", "scoring", "components", "codec"])
+def test_rules_modules_import_no_clock_randomness_or_io_frameworks(module: str) -> None:
+    """House style: rules never read a clock or global randomness and import no hub/hardware code."""
+    import ast
+    from pathlib import Path
+
+    import companion.games.time_n_space as package
+
+    source = (Path(package.__file__).parent / f"{module}.py").read_text(encoding="utf-8")
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module.split(".")[0])
+    assert not imported & {"time", "random", "datetime", "flask", "paho", "gpiozero", "socket", "threading"}

@@ -773,6 +773,21 @@ def is_legal(state: GameState, action: Any) -> bool:
     return apply(state, action).ok
 
 
+def legal_placements(state: GameState, player: str, timer: int) -> list[A.PlaceTimer]:
+    """Every :class:`PlaceTimer` the rules allow now for this sandtimer (for a one-tap menu).
+
+    The spaceship appears once to stay and once per wormhole from its location.
+    """
+    p = state.player(player)
+    if p is None:
+        return []
+    candidates = [A.PlaceTimer(player, timer, SHIP)]
+    candidates += [A.PlaceTimer(player, timer, SHIP, d) for d in state.neighbours(p.ship)]
+    candidates += [A.PlaceTimer(player, timer, b.id) for b in p.buildings]
+    candidates.append(A.PlaceTimer(player, timer, RESEARCH))
+    return [c for c in candidates if is_legal(state, c)]
+
+
 def replay(state: GameState, actions: Iterable[Any]) -> GameState:
     """Fold accepted actions over a setup; a rejected one means the log is broken."""
     for n, action in enumerate(actions, start=1):
