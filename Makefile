@@ -20,10 +20,16 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(VENV)/.installed $@
 
+# MicroPython (WebAssembly build, run by Node.js) for the node-core tests
+MPY_DIR := tests/micropython
+$(MPY_DIR)/node_modules/.installed: $(MPY_DIR)/package.json $(MPY_DIR)/package-lock.json
+	cd $(MPY_DIR) && npm ci --no-audit --no-fund --silent
+	touch $@
+
 run: $(VENV)/.installed
 	$(BIN)/companion run $(ARGS)
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test $(MPY_DIR)/node_modules/.installed
 	$(BIN)/python -m pytest $(ARGS)
 
 lint: $(VENV)/.installed-test

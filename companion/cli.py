@@ -165,13 +165,15 @@ def _wait_for_interrupt() -> None:
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Where game logs are kept.  [default: ~/.local/share/companion]")
 @click.option("--memory", is_flag=True, help="Keep the game log in memory only.")
+@click.option("--resume", default=None, metavar="LOG|latest",
+              help="Go on with a saved game (a log file, or 'latest' for the table's newest).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               help="TOML file with hub settings (see docs/running.md).")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 def run(table: str | None, players: int | None, timers: int | None, sand_seconds: float | None,
         time_scale: float | None, broker_url: str | None, clock_minutes: float | None, full: bool, no_sim: bool,
         embedded: str, mqtt_host: str, mqtt_port: int, http_host: str, http_port: int, data_dir: str | None,
-        memory: bool, config_file: str | None, verbose: int) -> None:
+        memory: bool, resume: str | None, config_file: str | None, verbose: int) -> None:
     """Start a table: broker, hub, dashboard and (by default) simulated sandtimers."""
     from companion.hub import HubConfig
     from companion.runtime import RunOptions, Table
@@ -188,20 +190,37 @@ def run(table: str | None, players: int | None, timers: int | None, sand_seconds
             settings["data_dir"] = Path(data_dir or settings.get("data_dir") or _default_data_dir())
         hub_config = HubConfig.from_mapping(settings)
         hub_config.setup()  # validate before starting anything
+        resume_path = None
+        if resume is not None:
+            from companion.table.log import latest_log, read_log
+
+            if resume == "latest":
+                if hub_config.data_dir is None:
+                    raise ConfigError("--resume latest needs a data directory, not --memory")
+                resume_path = latest_log(hub_config.data_dir, hub_config.table)
+            else:
+                resume_path = Path(resume)
+            read_log(resume_path)  # a broken log is reported before anything starts
         options = RunOptions(hub=hub_config, broker_url=broker_url, embedded=embedded, mqtt_host=mqtt_host,
-                             mqtt_port=mqtt_port, http_host=http_host, http_port=http_port, simulate=not no_sim)
+                             mqtt_port=mqtt_port, http_host=http_host, http_port=http_port, simulate=not no_sim,
+                             resume=resume_path)
         table_runtime = Table(options).start()
     except CompanionError as exc:
         _fail(str(exc))
     except TypeError as exc:
         _fail(f"a setting in the config has the wrong type ({exc})")
     broker = table_runtime.broker
+    session = table_runtime.app.extensions["companion.session"]
+    setup = session.setup
     where = f"embedded {broker.kind} at {broker.address}" if broker else f"broker {table_runtime.broker_address}"
-    click.echo(f"Table {hub_config.table!r}: {where}")
+    click.echo(f"Table {setup.table!r}: {where}")
     if not no_sim:
-        click.echo(f"Simulated sandtimers: {hub_config.players} players x {hub_config.timers} timers")
-    if hub_config.data_dir:
-        click.echo(f"Game log: {table_runtime.app.extensions['companion.session'].log.path}")
+        timers = len(setup.seats) // max(1, len(setup.players))
+        click.echo(f"Simulated sandtimers: {len(setup.players)} players x {timers} timers")
+    if resume_path is not None:
+        click.echo(f"Resumed {table_runtime.resumed_events} events from {resume_path} (master clock: {session.state.clock.phase})")
+    elif session.log.path:
+        click.echo(f"Game log: {session.log.path}")
     click.echo(f"Dashboard: {table_runtime.url}")
     click.echo("Press Ctrl+C to stop.")
     try:

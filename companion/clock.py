@@ -25,16 +25,20 @@ class Clock(Protocol):
 
 
 class ScaledClock:
-    """Real monotonic time multiplied by ``scale`` (1 = real time)."""
+    """Real monotonic time multiplied by ``scale`` (1 = real time), starting at ``start_s``.
 
-    def __init__(self, scale: float = 1.0) -> None:
+    A hub that resumes a saved game starts its clock where the log left off.
+    """
+
+    def __init__(self, scale: float = 1.0, *, start_s: float = 0.0) -> None:
         if not scale > 0:
             raise ValueError("time scale must be a positive number")
         self.scale = float(scale)
+        self._start = float(start_s)
         self._origin = time.monotonic()
 
     def now_s(self) -> float:
-        return (time.monotonic() - self._origin) * self.scale
+        return self._start + (time.monotonic() - self._origin) * self.scale
 
     def now_ms(self) -> int:
         """Game time in whole milliseconds, the unit nodes count in."""

@@ -18,6 +18,7 @@ from companion.clock import ScaledClock
 from companion.hub import HubConfig, create_app, start_services, stop_services
 from companion.mqtt.broker import BrokerAddress, free_port, port_is_free, start_embedded_broker
 from companion.node.sim import SimFleet
+from companion.table.log import EventLog, last_event_time
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,8 @@ class RunOptions:
     simulate: bool = True
     heartbeat_s: float = 5.0
     broker_persistence: Path | None = None
+    resume: Path | None = None
+    """A game log to go on with, instead of a new game."""
 
 
 class Table:
@@ -50,6 +53,8 @@ class Table:
         self.server: BaseWSGIServer | None = None
         self._server_thread: threading.Thread | None = None
         self.clock = ScaledClock(options.hub.time_scale)
+        self.log: EventLog | None = None
+        self.resumed_events = 0
 
     @property
     def broker_address(self) -> BrokerAddress:
@@ -73,11 +78,18 @@ class Table:
                 self.broker = start_embedded_broker(opts.mqtt_host, opts.mqtt_port, prefer=opts.embedded,
                                                     persistence_dir=opts.broker_persistence)
                 self._broker_address = self.broker.address
-            setup = opts.hub.setup()
+            if opts.resume is not None:
+                self.log = EventLog.open_existing(opts.resume, fsync=opts.hub.fsync)
+                self.resumed_events = len(self.log)
+                self.clock = ScaledClock(opts.hub.time_scale, start_s=last_event_time(self.log.events()) + 0.001)
+            setup = self.log.setup if self.log is not None else opts.hub.setup()
             if opts.simulate:
                 self.fleet = SimFleet(setup.table, [s.node for s in setup.seats], self._broker_address,
                                       self.clock, sand_s=setup.sand_s, heartbeat_s=opts.heartbeat_s)
-            self.app = create_app(opts.hub, clock=self.clock, broker=self._broker_address, fleet=self.fleet)
+            self.app = create_app(opts.hub, clock=self.clock, broker=self._broker_address, fleet=self.fleet,
+                                  log=self.log)
+            if self.log is not None:
+                self.app.extensions["companion.session"].pause_after_restart()
             start_services(self.app)
             if self.fleet is not None:
                 self.fleet.start()

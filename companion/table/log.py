@@ -72,6 +72,19 @@ class EventLog:
         return log
 
 
+def last_event_time(events: list[ev.Event]) -> float:
+    """Game time of the latest event (0 for none): a resumed clock starts there."""
+    return max((e.at_s for e in events), default=0.0)
+
+
+def latest_log(data_dir: Path, table: str) -> Path:
+    """The newest game log of ``table`` in ``data_dir``."""
+    logs = sorted((data_dir / "tables").glob(f"{table}-*.jsonl"))
+    if not logs:
+        raise InvalidRecordError(f"no saved game of table {table!r} in {data_dir / 'tables'}")
+    return logs[-1]
+
+
 def read_log(path: Path) -> tuple[TableSetup, list[ev.Event]]:
     """Read a log file. A torn last line (a crash mid-write) is ignored; other damage is an error."""
     try:

@@ -257,6 +257,14 @@ class TableSession:
     def abort_clock(self) -> ev.Event | Rejected:
         return self._control(decide.decide_abort)
 
+    def pause_after_restart(self) -> ev.Event | None:
+        """A resumed game whose master clock was running is paused: the hub was away,
+        so the players decide when it goes on."""
+        if self.state.clock.phase != "running":
+            return None
+        result = self.pause_clock()
+        return None if isinstance(result, Rejected) else result
+
     def tick(self) -> float | None:
         """Apply what is due (the master clock running out); return game seconds to the next deadline."""
         with self._lock:

@@ -1,0 +1,175 @@
+"""Checks of the node core that run under both CPython (via pytest) and MicroPython (via node run.mjs).
+
+Plain functions with plain asserts, no pytest and nothing MicroPython lacks, so
+the very same checks prove that ``companion.core`` behaves the same on a
+microcontroller as on the hub.
+"""
+
+import json
+
+from companion.core import protocol
+from companion.core.node import NodeCore
+from companion.core.sand import Sandtimer
+
+
+class Ms:
+    def __init__(self):
+        self.t = 1000
+
+    def __call__(self):
+        return self.t
+
+
+def _events(messages):
+    return [json.loads(payload) for topic, payload, retain in messages if topic.endswith("/event")]
+
+
+def check_sand_full_run():
+    ms = Ms()
+    timer = Sandtimer(ms, 60000)
+    assert timer.flip() == (60000, 0)
+    ms.t += 59999
+    assert timer.upper_ms() == 1 and not timer.poll_emptied()
+    ms.t += 1
+    assert timer.poll_emptied() and not timer.poll_emptied()
+
+
+def check_sand_mid_run_flip():
+    ms = Ms()
+    timer = Sandtimer(ms, 60000)
+    timer.flip()
+    ms.t += 20000
+    assert timer.flip() == (20000, 40000)
+    ms.t += 20000
+    assert timer.is_empty()
+
+
+def check_sand_double_flip():
+    ms = Ms()
+    timer = Sandtimer(ms, 60000)
+    timer.flip()
+    ms.t += 10000
+    timer.flip()
+    timer.flip()
+    assert timer.upper_ms() == 50000
+
+
+def check_sand_pause():
+    ms = Ms()
+    timer = Sandtimer(ms, 60000)
+    timer.flip()
+    ms.t += 10000
+    timer.pause()
+    ms.t += 100000
+    assert timer.upper_ms() == 50000
+    timer.resume()
+    ms.t += 50000
+    assert timer.poll_emptied()
+
+
+def check_sand_fraction():
+    ms = Ms()
+    timer = Sandtimer(ms, 60000)
+    timer.flip()
+    ms.t += 15000
+    assert abs(timer.fraction_left() - 0.75) < 1e-9
+
+
+def check_protocol_round_trip():
+    raw = protocol.encode("event", "flip", boot="0a1b2c3d", seq=2, t_ms=5, upper_ms=7, lower_ms=3)
+    msg = protocol.decode("event", raw)
+    assert msg.kind == "flip" and msg.seq == 2 and msg.upper_ms == 7
+
+
+def check_protocol_rejects_bool_as_int():
+    bad = b'{"v": 1, "kind": "flip", "boot": "0a1b2c3d", "seq": true, "t_ms": 5, "upper_ms": 7, "lower_ms": 3}'
+    try:
+        protocol.decode("event", bad)
+    except protocol.ProtocolError as exc:
+        assert "seq" in str(exc)
+    else:
+        raise AssertionError("a boolean sequence number was accepted")
+
+
+def check_protocol_rejects_unknown_field_and_bad_json():
+    for payload in (b'{"v": 1, "kind": "online", "x": 1}', b"{nope", b"\xff"):
+        try:
+            protocol.decode("status", payload)
+        except protocol.ProtocolError:
+            continue
+        raise AssertionError("accepted %r" % (payload,))
+
+
+def check_protocol_topics():
+    assert protocol.node_topic("t1", "red-1", "cmd") == "companion/v1/t1/node/red-1/cmd"
+    parsed = protocol.parse_topic("companion/v1/t1/node/red-1/event")
+    assert parsed.kind == "event" and parsed.node == "red-1"
+    assert not protocol.is_valid_id("red+1")
+
+
+def check_node_buffers_offline_and_resends_in_order():
+    ms = Ms()
+    node = NodeCore("t1", "red-1", ms, "0a1b2c3d")
+    node.on_connect()
+    node.on_disconnect()
+    assert node.flip() == []
+    ms.t += 61000
+    node.poll()
+    node.flip()
+    kinds = [(e["kind"], e.get("seq")) for e in _events(node.on_connect())]
+    assert kinds == [("hello", None), ("flip", 1), ("empty", 2), ("flip", 3)], kinds
+
+
+def check_node_ack_clears_outbox_and_shows_verdict():
+    ms = Ms()
+    node = NodeCore("t1", "red-1", ms, "0a1b2c3d")
+    node.on_connect()
+    node.flip()
+    ack = protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="rejected", reason="no")
+    node.on_message(protocol.node_topic("t1", "red-1", "cmd"), ack)
+    assert node.outbox == [] and node.show() == "rejected" and node.last_reason == "no"
+
+
+def check_node_follows_table_state():
+    ms = Ms()
+    node = NodeCore("t1", "red-1", ms, "0a1b2c3d")
+    node.on_connect()
+    node.flip()
+    state = protocol.encode("state", "table", clock="paused", remaining_ms=1, length_ms=2, game="g", time_scale=1)
+    node.on_message(protocol.table_state_topic("t1"), state)
+    ms.t += 30000
+    assert node.sand.upper_ms() == 60000 and node.show() == "paused"
+
+
+def check_node_counts_bad_commands():
+    node = NodeCore("t1", "red-1", Ms(), "0a1b2c3d")
+    node.on_message(protocol.node_topic("t1", "red-1", "cmd"), b"[]")
+    node.on_message("nowhere", b"{}")
+    assert node.rejected_messages == 2
+
+
+def checks():
+    """(name, function) of every check, in a stable order."""
+    found = []
+    for name, value in sorted(globals().items()):
+        if name.startswith("check_") and callable(value):
+            found.append((name, value))
+    return found
+
+
+def main():
+    failed = 0
+    for name, check in checks():
+        try:
+            check()
+            print("PASS " + name)
+        except Exception as exc:  # report every failure, then fail the run
+            failed += 1
+            print("FAIL %s: %r" % (name, exc))
+    print("checks: %d passed, %d failed" % (len(checks()) - failed, failed))
+    if failed:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
