@@ -129,3 +129,12 @@ def test_check_mode_detects_a_stale_summary(tmp_path):
     stale = subprocess.run([sys.executable, str(SCRIPT), "--check", "--bom-dir", str(tmp_path)], capture_output=True, text=True)
     assert stale.returncode == 1
     assert "stale" in stale.stderr
+
+
+def test_hardware_readme_quotes_the_computed_costs():
+    readme = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    rows = bom_totals.table_sets(BOM_DIR)
+    for kind in KINDS:
+        mine = {int(r["nodes"]): r for r in rows if r["kind"] == kind}
+        line = f"| {kind} | {mine[8]['node_eur']} | {mine[8]['table_total_eur']} | {mine[10]['table_total_eur']} |"
+        assert line in readme, f"hardware/README.md cost row for {kind} is out of date: expected {line}"
