@@ -335,3 +335,12 @@ def test_cli_missing_file_exits_2(tmp_path: Path) -> None:
     proc = run_cli(str(tmp_path / "nope.json"))
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_guide_shows_the_exact_cli_output_of_its_example() -> None:
+    guide = (REPO / "docs" / "games" / "time-n-space.md").read_text(encoding="utf-8")
+    example = DATA / "docs_example.json"
+    assert example.read_text(encoding="utf-8") in guide
+    proc = run_cli(str(example))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout in guide
