@@ -880,3 +880,39 @@ def test_rules_modules_import_no_clock_randomness_or_io_frameworks(module: str) 
         elif isinstance(node, ast.ImportFrom) and node.module:
             imported.add(node.module.split(".")[0])
     assert not imported & {"time", "random", "datetime", "flask", "paho", "gpiozero", "socket", "threading"}
+
+
+def test_a_short_introductory_game_scored_end_to_end() -> None:
+    """Red places all its gray orders, beams gray goods and fulfils Orange's two gray orders."""
+    state = intro()
+    state = ok(
+        state,
+        PlaceTimer("red", 0, "b8"),
+        PlaceTimer("orange", 0, "b8"),
+        PlaceTimer("red", 1, "b7"),
+        SandRanOut("red", 0),
+        LiftTimer(
+            "red",
+            0,
+            Trade(tuple(OrderPlacement("gray", 1, b, 0) for b in ("b1", "b4", "b5"))),
+        ),
+        SandRanOut("orange", 0),
+        LiftTimer("orange", 0, Trade((OrderPlacement("gray", 1, "b2", 0),))),
+        SandRanOut("red", 1),
+        LiftTimer("red", 1, Beam((("b6", 0), ("b6", 1)))),
+        PlaceTimer("red", 0, "ship", "moon-3"),
+        SandRanOut("red", 0),
+        LiftTimer("red", 0),
+        PlaceTimer("red", 0, "ship", "planet-3"),
+        SandRanOut("red", 0),
+        LiftTimer("red", 0, Deliver((Delivery("gray", 1), Delivery("gray", 1)))),
+        MasterClockExpired(),
+    )
+    assert is_over(state)
+    scores = final_scores(state)
+    red = scores["players"]["red"]
+    assert red["rows"]["gray"] == {"value": 2, "players": 1, "bonus": 0, "points": 2, "void": False}
+    assert [c for c, row in red["rows"].items() if row["void"]] == ["yellow", "blue", "brown"]
+    assert (red["total"], red["counters"]) == (2, 2)
+    assert scores["ranking"][0] == "red" and scores["winners"] == ["red"]
+    assert sum(state.supply) + state.goods_on_board() == 48
