@@ -557,3 +557,42 @@ def test_is_legal_matches_apply():
     assert ts.is_legal(state, PlaceCard("Ann", "red-6"))
     assert not ts.is_legal(state, PlaceCard("Bob", "red-6"))
     assert not ts.is_legal(state, Move("Ann", "blue-9"))
+
+
+# --------------------------------------------------------------------------- turn timer and real-game records
+
+
+def test_a_timed_out_turn_passes_without_a_main_action_and_refills_the_hand():
+    state = table(**_with(positions={"Ann": "time-portal", "Bob": "red-3"}, hands={"Ann": ["red-6"]}))
+    state, events = accept(state, ts.ForfeitTurn("Ann"))
+    assert kinds(events) == ["TurnForfeited", "CardsDrawn", "TurnEnded"]
+    assert pos(state, "Ann") == "time-portal" and len(state.player("Ann").hand) == 4
+    assert state.current_player == "Bob"
+    wrong = apply(state, ts.ForfeitTurn("Ann"))
+    assert isinstance(wrong, Rejected) and "Bob's turn" in wrong.reason
+
+
+def test_a_layout_can_name_who_plays_first():
+    state = new_game(["Ann", "Bob"], layout=Layout(start="red-5", hands={"Ann": (), "Bob": ()}, first_player="Bob"))
+    assert state.current_player == "Bob"
+    with pytest.raises(SetupError, match="first_player 'Zed'"):
+        new_game(["Ann", "Bob"], layout=Layout(start="red-5", hands={"Ann": (), "Bob": ()}, first_player="Zed"))
+
+
+def _empty_deck_table(reshuffle_tops):
+    used = {"red-3", "red-5", "red-8", "blue-5", "blue-9"}
+    rest = [c for c in ALL_CARDS if c not in used and c != "time-portal"]
+    return new_game(["Ann", "Bob"], seed="t", layout=Layout(
+        start=None, hands={"Ann": (), "Bob": ()}, timelines=(("red-3", "red-5", "red-8"), ("blue-5", "blue-9")),
+        positions={"Ann": "red-5", "Bob": "red-3"}, discard=tuple(rest), reshuffle_tops=reshuffle_tops))
+
+
+def test_a_recorded_reshuffle_order_puts_those_cards_on_top():
+    state, events = accept(_empty_deck_table((("yellow-13", "green-2"),)), Move("Ann", "red-8"))
+    drawn = [c for e in events if isinstance(e, ts.CardsDrawn) for c in e.cards]
+    assert drawn[:2] == ["yellow-13", "green-2"] and len(drawn) == 4
+
+
+def test_a_recorded_reshuffle_order_naming_a_card_not_discarded_is_refused():
+    result = apply(_empty_deck_table((("red-3",),)), Move("Ann", "red-8"))
+    assert isinstance(result, Rejected) and "names red-3" in result.reason

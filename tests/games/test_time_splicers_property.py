@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from companion.games.base import Accepted, Rejected
 from companion.games.time_splicers import (
     EnterPortal,
+    ForfeitTurn,
     GameState,
     Move,
     PlaceCard,
@@ -37,7 +38,7 @@ def action_for(state: GameState, code: int) -> object:
     hand = list(state.player(me).hand) + ["green-66"]
     who = [*NAMES, "Zed"][code % 5] if code % 7 == 0 else me  # now and then another (or no) player
     code //= 7
-    kind, code = code % 9, code // 9
+    kind, code = code % 10, code // 10
     target = targets[code % len(targets)]
     card = hand[code % len(hand)]
     colours = [None, *CONFIG.colours, "purple"]
@@ -56,6 +57,8 @@ def action_for(state: GameState, code: int) -> object:
         return UseTimeJump(who, target, bool(code % 2))
     if kind == 7:
         return RedrawHand(who)
+    if kind == 8:
+        return ForfeitTurn(who)
     return PlaceTimeFreeze(who)
 
 
@@ -136,7 +139,7 @@ json_values = st.recursive(
 raw_actions = st.fixed_dictionaries(
     {"player": st.one_of(st.sampled_from(["Ann", "Bob", "Zed"]), json_scalars),
      "action": st.sampled_from(["move", "portal", "place", "quantum_tunnel", "time_jump", "redraw",
-                                "time_freeze", "fly"])},
+                                "time_freeze", "time_out", "fly"])},
     optional={"to": json_values, "card": json_values, "sequence": json_values, "relocate_to": json_values,
               "use": st.sampled_from(["card", "token", "x"])},
 )

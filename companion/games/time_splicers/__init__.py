@@ -5,7 +5,7 @@ Public surface:
 * :func:`new_game` and :func:`apply` (``apply(state, action) -> Accepted | Rejected``),
   with the state (:class:`GameState`) and actions (:class:`Move`, :class:`EnterPortal`,
   :class:`PlaceCard`, :class:`UseQuantumTunnel`, :class:`UseTimeJump`,
-  :class:`RedrawHand`, :class:`PlaceTimeFreeze`);
+  :class:`RedrawHand`, :class:`PlaceTimeFreeze`, :class:`ForfeitTurn`);
 * :func:`load_deck` for the component counts (``deck.json`` or a user's file);
 * :func:`referee_record` for ``companion referee time-splicers FILE``.
 """
@@ -13,6 +13,7 @@ Public surface:
 from .deck import Card, DeckConfig, DeckFileError, load_deck, parse_deck
 from .engine import (
     EnterPortal,
+    ForfeitTurn,
     GameState,
     Layout,
     Move,
@@ -36,6 +37,7 @@ __all__ = [
     "DeckConfig",
     "DeckFileError",
     "EnterPortal",
+    "ForfeitTurn",
     "GameState",
     "Layout",
     "Move",

@@ -136,6 +136,8 @@ class GameState:
     start_links: tuple[str, ...] = ()
     """Cards placed next to the special starting card (reachable from it in one move)."""
     shuffles: int = 0
+    reshuffle_tops: tuple[tuple[str, ...], ...] = ()
+    """Recorded top cards of each reshuffled deck (a real game's order); the rest stays seeded."""
     turn: int = 1
     winner: str | None = None
 
@@ -220,7 +222,18 @@ class PlaceTimeFreeze:
     player: str
 
 
-Action = Move | EnterPortal | PlaceCard | UseQuantumTunnel | UseTimeJump | RedrawHand | PlaceTimeFreeze
+@dataclass(frozen=True)
+class ForfeitTurn:
+    """The table's turn timer ran out: the turn ends without a main action.
+
+    Not a rulebook rule: the companion's optional time limit per turn (issue 7). The
+    meeple stays where it is (in the Time Portal too) and the Hand Minimum still applies.
+    """
+
+    player: str
+
+
+Action = ForfeitTurn | Move | EnterPortal | PlaceCard | UseQuantumTunnel | UseTimeJump | RedrawHand | PlaceTimeFreeze
 
 
 # --------------------------------------------------------------------------- events
@@ -383,6 +396,13 @@ class CrystalsFound:
 
 
 @dataclass(frozen=True)
+class TurnForfeited:
+    """The turn timer ran out before the player's main action (companion turn timer)."""
+
+    player: str
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     """A main action ended the turn, after the Hand Minimum refill (How to Play)."""
 
@@ -428,6 +448,10 @@ class Layout:
     """Timelines already on the table (to resume a game), each earliest card first."""
     positions: dict[str, str] = field(default_factory=dict)
     """Where each meeple stands; default the starting card, else the first card of the first Timeline."""
+    first_player: str | None = None
+    """Who acts first (default: the first player listed)."""
+    reshuffle_tops: tuple[tuple[str, ...], ...] = ()
+    """Top cards of each deck made by reshuffling the discard pile, as they were really drawn."""
 
 
 def new_game(
@@ -499,6 +523,7 @@ def new_game(
     timelines = _check_rows(rows, index)
     default = start if start is not None else timelines[0].cards[0]
     positions = {n: default for n in names}
+    first = 0
     if layout is not None:
         on_table = {c for t in timelines for c in t.cards} | {PORTAL_ID} | ({start} if start else set())
         for name, where in layout.positions.items():
@@ -507,6 +532,14 @@ def new_game(
             if where not in on_table:
                 raise SetupError(f"{name}'s meeple stands on {where!r}, which is not on the table")
             positions[name] = where
+        if layout.first_player is not None:
+            if layout.first_player not in names:
+                raise SetupError(f"layout first_player {layout.first_player!r} is not a player")
+            first = names.index(layout.first_player)
+        for n, top in enumerate(layout.reshuffle_tops, start=1):
+            for card in top:
+                if card not in index or card == PORTAL_ID:
+                    raise SetupError(f"reshuffle {n} names {card!r}, which is not a card of this deck")
         if start_card is not None and start_card not in positions.values():
             raise SetupError(f"nobody stands on the starting card {start_card}, so it would already be gone")
     return GameState(
@@ -522,7 +555,8 @@ def new_game(
             )
             for n in names
         ),
-        current=0,
+        current=first,
+        reshuffle_tops=() if layout is None else tuple(tuple(t) for t in layout.reshuffle_tops),
         timelines=timelines,
         deck=tuple(deck),
         discard=tuple(discard),
@@ -710,7 +744,18 @@ class _Table:
         if not self.discard:
             return
         self.shuffles += 1
-        self.deck = list(shuffled(self.discard, self.s.seed, self.shuffles))
+        order = list(shuffled(self.discard, self.s.seed, self.shuffles))
+        if self.shuffles <= len(self.s.reshuffle_tops):
+            top = list(self.s.reshuffle_tops[self.shuffles - 1])
+            missing = [c for c in top if c not in self.discard]
+            if missing or len(set(top)) != len(top):
+                raise _Refusal(
+                    f"The recorded order of reshuffle {self.shuffles} names {missing[0] if missing else 'a card twice'}, "
+                    "which is not in the discard pile being shuffled",
+                    R_HAND_MAX,
+                )
+            order = top + [c for c in order if c not in top]
+        self.deck = order
         self.discard = []
         self.events.append(DeckReshuffled(len(self.deck)))
 
@@ -1182,7 +1227,14 @@ def _time_freeze(table: _Table, p: _P, a: PlaceTimeFreeze) -> None:
     table.events.append(TimeFreezePlaced(p.name, card, here.colour))
 
 
+def _forfeit(table: _Table, p: _P, a: ForfeitTurn) -> None:
+    """The turn timer ran out: no main action this turn, then the usual end of turn."""
+    table.events.append(TurnForfeited(p.name))
+    table.end_turn(p)
+
+
 _HANDLERS: dict[type, Any] = {
+    ForfeitTurn: _forfeit,
     Move: _move,
     EnterPortal: _enter_portal,
     PlaceCard: _place,

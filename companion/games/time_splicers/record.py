@@ -25,6 +25,7 @@ from .deck import DeckFileError, load_deck
 from .engine import (
     Action,
     EnterPortal,
+    ForfeitTurn,
     GameState,
     Layout,
     Move,
@@ -38,7 +39,9 @@ from .engine import (
 )
 
 _RECORD_KEYS = {"players", "seed", "layout", "deck_file", "actions"}
-_LAYOUT_KEYS = {"start", "hands", "deck", "discard", "crystals", "tokens", "timelines", "positions"}
+_LAYOUT_KEYS = {
+    "start", "hands", "deck", "discard", "crystals", "tokens", "timelines", "positions", "first_player", "reshuffles",
+}
 _ACTION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     # action name: (required fields, optional fields), besides "player" and "action"
     "move": ({"to"}, set()),
@@ -48,6 +51,7 @@ _ACTION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     "time_jump": ({"to"}, {"use"}),
     "redraw": (set(), set()),
     "time_freeze": (set(), set()),
+    "time_out": (set(), set()),
 }
 
 
@@ -87,8 +91,16 @@ def _parse_layout(raw: Any) -> Layout:
         if not isinstance(value, dict):
             raise _fail(f"layout '{key}' must be an object of player name to a number")
         counts[key] = value
+    first = raw.get("first_player")
+    if first is not None and not isinstance(first, str):
+        raise _fail("layout 'first_player' must be a player name")
+    reshuffles = raw.get("reshuffles", [])
+    if not isinstance(reshuffles, list):
+        raise _fail("layout 'reshuffles' must be a list of lists of card names")
     return Layout(
         start=start,
+        first_player=first,
+        reshuffle_tops=tuple(_str_list(r, "each layout reshuffle") for r in reshuffles),
         timelines=tuple(_str_list(row, "each layout Timeline") for row in rows),
         positions=dict(positions),
         hands={name: _str_list(cards, f"layout hand of {name!r}") for name, cards in hands.items()},
@@ -137,6 +149,8 @@ def _parse_action(raw: Any, i: int) -> Action:
         return UseTimeJump(player, raw["to"], use == "token")
     if name == "redraw":
         return RedrawHand(player)
+    if name == "time_out":
+        return ForfeitTurn(player)
     return PlaceTimeFreeze(player)
 
 
