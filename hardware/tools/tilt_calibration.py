@@ -164,8 +164,15 @@ def _means(samples: list[dict]) -> dict[str, float]:
     return {a: statistics.fmean(s[a] for s in accel) for a in AXES}
 
 
-def magnitude(sample: dict) -> float:
-    return math.sqrt(sum(sample[a] ** 2 for a in AXES))
+def corrected(sample: dict, axis: str, offset_g: float, scale: float) -> dict[str, float]:
+    """The reading with the long axis corrected for offset and scale (the other axes as read)."""
+    values = {a: float(sample[a]) for a in AXES}
+    values[axis] = (values[axis] - offset_g) * scale
+    return values
+
+
+def magnitude(values: dict[str, float]) -> float:
+    return math.sqrt(sum(values[a] ** 2 for a in AXES))
 
 
 def accel_calibration(upright: list[dict], inverted: list[dict]) -> tuple[str, float, float, float]:
@@ -180,8 +187,11 @@ def accel_calibration(upright: list[dict], inverted: list[dict]) -> tuple[str, f
     if abs(span) < 0.5:
         raise CalibrationError("upright and inverted recordings barely differ: was the node really turned over?")
     offset = (up[axis] + down[axis]) / 2
-    noise = statistics.pstdev([magnitude(s) for s in upright + inverted if all(a in s for a in AXES)])
-    return axis, offset, 1 / span, max(MIN_STILL_G, 4 * noise)
+    scale = 1 / span
+    # how far the corrected total acceleration strays from 1 g while the node stands still
+    errors = [magnitude(corrected(s, axis, offset, scale)) - 1 for s in upright + inverted if all(a in s for a in AXES)]
+    noise = math.sqrt(statistics.fmean(e * e for e in errors))
+    return axis, offset, scale, max(MIN_STILL_G, 4 * noise)
 
 
 def recommend(flips: list[dict], upright: list[dict] | None = None, inverted: list[dict] | None = None) -> Settings:
@@ -197,7 +207,7 @@ def recommend(flips: list[dict], upright: list[dict] | None = None, inverted: li
 def orientation(sample: dict, settings: Settings) -> int | None:
     """+1 upright, -1 inverted, None when unclear (lying on its side, mid-turn)."""
     if settings.accel_axis and settings.accel_axis in sample:
-        value = (sample[settings.accel_axis] - settings.accel_offset_g) * settings.accel_scale
+        value = corrected(sample, settings.accel_axis, settings.accel_offset_g, settings.accel_scale)[settings.accel_axis]
         if value >= settings.accel_flip_g:
             return 1
         if value <= -settings.accel_flip_g:
@@ -222,7 +232,12 @@ def detect_flips(samples: list[dict], settings: Settings) -> list[int]:
     flips = []
     for s in samples:
         now = orientation(s, settings)
-        still = not settings.accel_axis or "ax" not in s or abs(magnitude(s) - 1) <= settings.accel_still_g
+        still = (
+            not settings.accel_axis
+            or "ax" not in s
+            or abs(magnitude(corrected(s, settings.accel_axis, settings.accel_offset_g, settings.accel_scale)) - 1)
+            <= settings.accel_still_g
+        )
         if now is None or not still:
             candidate = since = None
             continue
