@@ -596,3 +596,65 @@ def test_a_recorded_reshuffle_order_puts_those_cards_on_top():
 def test_a_recorded_reshuffle_order_naming_a_card_not_discarded_is_refused():
     result = apply(_empty_deck_table((("red-3",),)), Move("Ann", "red-8"))
     assert isinstance(result, Rejected) and "names red-3" in result.reason
+
+
+# --------------------------------------------------------------------------- interactions
+
+
+def test_splicing_away_from_a_timeline_you_were_alone_on_collapses_it():
+    state = table(timelines=[["red-3", "red-5", "red-8"], ["blue-1"]], positions={"Ann": "red-5", "Bob": "blue-1"},
+                  hands={"Ann": ["green-5"]})
+    state, events = accept(state, PlaceCard("Ann", "green-5"))
+    assert cards_of(state, "red") == [] and cards_of(state, "green") == ["green-5"]
+    assert state.player("Ann").crystals == 1
+
+
+def test_a_quantum_tunnel_away_can_empty_a_timeline():
+    state = table(timelines=[["red-3", "red-5"], ["blue-9"]], positions={"Ann": "red-5", "Bob": "blue-9"},
+                  hands={"Ann": ["quantum-tunnel-2"]})
+    state, events = accept(state, UseQuantumTunnel("Ann", "blue-9"))
+    assert cards_of(state, "red") == [] and state.current_player == "Ann"
+
+
+def test_relocation_onto_a_timeline_you_froze_returns_your_marker():
+    state = table(timelines=[["red-4", "red-6"], ["blue-1"]], positions={"Ann": "blue-1", "Bob": "red-4"},
+                  hands={"Ann": ["time-freeze-1", "quantum-tunnel-1"], "Bob": ["red-5"]})
+    state, _ = accept(state, PlaceTimeFreeze("Ann"))
+    state, events = accept(state, UseQuantumTunnel("Ann", "red-6"))
+    assert cards_of(state, "blue") == ["blue-1"] and "TimelineCollapsed" not in kinds(events)  # frozen
+    state, _ = accept(state, Move("Ann", "red-4"))
+    state, events = accept(state, PlaceCard("Bob", "red-5"))  # 4-5-6 empties red; blue is the only choice
+    assert pos(state, "Ann") == pos(state, "Bob") == "blue-1"
+    returned = [e for e in events if isinstance(e, ts.TimeFreezeReturned)]
+    assert returned == [ts.TimeFreezeReturned("Ann", ("time-freeze-1",), "blue", True)]
+    assert state.player("Ann").freeze_markers == 2 and state.timelines[0].freezes == ()
+
+
+def test_complete_collapse_needs_a_choice_between_several_timelines():
+    layout = {"timelines": [["red-1", "red-5", "red-9", "red-13"], ["blue-3"], ["green-2"]],
+              "positions": {"Ann": "red-9", "Bob": "green-2"}, "hands": {"Ann": ["red-11"]}}
+    refused = apply(table(**layout), PlaceCard("Ann", "red-11"))
+    assert isinstance(refused, Rejected) and "relocate_to must be one of blue, green" in refused.reason
+    assert refused.rule == ts.R_COMPLETE
+    state, _ = accept(table(**layout), PlaceCard("Ann", "red-11", relocate_to="green"))
+    assert pos(state, "Ann") == "green-2" and state.player("Ann").crystals == 2
+
+
+def test_no_token_for_a_fixed_point_once_the_supply_is_empty():
+    state = table(timelines=[["red-4"], ["blue-4"]], positions={"Ann": "blue-4", "Bob": "blue-4"},
+                  hands={"Ann": ["green-4"]}, players=("Ann", "Bob", "Cy", "Dee", "Eve", "Fay"))
+    assert state.token_supply == 0
+    state, events = accept(state, PlaceCard("Ann", "green-4"))
+    assert [e.token_gained for e in events if isinstance(e, ts.FixedPointReached)] == [False]
+    assert state.player("Ann").time_jump_tokens == 2
+
+
+def test_crystals_stop_when_the_supply_is_empty():
+    players = ("Ann", "Bob", "Cy", "Dee")
+    state = table(timelines=[["red-4", "red-6", "red-9"]], positions={"Ann": "red-4", "Bob": "red-9"},
+                  hands={"Ann": ["red-5"]}, players=players, crystals={"Ann": 1, "Bob": 6, "Cy": 6, "Dee": 6})
+    assert state.crystal_supply == 6
+    state = dataclasses.replace(state, crystal_supply=0)
+    state, events = accept(state, PlaceCard("Ann", "red-5"))
+    assert [e.count for e in events if isinstance(e, ts.CrystalsFound)] == [0]
+    assert state.player("Ann").crystals == 1
