@@ -84,6 +84,11 @@ def test_the_recorded_intro_game_is_refereed() -> None:
     # Red fulfilled Orange's gray 1, but still has gray counters above: the gray row is void.
     assert red["rows"]["gray"]["void"] is True and red["total"] == 0
     assert result["scores"]["winners"] == ["red", "green", "orange"]
+    table = result["state"]["players"]
+    assert table["red"]["ship"] == "planet-3"
+    assert table["red"]["collected"] == [{"color": "gray", "value": 1, "from": "orange"}]
+    assert table["orange"]["buildings"][2]["spots"] == [{"cube": "blue"}]
+    assert result["state"]["supply"]["blue"] == 12 - 2 - 1
 
 
 def test_referee_state_matches_the_engine() -> None:

@@ -26,7 +26,7 @@ from companion.games.time_n_space.actions import (
     Trade,
     Upgrade,
 )
-from companion.games.time_n_space.codec import action_from_json, action_to_json, referee_record
+from companion.games.time_n_space.codec import action_from_json, action_to_json, referee_record, state_to_json
 from companion.games.time_n_space.components import ComponentDataError, Components, load_components
 from companion.games.time_n_space.engine import (
     SetupError,
@@ -82,4 +82,5 @@ __all__ = [
     "scoring_record",
     "setup_full",
     "setup_intro",
+    "state_to_json",
 ]

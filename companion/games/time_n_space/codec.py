@@ -14,6 +14,8 @@ from companion.errors import InvalidRecordError
 from companion.games.base import Rejected
 from companion.games.time_n_space import actions as A
 from companion.games.time_n_space.engine import apply, final_scores, setup_full, setup_intro
+from companion.games.time_n_space.scoring import COLORS
+from companion.games.time_n_space.state import Cube, GameState, Order
 
 _NAMES: dict[type, str] = {
     A.PlaceStartingOrders: "place_starting_orders",
@@ -238,13 +240,57 @@ def action_from_json(value: Any, where: str = "the action") -> A.Action:
     return A.LiftTimer(player, timer, choice_from_json(value.get("choice"), where))
 
 
+def _content(content: Any) -> dict[str, Any] | None:
+    if isinstance(content, Cube):
+        return {"cube": content.color}
+    if isinstance(content, Order):
+        return {"order": {"color": content.color, "value": content.value}}
+    return None
+
+
+def state_to_json(state: GameState) -> dict[str, Any]:
+    """A JSON-ready picture of the table for screens and exports (not needed to replay a game)."""
+    return {
+        "variant": state.variant,
+        "phase": state.phase,
+        "supply": dict(zip(COLORS, state.supply, strict=True)),
+        "piles": {moon: len(pile) for moon, pile in zip(state.moons, state.piles, strict=True)},
+        "players": {
+            p.name: {
+                "planet": p.planet,
+                "ship": p.ship,
+                "planet_bonus": bonus,
+                "research": None if p.research is None else p.research.id,
+                "timers": [
+                    {"symbol": t.symbol, "running": t.running, "destination": t.destination} for t in p.timers
+                ],
+                "buildings": [
+                    {
+                        "id": b.id,
+                        "type": b.type,
+                        "stage": b.stage,
+                        "spots": [_content(c) for c in b.contents],
+                        "capacity": b.spec.capacity,
+                    }
+                    for b in p.buildings
+                ],
+                "above": [{"color": o.color, "value": o.value} for o in p.above],
+                "collected": [{"color": c.color, "value": c.value, "from": c.source} for c in p.collected],
+                "bonus": list(p.bonus),
+            }
+            for p, bonus in zip(state.players, state.planet_bonus, strict=True)
+        },
+    }
+
+
 def referee_record(record: Any) -> dict[str, Any]:
     """Replay a game record through the rules and report every rejected action.
 
     Input: ``{"variant": "intro" | "full", "players": [3 or 4 names], "seed": N (full game),
     "actions": [action objects]}``. Rejected actions are listed with their reason and rule
     and leave the game unchanged, as at a real table. Output: ``accepted`` (count),
-    ``rejected``, ``phase``, ``over`` and ``scores`` (the final scoring of the resulting state).
+    ``rejected``, ``phase``, ``over``, ``scores`` (the final scoring of the resulting state)
+    and ``state`` (the table as :func:`state_to_json` shows it).
     """
     if not isinstance(record, dict):
         raise InvalidRecordError("the game record must be a JSON object with variant, players and actions")
@@ -279,4 +325,5 @@ def referee_record(record: Any) -> dict[str, Any]:
         "phase": state.phase,
         "over": state.phase == "over",
         "scores": final_scores(state),
+        "state": state_to_json(state),
     }
