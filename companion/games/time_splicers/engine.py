@@ -796,10 +796,14 @@ class _Table:
         return gone
 
     # ---- meeples
-    def move_player(self, p: _P, dest: str, how: str, *, from_timeline: _T | None | str = "auto") -> None:
+    def move_player(self, p: _P, dest: str, how: str, *, from_timeline: _T | None = None) -> None:
+        """Move a meeple, then apply leaving (empty collapse, start card) and arriving (Time Freeze).
+
+        ``from_timeline`` names the Timeline a relocated meeple comes from when its card is
+        already discarded; otherwise it is found from the meeple's card.
+        """
         origin = p.position
-        old_t = self.timeline_of(origin) if from_timeline == "auto" else from_timeline
-        assert not isinstance(old_t, str)
+        old_t = from_timeline if from_timeline is not None else self.timeline_of(origin)
         p.position = dest
         self.events.append(MeepleMoved(p.name, origin, dest, how))
         new_t = self.timeline_of(dest)
