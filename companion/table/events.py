@@ -6,7 +6,7 @@ the hub's clock before an event is made, so the log counts time with one clock.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
 from companion.errors import InvalidRecordError
@@ -74,12 +74,34 @@ class ClockAborted:
     at_s: float
 
 
-Event = TimerFlipped | FlipRefused | TimerEmptied | ClockStarted | ClockPaused | ClockResumed | ClockExpired | ClockAborted
+@dataclass(frozen=True)
+class GameActed:
+    """The game's rules engine accepted this action (its JSON form, replayed on restart)."""
+
+    at_s: float
+    action: dict
+    player: str = ""
+    """Who acted, "" for time facts."""
+    note: str = ""
+    """What happened, in words."""
+
+
+@dataclass(frozen=True)
+class ActionRefused:
+    """A player's action was refused by the rules (shown in red, changes nothing)."""
+
+    at_s: float
+    player: str
+    reason: str
+
+
+Event = (TimerFlipped | FlipRefused | TimerEmptied | ClockStarted | ClockPaused | ClockResumed | ClockExpired
+         | ClockAborted | GameActed | ActionRefused)
 
 EVENT_TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (TimerFlipped, FlipRefused, TimerEmptied, ClockStarted, ClockPaused,
-                ClockResumed, ClockExpired, ClockAborted)
+                ClockResumed, ClockExpired, ClockAborted, GameActed, ActionRefused)
 }
 
 
@@ -97,6 +119,8 @@ def event_from_dict(data: Any) -> Event:
         raise InvalidRecordError(f"unknown event type {data.get('type')!r}")
     values = {}
     for f in fields(cls):
+        if f.name not in data and f.default is not MISSING:
+            continue
         if f.name not in data:
             raise InvalidRecordError(f"{cls.__name__} event lacks field {f.name!r}")
         value = data[f.name]
@@ -106,6 +130,8 @@ def event_from_dict(data: Any) -> Event:
             value = float(value)
         elif f.type == "str" and not isinstance(value, str):
             raise InvalidRecordError(f"{cls.__name__}.{f.name} must be text")
+        elif f.type == "dict" and not isinstance(value, dict):
+            raise InvalidRecordError(f"{cls.__name__}.{f.name} must be an object")
         values[f.name] = value
     extra = set(data) - {"type"} - set(values)
     if extra:

@@ -22,6 +22,7 @@ from companion.table import decide
 from companion.table import events as ev
 from companion.table.log import EventLog
 from companion.table.nodes import NodeInfo
+from companion.table.referee import Decision, TableReferee, referee_for
 from companion.table.state import TableSetup, TableState, apply_event, fold
 
 log = logging.getLogger(__name__)
@@ -82,18 +83,28 @@ def describe(event: ev.Event, setup: TableSetup) -> str:
             return "master clock ran out: the game is over"
         case ev.ClockAborted():
             return "game ended early"
+        case ev.GameActed(note=note, player=player, action=action):
+            return note or f"{player or 'game'}: {action.get('type', 'action')}"
+        case ev.ActionRefused(player=player, reason=reason):
+            return f"{player}: refused: {reason}"
     return type(event).__name__
 
 
 class TableSession:
     """One table being played: thread-safe, driven by node messages, API calls and a ticker."""
 
-    def __init__(self, setup: TableSetup, *, clock: Clock, log: EventLog | None = None) -> None:
+    def __init__(self, setup: TableSetup, *, clock: Clock, log: EventLog | None = None,
+                 referee: TableReferee | None = None) -> None:
         self.setup = setup
         self.clock = clock
         self.log = log if log is not None else EventLog(setup)
+        self.referee = referee if referee is not None else referee_for(setup)
         self._lock = threading.RLock()
-        self._state = fold(setup, self.log.events())
+        self._state = fold(setup, self.log.events(), self.referee)
+        self.intents: dict[str, dict[str, Any]] = {}
+        """What each player chose on their phone for a timer's next flip, by node (UI state, not logged)."""
+        self.refusals: dict[str, dict[str, Any]] = {}
+        """The latest refusal per player, for the red message on their phone."""
         self.nodes: dict[str, NodeInfo] = {seat.node: NodeInfo(seat.node) for seat in setup.seats}
         self.stats = MessageStats()
         self.recent: deque[dict[str, Any]] = deque(maxlen=30)
@@ -139,8 +150,21 @@ class TableSession:
     def _append(self, event: ev.Event) -> None:
         """Log an accepted event and fold it in (caller holds the lock)."""
         self.log.append(event)
-        self._state = apply_event(self._state, event)
+        self._state = apply_event(self._state, event, self.referee)
         self.recent.append(self._recent_entry(event))
+
+    def _append_decision(self, decision: Decision, *, at_s: float, player: str = "") -> None:
+        """Log the engine actions of an accepted step (caller holds the lock)."""
+        notes = list(decision.notes)
+        for i, action in enumerate(decision.actions):
+            note = notes[i] if i < len(notes) else ""
+            self._append(ev.GameActed(at_s, action, player, note))
+        # the referee's state is the fold of the logged actions; check they agree
+        if decision.actions and self._state.game != decision.state:
+            log.error("replaying the logged actions does not give the referee's state (game %s)", self.setup.game)
+
+    def _refuse(self, player: str, reason: str, at_s: float) -> None:
+        self.refusals[player] = {"reason": reason, "at_s": round(at_s, 3)}
 
     # --- messages from nodes ----------------------------------------------------------
     def reject_message(self, category: str, reason: str, *, topic: str | None = None) -> None:
@@ -216,15 +240,30 @@ class TableSession:
         info.last_seq = msg.seq
         at = max(info.clock.to_hub(msg.t_ms, now), info.last_at_s)
         info.last_at_s = at
+        seat = self.setup.seat_of(info.node)
+        assert seat is not None
         if msg.kind == "flip":
             event = decide.decide_flip(self._state, node=info.node, at_s=at,
                                        upper_s=msg.upper_ms / 1000.0, lower_s=msg.lower_ms / 1000.0)
+            step: Decision | Rejected = Decision(self._state.game)
+            if isinstance(event, ev.TimerFlipped):
+                step = self.referee.timer_flipped(self._state.game, seat, intent=self.intents.get(info.node),
+                                                  ran_out=msg.lower_ms == 0)
+                if isinstance(step, Rejected):
+                    event = ev.FlipRefused(info.node, at, event.upper_s, event.lower_s, str(step))
             self._append(event)
             if isinstance(event, ev.FlipRefused):
+                self._refuse(seat.player, event.reason, at)
                 info.remember(msg.seq, "rejected", event.reason)
                 return [self._ack(info, msg.seq, "rejected", event.reason)]
+            assert isinstance(step, Decision)
+            self._append_decision(step, at_s=at, player=seat.player)
+            self.intents.pop(info.node, None)
         else:
             self._append(ev.TimerEmptied(info.node, at))
+            step = self.referee.timer_emptied(self._state.game, seat)
+            if isinstance(step, Decision):
+                self._append_decision(step, at_s=at)
         info.remember(msg.seq, "accepted", "")
         return [self._ack(info, msg.seq, "accepted", "")]
 
@@ -246,7 +285,18 @@ class TableSession:
         return result
 
     def start_clock(self) -> ev.Event | Rejected:
-        return self._control(decide.decide_start)
+        with self._lock:
+            at = self.clock.now_s()
+            result = decide.decide_start(self._state, at_s=at)
+            if isinstance(result, Rejected):
+                return result
+            step = self.referee.clock_started(self._state.game)
+            if isinstance(step, Rejected):
+                return step
+            self._append(result)
+            self._append_decision(step, at_s=at)
+        self._notify("clock", ev.event_to_dict(result))
+        return result
 
     def pause_clock(self) -> ev.Event | Rejected:
         return self._control(decide.decide_pause)
@@ -272,10 +322,59 @@ class TableSession:
             expiry = decide.due_expiry(self._state, now_s=now)
             if expiry is not None:
                 self._append(expiry)
+                step = self.referee.clock_expired(self._state.game)
+                if isinstance(step, Decision):
+                    self._append_decision(step, at_s=expiry.at_s)
             expires = self._state.clock.expires_at_s
         if expiry is not None:
             self._notify("clock", ev.event_to_dict(expiry))
         return None if expires is None else max(0.0, expires - now)
+
+    # --- players' phones -------------------------------------------------------------------
+    def player_action(self, player: str, action: dict[str, Any]) -> Decision | Rejected:
+        """A player tapped an action on their phone: apply it or refuse it with the rule."""
+        with self._lock:
+            at = self.clock.now_s()
+            if player not in self.setup.players:
+                return Rejected(f"there is no player {player!r} at this table", "Table")
+            step = self.referee.player_action(self._state.game, player, action)
+            if isinstance(step, Rejected):
+                self._append(ev.ActionRefused(at, player, str(step)))
+                self._refuse(player, str(step), at)
+            else:
+                self._append_decision(step, at_s=at, player=player)
+                self.refusals.pop(player, None)
+        self._notify("game", {"player": player})
+        return step
+
+    def set_intent(self, player: str, node: str, intent: dict[str, Any] | None) -> Rejected | None:
+        """Remember what ``player`` wants their timer ``node`` to do at its next flip."""
+        with self._lock:
+            seat = self.setup.seat_of(node)
+            if seat is None or seat.player != player:
+                return Rejected(f"timer {node!r} does not belong to {player}", "Table")
+            if intent is None:
+                self.intents.pop(node, None)
+            else:
+                self.intents[node] = dict(intent, node=node)
+        self._notify("intent", {"player": player, "node": node})
+        return None
+
+    def player_snapshot(self, player: str) -> dict[str, Any] | None:
+        """What one player's phone page shows."""
+        with self._lock:
+            if player not in self.setup.players:
+                return None
+            table = self.snapshot()
+            game = self._state.game
+            mine = {n: i for n, i in self.intents.items() if self.setup.seat_of(n).player == player}
+            return {
+                "player": player, "table": table,
+                "timers": next(p["timers"] for p in table["players"] if p["name"] == player),
+                "view": self.referee.player_view(game, player).to_dict(),
+                "menu": [item.to_dict() for item in self.referee.menu(game, player, intents=mine)],
+                "refusal": self.refusals.get(player),
+            }
 
     # --- views ---------------------------------------------------------------------------
     def table_state_fields(self) -> dict[str, Any]:
@@ -320,4 +419,7 @@ class TableSession:
                 "events": state.events,
                 "refused_flips": state.refused_flips,
                 "stats": self.stats.to_dict(),
+                "view": self.referee.view(state.game).to_dict(),
+                "scores": self.referee.scores(state.game),
+                "refusals": dict(self.refusals),
             }

@@ -43,6 +43,12 @@ class TableSetup:
     sand_s: float = DEFAULT_SAND_S
     players: tuple[str, ...] = ()
     seats: tuple[Seat, ...] = ()
+    variant: str = ""
+    """Game variant, e.g. ``intro`` or ``full``; "" for the game's default."""
+    seed: int = 0
+    """Seed of every shuffle in the game, so a replay deals the same."""
+    turn_limit: bool = True
+    """Turn-based games: the sandtimer is a turn limit and running out forfeits the turn."""
 
     def seat_of(self, node: str) -> Seat | None:
         for seat in self.seats:
@@ -55,6 +61,7 @@ class TableSetup:
             "table": self.table, "game": self.game, "clock_length_s": self.clock_length_s,
             "sand_s": self.sand_s, "players": list(self.players),
             "seats": [{"player": s.player, "index": s.index, "node": s.node} for s in self.seats],
+            "variant": self.variant, "seed": self.seed, "turn_limit": self.turn_limit,
         }
 
     @classmethod
@@ -64,6 +71,8 @@ class TableSetup:
             return make_setup(
                 table=str(data["table"]), game=str(data["game"]), clock_length_s=float(data["clock_length_s"]),
                 sand_s=float(data["sand_s"]), players=tuple(str(p) for p in data["players"]), seats=seats,
+                variant=str(data.get("variant", "")), seed=int(data.get("seed", 0)),
+                turn_limit=bool(data.get("turn_limit", True)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"table setup is incomplete or malformed ({exc})") from exc
@@ -71,7 +80,8 @@ class TableSetup:
 
 def make_setup(*, table: str, game: str = "sandtimers", clock_length_s: float = INTRO_CLOCK_S,
                sand_s: float = DEFAULT_SAND_S, players: tuple[str, ...] = (),
-               seats: tuple[Seat, ...] = ()) -> TableSetup:
+               seats: tuple[Seat, ...] = (), variant: str = "", seed: int = 0,
+               turn_limit: bool = True) -> TableSetup:
     """Build a checked :class:`TableSetup`."""
     if not is_valid_id(table):
         raise ConfigError(f"table id {table!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
@@ -87,12 +97,15 @@ def make_setup(*, table: str, game: str = "sandtimers", clock_length_s: float = 
             raise ConfigError(f"node id {seat.node!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
         if seat.player not in players:
             raise ConfigError(f"seat {seat.node!r} belongs to unknown player {seat.player!r}")
-    return TableSetup(table, game, float(clock_length_s), float(sand_s), tuple(players), tuple(seats))
+    if len(set(players)) != len(players):
+        raise ConfigError("player names must be different")
+    return TableSetup(table, game, float(clock_length_s), float(sand_s), tuple(players), tuple(seats),
+                      variant, int(seed), bool(turn_limit))
 
 
 def default_setup(table: str = "demo", *, players: int = 4, timers: int = 2,
                   clock_length_s: float = INTRO_CLOCK_S, sand_s: float = DEFAULT_SAND_S,
-                  game: str = "sandtimers") -> TableSetup:
+                  game: str = "sandtimers", variant: str = "", seed: int = 0) -> TableSetup:
     """Players named by colour, each with ``timers`` nodes called ``<colour>-<n>``."""
     if not 1 <= players <= len(PLAYER_COLOURS):
         raise ConfigError(f"players must be between 1 and {len(PLAYER_COLOURS)}")
@@ -101,7 +114,7 @@ def default_setup(table: str = "demo", *, players: int = 4, timers: int = 2,
     names = PLAYER_COLOURS[:players]
     seats = tuple(Seat(p, i, f"{p}-{i}") for p in names for i in range(1, timers + 1))
     return make_setup(table=table, game=game, clock_length_s=clock_length_s, sand_s=sand_s,
-                      players=names, seats=seats)
+                      players=names, seats=seats, variant=variant, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -169,15 +182,17 @@ class TableState:
     timers: Mapping[str, TimerState] = field(default_factory=dict)
     events: int = 0
     refused_flips: int = 0
+    game: Any = None
+    """The game engine's state (None for a table of timers only)."""
 
     @property
     def paused(self) -> bool:
         return self.clock.phase == "paused"
 
 
-def initial_state(setup: TableSetup) -> TableState:
+def initial_state(setup: TableSetup, game: Any = None) -> TableState:
     timers = {s.node: TimerState(s.node, s.player, s.index) for s in setup.seats}
-    return TableState(setup, MasterClock(setup.clock_length_s), MappingProxyType(timers))
+    return TableState(setup, MasterClock(setup.clock_length_s), MappingProxyType(timers), game=game)
 
 
 def _with_timers(state: TableState, changes: dict[str, TimerState], **kw: Any) -> TableState:
@@ -186,8 +201,11 @@ def _with_timers(state: TableState, changes: dict[str, TimerState], **kw: Any) -
     return replace(state, timers=MappingProxyType(timers), **kw)
 
 
-def apply_event(state: TableState, event: ev.Event) -> TableState:
-    """The state after one event. Events of unknown nodes leave timers alone."""
+def apply_event(state: TableState, event: ev.Event, referee: Any = None) -> TableState:
+    """The state after one event. Events of unknown nodes leave timers alone.
+
+    ``referee`` replays ``GameActed`` events into the game state (see ``companion.table.referee``).
+    """
     state = replace(state, events=state.events + 1)
     clock = state.clock
     match event:
@@ -229,12 +247,18 @@ def apply_event(state: TableState, event: ev.Event) -> TableState:
         case ev.ClockAborted(at_s=at):
             return replace(state, clock=replace(clock, phase="aborted", run_before_s=clock.elapsed_s(at),
                                                 running_since_s=None, ended_at_s=at, changed_at_s=at))
+        case ev.GameActed(action=action):
+            if referee is None:
+                return state
+            return replace(state, game=referee.replay(state.game, action))
+        case ev.ActionRefused():
+            return state
     raise TypeError(f"not a table event: {event!r}")
 
 
-def fold(setup: TableSetup, events: Iterable[ev.Event]) -> TableState:
+def fold(setup: TableSetup, events: Iterable[ev.Event], referee: Any = None) -> TableState:
     """Rebuild a table's state from its setup and the events it accepted, in order."""
-    state = initial_state(setup)
+    state = initial_state(setup, referee.start(setup) if referee is not None else None)
     for event in events:
-        state = apply_event(state, event)
+        state = apply_event(state, event, referee)
     return state

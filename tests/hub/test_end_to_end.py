@@ -90,18 +90,25 @@ def test_a_node_killed_without_disconnect_shows_offline(table):
 
 
 def test_retained_table_state_reaches_a_late_subscriber(table, mosquitto, table_id):
+    def listen(name):
+        got = []
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"{name}-{table_id}")
+        client.on_message = lambda c, u, m: got.append((m.retain, p.decode("state", m.payload)))
+        client.connect(mosquitto.address.host, mosquitto.address.port)
+        client.subscribe(p.table_state_topic(table_id), qos=1)
+        client.loop_start()
+        return client, got
+
+    early, seen = listen("early")
     api(table, "/api/clock/start", "POST")
-    got = []
-    late = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"late-{table_id}")
-    late.on_message = lambda c, u, m: got.append((m.retain, p.decode("state", m.payload)))
-    late.connect(mosquitto.address.host, mosquitto.address.port)
-    late.subscribe(p.table_state_topic(table_id), qos=1)
-    late.loop_start()
+    wait_until(lambda: any(m.clock == "running" for _, m in seen), message="the hub publishes the new state")
+    late, got = listen("late")
     wait_until(lambda: got, message="retained table state")
     retained, msg = got[0]
     assert retained and msg.clock == "running" and msg.length_ms == 720_000
-    late.loop_stop()
-    late.disconnect()
+    for client in (early, late):
+        client.loop_stop()
+        client.disconnect()
 
 
 def test_at_high_time_scale_a_12_minute_game_ends_and_starts_are_refused(mosquitto, table_id):
