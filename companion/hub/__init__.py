@@ -35,6 +35,10 @@ class HubConfig:
     clock_minutes: float = 12.0
     sand_s: float = 60.0
     time_scale: float = 1.0
+    variant: str = ""
+    """Game variant, e.g. ``intro`` or ``full``."""
+    seed: int = 0
+    turn_limit: bool = True
     data_dir: Path | None = None
     """Where event logs are written; None keeps the log in memory only."""
     fsync: bool = True
@@ -51,8 +55,10 @@ class HubConfig:
         return config
 
     def setup(self) -> TableSetup:
-        return default_setup(self.table, players=self.players, timers=self.timers,
-                             clock_length_s=self.clock_minutes * 60, sand_s=self.sand_s, game=self.game)
+        setup = default_setup(self.table, players=self.players, timers=self.timers,
+                              clock_length_s=self.clock_minutes * 60, sand_s=self.sand_s, game=self.game,
+                              variant=self.variant, seed=self.seed)
+        return replace(setup, turn_limit=self.turn_limit)
 
 
 def _open_log(config: HubConfig, setup: TableSetup) -> EventLog:
