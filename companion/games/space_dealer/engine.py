@@ -669,7 +669,10 @@ def _check_use(state: GameState, p: PlayerState, job: UseCard) -> tuple[bool, Re
     if t.kind == "mine" and t.colour == "any" and job.colour not in colours:
         return False, _no(f"Choose the colour the {t.name} produces: {', '.join(colours)}", R_USE)
     if t.kind == "converter":
-        if not 1 <= len(job.exchanges) <= t.exchanges:
+        pairs = job.exchanges if isinstance(job.exchanges, tuple) else ()
+        if not all(isinstance(e, tuple) and len(e) == 2 for e in pairs):
+            return False, _no("Name each exchange as a pair of colours (give, take)", R_USE)
+        if not 1 <= len(pairs) <= t.exchanges:
             return False, _no(f"A {t.name} exchanges 1 to {t.exchanges} goods", R_USE)
         if any(g not in colours or k not in colours for g, k in job.exchanges):
             return False, _no("Name the goods colours to give and to take", R_USE)
@@ -705,6 +708,8 @@ def _start_job(state: GameState, a: StartJob) -> Result:
     elif isinstance(job, BuildCard):
         if job.card not in p.planning:
             return _no("Only cards in your planning area can be built", R_BUILD)
+        if job.x is not None and (not isinstance(job.x, int) or isinstance(job.x, bool)):
+            return _no("A build site is a whole-number unit beside or below the planet", R_BUILD)
         if job.x is not None:
             problem = site_problem(state, p, job.card, job.x)
             if problem:
@@ -1009,6 +1014,8 @@ def _place_built(state: GameState, a: PlaceBuiltCard) -> Result:
     if timer is None or timer.status is not TimerStatus.USABLE or not isinstance(timer.job, BuildCard):
         return _no(f"Timer {a.timer} has no finished build waiting for a site", R_BUILD)
     card = timer.job.card
+    if not isinstance(a.x, int) or isinstance(a.x, bool):
+        return _no("A build site is a whole-number unit beside or below the planet", R_BUILD)
     if card not in p.planning:
         return _no("That card is no longer in your planning area", R_BUILD)
     problem = site_problem(state, p, card, a.x)
@@ -1115,6 +1122,8 @@ def _satisfy(state: GameState, a: SatisfyOrder) -> Result:
     if r is not None:
         return r
     assert p is not None
+    if not isinstance(a.order, str):
+        return _no("Name the order by the card it is printed on", R_ORDER)
     ship = state.ship(a.ship)
     if ship is None or ship.controller != p.name:
         return _no("Deliver with a spaceship you control", R_ORDER)

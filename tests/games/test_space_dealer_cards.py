@@ -1,0 +1,135 @@
+"""Space Dealer card data: the shipped file, its assumption marks, and user overrides."""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from companion.errors import InvalidRecordError
+from companion.games.space_dealer import CardDataError, load_card_data, setup
+from companion.games.space_dealer.actions import InShip, TransferGoods
+from companion.games.space_dealer.cards import DEFAULT_PATH
+from companion.games.space_dealer.engine import apply
+from companion.games.space_dealer.state import Goods
+
+RAW = tomllib.loads(DEFAULT_PATH.read_text(encoding="utf-8"))
+
+
+def test_level_totals_match_the_printed_components() -> None:
+    data = load_card_data()
+    per_level = Counter()
+    for name, n in data.counts.items():
+        per_level[data.types[name].level] += n
+    assert dict(per_level) == {1: 24, 2: 28, 3: 20}  # Components: 24 / 28 / 20 cards
+    assert len(data.neutral_orders) == 12  # Components: 12 order cards
+
+
+def test_printed_removals_and_experienced_cards() -> None:
+    data = load_card_data()
+    assert sum(data.three_player_removals.values()) == 14
+    assert sum(data.five_player_removals.values()) == 11
+    experienced = {n: c for n, c in data.counts.items() if data.types[n].experienced}
+    assert experienced == {
+        "Sabotage Probe": 2,
+        "Interstellar Rocket": 2,
+        "Transport Probe": 1,
+        "Orbital Station": 1,
+        "TechCenter": 2,
+        "Robot Factory": 2,
+    }
+    assert data.three_player_experienced == {
+        "Sabotage Probe": 1,
+        "Interstellar Rocket": 1,
+        "Robot Factory": 1,
+        "TechCenter": 1,
+    }
+    assert data.placeable_markers == 10 and data.cargo_limit == 8
+
+
+@pytest.mark.parametrize("name", sorted(RAW["types"]))
+def test_every_card_type_says_where_its_numbers_come_from(name: str) -> None:
+    table = RAW["types"][name]
+    assert "source" in table or "assumption" in table
+    if "assumption" in table:
+        assert table["assumption"].startswith("ASSUMPTION")
+
+
+@pytest.mark.parametrize("table", ["power", "counts", "neutral", "coloured"])
+def test_unprinted_tables_are_marked_as_assumptions(table: str) -> None:
+    assert RAW[table]["assumption"].startswith("ASSUMPTION")
+    assert "check" in RAW[table]["assumption"] or table in ("counts", "neutral", "coloured")
+
+
+def test_every_upright_card_has_an_order_and_across_cards_none() -> None:
+    data = load_card_data()
+    for t in data.types.values():
+        if t.layout == "upright":
+            assert t.has_order, t.name
+        else:
+            assert not t.has_order, t.name
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "cards.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_user_override_changes_the_engine(tmp_path: Path) -> None:
+    text = DEFAULT_PATH.read_text(encoding="utf-8").replace("cargo_limit = 8", "cargo_limit = 3")
+    data = load_card_data(_write(tmp_path, text))
+    assert data.cargo_limit == 3
+    state = setup(["a", "b", "c"], seed=1, data=data)
+    ship_b = state.ship("b")
+    assert ship_b is not None
+    from dataclasses import replace
+
+    state = state.with_ship(replace(ship_b, field=0, cargo=Goods.of(red=4)))
+    state = replace(state, pool=state.pool - Goods.of(red=4))
+    result = apply(state, TransferGoods("b", InShip("b"), InShip("a"), Goods.of(red=4)))
+    assert not result.ok and "3 goods" in result.reason  # type: ignore[union-attr]
+
+
+BROKEN = [
+    pytest.param("format = 2", "format must be 1", id="format"),
+    pytest.param("this is = not toml [", "not valid TOML", id="not-toml"),
+    pytest.param(("cargo_limit = 8", 'cargo_limit = "eight"'), "box.cargo_limit has the wrong type", id="box-type"),
+    pytest.param(("cargo_limit = 8", "cargo_limit = -1"), "must not be negative", id="negative"),
+    pytest.param(('kind = "converter"', 'kind = "teleporter"'), "is not one of", id="kind"),
+    pytest.param(("{ yellow = 1, blue = 1 }, points = [2, 1]", "{ purple = 1 }, points = [2, 1]"), "unknown goods colour", id="colour"),
+    pytest.param(("{ yellow = 1, blue = 1 }, points = [2, 1]", "{ yellow = 1 }, points = [2]"), "points must be 2", id="arity"),
+    pytest.param(("Metropolis = 3\n", "Metropolis = 3\nWarpgate = 1\n"), "unknown card type 'Warpgate'", id="count-type"),
+    pytest.param(("[types.Depot]", "[types.Store]"), "types.Depot is missing", id="no-depot"),
+    pytest.param(("x_range = [-8, 9]", "x_range = [0, 1]"), "x_range", id="x-range"),
+    pytest.param(('"5" = { basic = ["3", "3-5"]', '"5" = { basic = ["7"]'), "may only name the sets", id="sets"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), BROKEN)
+def test_broken_card_data_is_one_clear_error(tmp_path: Path, change, message: str) -> None:
+    text = DEFAULT_PATH.read_text(encoding="utf-8")
+    if isinstance(change, tuple):
+        assert change[0] in text
+        text = text.replace(change[0], change[1], 1)
+    else:
+        text = text.replace("format = 1", change) if change.startswith("format") else change
+    path = _write(tmp_path, text)
+    with pytest.raises(CardDataError, match=message) as info:
+        load_card_data(path)
+    assert isinstance(info.value, InvalidRecordError)
+    assert str(path) in str(info.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(CardDataError, match="cannot read card data"):
+        load_card_data(tmp_path / "nope.toml")
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "cards.toml"
+    path.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(CardDataError, match="not UTF-8"):
+        load_card_data(path)
