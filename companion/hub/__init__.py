@@ -106,6 +106,13 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
         return render_template("dashboard.html", table=setup.table,
                                simulated=fleet is not None)
 
+    @app.get("/play/<player>")
+    def play(player: str) -> Any:
+        if player not in session.setup.players:
+            return render_template("no_player.html", player=player, players=session.setup.players), 404
+        return render_template("player.html", table=setup.table, player=player,
+                               simulated=fleet is not None)
+
     return app
 
 

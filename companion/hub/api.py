@@ -55,6 +55,46 @@ def clock(action: str) -> Any:
     return jsonify({"ok": True, "event": ev.event_to_dict(result), "clock": session.snapshot()["clock"]})
 
 
+def _json_body() -> dict[str, Any] | None:
+    data = request.get_json(silent=True)
+    return data if isinstance(data, dict) else None
+
+
+@bp.get("/players/<player>")
+def player(player: str) -> Any:
+    snapshot = session_of(current_app).player_snapshot(player)
+    if snapshot is None:
+        return _error(f"there is no player {player!r} at this table", 404)
+    return jsonify(snapshot)
+
+
+@bp.post("/players/<player>/action")
+def player_action(player: str) -> Any:
+    """A tap on a player's phone: ``{"action": {...}}`` applied through the game's rules."""
+    body = _json_body()
+    if body is None or not isinstance(body.get("action"), dict):
+        return _error('send a JSON object like {"action": {...}}', 400)
+    result = session_of(current_app).player_action(player, body["action"])
+    if isinstance(result, Rejected):
+        return _error(str(result), 409)
+    return jsonify({"ok": True, "notes": list(result.notes)})
+
+
+@bp.post("/players/<player>/intent")
+def player_intent(player: str) -> Any:
+    """What a timer should do at its next flip: ``{"node": "red-1", "intent": {...} | null}``."""
+    body = _json_body()
+    if body is None or not isinstance(body.get("node"), str) or not isinstance(body.get("intent"), (dict, type(None))):
+        return _error('send a JSON object like {"node": "red-1", "intent": {...}}', 400)
+    session = session_of(current_app)
+    if player not in session.setup.players:
+        return _error(f"there is no player {player!r} at this table", 404)
+    refused = session.set_intent(player, body["node"], body["intent"])
+    if refused is not None:
+        return _error(str(refused), 409)
+    return jsonify({"ok": True})
+
+
 @bp.post("/sim/<node>/flip")
 def sim_flip(node: str) -> Any:
     """Flip a simulated node, as a player would turn the glass over."""

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, current_app
+from flask import Blueprint, Response, current_app, request
 
 from companion.hub.extensions import session_of
 
@@ -28,8 +28,17 @@ def sse_frame(event: str, data: Any, event_id: int | None = None) -> str:
 
 @bp.get("/api/stream")
 def stream() -> Response:
+    """Live state: the table's snapshot, or with ``?player=NAME`` that player's phone view."""
     session = session_of(current_app)
     shutdown: threading.Event = current_app.extensions["companion.shutdown"]
+    player = request.args.get("player")
+    if player is not None and player not in session.setup.players:
+        return Response(f"no player {player!r} at this table\n", status=404, mimetype="text/plain")
+
+    def frame() -> dict[str, Any]:
+        if player is None:
+            return session.snapshot()
+        return session.player_snapshot(player) or {}
     wake: queue.SimpleQueue[str] = queue.SimpleQueue()
 
     def listener(kind: str, data: dict[str, Any]) -> None:
@@ -40,7 +49,7 @@ def stream() -> Response:
         counter = 0
         try:
             yield "retry: 1000\n\n"
-            yield sse_frame("state", session.snapshot(), counter)
+            yield sse_frame("state", frame(), counter)
             while not shutdown.is_set():
                 try:
                     wake.get(timeout=KEEPALIVE_S if not shutdown.is_set() else 0)
@@ -53,7 +62,7 @@ def stream() -> Response:
                     except queue.Empty:
                         break
                 counter += 1
-                yield sse_frame("state", session.snapshot(), counter)
+                yield sse_frame("state", frame(), counter)
         finally:
             session.remove_listener(listener)
 

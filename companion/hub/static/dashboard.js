@@ -39,7 +39,11 @@ function buildPlayers() {
     const badge = document.createElement("span");
     badge.className = "badge";
     badge.textContent = p.name[0].toUpperCase();
-    h.append(badge, p.name);
+    const link = document.createElement("a");
+    link.href = "/play/" + encodeURIComponent(p.name);
+    link.textContent = p.name;
+    link.title = "Open " + p.name + "'s phone page";
+    h.append(badge, link);
     const timers = document.createElement("div");
     timers.className = "timers";
     for (const t of p.timers) {
@@ -125,6 +129,8 @@ function connect() {
       buildPlayers();
     }
     renderLists();
+    renderPanels(document.getElementById("game"), snapshot.view);
+    renderScores(document.getElementById("scores"), snapshot.scores);
     render();
     window.dispatchEvent(new CustomEvent("companion-state", { detail: snapshot }));
   });
