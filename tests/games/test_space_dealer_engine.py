@@ -891,3 +891,25 @@ def test_give_and_trade_cards_between_planning_areas() -> None:
     assert "no free space" in rejected(state, GiveCard("green", "blue", d)).reason
     basic = setup(PLAYERS, seed=1, experienced=False)
     assert "experienced" in rejected(basic, GiveCard("red", "blue", "x")).reason
+
+
+# =====================================================================================
+# purity
+# =====================================================================================
+
+
+@pytest.mark.parametrize("module", ["engine", "state", "actions", "cards", "scoring"])
+def test_rules_modules_import_no_clock_randomness_or_io_libraries(module: str) -> None:
+    import ast
+    from pathlib import Path
+
+    import companion.games.space_dealer as package
+
+    source = (Path(package.__file__).parent / f"{module}.py").read_text(encoding="utf-8")
+    top = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Import):
+            top |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            top.add(node.module.split(".")[0])
+    assert not top & {"time", "random", "datetime", "flask", "paho", "gpiozero", "socket", "os"}

@@ -10,7 +10,6 @@ Section numbers refer to the Space Dealer rulebook (``rulebooks/space-dealer.txt
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -137,6 +136,8 @@ def setup(
     2 Generators, 1 Depot), builds one Generator and one Mine, and starts at
     technology level 1 with 2 inactive timers and the spaceship at the own planet.
     """
+    import random  # a seeded generator of its own, never the global one
+
     data = data or load_card_data()
     names = list(players)
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
