@@ -44,10 +44,14 @@ class Speech:
     """Why speech was unavailable (empty when ``spoken``)."""
 
 
+FALLBACK_S = 0.36
+"""Length of the tone that stands in for speech: two 0.16 s notes 0.04 s apart."""
+
+
 def fallback_tone(rate: int = synth.SAMPLE_RATE):
     """Two short notes that stand in for a phrase when no speech engine is available."""
-    return synth.join([synth.tone(660.0, 0.15, rate=rate, volume=0.4), synth.silence(0.05, rate=rate),
-                       synth.tone(660.0, 0.15, rate=rate, volume=0.4)])
+    return synth.join([synth.tone(660.0, 0.16, rate=rate, volume=0.4), synth.silence(0.04, rate=rate),
+                       synth.tone(660.0, 0.16, rate=rate, volume=0.4)])
 
 
 Runner = Callable[..., subprocess.CompletedProcess]

@@ -107,9 +107,9 @@ def chime(rate: int = SAMPLE_RATE) -> array:
 
 
 def buzz(rate: int = SAMPLE_RATE) -> array:
-    """A low, rough buzz (odd harmonics of 110 Hz) for a broken rule."""
+    """A low, rough buzz for a broken rule: odd harmonics of 110 Hz beating against 116.6 Hz."""
     square_ish: tuple[Partial, ...] = ((1.0, 1.0, 0.0), (3.0, 1 / 3, 0.0), (5.0, 1 / 5, 0.0), (7.0, 1 / 7, 0.0),
-                                       (1.03, 0.5, 0.0))
+                                       (1.06, 0.5, 0.0))
     return tone(110.0, BUZZ_S, rate=rate, volume=0.5, attack_s=0.01, release_s=0.08, partials=square_ish)
 
 
