@@ -913,3 +913,65 @@ def test_rules_modules_import_no_clock_randomness_or_io_libraries(module: str) -
         elif isinstance(node, ast.ImportFrom) and node.module:
             top.add(node.module.split(".")[0])
     assert not top & {"time", "random", "datetime", "flask", "paho", "gpiozero", "socket", "os"}
+
+
+# =====================================================================================
+# a short game on a fake clock: the test schedules when timers run out
+# =====================================================================================
+
+
+class FakeTable:
+    """Drives the engine like the hub does: flips start one-minute timers, time is advanced by hand."""
+
+    TIMER_S = 60
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.now_s = 0
+        self.due: list[tuple[int, str, int]] = []
+        self.events: list[str] = []
+
+    def act(self, action: object) -> None:
+        result = apply(self.state, action)  # type: ignore[arg-type]
+        assert isinstance(result, Accepted), f"{action}: {result}"
+        self.state = result.state
+        self.events += [e.kind for e in result.events]
+        if isinstance(action, StartJob):
+            self.due.append((self.now_s + self.TIMER_S, action.player, action.timer))
+
+    def advance(self, seconds: int) -> None:
+        end = self.now_s + seconds
+        for when, player, timer in sorted(d for d in self.due if d[0] <= end):
+            self.now_s = when
+            self.due.remove((when, player, timer))
+            self.act(TimerRanOut(player, timer))
+        self.now_s = end
+
+
+def test_sabotage_and_end_on_a_fake_clock() -> None:
+    state, _ = _armed(new_game(), "red", "Sabotage Probe")
+    table = FakeTable(state)
+    mine = mine_of(state, "green")
+    colour = state.cards[mine].colour
+    table.act(StartJob("green", 0, UseCard(mine)))
+    table.act(StartJob("green", 1, MoveShip("green", 3)))
+    table.advance(20)
+    table.act(Sabotage("red", "green", 0))
+    table.advance(40)  # both green timers run out at 60 s
+    green_ship = table.state.ship("green")
+    assert green_ship is not None and green_ship.field == 3, "the unsabotaged flight landed"
+    assert green_ship.cargo.count(colour) == 0, "the sabotaged mine produced nothing"
+    assert "JobVoided" in table.events and "ShipLanded" in table.events
+    # the sabotaged timer is free again; the game ends at 1800 s while a timer still runs
+    table.act(StartJob("green", 1, MoveShip("green", 2)))  # back home, lands at 120 s
+    table.advance(1770 - 60)
+    assert table.now_s == 1770 and table.state.ship("green").field == 2  # type: ignore[union-attr]
+    table.act(StartJob("green", 0, UseCard(mine)))  # runs out at 1830 s
+    table.advance(30)
+    table.act(MasterClockExpired())
+    assert table.state.phase is Phase.ENDING
+    assert "no new jobs" in rejected(table.state, StartJob("green", 1, RaiseTechLevel())).reason
+    table.advance(30)
+    assert table.state.phase is Phase.OVER
+    assert table.events[-1] == "GameOver"
+    assert table.state.ship("green").cargo.count(colour) == 1, "the last running timer was still used"  # type: ignore[union-attr]

@@ -244,3 +244,11 @@ def test_cli_missing_file_exits_2(tmp_path: Path) -> None:
     proc = run_cli(str(tmp_path / "nope.json"))
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_documented_example_output_is_exact() -> None:
+    doc = (ROOT / "docs" / "games" / "space-dealer.md").read_text(encoding="utf-8")
+    after = doc.split("prints exactly:", 1)[1]
+    block = after.split("```json", 1)[1].split("```", 1)[0].strip()
+    proc = run_cli(str(DATA / "example.json"))
+    assert proc.stdout.strip() == block

@@ -581,6 +581,8 @@ def _draw(state: GameState, a: DrawTechCards) -> Result:
 
 
 def _keep(state: GameState, a: KeepDrawnCard) -> Result:
+    if (r := _running(state)) is not None:
+        return r
     p, r = _known(state, a.player)
     if r is not None:
         return r
