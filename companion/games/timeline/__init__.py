@@ -6,6 +6,7 @@ Public API:
 * :func:`new_game`, :func:`game_from_deal`, :func:`apply`, :class:`PlaceCard`: the pure engine.
 * :func:`shipped_deck`, :func:`load_deck`, :func:`parse_deck_csv`: decks of dated cards.
 * :func:`load_settings`: hand size and player-count limits from a JSON data file.
+* :func:`table_referee`: the hub's table referee, with sandtimers as turn timers.
 """
 
 from .cards import Card, InvalidDeckError, deck_from_list, load_deck, parse_deck_csv, shipped_deck
@@ -30,6 +31,7 @@ from .engine import (
 )
 from .referee import referee_record
 from .settings import TimelineSettings, load_settings
+from .table import table_referee
 
 __all__ = [
     "Card",
@@ -58,4 +60,5 @@ __all__ = [
     "referee_record",
     "rejection",
     "shipped_deck",
+    "table_referee",
 ]

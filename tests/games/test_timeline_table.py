@@ -1,0 +1,300 @@
+"""Timeline on the hub: a real TableSession on a fake clock, sandtimers as turn timers."""
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.core import protocol as p
+from companion.errors import ConfigError
+from companion.games.base import Rejected
+from companion.games.timeline import table_referee
+from companion.games.timeline.table import TimelineReferee, gap_label
+from companion.table import events as ev
+from companion.table.referee import Decision, referee_for
+from companion.table.session import TableSession
+from companion.table.state import Seat, default_setup, fold, make_setup
+
+BOOT = "0a1b2c3d"
+SAND_MS = 60_000
+
+# ana: 1492 Granada, 1808 Dos de Mayo; ben: 711 Muslim conquest, 1992 Barcelona; reference: 1978 Constitution
+DEAL = {
+    "hands": {"ana": ["granada", "dos-de-mayo"], "ben": ["conquista-musulmana", "barcelona-92"]},
+    "reference": "constitucion-1978",
+    "draw_pile": ["armada", "guernica", "trafalgar"],
+}
+
+
+def msg(kind, **fields):
+    return p.validate("event", dict({"v": 1, "kind": kind, "boot": BOOT}, **fields))
+
+
+class Table:
+    """A session plus the node side: hello, flips and run-outs with their sequence numbers."""
+
+    def __init__(self, setup, referee=None):
+        self.clock = FakeClock(start_s=100.0)
+        self.setup = setup
+        self.session = TableSession(setup, clock=self.clock, referee=referee)
+        self.seq = {}
+        for seat in setup.seats:
+            self.session.node_message(seat.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim",
+                                                     firmware="x"))
+
+    def ms(self):
+        return int(self.clock.now_s() * 1000)
+
+    def _next(self, node):
+        self.seq[node] = self.seq.get(node, 0) + 1
+        return self.seq[node]
+
+    def flip(self, node, upper=SAND_MS, lower=0):
+        [reply] = self.session.node_message(node, msg("flip", seq=self._next(node), t_ms=self.ms(),
+                                                      upper_ms=upper, lower_ms=lower))
+        return reply.fields
+
+    def empty(self, node):
+        [reply] = self.session.node_message(node, msg("empty", seq=self._next(node), t_ms=self.ms()))
+        return reply.fields
+
+    def tap(self, player, **action):
+        return self.session.player_action(player, action)
+
+    @property
+    def game(self):
+        return self.session.state.game.game
+
+    @property
+    def table(self):
+        return self.session.state.game
+
+    def acted(self):
+        return [e.action for e in self.session.log.events() if isinstance(e, ev.GameActed)]
+
+    def replays(self):
+        return fold(self.setup, self.session.log.events(), self.session.referee) == self.session.state
+
+
+def two_player_setup(*, turn_limit=True, timers=1, seed=7, variant=""):
+    seats = tuple(Seat(name, i, f"{name}-{i}") for name in ("ana", "ben") for i in range(1, timers + 1))
+    return make_setup(table="tl", game="timeline", players=("ana", "ben"), seats=seats, seed=seed,
+                      sand_s=SAND_MS / 1000, turn_limit=turn_limit, variant=variant)
+
+
+@pytest.fixture
+def table():
+    setup = two_player_setup()
+    return Table(setup, TimelineReferee(setup, deal=DEAL))
+
+
+def test_the_hub_finds_the_referee_and_deals_from_the_seed():
+    setup = two_player_setup(seed=3)
+    referee = referee_for(setup)
+    assert isinstance(referee, TimelineReferee)
+    state = referee.start(setup)
+    assert [len(state.game.hand(p)) for p in ("ana", "ben")] == [4, 4] and len(state.game.timeline) == 1
+    assert referee.start(setup) == state
+    assert len(referee_for(two_player_setup(variant="hand-3")).start(setup).game.hand("ana")) == 3
+
+
+@pytest.mark.parametrize("variant", ["hand-0", "speed", "hand-x"])
+def test_an_unknown_variant_is_a_config_error(variant):
+    with pytest.raises(ConfigError, match="hand-N"):
+        table_referee(two_player_setup(variant=variant))
+
+
+def test_a_table_the_game_cannot_start_is_a_config_error():
+    with pytest.raises(ConfigError, match="2 to 8 players"):
+        table_referee(default_setup("solo", players=1, game="timeline"))
+
+
+def test_the_first_flip_of_the_first_player_starts_the_game(table):
+    assert table.session.player_snapshot("ana")["menu"] == []
+    assert "ana's turn: flip timer 1 to start" in table.session.snapshot()["view"]["summary"]
+    assert table.flip("ana-1") == {"boot": BOOT, "seq": 1, "verdict": "accepted"}
+    assert table.table.turn_open and table.acted() == [{"type": "turn_started", "player": "ana"}]
+    assert table.session.snapshot()["view"]["summary"] == "Round 1: ana is placing a card"
+
+
+def test_a_flip_out_of_turn_is_refused_with_the_reason(table):
+    reply = table.flip("ben-1")
+    assert reply["verdict"] == "rejected"
+    assert reply["reason"] == "It is ana's turn, not ben's (Gameplay)"
+    assert table.session.refusals["ben"]["reason"] == reply["reason"]
+    assert not table.table.turn_open and table.acted() == []
+
+
+def test_a_second_flip_during_the_turn_restarts_nothing(table):
+    table.flip("ana-1")
+    reply = table.flip("ana-1", upper=30_000, lower=30_000)
+    assert reply["verdict"] == "rejected" and "already running" in reply["reason"]
+    assert table.acted() == [{"type": "turn_started", "player": "ana"}] and table.table.turn_open
+
+
+def test_a_second_timer_of_the_player_is_not_a_turn_timer():
+    setup = two_player_setup(timers=2)
+    table = Table(setup, TimelineReferee(setup, deal=DEAL))
+    reply = table.flip("ana-2")
+    assert reply["verdict"] == "rejected"
+    assert reply["reason"] == "Timer 2 is not used in Timeline: flip timer 1 to start your turn (Turn timer)"
+    assert table.flip("ana-1")["verdict"] == "accepted"
+
+
+def test_a_placement_needs_the_turn_started_and_the_right_player(table):
+    refused = table.tap("ana", type="place", card="granada", gap=0)
+    assert isinstance(refused, Rejected) and "Flip your timer 1 to start your turn first" in refused.reason
+    table.flip("ana-1")
+    refused = table.tap("ben", type="place", card="barcelona-92", gap=1)
+    assert isinstance(refused, Rejected) and refused.reason == "It is ana's turn, not ben's"
+    refused = table.tap("ana", type="place", card="barcelona-92", gap=1)
+    assert isinstance(refused, Rejected) and "no card 'barcelona-92'" in refused.reason
+    assert table.session.player_snapshot("ana")["refusal"]["reason"].startswith("ana has no card")
+
+
+def test_the_menu_names_cards_and_gaps_but_never_the_hidden_years(table):
+    table.flip("ana-1")
+    menu = table.session.player_snapshot("ana")["menu"]
+    assert [(i["group"], i["label"]) for i in menu] == [
+        ("Place Fall of Granada", "before 1978 The Spanish Constitution is app…"),
+        ("Place Fall of Granada", "after 1978 The Spanish Constitution is app…"),
+        ("Place Dos de Mayo uprising in Madrid", "before 1978 The Spanish Constitution is app…"),
+        ("Place Dos de Mayo uprising in Madrid", "after 1978 The Spanish Constitution is app…"),
+    ]
+    assert menu[0]["action"] == {"type": "place", "card": "granada", "gap": 0}
+    assert not any("1492" in i["label"] or "1808" in i["label"] for i in menu)
+    assert table.session.player_snapshot("ben")["menu"] == []
+    hand = table.session.player_snapshot("ana")["view"]["panels"][0]
+    assert hand == {"kind": "lines", "title": "Your hand (2)",
+                    "lines": ["Fall of Granada", "Dos de Mayo uprising in Madrid"]}
+
+
+def test_gap_labels_name_both_neighbours(table):
+    table.flip("ana-1")
+    table.tap("ana", type="place", card="granada", gap=0)
+    assert gap_label(table.game, 1) == "between 1492 Fall of Granada and 1978 The Spanish Constitution is app…"
+
+
+def test_a_phone_tap_places_the_card_and_passes_the_turn(table):
+    table.flip("ana-1")
+    step = table.tap("ana", type="place", card="granada", gap=0)
+    assert isinstance(step, Decision)
+    assert table.game.timeline == ("granada", "constitucion-1978")
+    assert table.game.to_move == "ben" and not table.table.turn_open
+    assert "ana placed Fall of Granada (1492): correct" in table.session.snapshot()["recent"][0]["text"]
+    view = table.session.snapshot()["view"]
+    assert view["panels"][0]["rows"] == [[1492, "Fall of Granada"], [1978, "The Spanish Constitution is approved"]]
+    assert view["summary"] == "Round 1: ben's turn: flip timer 1 to start"
+    assert table.flip("ana-1")["reason"] == "It is ben's turn, not ana's (Gameplay)"
+
+
+def test_a_wrong_placement_discards_and_draws(table):
+    table.flip("ana-1")
+    table.tap("ana", type="place", card="dos-de-mayo", gap=1)  # 1808 after 1978: wrong
+    assert table.game.hand("ana") == ("granada", "armada")
+    assert table.game.discard == ("dos-de-mayo",)
+    assert table.session.snapshot()["view"]["panels"][2]["lines"] == [f"Deck: {len(table.game.deck)} cards", "Discard pile: 1 card"]
+
+
+def test_the_sand_running_out_times_the_turn_out(table):
+    table.flip("ana-1")
+    table.clock.advance(60)
+    assert table.empty("ana-1")["verdict"] == "accepted"
+    assert table.acted()[-1] == {"type": "turn_timed_out", "player": "ana"}
+    assert table.game.to_move == "ben" and not table.table.turn_open
+    assert table.game.hand("ana") == ("granada", "dos-de-mayo") and table.game.timeline == ("constitucion-1978",)
+    assert "ana's time ran out" in table.session.snapshot()["recent"][0]["text"]
+    assert table.flip("ben-1")["verdict"] == "accepted"
+    # the last player's time-out ends the round like a placement does
+    table.clock.advance(60)
+    table.empty("ben-1")
+    assert table.game.round == 2 and table.game.to_move == "ana"
+    assert table.replays()
+
+
+def test_without_a_turn_limit_the_sand_is_only_a_reminder():
+    setup = two_player_setup(turn_limit=False)
+    table = Table(setup, TimelineReferee(setup, deal=DEAL))
+    table.flip("ana-1")
+    table.clock.advance(60)
+    table.empty("ana-1")
+    assert table.acted() == [{"type": "turn_started", "player": "ana"}]
+    assert table.game.to_move == "ana" and table.table.turn_open
+    assert isinstance(table.tap("ana", type="place", card="granada", gap=0), Decision)
+
+
+def test_an_old_timer_running_out_during_another_turn_changes_nothing(table):
+    table.flip("ana-1")
+    table.tap("ana", type="place", card="granada", gap=0)
+    table.flip("ben-1")
+    table.clock.advance(60)
+    table.empty("ana-1")
+    assert table.game.to_move == "ben" and table.table.turn_open
+    assert table.acted()[-1] == {"type": "turn_started", "player": "ben"}
+
+
+def test_the_master_clock_only_bounds_the_session(table):
+    table.session.start_clock()
+    table.flip("ana-1")
+    table.clock.advance(table.setup.clock_length_s + 1)
+    table.session.tick()
+    assert table.session.state.clock.phase == "expired"
+    assert table.table.turn_open and table.game.to_move == "ana"
+    assert "master clock has run out" in table.flip("ben-1")["reason"]
+
+
+def play(table, player, card, gap):
+    assert table.flip(f"{player}-1")["verdict"] == "accepted"
+    step = table.tap(player, type="place", card=card, gap=gap)
+    assert isinstance(step, Decision), step
+
+
+def test_a_whole_game_to_its_end_with_scores_and_replay(table):
+    assert table.session.snapshot()["scores"] is None
+    play(table, "ana", "granada", 0)              # 1492 | 1978
+    play(table, "ben", "conquista-musulmana", 1)  # 1492 | 711? wrong: discarded, ben draws armada (1588)
+    assert table.game.hand("ben") == ("barcelona-92", "armada")
+    play(table, "ana", "dos-de-mayo", 1)          # 1492 1808 1978: ana's hand is empty
+    play(table, "ben", "barcelona-92", 3)         # correct, but ben still holds armada: ana alone emptied
+    assert table.game.winner == "ana"
+    assert table.session.snapshot()["view"]["summary"] == "ana wins!"
+    assert table.session.snapshot()["scores"] == {
+        "winners": ["ana"], "shared": False, "ranking": ["ana", "ben"], "rounds": 2,
+        "players": {"ana": {"total": 0, "cards_left": 0, "eliminated": False},
+                    "ben": {"total": 1, "cards_left": 1, "eliminated": False}},
+    }
+    assert table.session.player_snapshot("ben")["menu"] == []
+    reply = table.flip("ben-1")
+    assert reply["verdict"] == "rejected" and reply["reason"] == "The game is over: ana has won (End of the Game - Victory)"
+    assert isinstance(table.tap("ben", type="place", card="armada", gap=0), Rejected)
+    assert table.replays()
+
+
+def test_a_restarted_hub_rebuilds_the_game_from_the_log(table):
+    play(table, "ana", "granada", 0)
+    table.flip("ben-1")
+    # a new session over the same log folds the logged actions again through a fresh referee
+    resumed = TableSession(table.setup, clock=table.clock, log=table.session.log,
+                           referee=TimelineReferee(table.setup, deal=DEAL))
+    assert resumed.state == table.session.state
+    assert resumed.state.game.turn_open and resumed.state.game.game.to_move == "ben"
+
+
+def test_a_playoff_is_refereed_through_the_session():
+    setup = make_setup(table="tl", game="timeline", players=("ana", "ben", "carla"), seed=7,
+                       seats=tuple(Seat(n, 1, f"{n}-1") for n in ("ana", "ben", "carla")))
+    deal = {"hands": {"ana": ["granada"], "ben": ["barcelona-92"], "carla": ["quijote"]},
+            "reference": "constitucion-1978", "draw_pile": ["guernica", "trafalgar", "armada"]}
+    table = Table(setup, TimelineReferee(setup, deal=deal))
+    play(table, "ana", "granada", 0)
+    play(table, "ben", "barcelona-92", 2)
+    play(table, "carla", "quijote", 2)  # 1605 after 1978: wrong, carla draws guernica
+    assert table.game.playoff and table.game.eliminated == ("carla",)
+    assert table.game.hand("ana") == ("trafalgar",) and table.game.hand("ben") == ("armada",)
+    assert table.flip("carla-1")["reason"] == "carla was eliminated when the play-off began (End of the Game - Victory)"
+    play(table, "ana", "trafalgar", 1)  # 1805 between 1492 and 1978: correct
+    table.flip("ben-1")
+    table.clock.advance(60)
+    table.empty("ben-1")                # ben's time runs out: ana alone emptied her hand
+    assert table.game.winner == "ana"
+    scores = table.session.snapshot()["scores"]
+    assert scores["ranking"] == ["ana", "ben", "carla"] and scores["players"]["carla"]["eliminated"]
+    assert table.replays()
