@@ -24,6 +24,16 @@ from companion.errors import UnknownGameError
 
 
 @dataclass(frozen=True)
+class Variant:
+    """A way to play a game, as the setup page offers it."""
+
+    name: str
+    title: str
+    clock_minutes: float
+    """Length of the master clock (turn-based games: a bound on the session)."""
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """What the hub knows about a game before importing its engine."""
 
@@ -36,15 +46,46 @@ class GameInfo:
     uses_sandtimers: bool
     """True for real-time games whose actions are timed by sandtimers."""
     aliases: tuple[str, ...] = ()
+    min_players: int = 2
+    max_players: int = 4
+    timers_per_player: int = 2
+    """Sandtimer nodes each player uses (turn-based games: one turn timer)."""
+    variants: tuple[Variant, ...] = (Variant("standard", "Standard", 30),)
+
+    def variant(self, name: str) -> Variant:
+        """The named variant ("" for the first), or :class:`UnknownGameError`."""
+        if not name:
+            return self.variants[0]
+        for variant in self.variants:
+            if variant.name == name:
+                return variant
+        choices = ", ".join(v.name for v in self.variants)
+        raise UnknownGameError(f"{self.title} has no variant {name!r}; choose one of: {choices}")
 
 
 GAMES: tuple[GameInfo, ...] = (
-    GameInfo("time-n-space", "Time 'n' Space", "companion.games.time_n_space", True, ("tns", "time_n_space")),
-    GameInfo("space-dealer", "Space Dealer", "companion.games.space_dealer", True, ("sd", "space_dealer")),
-    GameInfo("timeline", "Timeline: España", "companion.games.timeline", False, ("timeline-espana",)),
-    GameInfo("space-and-time", "Space and Time", "companion.games.space_and_time", False, ("sat", "space_and_time")),
-    GameInfo("time-splicers", "Time Splicers", "companion.games.time_splicers", False, ("ts", "time_splicers")),
+    GameInfo("time-n-space", "Time 'n' Space", "companion.games.time_n_space", True, ("tns", "time_n_space"),
+             min_players=3, max_players=4, timers_per_player=2,
+             variants=(Variant("intro", "Introductory game", 12), Variant("full", "Full game", 30),
+                       Variant("light", "Timers and scoring only", 30))),
+    GameInfo("space-dealer", "Space Dealer", "companion.games.space_dealer", True, ("sd", "space_dealer"),
+             min_players=3, max_players=8, timers_per_player=2,
+             variants=(Variant("experienced", "With the experienced rules", 30), Variant("basic", "Basic game", 30))),
+    GameInfo("timeline", "Timeline: España", "companion.games.timeline", False, ("timeline-espana",),
+             min_players=2, max_players=8, timers_per_player=1,
+             variants=(Variant("standard", "Standard", 60),)),
+    GameInfo("space-and-time", "Space and Time", "companion.games.space_and_time", False, ("sat", "space_and_time"),
+             min_players=2, max_players=2, timers_per_player=1,
+             variants=(Variant("standard", "Standard", 60),)),
+    GameInfo("time-splicers", "Time Splicers", "companion.games.time_splicers", False, ("ts", "time_splicers"),
+             min_players=2, max_players=6, timers_per_player=1,
+             variants=(Variant("standard", "Standard", 90),)),
 )
+
+TIMERS_ONLY = GameInfo("sandtimers", "Sandtimers and master clock only", "companion.table.referee", True,
+                       min_players=1, max_players=8, timers_per_player=2,
+                       variants=(Variant("intro", "12-minute clock", 12), Variant("full", "30-minute clock", 30)))
+"""The hub's default table: no rules engine, just timers and the master clock."""
 
 
 def game_names() -> list[str]:
@@ -55,6 +96,8 @@ def game_names() -> list[str]:
 def find_game(name: str) -> GameInfo:
     """Look a game up by its name or an alias (case-insensitive)."""
     key = name.strip().lower()
+    if key == TIMERS_ONLY.name:
+        return TIMERS_ONLY
     for game in GAMES:
         if key == game.name or key in game.aliases:
             return game

@@ -65,7 +65,12 @@ def _open_log(config: HubConfig, setup: TableSetup) -> EventLog:
     if config.data_dir is None:
         return EventLog(setup)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = Path(config.data_dir) / "tables" / f"{setup.table}-{stamp}.jsonl"
+    folder = Path(config.data_dir) / "tables"
+    path = folder / f"{setup.table}-{stamp}.jsonl"
+    n = 1
+    while path.exists():  # two games started within one second
+        n += 1
+        path = folder / f"{setup.table}-{stamp}-{n}.jsonl"
     return EventLog(setup, path, fsync=config.fsync)
 
 
@@ -82,7 +87,7 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
 
     app = Flask(__name__)
     app.config["COMPANION"] = config
-    session = TableSession(setup, clock=clock, log=log)
+    session = TableSession(setup, clock=clock, log=log, log_factory=lambda new: _open_log(config, new))
     app.extensions["companion.session"] = session
     app.extensions["companion.clock"] = clock
     app.extensions["companion.shutdown"] = threading.Event()
@@ -96,10 +101,11 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
 
     app.extensions["companion.ticker"] = Ticker(session)
 
-    from companion.hub import api, stream
+    from companion.hub import api, setup_page, stream
 
     api.init_app(app)
     app.register_blueprint(stream.bp)
+    app.register_blueprint(setup_page.bp)
 
     @app.get("/")
     def dashboard() -> str:

@@ -110,7 +110,7 @@ def sim_flip(node: str) -> Any:
 def identify(node: str) -> Any:
     """Make a node blink so a player can find it."""
     session = session_of(current_app)
-    if node not in session.nodes:
+    if node not in session.nodes and node not in session.unpaired:
         return _error(f"unknown node {node!r}", 404)
     bridge = bridge_of(current_app)
     if bridge is None:

@@ -119,3 +119,8 @@ class HubBridge:
     def _on_session_change(self, kind: str, data: dict[str, Any]) -> None:
         if kind == "clock":
             self.publish_table_state()
+        elif kind == "reset":
+            # a new game: every seated node learns the table's sand duration
+            sand_ms = int(round(self.session.setup.sand_s * 1000))
+            for seat in self.session.setup.seats:
+                self.send(Reply(seat.node, "config", {"sand_ms": sand_ms}))

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.clock import Clock
@@ -90,14 +90,43 @@ def describe(event: ev.Event, setup: TableSetup) -> str:
     return type(event).__name__
 
 
+MAX_UNPAIRED = 32
+
+
+@dataclass
+class Pairing:
+    """Setting up a new game: each seat gets the node that is flipped when the hub asks for it."""
+
+    setup: TableSetup
+    """The new game's setup; its seats' nodes are filled in as they are paired."""
+    order: list[tuple[str, int]]
+    assigned: dict[tuple[str, int], str]
+
+    def current(self) -> tuple[str, int] | None:
+        for seat in self.order:
+            if seat not in self.assigned:
+                return seat
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        current = self.current()
+        return {
+            "game": self.setup.game, "variant": self.setup.variant,
+            "current": {"player": current[0], "index": current[1]} if current else None,
+            "seats": [{"player": p, "index": i, "node": self.assigned.get((p, i))} for p, i in self.order],
+        }
+
+
 class TableSession:
     """One table being played: thread-safe, driven by node messages, API calls and a ticker."""
 
     def __init__(self, setup: TableSetup, *, clock: Clock, log: EventLog | None = None,
-                 referee: TableReferee | None = None) -> None:
+                 referee: TableReferee | None = None,
+                 log_factory: Callable[[TableSetup], EventLog] | None = None) -> None:
         self.setup = setup
         self.clock = clock
-        self.log = log if log is not None else EventLog(setup)
+        self._log_factory = log_factory or (lambda s: EventLog(s))
+        self.log = log if log is not None else self._log_factory(setup)
         self.referee = referee if referee is not None else referee_for(setup)
         self._lock = threading.RLock()
         self._state = fold(setup, self.log.events(), self.referee)
@@ -106,6 +135,10 @@ class TableSession:
         self.refusals: dict[str, dict[str, Any]] = {}
         """The latest refusal per player, for the red message on their phone."""
         self.nodes: dict[str, NodeInfo] = {seat.node: NodeInfo(seat.node) for seat in setup.seats}
+        """Nodes sitting in a seat of the current setup."""
+        self.unpaired: OrderedDict[str, NodeInfo] = OrderedDict()
+        """Nodes heard from that sit in no seat (candidates for pairing), most recent last."""
+        self.pairing: Pairing | None = None
         self.stats = MessageStats()
         self.recent: deque[dict[str, Any]] = deque(maxlen=30)
         for event in self.log.events()[-30:]:
@@ -182,7 +215,7 @@ class TableSession:
                 reason = f"status of node {node!r}, which is not paired with a seat at this table"
                 self.stats.reject("unknown_node", reason, topic=None, at_s=self.clock.now_s())
                 log.warning("rejected unknown_node message: %s", reason)
-                return
+                info = self._remember_unpaired(node)
             info.online = online
             info.last_seen_s = self.clock.now_s()
         self._notify("node", {"node": node, "online": online})
@@ -192,9 +225,17 @@ class TableSession:
         with self._lock:
             now = self.clock.now_s()
             info = self.nodes.get(node)
-            if info is None:
+            if self.pairing is not None and msg.kind == "flip":
+                replies = self._pair_flip(node, msg, now)
+                unknown = False
+            elif info is None:
                 reason = f"node {node!r} is not paired with a seat at this table"
                 self.stats.reject("unknown_node", reason, topic=None, at_s=now)
+                unpaired = self._remember_unpaired(node)
+                unpaired.last_seen_s = now
+                unpaired.online = True
+                if msg.kind == "hello":
+                    unpaired.node_kind, unpaired.firmware = msg.node_kind, msg.firmware
                 replies = []
                 if msg.kind in ("flip", "empty"):
                     replies.append(Reply(node, "ack", {"boot": msg.boot, "seq": msg.seq,
@@ -206,6 +247,11 @@ class TableSession:
         if unknown:
             log.warning("rejected unknown_node message: node %r is not paired with a seat at this table", node)
             self._notify("stats", {"category": "unknown_node"})
+        elif any(r.kind == "show" for r in replies):
+            self._notify("pairing", {"node": node})
+            if self.pairing is None:
+                self._notify("reset", {})
+                self._notify("clock", {})
         else:
             self._notify(msg.kind, {"node": node})
         return replies
@@ -273,6 +319,76 @@ class TableSession:
         if reason:
             fields["reason"] = reason[:200]
         return Reply(info.node, "ack", fields)
+
+    def _remember_unpaired(self, node: str) -> NodeInfo:
+        info = self.unpaired.pop(node, None) or NodeInfo(node)
+        self.unpaired[node] = info
+        while len(self.unpaired) > MAX_UNPAIRED:
+            self.unpaired.popitem(last=False)
+        return info
+
+    # --- a new game: setup and pairing ------------------------------------------------
+    def begin_pairing(self, setup: TableSetup) -> None:
+        """Start pairing the seats of ``setup`` (whose node ids are ignored) by flips, in seat order."""
+        if setup.table != self.setup.table:
+            raise ValueError("a new game keeps the table id")
+        with self._lock:
+            order = [(seat.player, seat.index) for seat in setup.seats]
+            self.pairing = Pairing(setup, order, {})
+        self._notify("pairing", {})
+
+    def cancel_pairing(self) -> None:
+        with self._lock:
+            self.pairing = None
+        self._notify("pairing", {})
+
+    def _pair_flip(self, node: str, msg: Message, now: float) -> list[Reply]:
+        """During pairing a flip names the node of the seat the hub is asking for (caller holds the lock)."""
+        pairing = self.pairing
+        assert pairing is not None
+        reply = {"boot": msg.boot, "seq": msg.seq, "verdict": "accepted"}
+        if node in pairing.assigned.values():
+            return [Reply(node, "ack", reply)]
+        current = pairing.current()
+        assert current is not None
+        pairing.assigned[current] = node
+        info = self.nodes.get(node) or self.unpaired.get(node) or self._remember_unpaired(node)
+        info.online, info.last_seen_s = True, now
+        replies = [Reply(node, "ack", reply), Reply(node, "show", {"pattern": "identify"})]
+        if pairing.current() is None:
+            self._finish_pairing()
+        return replies
+
+    def _finish_pairing(self) -> None:
+        pairing = self.pairing
+        assert pairing is not None
+        seats = tuple(replace(seat, node=pairing.assigned[(seat.player, seat.index)]) for seat in pairing.setup.seats)
+        self.pairing = None
+        self._reset_locked(replace(pairing.setup, seats=seats))
+
+    def reset(self, setup: TableSetup) -> None:
+        """Start a new game at this table with ``setup`` (same table id), keeping what is known of nodes."""
+        if setup.table != self.setup.table:
+            raise ValueError("a new game keeps the table id")
+        with self._lock:
+            self.pairing = None
+            self._reset_locked(setup)
+        self._notify("reset", {})
+        self._notify("clock", {})
+
+    def _reset_locked(self, setup: TableSetup) -> None:
+        referee = referee_for(setup)
+        known = {**self.unpaired, **self.nodes}
+        self.log.close()
+        self.setup = setup
+        self.referee = referee
+        self.log = self._log_factory(setup)
+        self._state = fold(setup, [], referee)
+        self.nodes = {seat.node: known.pop(seat.node, None) or NodeInfo(seat.node) for seat in setup.seats}
+        self.unpaired = OrderedDict(known)
+        self.intents.clear()
+        self.refusals.clear()
+        self.recent.clear()
 
     # --- hub controls ----------------------------------------------------------------
     def _control(self, decider: Callable[..., ev.Event | Rejected]) -> ev.Event | Rejected:
@@ -419,6 +535,9 @@ class TableSession:
                 "events": state.events,
                 "refused_flips": state.refused_flips,
                 "stats": self.stats.to_dict(),
+                "pairing": self.pairing.to_dict() if self.pairing else None,
+                "unpaired": [info.to_dict() for info in self.unpaired.values()],
+                "setup": self.setup.to_dict(),
                 "view": self.referee.view(state.game).to_dict(),
                 "scores": self.referee.scores(state.game),
                 "refusals": dict(self.refusals),

@@ -1,0 +1,136 @@
+// Setup page: choose the game, then pair each seat with a timer by flipping it.
+"use strict";
+const COLOURS = ["red", "yellow", "green", "blue", "purple", "orange", "white", "black"];
+let games = [];
+const $ = (id) => document.getElementById(id);
+
+function option(value, text) {
+  const o = document.createElement("option");
+  o.value = value; o.textContent = text;
+  return o;
+}
+
+function currentGame() { return games.find((g) => g.name === $("game").value); }
+
+function fillVariants() {
+  const g = currentGame();
+  $("variant").textContent = "";
+  for (const v of g.variants) $("variant").append(option(v.name, v.title));
+  $("count").textContent = "";
+  for (let n = g.min_players; n <= g.max_players; n++) $("count").append(option(n, n + " players"));
+  $("count").value = String(Math.min(g.max_players, Math.max(g.min_players, 4)));
+  $("timers").value = g.timers_per_player;
+  fillClock();
+  fillNames();
+}
+
+function fillClock() {
+  const g = currentGame();
+  const v = g.variants.find((x) => x.name === $("variant").value) || g.variants[0];
+  $("clock").value = v.clock_minutes;
+}
+
+function fillNames() {
+  const n = Number($("count").value);
+  const root = $("names");
+  const old = [...root.querySelectorAll("input")].map((i) => i.value);
+  root.textContent = "";
+  for (let i = 0; i < n; i++) {
+    const input = document.createElement("input");
+    input.value = old[i] || COLOURS[i];
+    input.setAttribute("aria-label", "Player " + (i + 1));
+    input.dataset.player = String(i);
+    root.append(input);
+  }
+}
+
+function showError(text) { $("error").textContent = text || ""; $("error").hidden = !text; }
+
+async function submit(ev) {
+  ev.preventDefault();
+  const body = {
+    game: $("game").value, variant: $("variant").value,
+    players: [...$("names").querySelectorAll("input")].map((i) => i.value),
+    timers: Number($("timers").value), clock_minutes: Number($("clock").value), sand_s: Number($("sand").value),
+    pairing: document.querySelector("input[name=pairing]:checked").value,
+  };
+  const res = await fetch("/api/setup", { method: "POST", headers: { "Content-Type": "application/json" },
+                                          body: JSON.stringify(body) });
+  const data = await res.json();
+  if (!data.ok) { showError(data.error); return; }
+  showError("");
+  expectReady = true;
+}
+
+let expectReady = false;
+
+function renderPairing(snap) {
+  const p = snap.pairing;
+  $("pairing").hidden = !p;
+  if (p) {
+    $("setup-form").hidden = true;
+    $("ask").textContent = p.current ? "Flip the timer for " + p.current.player + ", number " + p.current.index : "";
+    $("seats").textContent = "";
+    for (const s of p.seats) {
+      const li = document.createElement("li");
+      li.textContent = s.player + " " + s.index + ": " + (s.node || "…");
+      li.className = s.node ? "done" : (p.current && p.current.player === s.player && p.current.index === s.index ? "current" : "");
+      $("seats").append(li);
+    }
+    $("unpaired").textContent = "";
+    const candidates = snap.nodes.concat(snap.unpaired).filter((n) => n.online && !p.seats.some((s) => s.node === n.node));
+    for (const n of candidates) {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button"; b.textContent = "Identify " + n.node;
+      b.addEventListener("click", () => fetch("/api/nodes/" + n.node + "/identify", { method: "POST" }));
+      li.append(b);
+      $("unpaired").append(li);
+    }
+    expectReady = true;
+  } else if (expectReady) {
+    showReady(snap);
+  }
+}
+
+function showReady(snap) {
+  $("setup-form").hidden = true;
+  $("ready").hidden = false;
+  const local = ["127.0.0.1", "localhost", "[::1]"].includes(location.hostname);
+  $("qr-hint").textContent = local
+    ? "Phones cannot open 127.0.0.1: start the hub with --host 0.0.0.0 and open this page at the hub's network address."
+    : "Each player scans their code to open their page.";
+  $("qrs").textContent = "";
+  for (const p of snap.setup.players) {
+    const fig = document.createElement("figure");
+    const img = document.createElement("img");
+    img.src = "/qr/" + encodeURIComponent(p) + ".svg";
+    img.alt = "QR code for " + p;
+    const cap = document.createElement("figcaption");
+    const a = document.createElement("a");
+    a.href = "/play/" + encodeURIComponent(p);
+    a.textContent = p;
+    cap.append(a);
+    fig.append(img, cap);
+    $("qrs").append(fig);
+  }
+}
+
+async function init() {
+  games = await (await fetch("/api/games")).json();
+  for (const g of games) $("game").append(option(g.name, g.title));
+  $("game").addEventListener("change", fillVariants);
+  $("variant").addEventListener("change", fillClock);
+  $("count").addEventListener("change", fillNames);
+  $("setup-form").addEventListener("submit", submit);
+  $("cancel").addEventListener("click", async () => {
+    await fetch("/api/setup/cancel", { method: "POST" });
+    expectReady = false;
+    $("setup-form").hidden = false;
+  });
+  fillVariants();
+  const source = new EventSource("/api/stream");
+  source.addEventListener("state", (e) => renderPairing(JSON.parse(e.data)));
+}
+
+init();
