@@ -898,7 +898,7 @@ def test_give_and_trade_cards_between_planning_areas() -> None:
 # =====================================================================================
 
 
-@pytest.mark.parametrize("module", ["engine", "state", "actions", "cards", "scoring"])
+@pytest.mark.parametrize("module", ["engine", "state", "actions", "cards", "scoring", "view"])
 def test_rules_modules_import_no_clock_randomness_or_io_libraries(module: str) -> None:
     import ast
     from pathlib import Path
@@ -975,3 +975,39 @@ def test_sabotage_and_end_on_a_fake_clock() -> None:
     assert table.state.phase is Phase.OVER
     assert table.events[-1] == "GameOver"
     assert table.state.ship("green").cargo.count(colour) == 1, "the last running timer was still used"  # type: ignore[union-attr]
+
+
+def test_snapshot_shows_track_ring_sabotage_and_blocks_as_json() -> None:
+    import json
+
+    from companion.games.space_dealer.view import snapshot
+
+    state, _ = _armed(new_game(), "red", "Sabotage Probe")
+    state, _ = build(state, "blue", "Interstellar Rocket", -1)
+    state = ok(state, StartJob("blue", 0, UseCard(_first_of(state, "blue", "Interstellar Rocket"))), TimerRanOut("blue", 0))
+    order = mine_of(state, "green")
+    state = dock(load(state, "red", **state.cards[order].order.goods_dict()), "red", 2)  # type: ignore[union-attr]
+    state = ok(
+        state,
+        SatisfyOrder("red", "red", order),
+        StartJob("green", 0, RaiseTechLevel()),
+        Sabotage("red", "green", 0),
+        LaunchRocket("blue", "red", mine_of(state, "red")),
+    )
+    view = json.loads(json.dumps(snapshot(state)))
+    points = state.cards[order].order.points  # type: ignore[union-attr]
+    assert view["players"]["red"]["points"] == points[0] and view["players"]["red"]["markers_placed"] == 1
+    assert view["players"]["green"]["points"] == points[1]
+    assert view["players"]["green"]["timers"][0]["sabotaged_by"] == "red"
+    assert view["players"]["green"]["timers"][0]["job"] == {"job": "raise-tech-level"}
+    assert view["players"]["red"]["built"][0]["blocked_by"] == "blue"
+    assert next(b for b in view["players"]["green"]["built"] if b["card"] == order)["order_done"] is True
+    assert set(view["ring"][2]["ships"]) == {"green", "red"}
+    assert view["ring"][1]["planet"] == "neutral" and view["ring"][1]["order"]
+    assert view["phase"] == "running"
+
+
+def _first_of(state: GameState, player: str, type_name: str) -> str:
+    p = state.player(player)
+    assert p is not None
+    return next(b.card for b in p.built if state.cards[b.card].type == type_name)
