@@ -13,8 +13,10 @@ What the engine does for each clock phase:
 - ``ready``: nothing; the next start is a new run, beginning with the ``start`` cue.
 - ``running`` / ``paused``: the cues between the last call's elapsed time and now.
 - ``expired``: the remaining cues up to the end, so the ``end`` cue fires once.
-- ``aborted``: nothing more (the game was stopped from the hub; no fanfare).
+- ``aborted``: nothing after the abort (the game was stopped from the hub; no fanfare).
+  A cue whose moment came before the abort but was not yet fired still fires.
 - a restart (a new start after the end, or elapsed time going backwards) begins again with ``start``.
+  Call :meth:`update` on every clock change (or :meth:`reset` on a start) so no restart goes unseen.
 
 The first time an engine sees a clock that is already running (a hub resuming
 a saved game) it plays only cues of the last ``resume_grace_s`` seconds, not
@@ -141,7 +143,7 @@ class CueEngine:
             base = self._base(master, elapsed)
             schedule = self._schedule_for_clock(master.length_s)
             due: list[Cue] = []
-            if master.phase in ("running", "paused", "expired"):
+            if master.phase in ("running", "paused", "expired", "aborted"):
                 due = [c for c in due_cues(schedule, elapsed_before_s=base, elapsed_now_s=elapsed)
                        if c.name not in self._disabled]
             self._seen = NEW_RUN if master.phase == "ready" else max(base, elapsed)

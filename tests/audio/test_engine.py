@@ -97,16 +97,18 @@ def test_the_end_cue_fires_once_at_expiry_even_when_the_ticker_is_late() -> None
     assert [c.name for c in rec.cues] == ["start", "end"]
 
 
-def test_an_aborted_clock_plays_nothing_more() -> None:
+def test_an_aborted_clock_plays_nothing_after_the_abort() -> None:
     sim, engine, rec = make(720)
     sim.start()
     engine.update(sim.master)
-    sim.advance(100)
+    sim.advance(121)  # the ticker is late for "10 minutes left" (at 120 s) and the game is aborted
     sim.abort()
+    sim.advance(1000)
+    assert [c.text_key for c in engine.update(sim.master)] == ["minutes_left:10"]
     sim.advance(1000)
     assert engine.update(sim.master) == []
     assert engine.next_deadline_s(sim.master) is None
-    assert [c.name for c in rec.cues] == ["start"]
+    assert [c.name for c in rec.cues] == ["start", "remaining"]
 
 
 @pytest.mark.parametrize("ended", ["abort", "expire"])
@@ -236,6 +238,7 @@ OPS = st.one_of(
     st.tuples(st.just("pause"), st.just(0.0)),
     st.tuples(st.just("resume"), st.just(0.0)),
 )
+RESTART_OPS = st.one_of(OPS, st.tuples(st.just("restart"), st.just(0.0)))
 
 
 @settings(max_examples=150, deadline=None)
@@ -309,3 +312,41 @@ def test_cues_on_a_real_clock_fire_within_50_ms_of_their_moment() -> None:
     for cue, at in fired:
         late_real_s = (at - (started_at + cue.at_elapsed_s)) / scale
         assert -0.001 <= late_real_s <= 0.05, (cue, late_real_s)
+
+
+@settings(max_examples=150, deadline=None)
+@given(length=st.sampled_from([12.0, 90.0, 720.0]), ops=st.lists(RESTART_OPS, max_size=60))
+def test_aborts_and_restarts_play_each_run_once_from_its_start(length: float,
+                                                               ops: list[tuple[str, float]]) -> None:
+    """The hub calls update on every clock change; each run then plays exactly its cues up to where it ended."""
+    sim = ClockSim(length)
+    rec = Recorder(sim)
+    schedule = cue_schedule(length)
+    engine = CueEngine(schedule, clock=sim.clock, on_cue=rec)
+    engine.update(sim.master)
+    sim.start()
+    engine.update(sim.master)
+    expected: list[Cue] = []
+    for op, amount in ops:
+        if op == "advance":
+            sim.advance(amount)
+        elif op == "tick":
+            engine.update(sim.master)
+        elif op == "pause":
+            sim.pause()
+            engine.update(sim.master)
+        elif op == "resume":
+            sim.resume()
+            engine.update(sim.master)
+        else:
+            if not sim.master.is_over:
+                sim.abort()
+            engine.update(sim.master)
+            expected += [c for c in schedule if c.at_elapsed_s <= sim.elapsed_s() + EPSILON_S]
+            sim.start()
+            engine.update(sim.master)
+    sim.resume()
+    sim.advance(length)
+    engine.update(sim.master)
+    expected += schedule
+    assert rec.cues == expected
