@@ -161,7 +161,7 @@ def check_invariants(
     assert len(orders) == len(set(orders)), "each order once"
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data(), st.integers(0, 10_000), st.sampled_from([3, 4]), st.booleans())
 def test_random_play_keeps_invariants(data: st.DataObject, seed: int, n: int, boost: bool) -> None:
     state = start_state(seed, n, boost)
@@ -294,7 +294,7 @@ def boosted(seed: int, n: int) -> GameState:
     return state
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32), st.sampled_from([3, 4, 5, 8]), st.booleans())
 def test_guided_random_walk_keeps_invariants(seed: int, n: int, boost: bool) -> None:
     rng = random.Random(seed)
@@ -303,7 +303,7 @@ def test_guided_random_walk_keeps_invariants(seed: int, n: int, boost: bool) -> 
     timers = state.timer_pool + sum(len(p.timers) for p in state.players)
     placed = {p.name: p.markers_placed for p in state.players}
     accepted = 0
-    for _ in range(400):
+    for _ in range(300):
         if state.phase is Phase.OVER:
             break
         options = sensible_actions(state, rng)
