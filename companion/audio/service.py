@@ -1,0 +1,113 @@
+"""Everything a hub needs for its cues in one object: settings, sound files, engine, speaker, dashboard feed.
+
+Wiring into a hub (sketch)::
+
+    cues = CueService(CueSettings.from_mapping(config_section), clock=clock,
+                      sounds_dir=data_dir / "sounds", emit=lambda cue: session.announce_cue(cue))
+    cues.prepare(setup.clock_length_s)              # build the sound files before the game starts
+    # in the ticker, after session.tick():
+    cues.update(session.state.clock)
+    wait = min(d for d in (expiry_wait, cues.next_deadline_s(session.state.clock)) if d is not None)
+    # when the session accepts an event:
+    cues.on_table_event(event, session.state.clock)
+
+``emit`` receives the JSON form of each cue (:meth:`Cue.to_dict` with the
+phrase in the table's language) for the dashboard's stream; with
+``local_playback`` on, the cue also plays on the hub's speaker.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from companion.audio.cues import Cue
+from companion.audio.engine import CueEngine
+from companion.audio.library import CueLibrary, build_cue_library, default_schedules
+from companion.audio.phrases import phrase
+from companion.audio.players import LocalPlayer
+from companion.audio.settings import CueSettings
+from companion.clock import Clock
+from companion.table.state import MasterClock
+
+log = logging.getLogger(__name__)
+
+
+class CueService:
+    """Cue engine, sound library and local player of one hub, built from :class:`CueSettings`."""
+
+    def __init__(self, settings: CueSettings, *, clock: Clock, sounds_dir: str | os.PathLike[str],
+                 emit: Callable[[dict[str, Any]], object] | None = None, player: LocalPlayer | None = None) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.sounds_dir = Path(sounds_dir) / settings.language
+        self.emit = emit
+        self.player = player
+        if self.player is None and settings.local_playback and settings.enabled:
+            self.player = LocalPlayer(settings.player_command)
+        self.library: CueLibrary | None = None
+        self._lengths: set[float] = set()
+        self._build_lock = threading.Lock()
+        self.engine = CueEngine(clock=clock, on_cue=self._on_cue, disabled=settings.silenced,
+                                schedule_for=self._schedule_for)
+
+    # --- sounds --------------------------------------------------------------------------
+    def prepare(self, *lengths_s: float) -> CueLibrary:
+        """Build (or complete) the sound files for master clocks of these lengths; returns the library."""
+        with self._build_lock:
+            self._lengths.update(float(length) for length in lengths_s)
+            schedules = default_schedules() + [self.settings.schedule(length) for length in sorted(self._lengths)]
+            self.library = build_cue_library(self.sounds_dir, self.settings.language, schedules=schedules,
+                                             speech=self.settings.speech)
+            if self.settings.speech and not self.library.speech:
+                log.warning("cues play as tones only: %s", self.library.speech_note)
+            if self.player is not None:
+                self.player.sounds = self.library.paths
+            return self.library
+
+    def _schedule_for(self, length_s: float) -> list[Cue]:
+        schedule = self.settings.schedule(length_s)
+        library = self.library
+        if library is None or any(cue.sound_key not in library.paths for cue in schedule):
+            self.prepare(length_s)  # a clock of a length nobody prepared: build its few missing files now
+        return schedule
+
+    # --- the clock and events ------------------------------------------------------------
+    def update(self, master: MasterClock, now_s: float | None = None) -> list[Cue]:
+        return self.engine.update(master, now_s)
+
+    def next_deadline_s(self, master: MasterClock, now_s: float | None = None) -> float | None:
+        return self.engine.next_deadline_s(master, now_s)
+
+    def on_table_event(self, event: object, master: MasterClock | None = None,
+                       now_s: float | None = None) -> Cue | None:
+        """Chime for a timer that ran out, buzz for a refused flip; other events sound nothing."""
+        return self.engine.notify_event(event, master, now_s)
+
+    def rule_broken(self, master: MasterClock | None = None, now_s: float | None = None) -> Cue | None:
+        """Buzz for a move a game engine rejected."""
+        return self.engine.fire_event("buzz", master, now_s)
+
+    def set_disabled(self, names: Iterable[str]) -> None:
+        self.engine.set_disabled(names)
+
+    def payload(self, cue: Cue) -> dict[str, Any]:
+        """The dashboard's form of a cue, with its phrase in the table's language."""
+        return cue.to_dict(text=phrase(cue.text_key, self.settings.language) if cue.text_key else "")
+
+    def _on_cue(self, cue: Cue) -> None:
+        if self.emit is not None:
+            try:
+                self.emit(self.payload(cue))
+            except Exception:
+                log.exception("the dashboard feed failed on cue %r", cue.name)
+        if self.player is not None:
+            self.player.play_cue(cue)
+
+    def close(self) -> None:
+        if self.player is not None:
+            self.player.close()
