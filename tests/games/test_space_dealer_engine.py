@@ -898,7 +898,7 @@ def test_give_and_trade_cards_between_planning_areas() -> None:
 # =====================================================================================
 
 
-@pytest.mark.parametrize("module", ["engine", "state", "actions", "cards", "scoring", "view"])
+@pytest.mark.parametrize("module", ["engine", "state", "actions", "cards", "scoring", "view", "record"])
 def test_rules_modules_import_no_clock_randomness_or_io_libraries(module: str) -> None:
     import ast
     from pathlib import Path

@@ -7,6 +7,7 @@ Public entry points:
   actions are in ``actions``, the state in ``state``, the card data in ``cards.toml``
   (:func:`load_card_data` loads a corrected copy).
 * :func:`final_score` scores an engine state with the same function as the command.
+* :func:`referee_record` replays a JSON game record (``companion referee space-dealer FILE``).
 """
 
 from companion.games.space_dealer.cards import CardData, CardDataError, load_card_data
@@ -18,6 +19,7 @@ from companion.games.space_dealer.engine import (
     is_legal,
     setup,
 )
+from companion.games.space_dealer.record import action_from_json, action_to_json, referee_record
 from companion.games.space_dealer.scoring import (
     FinalScore,
     PlayerScore,
@@ -34,10 +36,13 @@ __all__ = [
     "SatisfiedOrder",
     "SetupError",
     "Start",
+    "action_from_json",
+    "action_to_json",
     "apply",
     "final_score",
     "is_legal",
     "load_card_data",
+    "referee_record",
     "score_orders",
     "score_record",
     "setup",
