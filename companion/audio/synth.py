@@ -92,36 +92,36 @@ GAP_S = 0.12
 
 
 def start_sound(rate: int = SAMPLE_RATE) -> array:
-    return join(tone(f, d, rate=rate, volume=0.5, release_s=0.04, partials=_WARM) for f, d in START_NOTES)
+    return join(tone(f, d, rate=rate, volume=0.65, release_s=0.04, partials=_WARM) for f, d in START_NOTES)
 
 
 def fanfare(rate: int = SAMPLE_RATE) -> array:
-    notes = [tone(f, d, rate=rate, volume=0.5, release_s=0.03 if d < 0.5 else 0.3, partials=_WARM)
+    notes = [tone(f, d, rate=rate, volume=0.65, release_s=0.03 if d < 0.5 else 0.3, partials=_WARM)
              for f, d in FANFARE_NOTES]
     return join(notes)
 
 
 def chime(rate: int = SAMPLE_RATE) -> array:
     """A bell of three decaying partials on E6, for a sandtimer that ran out."""
-    return tone(1318.51, CHIME_S, rate=rate, volume=0.45, attack_s=0.004, release_s=0.2, partials=_BELL)
+    return tone(1318.51, CHIME_S, rate=rate, volume=0.7, attack_s=0.004, release_s=0.2, partials=_BELL)
 
 
 def buzz(rate: int = SAMPLE_RATE) -> array:
     """A low, rough buzz for a broken rule: odd harmonics of 110 Hz beating against 116.6 Hz."""
     square_ish: tuple[Partial, ...] = ((1.0, 1.0, 0.0), (3.0, 1 / 3, 0.0), (5.0, 1 / 5, 0.0), (7.0, 1 / 7, 0.0),
                                        (1.06, 0.5, 0.0))
-    return tone(110.0, BUZZ_S, rate=rate, volume=0.5, attack_s=0.01, release_s=0.08, partials=square_ish)
+    return tone(110.0, BUZZ_S, rate=rate, volume=0.75, attack_s=0.01, release_s=0.08, partials=square_ish)
 
 
 def tick(rate: int = SAMPLE_RATE) -> array:
     """A short wooden tick for each second of the final countdown."""
-    return tone(1000.0, TICK_S, rate=rate, volume=0.5, attack_s=0.002, release_s=0.05,
+    return tone(1000.0, TICK_S, rate=rate, volume=0.65, attack_s=0.002, release_s=0.05,
                 partials=((1.0, 1.0, 30.0), (2.0, 0.3, 50.0)))
 
 
 def ding(rate: int = SAMPLE_RATE) -> array:
     """A soft "attention" note before a spoken announcement."""
-    return tone(880.0, DING_S, rate=rate, volume=0.35, attack_s=0.005, release_s=0.15, partials=_BELL)
+    return tone(880.0, DING_S, rate=rate, volume=0.5, attack_s=0.005, release_s=0.15, partials=_BELL)
 
 
 TONE_DURATIONS_S = {
