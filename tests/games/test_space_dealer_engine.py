@@ -343,6 +343,12 @@ def test_bad_timers_and_players(action: StartJob, reason: str) -> None:
     assert reason in rejected(new_game(), action).reason
 
 
+def test_every_planet_has_its_own_timer_space() -> None:
+    state = ok(new_game(), StartJob("red", 0, RaiseTechLevel()), StartJob("green", 0, RaiseTechLevel()))
+    state = ok(state, StartJob("blue", 1, RaiseTechLevel()), TimerRanOut("green", 0))
+    assert [p.tech_level for p in state.players] == [1, 2, 1]
+
+
 def test_active_timer_takes_no_second_job() -> None:
     state = ok(new_game(), StartJob("red", 0, RaiseTechLevel()))
     r = rejected(state, StartJob("red", 0, UseCard(mine_of(state, "red"))))

@@ -339,16 +339,18 @@ def _occupied(player: PlayerState) -> set[tuple[str, int]]:
 
 
 def _space_in_use(state: GameState, space: tuple[str, str]) -> bool:
+    """True when an active or usable timer stands on this timer space."""
     for p in state.players:
         for t in p.timers:
-            if t.status is not TimerStatus.INACTIVE and t.job is not None and _space_of(t.job) == space:
+            if t.status is not TimerStatus.INACTIVE and t.job is not None and _space_of(t.job, p.name) == space:
                 return True
     return False
 
 
-def _space_of(job: Job) -> tuple[str, str]:
+def _space_of(job: Job, player: str) -> tuple[str, str]:
+    """The timer space a job occupies: the player's planet, a card, or a spaceship (3.2)."""
     if isinstance(job, RaiseTechLevel):
-        return ("planet", "")
+        return ("planet", player)
     if isinstance(job, (BuildCard, DiscardCard)):
         return ("planning", job.card)
     if isinstance(job, UseCard):
@@ -410,10 +412,6 @@ def _order_owner(state: GameState, order_id: str) -> str | None:
         if p.built_card(order_id) is not None:
             return p.name
     return None
-
-
-def controls(state: GameState, player: str, ship: Ship) -> bool:
-    return ship.controller == player
 
 
 def _holder_place(state: GameState, holder: Holder) -> tuple[int | None, str | None]:
@@ -700,7 +698,7 @@ def _start_job(state: GameState, a: StartJob) -> Result:
     job = a.job
     if not isinstance(job, (RaiseTechLevel, BuildCard, UseCard, MoveShip, DiscardCard)):
         return _no("Unknown job", R_JOB)
-    if _space_in_use(state, _space_of(job)):
+    if _space_in_use(state, _space_of(job, p.name)):
         return _no("Another timer already stands on that timer space", R_JOB)
     clears_block = False
     origin = None
