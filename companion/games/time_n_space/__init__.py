@@ -7,6 +7,8 @@ actions to :func:`apply`, which returns ``Accepted(state, events)`` or
 ``referee_record`` replays a JSON game record (``companion referee time-n-space FILE``).
 """
 
+from typing import Any
+
 from companion.games.time_n_space.actions import (
     Beam,
     Build,
@@ -42,6 +44,17 @@ from companion.games.time_n_space.engine import (
 )
 from companion.games.time_n_space.scoring import COLORS, score_record
 from companion.games.time_n_space.state import RESEARCH, SHIP, GameState
+
+
+def table_referee(setup: Any) -> Any:
+    """The hub's table referee for Time 'n' Space (see :mod:`companion.games.time_n_space.table`).
+
+    Imported on first use: the engine and the command-line scorer do not need the table.
+    """
+    from companion.games.time_n_space.table import table_referee as make
+
+    return make(setup)
+
 
 __all__ = [
     "COLORS",
@@ -83,4 +96,5 @@ __all__ = [
     "setup_full",
     "setup_intro",
     "state_to_json",
+    "table_referee",
 ]
