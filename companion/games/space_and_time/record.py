@@ -1,0 +1,95 @@
+"""Replay of a JSON game record for ``companion referee space-and-time FILE``.
+
+Record format (issue 7, "Space and Time, exactly")::
+
+    {"boards": [round1_board, round2_board], "moves": [[[r1, c1], [r2, c2]], ...]}
+
+Output::
+
+    {"results": [{"ok": true, "player": "A", "trophies": [ranks]} | {"ok": false, "reason": "..."}],
+     "trophies": {"A": n, "B": n}, "winner": "A" | "B" | null}
+
+A move naming a cell off the board is an illegal move (refused, same player again);
+a move that is not two ``[row, column]`` pairs of whole numbers makes the file malformed.
+Top-level keys starting with ``_`` are comments and ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from companion.errors import InvalidRecordError
+from companion.games.space_and_time.engine import Move, Rejected, TrophyTaken, apply, new_game
+
+_KEYS = ("boards", "moves")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _parse_move(number: int, move: object) -> Move:
+    shape_ok = (
+        isinstance(move, list)
+        and len(move) == 2
+        and all(isinstance(cell, list) and len(cell) == 2 and all(_is_int(x) for x in cell) for cell in move)
+    )
+    if not shape_ok:
+        raise InvalidRecordError(
+            f"move {number} is {_short(move)}, not a pair of cells [[row, column], [row, column]]"
+        )
+    (r1, c1), (r2, c2) = move  # type: ignore[misc]
+    return ((r1, c1), (r2, c2))
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def parse_record(record: object) -> tuple[Any, list[Move]]:
+    """Check the record's shape and both starting boards; return the new game and the moves."""
+    if not isinstance(record, dict):
+        raise InvalidRecordError('a Space and Time record must be a JSON object with "boards" and "moves"')
+    unknown = [k for k in record if k not in _KEYS and not str(k).startswith("_")]
+    if unknown:
+        raise InvalidRecordError(
+            f'unknown key {unknown[0]!r} in the record; expected only "boards" and "moves"'
+        )
+    for key in _KEYS:
+        if key not in record:
+            raise InvalidRecordError(f'the record has no "{key}" list')
+    boards = record["boards"]
+    if not isinstance(boards, list) or len(boards) != 2:
+        raise InvalidRecordError('"boards" must list exactly two starting boards, one per round')
+    moves = record["moves"]
+    if not isinstance(moves, list):
+        raise InvalidRecordError('"moves" must be a list of swaps [[row, column], [row, column]]')
+    state = new_game(boards[0], boards[1])
+    return state, [_parse_move(n, m) for n, m in enumerate(moves, start=1)]
+
+
+def referee_record(record: dict) -> dict:
+    """Replay a record through the rules and report each move, the trophies and the winner.
+
+    Illegal moves (and any move after the end) are refused with a reason and leave the
+    same player to move (issue 7). Raises :class:`InvalidRecordError` for a malformed
+    record or an invalid starting board.
+    """
+    state, moves = parse_record(record)
+    results: list[dict[str, Any]] = []
+    for move in moves:
+        player = state.to_move
+        outcome = apply(state, move)
+        if isinstance(outcome, Rejected):
+            results.append({"ok": False, "reason": outcome.reason})
+            continue
+        state = outcome.state
+        taken = [e.rank for e in outcome.events if isinstance(e, TrophyTaken)]
+        results.append({"ok": True, "player": player, "trophies": taken})
+    return {
+        "results": results,
+        "trophies": {"A": state.trophy_count("A"), "B": state.trophy_count("B")},
+        "winner": state.winner,
+    }
