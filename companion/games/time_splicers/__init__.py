@@ -7,7 +7,8 @@ Public surface:
   :class:`PlaceCard`, :class:`UseQuantumTunnel`, :class:`UseTimeJump`,
   :class:`RedrawHand`, :class:`PlaceTimeFreeze`, :class:`ForfeitTurn`);
 * :func:`load_deck` for the component counts (``deck.json`` or a user's file);
-* :func:`referee_record` for ``companion referee time-splicers FILE``.
+* :func:`referee_record` for ``companion referee time-splicers FILE``;
+* :func:`table_referee`, the hub's table referee with sandtimers as turn timers.
 """
 
 from .deck import Card, DeckConfig, DeckFileError, load_deck, parse_deck
@@ -31,6 +32,7 @@ from .engine import (
     new_game,
 )
 from .record import event_to_dict, referee_record, summary
+from .table import table_referee
 
 __all__ = [
     "Card",
@@ -58,4 +60,5 @@ __all__ = [
     "parse_deck",
     "referee_record",
     "summary",
+    "table_referee",
 ]

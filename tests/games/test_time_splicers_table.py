@@ -1,0 +1,318 @@
+"""Time Splicers on the hub: a real TableSession on a fake clock, sandtimers as turn timers."""
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.core import protocol as p
+from companion.errors import ConfigError
+from companion.games.base import Rejected
+from companion.games.time_splicers import Layout, all_card_ids, table_referee
+from companion.games.time_splicers.table import SplicersReferee
+from companion.table import events as ev
+from companion.table.referee import Decision, referee_for
+from companion.table.session import TableSession
+from companion.table.state import Seat, default_setup, fold, make_setup
+
+BOOT = "0a1b2c3d"
+SAND_MS = 60_000
+
+LAYOUT = Layout(
+    start="red-5",
+    hands={"ana": ("red-6", "blue-5", "quantum-tunnel-1", "green-9"),
+           "ben": ("red-3", "yellow-2", "time-freeze-1", "blue-12")},
+    deck_top=("green-1", "green-2", "green-3", "green-4", "yellow-7", "yellow-8"),
+)
+
+
+def msg(kind, **fields):
+    return p.validate("event", dict({"v": 1, "kind": kind, "boot": BOOT}, **fields))
+
+
+class Table:
+    """A session plus the node side: hello, flips and run-outs with their sequence numbers."""
+
+    def __init__(self, setup, referee=None):
+        self.clock = FakeClock(start_s=100.0)
+        self.setup = setup
+        self.session = TableSession(setup, clock=self.clock, referee=referee)
+        self.seq = {}
+        for seat in setup.seats:
+            self.session.node_message(seat.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim",
+                                                     firmware="x"))
+
+    def ms(self):
+        return int(self.clock.now_s() * 1000)
+
+    def _next(self, node):
+        self.seq[node] = self.seq.get(node, 0) + 1
+        return self.seq[node]
+
+    def flip(self, node, upper=SAND_MS, lower=0):
+        [reply] = self.session.node_message(node, msg("flip", seq=self._next(node), t_ms=self.ms(),
+                                                      upper_ms=upper, lower_ms=lower))
+        return reply.fields
+
+    def empty(self, node):
+        [reply] = self.session.node_message(node, msg("empty", seq=self._next(node), t_ms=self.ms()))
+        return reply.fields
+
+    def tap(self, player, **action):
+        return self.session.player_action(player, action)
+
+    def menu(self, player):
+        return {item["id"]: item for item in self.session.player_snapshot(player)["menu"]}
+
+    def press(self, player, item_id):
+        """Tap a button of the player's phone menu, as the page does."""
+        step = self.session.player_action(player, self.menu(player)[item_id]["action"])
+        assert isinstance(step, Decision), step
+        return step
+
+    @property
+    def game(self):
+        return self.session.state.game.game
+
+    @property
+    def table(self):
+        return self.session.state.game
+
+    def acted(self):
+        return [e.action for e in self.session.log.events() if isinstance(e, ev.GameActed)]
+
+    def replays(self):
+        return fold(self.setup, self.session.log.events(), self.session.referee) == self.session.state
+
+
+def two_player_setup(*, turn_limit=True, timers=1, seed=7, variant=""):
+    seats = tuple(Seat(name, i, f"{name}-{i}") for name in ("ana", "ben") for i in range(1, timers + 1))
+    return make_setup(table="ts", game="time-splicers", players=("ana", "ben"), seats=seats, seed=seed,
+                      sand_s=SAND_MS / 1000, turn_limit=turn_limit, variant=variant)
+
+
+def table_with(layout=LAYOUT, **kw):
+    setup = two_player_setup(**kw)
+    return Table(setup, SplicersReferee(setup, layout=layout))
+
+
+@pytest.fixture
+def table():
+    return table_with()
+
+
+def test_the_hub_finds_the_referee_and_deals_from_the_seed():
+    setup = two_player_setup(seed=3)
+    referee = referee_for(setup)
+    assert isinstance(referee, SplicersReferee)
+    state = referee.start(setup)
+    assert [len(p.hand) for p in state.game.players] == [4, 4] and not state.turn_open
+    assert referee.start(setup) == state
+
+
+@pytest.mark.parametrize("players, message", [(1, "2 to 6 players"), (7, "2 to 6 players")])
+def test_a_table_the_game_cannot_start_is_a_config_error(players, message):
+    with pytest.raises(ConfigError, match=message):
+        table_referee(default_setup("big", players=players, game="time-splicers"))
+
+
+def test_an_unknown_variant_is_a_config_error():
+    with pytest.raises(ConfigError, match="no variant 'intro'"):
+        table_referee(two_player_setup(variant="intro"))
+
+
+def test_the_first_flip_of_the_first_player_starts_the_game(table):
+    assert table.menu("ana") == {}
+    assert table.session.snapshot()["view"]["summary"] == "Turn 1: ana's turn: flip timer 1 to start"
+    assert table.flip("ana-1") == {"boot": BOOT, "seq": 1, "verdict": "accepted"}
+    assert table.table.turn_open and table.acted() == [{"type": "turn_started", "player": "ana"}]
+    assert table.session.snapshot()["view"]["summary"] == "Turn 1: ana is playing"
+
+
+def test_a_flip_out_of_turn_is_refused_with_the_reason(table):
+    reply = table.flip("ben-1")
+    assert reply["verdict"] == "rejected" and reply["reason"] == "It is ana's turn, not ben's (How to Play)"
+    assert table.session.player_snapshot("ben")["refusal"]["reason"] == reply["reason"]
+    assert table.acted() == []
+
+
+def test_a_second_flip_during_the_turn_restarts_nothing(table):
+    table.flip("ana-1")
+    reply = table.flip("ana-1", upper=20_000, lower=40_000)
+    assert reply["verdict"] == "rejected" and "already running" in reply["reason"]
+    assert table.acted() == [{"type": "turn_started", "player": "ana"}]
+
+
+def test_a_second_timer_of_the_player_is_not_a_turn_timer():
+    table = table_with(timers=2)
+    reply = table.flip("ana-2")
+    assert reply["reason"] == "Timer 2 is not used in Time Splicers: flip timer 1 to start your turn (Turn timer)"
+    assert table.flip("ana-1")["verdict"] == "accepted"
+
+
+def test_phone_actions_need_the_turn_started_and_the_right_player(table):
+    refused = table.tap("ana", type="place", card="red-6")
+    assert isinstance(refused, Rejected) and refused.reason == "Flip your timer 1 to start your turn first"
+    table.flip("ana-1")
+    refused = table.tap("ben", type="portal")
+    assert isinstance(refused, Rejected) and refused.reason == "It is ana's turn, not ben's"
+    refused = table.tap("ana", type="place", card="red-4")
+    assert isinstance(refused, Rejected) and refused.reason == "red-4 is not in your hand"
+    refused = table.tap("ana", type="time_out")
+    assert isinstance(refused, Rejected) and "Unknown action 'time_out'" in refused.reason
+    assert table.game.current_player == "ana" and table.table.turn_open
+
+
+def test_the_menu_lists_the_legal_actions_from_the_engine(table):
+    table.flip("ana-1")
+    menu = table.menu("ana")
+    assert {(i["group"], i["label"]) for i in menu.values()} == {
+        ("Free: Time Jump token", "discard your hand, draw 4"),
+        ("Time Portal", "step into the Time Portal (draw 2)"),
+        ("Place a card", "red 6"),
+        ("Place a card", "blue 5"),
+    }
+    assert menu["place:red-6::"]["action"] == {"type": "place", "card": "red-6"}
+    assert table.menu("ben") == {}
+    hand = table.session.player_snapshot("ana")["view"]["panels"][0]
+    assert hand == {"kind": "lines", "title": "Your hand (4)",
+                    "lines": ["blue 5", "green 9", "Quantum Tunnel", "red 6"]}
+
+
+def test_a_placement_from_the_phone_moves_the_meeple_and_ends_the_turn(table):
+    table.flip("ana-1")
+    table.press("ana", "place:red-6::")
+    game = table.game
+    assert game.timelines[0].cards == ("red-5", "red-6") and game.player("ana").position == "red-6"
+    assert game.current_player == "ben" and not table.table.turn_open
+    assert len(game.player("ana").hand) == 4  # refilled to the hand minimum
+    assert table.acted()[-1] == {"type": "place", "player": "ana", "card": "red-6"}
+    assert "ana placed red 6" in table.session.snapshot()["recent"][0]["text"]
+    grid = table.session.snapshot()["view"]["panels"][0]
+    assert grid["rows"][1][5:7] == ["5 ben", "6 ana"] and grid["highlight"] == [[1, 5]]  # whose turn
+    assert table.flip("ana-1")["reason"] == "It is ben's turn, not ana's (How to Play)"
+
+
+def test_free_actions_keep_the_turn_open_until_the_main_action(table):
+    table.flip("ana-1")
+    table.press("ana", "place:red-6::")
+    table.flip("ben-1")
+    table.press("ben", "place:red-3::")       # ben: red 3 left of red 5
+    assert table.game.timelines[0].cards == ("red-3", "red-5", "red-6")
+    table.flip("ana-1")
+    assert "quantum_tunnel:red-3" in table.menu("ana")
+    table.press("ana", "quantum_tunnel:red-3")  # a free action
+    assert table.table.turn_open and table.game.current_player == "ana"
+    assert table.game.player("ana").position == "red-3"
+    assert "move:red-5" in table.menu("ana") and "move:red-6" not in table.menu("ana")
+    table.press("ana", "move:red-5")
+    assert not table.table.turn_open and table.game.current_player == "ben"
+    assert table.replays()
+
+
+def test_the_time_portal_takes_two_turns(table):
+    table.flip("ana-1")
+    table.press("ana", "portal")
+    assert table.game.player("ana").position == "time-portal"
+    table.flip("ben-1")
+    table.press("ben", "place:red-3::")
+    table.flip("ana-1")
+    menu = table.menu("ana")
+    assert menu["move:red-3"]["group"] == "Leave the Time Portal" and "portal" not in menu
+    table.press("ana", "move:red-3")
+    assert table.game.player("ana").position == "red-3"
+    assert "In the Time Portal" not in " ".join(table.session.snapshot()["view"]["panels"][2]["lines"])
+    assert table.replays()
+
+
+def test_the_sand_running_out_forfeits_the_turn(table):
+    table.flip("ana-1")
+    table.clock.advance(60)
+    assert table.empty("ana-1")["verdict"] == "accepted"
+    assert table.acted()[-1] == {"type": "time_out", "player": "ana"}
+    game = table.game
+    assert game.current_player == "ben" and game.player("ana").position == "red-5" and not table.table.turn_open
+    assert "ana's time ran out: the turn is forfeited" in table.session.snapshot()["recent"][0]["text"]
+    assert table.flip("ben-1")["verdict"] == "accepted"
+    assert table.replays()
+
+
+def test_without_a_turn_limit_the_sand_is_only_a_reminder():
+    table = table_with(turn_limit=False)
+    table.flip("ana-1")
+    table.clock.advance(60)
+    table.empty("ana-1")
+    assert table.acted() == [{"type": "turn_started", "player": "ana"}]
+    assert table.game.current_player == "ana" and table.table.turn_open
+
+
+def test_an_old_timer_running_out_during_another_turn_changes_nothing(table):
+    table.flip("ana-1")
+    table.press("ana", "place:red-6::")
+    table.flip("ben-1")
+    table.clock.advance(60)
+    table.empty("ana-1")
+    assert table.game.current_player == "ben" and table.table.turn_open
+
+
+def test_the_menu_offers_each_collapse_choice():
+    layout = Layout(start=None, timelines=(("red-4", "red-6", "red-7"),), positions={"ana": "red-4", "ben": "red-7"},
+                    hands={"ana": ("red-5", "green-9", "green-10", "green-11"), "ben": ("red-1", "red-2", "red-3", "blue-1")})
+    table = table_with(layout)
+    table.flip("ana-1")
+    places = {k: v["label"] for k, v in table.menu("ana").items() if k.startswith("place:")}
+    assert places == {"place:red-5:4:": "red 5, collapse 4-5-6", "place:red-5:5:": "red 5, collapse 5-6-7"}
+    table.press("ana", "place:red-5:5:")
+    assert table.game.timelines[0].cards == ("red-4",) and table.game.player("ana").crystals == 1
+    assert {table.game.player(n).position for n in ("ana", "ben")} == {"red-4"}
+
+
+def test_the_menu_asks_where_displaced_meeples_go():
+    layout = Layout(start=None, timelines=(("red-4", "red-5"), ("blue-5",), ("green-5",)),
+                    positions={"ana": "red-5", "ben": "blue-5"},
+                    hands={"ana": ("red-6", "yellow-9", "yellow-10", "yellow-11"),
+                           "ben": ("red-1", "red-2", "red-3", "blue-1")})
+    table = table_with(layout)
+    table.flip("ana-1")
+    places = {k: v["label"] for k, v in table.menu("ana").items() if k.startswith("place:red-6")}
+    assert places == {"place:red-6::blue": "red 6, meeples to blue", "place:red-6::green": "red 6, meeples to green"}
+    table.press("ana", "place:red-6::green")
+    assert table.game.player("ana").position == "green-5"
+
+
+def test_a_game_to_the_seventh_crystal_with_scores_and_replay():
+    layout = Layout(start=None, timelines=(("red-4",), ("blue-5",)), positions={"ana": "red-4", "ben": "blue-5"},
+                    hands={"ana": ("red-5", "red-6", "yellow-9", "yellow-10"),
+                           "ben": ("blue-6", "green-5", "green-2", "green-3")},
+                    deck_top=("yellow-1", "yellow-2", "yellow-3", "yellow-4", "yellow-5"),
+                    crystals={"ana": 6, "ben": 2})
+    table = table_with(layout)
+    cards = sorted(all_card_ids(table.game))
+    assert table.session.snapshot()["scores"] is None
+    table.flip("ana-1")
+    table.press("ana", "place:red-5::")         # red 4 5, ana on red 5
+    table.flip("ben-1")
+    table.press("ben", "place:green-5::")       # ben splices green 5 beside blue 5; blue is left empty and collapses
+    assert table.game.player("ben").time_jump_tokens == 3  # a third 5 on the table: a fixed point in time
+    assert [t.colour for t in table.game.timelines] == ["red", "green"]
+    table.flip("ana-1")
+    table.clock.advance(60)
+    table.empty("ana-1")                        # ana's time runs out: turn forfeited
+    assert table.game.current_player == "ben" and table.game.player("ana").position == "red-5"
+    table.flip("ben-1")
+    table.press("ben", "move:red-5")            # same Era in another Timeline; green is left empty
+    table.flip("ana-1")
+    table.press("ana", "place:red-6::")         # red 4-5-6 collapses: ana's seventh crystal
+    game = table.game
+    assert game.winner == "ana" and game.player("ana").crystals == 7
+    snapshot = table.session.snapshot()
+    assert snapshot["view"]["summary"] == "ana wins with 7 Time Crystals!"
+    assert snapshot["scores"] == {
+        "winners": ["ana"], "ranking": ["ana", "ben"], "turns": 4,
+        "players": {"ana": {"total": 7, "crystals": 7, "tokens": 2, "eliminated": False},
+                    "ben": {"total": 2, "crystals": 2, "tokens": 3, "eliminated": False}},
+    }
+    assert table.flip("ben-1")["reason"] == "The game is over: ana has won (Game End)"
+    assert table.menu("ben") == {} and isinstance(table.tap("ben", type="portal"), Rejected)
+    assert [a["type"] for a in table.acted()] == ["turn_started", "place", "turn_started", "place", "turn_started",
+                                                   "time_out", "turn_started", "move", "turn_started", "place"]
+    assert table.replays()
+    assert sorted(all_card_ids(game)) == cards
