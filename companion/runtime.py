@@ -70,6 +70,8 @@ class Table:
         return f"http://{shown}:{self.server.server_port}/"
 
     def start(self) -> Table:
+        if self.app is not None:
+            raise RuntimeError("this table is already running")
         opts = self.options
         try:
             if opts.broker_url:
@@ -96,14 +98,29 @@ class Table:
             port = opts.http_port
             if port is None or not port_is_free(opts.http_host, port):
                 port = free_port(opts.http_host)
-            self.server = make_server(opts.http_host, port, self.app, threaded=True)
-            self.server.daemon_threads = True
-            self._server_thread = threading.Thread(target=self.server.serve_forever, name="http", daemon=True)
-            self._server_thread.start()
+            self._serve(port)
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _serve(self, port: int) -> None:
+        assert self.app is not None
+        self.server = make_server(self.options.http_host, port, self.app, threaded=True)
+        self.server.daemon_threads = True
+        self._server_thread = threading.Thread(target=self.server.serve_forever, name="http", daemon=True)
+        self._server_thread.start()
+
+    def restart_web_server(self) -> None:
+        """Drop every open page connection and serve again on the same port (pages must reconnect)."""
+        assert self.server is not None and self.app is not None
+        from companion.hub.stream import end_streams
+
+        port = self.server.server_port
+        self.server.shutdown()
+        end_streams(self.app)
+        self.server.server_close()
+        self._serve(port)
 
     def stop(self) -> None:
         if self.app is not None:

@@ -17,7 +17,11 @@ _table_ids = itertools.count(1)
 def _start_mosquitto() -> MosquittoBroker:
     if find_mosquitto() is None:
         pytest.fail("mosquitto is not installed: apt-get install -y mosquitto (.ci/run does this)")
-    return MosquittoBroker("127.0.0.1").start()
+    broker = MosquittoBroker("127.0.0.1")
+    if os.environ.get("COMPANION_MQTT_DEBUG"):
+        plain = broker.config_text
+        broker.config_text = lambda: plain() + "log_type all\n"  # type: ignore[method-assign]
+    return broker.start()
 
 
 @pytest.fixture(scope="session")
@@ -25,6 +29,8 @@ def mosquitto() -> Iterator[MosquittoBroker]:
     """One real broker for the whole run; tests keep apart by using their own table id."""
     broker = _start_mosquitto()
     yield broker
+    if os.environ.get("COMPANION_MQTT_DEBUG"):
+        print(broker.log_text())
     broker.close()
 
 

@@ -14,6 +14,13 @@ from companion.hub.extensions import session_of
 
 bp = Blueprint("stream", __name__)
 
+
+def end_streams(app: Any) -> None:
+    """Close every open stream of ``app`` (pages reconnect by themselves)."""
+    epochs: list[int] = app.extensions.setdefault("companion.stream_epoch", [0])
+    epochs[0] += 1
+    app.extensions["companion.session"].announce("streams-ended")
+
 KEEPALIVE_S = 10.0
 
 
@@ -44,18 +51,23 @@ def stream() -> Response:
     def listener(kind: str, data: dict[str, Any]) -> None:
         wake.put(kind)
 
+    epochs: list[int] = current_app.extensions.setdefault("companion.stream_epoch", [0])
+    epoch = epochs[0]
+
     def generate() -> Iterator[str]:
         session.add_listener(listener)
         counter = 0
         try:
             yield "retry: 1000\n\n"
             yield sse_frame("state", frame(), counter)
-            while not shutdown.is_set():
+            while not shutdown.is_set() and epochs[0] == epoch:
                 try:
-                    wake.get(timeout=KEEPALIVE_S if not shutdown.is_set() else 0)
+                    wake.get(timeout=KEEPALIVE_S)
                 except queue.Empty:
                     yield ": keepalive\n\n"
                     continue
+                if shutdown.is_set() or epochs[0] != epoch:
+                    break
                 while True:  # coalesce a burst of changes into one frame
                     try:
                         wake.get_nowait()

@@ -1,0 +1,132 @@
+"""The pages in real headless Chromium against a real table (mosquitto, hub, simulated nodes).
+
+Screenshots go to test-artifacts/; with COMPANION_SCREENSHOTS=docs they also refresh docs/screenshots/.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from companion.hub import HubConfig
+from companion.runtime import RunOptions, Table
+
+pytestmark = [pytest.mark.broker, pytest.mark.browser]
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+ARTIFACTS = Path(os.environ.get("COMPANION_ARTIFACTS", "test-artifacts"))
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def screenshot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    if os.environ.get("COMPANION_SCREENSHOTS") == "docs":
+        DOCS.mkdir(exist_ok=True)
+        page.screenshot(path=str(DOCS / f"{name}.png"), full_page=True)
+
+
+def start(mosquitto, table_id, **hub) -> Table:
+    """A table not yet started: use it as ``with start(...) as table``."""
+    options = RunOptions(hub=HubConfig(table=table_id, **hub), broker_url=str(mosquitto.address),
+                         http_port=None, heartbeat_s=0.5)
+    return Table(options)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run does this)")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield browser
+        browser.close()
+
+
+def test_dashboard_shows_clock_and_draining_sand_live(browser, mosquitto, table_id):
+    with start(mosquitto, table_id, time_scale=10.0) as table:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(table.url)
+        page.wait_for_selector(".timer[data-node='red-1'] .node-state:text('online')")
+        assert page.locator(".player").count() == 4
+        assert page.locator(".timer").count() == 8
+        assert page.inner_text("#clock") == "12:00"
+
+        page.click("button[data-clock='start']")
+        page.wait_for_function("document.getElementById('clock').textContent < '11:58'")
+        red1 = page.locator(".timer[data-node='red-1']")
+        red1.locator("button.flip").click()
+        page.wait_for_selector(".timer[data-node='red-1'].running")
+        first = float(red1.locator(".sand").evaluate("e => parseFloat(e.style.height)"))
+        page.wait_for_timeout(600)  # 6 game seconds at time scale 10
+        later = float(red1.locator(".sand").evaluate("e => parseFloat(e.style.height)"))
+        assert 0 < later < first, "the sand drains between server frames"
+        assert "red timer 1 flipped" in page.inner_text("#recent")
+
+        page.click("button[data-clock='pause']")
+        page.wait_for_selector("#clock-phase:text('paused')")
+        page.click("button[data-clock='pause']")
+        page.wait_for_selector("#message:text('Only a running master clock can be paused')")
+        screenshot(page, "dashboard")
+        page.close()
+
+
+def test_setup_pairs_simulated_timers_by_flipping_them(browser, mosquitto, table_id):
+    with start(mosquitto, table_id, players=2, timers=2) as table:
+        page = browser.new_page(viewport={"width": 900, "height": 1000})
+        page.goto(table.url + "setup")
+        page.select_option("#game", "sandtimers")
+        page.select_option("#count", "2")
+        page.fill("#names input[data-player='0']", "ana")
+        page.fill("#names input[data-player='1']", "ben")
+        page.fill("#timers", "1")
+        page.click("#start")
+        page.wait_for_selector("#ask:text('Flip the timer for ana, number 1')")
+        assert page.locator("#unpaired button").count() == 4, "every connected timer can be identified"
+        screenshot(page, "setup-pairing")
+        table.fleet.nodes["yellow-2"].flip()
+        page.wait_for_selector("#ask:text('Flip the timer for ben, number 1')")
+        table.fleet.nodes["red-1"].flip()
+        page.wait_for_selector("#ready:not([hidden])")
+        assert page.locator("#qrs img").count() == 2
+        page.wait_for_function("[...document.querySelectorAll('#qrs img')].every(i => i.complete && i.naturalWidth > 0)")
+        screenshot(page, "setup-ready")
+        session = table.app.extensions["companion.session"]
+        assert [(s.player, s.node) for s in session.setup.seats] == [("ana", "yellow-2"), ("ben", "red-1")]
+        page.close()
+
+
+def test_phone_page_shows_a_refusal_in_red_and_reconnects(browser, mosquitto, table_id):
+    with start(mosquitto, table_id, players=2, timers=1, time_scale=240.0, clock_minutes=2) as table:
+        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        page.goto(table.url + "play/red")
+        page.wait_for_selector(".timer[data-node='red-1']")
+        assert page.inner_text("#clock") == "02:00"
+        session = table.app.extensions["companion.session"]
+        session.start_clock()
+        page.wait_for_function("document.getElementById('clock').textContent === '00:00'", timeout=5000)
+        page.wait_for_function("true")
+        assert session.state.clock.phase in ("running", "expired")
+        page.wait_for_timeout(300)
+        page.click(".timer[data-node='red-1'] button.flip")
+        page.wait_for_selector("#refusal:not([hidden])")
+        assert "master clock has run out" in page.inner_text("#refusal")
+        color = page.eval_on_selector("#refusal", "e => getComputedStyle(e).borderColor")
+        assert color == "rgb(255, 90, 90)"
+        node = table.fleet.nodes["red-1"]
+        assert node.core.last_verdict == "rejected"
+        screenshot(page, "player-refused")
+
+        table.restart_web_server()  # every open page loses its connection
+        page.wait_for_selector("#link:text('reconnecting')", timeout=5000)
+        page.wait_for_selector("#link:text('live')", timeout=10000)
+        table.fleet.nodes["yellow-1"].kill()
+        page.goto(table.url + "play/yellow")
+        page.wait_for_selector(".timer[data-node='yellow-1'] :text('offline')")
+        page.close()
