@@ -15,7 +15,16 @@ ENCLOSURE = ROOT / "hardware" / "enclosure"
 SCAD = ENCLOSURE / "sandtimer.scad"
 KINDS = ("pi-zero-2w", "esp32", "pico-w", "pico-usb")
 OPENSCAD = shutil.which("openscad")
-needs_openscad = pytest.mark.skipif(OPENSCAD is None, reason="openscad is not installed (apt-get install openscad)")
+
+
+
+@pytest.fixture
+def needs_openscad_binary() -> None:
+    if OPENSCAD is None:
+        pytest.fail("openscad is not installed: apt-get install -y openscad (.ci/run does this)")
+
+
+needs_openscad = pytest.mark.usefixtures("needs_openscad_binary")
 
 
 def test_scad_exposes_the_parameters_the_spec_asks_for():
