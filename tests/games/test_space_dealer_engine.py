@@ -750,8 +750,23 @@ def test_sabotaged_timer_runs_out_without_effect_and_is_reusable() -> None:
 
 def test_sabotaged_flight_returns_ship_to_its_field() -> None:
     state, _ = _armed(new_game(), "red", "Sabotage Probe")
-    state = ok(state, StartJob("green", 0, MoveShip("green", 3)), Sabotage("red", "green", 0), TimerRanOut("green", 0))
+    state = ok(state, StartJob("green", 0, MoveShip("green", 3)), Sabotage("red", "green", 0))
     assert state.ship("green").field == 2 and not state.ship("green").in_flight  # type: ignore[union-attr]
+    # the sabotaged timer was set aside: the ship's timer space is free for the other timer
+    state = ok(state, StartJob("green", 1, MoveShip("green", 1)), TimerRanOut("green", 0))
+    assert state.ship("green").destination == 1, "the sabotaged timer running out leaves the new flight alone"  # type: ignore[union-attr]
+    assert apply(state, StartJob("green", 0, RaiseTechLevel())).ok
+    state = ok(state, TimerRanOut("green", 1))
+    assert state.ship("green").field == 1  # type: ignore[union-attr]
+
+
+def test_sabotaged_timer_frees_its_space_at_once() -> None:
+    state, _ = _armed(new_game(), "red", "Sabotage Probe")
+    mine = mine_of(state, "green")
+    state = ok(state, StartJob("green", 0, UseCard(mine)), Sabotage("red", "green", 0))
+    assert "only an inactive timer" in rejected(state, StartJob("green", 0, RaiseTechLevel())).reason
+    state = ok(state, StartJob("green", 1, UseCard(mine)), TimerRanOut("green", 0), TimerRanOut("green", 1))
+    assert state.ship("green").cargo.count(state.cards[mine].colour) == 1  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
@@ -839,7 +854,7 @@ def test_transport_probe_stores_two_and_sends_them_to_the_ship() -> None:
     state, probe = build(four_players(), "red", "Transport Probe", -3)
     state = load(state, "red", green=3)
     r = rejected(state, TransferGoods("red", InShip("red"), OnProbe("red", probe), Goods.of(green=3)))
-    assert "capacity" in r.reason
+    assert "stores at most 2 goods" in r.reason and "5.1f" in r.rule
     state = ok(state, TransferGoods("red", InShip("red"), OnProbe("red", probe), Goods.of(green=2)))
     state = ok(state, StartJob("red", 1, MoveShip("red", 1)), TimerRanOut("red", 1))
     state = ok(state, StartJob("red", 0, UseCard(probe)))

@@ -151,7 +151,7 @@ def check_invariants(
             if state.card_type(b.card).kind == "transport":
                 assert b.stored.total <= 2
             assert b.attack_markers <= state.data.attack_markers_per_card
-        busy = [t.job for t in p.timers if t.status is not TimerStatus.INACTIVE]
+        busy = [t.job for t in p.timers if t.status is not TimerStatus.INACTIVE and t.sabotaged_by is None]
         assert len(busy) == len(set(map(repr, busy))), "one timer per timer space"
     assert attack_markers(state) == markers, "attack markers are conserved"
     assert state.timer_pool + sum(len(p.timers) for p in state.players) == timers, "timers are conserved"

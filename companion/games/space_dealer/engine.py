@@ -339,10 +339,15 @@ def _occupied(player: PlayerState) -> set[tuple[str, int]]:
 
 
 def _space_in_use(state: GameState, space: tuple[str, str]) -> bool:
-    """True when an active or usable timer stands on this timer space."""
+    """True when an active or usable timer stands on this timer space.
+
+    A sabotaged timer has been set aside (rulebook 5.1d), so it no longer takes up a space.
+    """
     for p in state.players:
         for t in p.timers:
-            if t.status is not TimerStatus.INACTIVE and t.job is not None and _space_of(t.job, p.name) == space:
+            if t.status is TimerStatus.INACTIVE or t.job is None or t.sabotaged_by is not None:
+                continue
+            if _space_of(t.job, p.name) == space:
                 return True
     return False
 
@@ -477,8 +482,10 @@ def _holder_room(state: GameState, holder: Holder) -> int | None:
         cap = state.card_type(d.card).capacity if d else None
         return None if cap is None else cap - d.stored.total  # type: ignore[union-attr]
     if isinstance(holder, OnProbe):
-        cap = state.data.types["Transport Probe"].capacity if "Transport Probe" in state.data.types else 2
-        return (cap or 0) - _holder_goods(state, holder).total
+        p = state.player(holder.player)
+        b = p.built_card(holder.card) if p else None
+        cap = state.card_type(b.card).capacity if b else 0
+        return None if cap is None else cap - _holder_goods(state, holder).total
     return None
 
 
@@ -776,10 +783,6 @@ def _timer_ran_out(state: GameState, a: TimerRanOut) -> Result:
     done = replace(timer, status=TimerStatus.INACTIVE, job=None, sabotaged_by=None, clears_block=False, origin=None)
     if timer.sabotaged_by is not None:
         state = replace(state, attack_pool=state.attack_pool + 1)
-        if isinstance(job, MoveShip):
-            ship = state.ship(job.ship)
-            if ship is not None:
-                state = state.with_ship(replace(ship, field=timer.origin, destination=None))
         state = _set_timer(state, p.name, done)
         events.append(Event("JobVoided", p.name, {"timer": a.timer, "by": timer.sabotaged_by, "job": type(job).__name__}))
     elif timer.clears_block and isinstance(job, UseCard):
@@ -1080,8 +1083,11 @@ def _transfer(state: GameState, a: TransferGoods) -> Result:
         return _no("Those goods are not there", R_GOODS)
     room = _holder_room(state, a.target)
     if room is not None and a.goods.total > room:
-        limit = state.data.cargo_limit if isinstance(a.target, InShip) else "its"
-        return _no(f"That would exceed the capacity ({limit} goods)", R_PROBE if isinstance(a.target, OnProbe) else R_GOODS)
+        if isinstance(a.target, InShip):
+            return _no(f"A spaceship holds at most {state.data.cargo_limit} goods", R_GOODS)
+        if isinstance(a.target, OnProbe):
+            return _no(f"A Transport Probe stores at most {room + _holder_goods(state, a.target).total} goods", R_PROBE)
+        return _no(f"The Depot has room for only {room} more goods", R_GOODS)
     state = _set_goods(state, a.source, have - a.goods)
     state = _set_goods(state, a.target, _holder_goods(state, a.target) + a.goods)
     return Accepted(state, (Event("GoodsTransferred", a.player, {"goods": a.goods.as_dict()}),))
@@ -1217,6 +1223,7 @@ def _spend_marker(state: GameState, p: PlayerState, card: BuiltCard) -> GameStat
 
 
 def _sabotage(state: GameState, a: Sabotage) -> Result:
+    """Attack an active timer: it is set aside and runs out without effect (5.1d)."""
     if (r := _running(state)) is not None:
         return r
     p, r = _known(state, a.attacker)
@@ -1236,7 +1243,14 @@ def _sabotage(state: GameState, a: Sabotage) -> Result:
         return _no("That timer already carries an attack marker", R_SABOTAGE)
     state = _spend_marker(state, p, probe)
     state = _set_timer(state, q.name, replace(timer, sabotaged_by=p.name))
-    return Accepted(state, (Event("TimerSabotaged", p.name, {"target": q.name, "timer": a.target_timer}),))
+    events = [Event("TimerSabotaged", p.name, {"target": q.name, "timer": a.target_timer})]
+    if isinstance(timer.job, MoveShip):
+        # the timer is set aside at once: the flight is called off where it started
+        ship = state.ship(timer.job.ship)
+        if ship is not None and ship.destination is not None:
+            state = state.with_ship(replace(ship, field=timer.origin, destination=None))
+            events.append(Event("ShipRecalled", q.name, {"ship": ship.id, "field": timer.origin}))
+    return Accepted(state, tuple(events))
 
 
 def _rocket(state: GameState, a: LaunchRocket) -> Result:
