@@ -261,7 +261,9 @@ def test_lifting_from_the_phone_sets_the_timer_aside():
     t.flip("red-1", symbol="b6")
     t.run(60)
     t.empty("red-1")
+    assert t.menu("red")["t1-lift"]["label"] == "Lift now (produce) and set it aside"
     t.tap("red", "t1-forfeit")
+    assert t.menu("red")["t1-lift"]["label"] == "Lift now (forfeit the action) and set it aside"
     step = t.tap("red", "t1-lift")
     assert not hasattr(step, "reason")
     assert t.timer("red", 1).symbol is None

@@ -381,7 +381,9 @@ class TimeNSpaceReferee:
                 return A.Deliver(tuple(A.Delivery(c, v) for c, v in wanted))
             if game.variant == "intro":
                 return None
-            mode = intent.get("moon") or _default_moon(game, player, here)
+            mode = intent.get("moon")
+            if mode not in ("research", "bottom", "skip"):
+                mode = _default_moon(game, player, here)
             if mode == "skip":
                 return None
             return A.MoonTile(mode == "research")
@@ -506,7 +508,8 @@ class TimeNSpaceReferee:
             items += self._choice_menu(game, me, t, node, intent, group, pre)
             if not timer.running:
                 action = {"type": "lift", "timer": n, "intent": {k: v for k, v in intent.items() if k != "node"}}
-                items.append(MenuItem(f"{pre}-lift", "Lift now and set it aside (no new symbol)",
+                doing = choice_text(self.choice(game, me.name, t, intent))
+                items.append(MenuItem(f"{pre}-lift", f"Lift now ({doing}) and set it aside",
                                       f"Timer {n}: now", action=action))
         if game.phase in (PHASE_ENDING, PHASE_OVER):
             return items
@@ -572,7 +575,10 @@ class TimeNSpaceReferee:
                                       selected=not forfeit and not wanted))
                 return items
             pile = game.pile(here)
-            mode = "skip" if forfeit else intent.get("moon") or _default_moon(game, me, here)
+            mode = intent.get("moon")
+            if mode not in ("research", "bottom", "skip"):
+                mode = _default_moon(game, me, here)
+            mode = "skip" if forfeit else mode
             top = pile[0].stage2 if pile else None
             top_label = f"{_TYPE[top.type]} II" if top is not None else "no tile"
             for key, label in (("research", f"Take the top tile ({top_label}) into the research plant"),
@@ -862,6 +868,30 @@ def _placements(orders: Any) -> tuple[A.OrderPlacement, ...]:
 
 
 # --- words for the pages -------------------------------------------------------------------------
+
+
+def choice_text(choice: A.Choice | None) -> str:
+    """What a lift with this choice does, in a few words."""
+    match choice:
+        case None:
+            return "forfeit the action"
+        case A.Produce():
+            return "produce"
+        case A.Beam(cubes=cubes):
+            return f"beam {len(cubes)} cube{'s' if len(cubes) != 1 else ''}"
+        case A.Trade(orders=orders):
+            return f"place {len(orders)} order{'s' if len(orders) != 1 else ''}"
+        case A.Deliver(orders=orders):
+            return "fulfil " + ", ".join(f"{d.color} {d.value}" for d in orders)
+        case A.MoonTile(research=True):
+            return "take the top tile"
+        case A.MoonTile():
+            return "put the top tile under the pile"
+        case A.Build(building=b):
+            return f"build onto {b}"
+        case A.Upgrade():
+            return "upgrade to stage III"
+    return "act"
 
 
 def _timer_text(p: PlayerState, tm: Any) -> str:
