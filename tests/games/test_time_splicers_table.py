@@ -316,3 +316,28 @@ def test_a_game_to_the_seventh_crystal_with_scores_and_replay():
                                                    "time_out", "turn_started", "move", "turn_started", "place"]
     assert table.replays()
     assert sorted(all_card_ids(game)) == cards
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_play_from_the_phone_menus_is_always_legal_and_replays(seed):
+    import random
+
+    rng = random.Random(seed)
+    setup = make_setup(table="ts", game="time-splicers", players=("ana", "ben", "cleo"), seed=seed,
+                       seats=tuple(Seat(n, 1, f"{n}-1") for n in ("ana", "ben", "cleo")))
+    table = Table(setup)
+    cards = sorted(all_card_ids(table.game))
+    for _ in range(80):
+        if table.game.is_over:
+            break
+        player = table.game.current_player
+        assert table.flip(f"{player}-1")["verdict"] == "accepted"
+        while table.table.turn_open:
+            menu = list(table.menu(player))
+            if not menu or rng.random() < 0.1:
+                table.clock.advance(60)
+                table.empty(f"{player}-1")
+                break
+            table.press(player, rng.choice(menu))
+        assert sorted(all_card_ids(table.game)) == cards
+    assert table.replays()

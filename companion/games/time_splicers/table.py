@@ -416,16 +416,22 @@ class SplicersReferee:
             return f"Turn {game.turn}: {who}'s turn: flip timer {self.turn_timer[who]} to start"
         return f"Turn {game.turn}: {who}'s turn"
 
-    def _panels(self, state: SplicersTable) -> list[dict[str, Any]]:
+    def _panels(self, state: SplicersTable, *, compact: bool = False) -> list[dict[str, Any]]:
+        """The dashboard's panels; ``compact`` (phones) keeps only the Eras on the table."""
         game = state.game
         cfg = game.config
         index = card_index(cfg)
         eras = list(range(cfg.lowest_number, cfg.highest_number + 1))
-        rows: list[list[str]] = [["", *(str(e) for e in eras), "frozen by"]]
+        if compact:
+            eras = sorted({index[c].number or 0 for t in game.timelines for c in t.cards})
+        frozen = not compact or any(t.freezes for t in game.timelines)
+        rows: list[list[str]] = [["", *(str(e) for e in eras)] + (["frozen by"] if frozen else [])]
         highlight: list[list[int]] = []
         for r, timeline in enumerate(sorted(game.timelines, key=lambda t: cfg.colours.index(t.colour)
                                             if t.colour in cfg.colours else len(cfg.colours)), start=1):
-            row = [timeline.colour] + [""] * len(eras) + [", ".join(p for _, p in timeline.freezes)]
+            row = [timeline.colour] + [""] * len(eras)
+            if frozen:
+                row.append(", ".join(p for _, p in timeline.freezes))
             for card in timeline.cards:
                 column = 1 + eras.index(index[card].number or cfg.lowest_number)
                 meeples = [p.name for p in game.players if p.position == card and not p.eliminated]
@@ -449,10 +455,12 @@ class SplicersReferee:
         in_portal = [p.name for p in game.players if p.position == PORTAL_ID]
         if in_portal:
             table.insert(0, f"In the Time Portal: {', '.join(in_portal)}")
+        columns = ["Player", "On", "Crystals", "Tokens", "Freezes", "Cards", ""]
+        if compact:  # the summary line says whose turn it is
+            columns, players = columns[:-1], [row[:-1] for row in players]
         return [
             {"kind": "grid", "title": "Timelines", "rows": rows, "highlight": highlight},
-            {"kind": "table", "title": "Players",
-             "columns": ["Player", "On", "Crystals", "Tokens", "Freeze markers", "Cards", ""], "rows": players},
+            {"kind": "table", "title": "Players", "columns": columns, "rows": players},
             {"kind": "lines", "title": "Table", "lines": table},
             {"kind": "lines", "title": "Latest", "lines": list(state.last)},
         ]
@@ -461,7 +469,7 @@ class SplicersReferee:
         return View(self._summary(state), tuple(self._panels(state)))
 
     def player_view(self, state: SplicersTable, player: str) -> View:
-        panels = self._panels(state)
+        panels = self._panels(state, compact=True)
         try:
             me = state.game.player(player)
         except KeyError:

@@ -89,8 +89,19 @@ def hand_size_of(variant: str) -> int:
     return int(match.group(1))
 
 
-def _short(text: str, limit: int = 32) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+def _short(text: str, limit: int = 26) -> str:
+    """``text`` cut after a whole word so that it fits ``limit`` characters with the ellipsis."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut[limit // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,:;") + "…"
+
+
+def year_label(year: int) -> str:
+    """1492, or "218 BCE" for the negative years of the deck."""
+    return f"{-year} BCE" if year < 0 else str(year)
 
 
 def _title(card: Card) -> str:
@@ -98,7 +109,7 @@ def _title(card: Card) -> str:
 
 
 def _with_year(card: Card) -> str:
-    return f"{card.year} {_short(_title(card))}"
+    return f"{year_label(card.year)} {_short(_title(card))}"
 
 
 def gap_label(game: TimelineState, gap: int) -> str:
@@ -116,9 +127,9 @@ def _describe(events: Iterable[Any], game: TimelineState) -> list[str]:
     out: list[str] = []
     for event in events:
         if isinstance(event, CardPlaced):
-            out.append(f"{event.player} placed {_title(game.cards[event.card])} ({event.year}): correct")
+            out.append(f"{event.player} placed {_title(game.cards[event.card])} ({year_label(event.year)}): correct")
         elif isinstance(event, CardMisplaced):
-            out.append(f"{event.player} placed {_title(game.cards[event.card])} ({event.year}): wrong, discarded")
+            out.append(f"{event.player} placed {_title(game.cards[event.card])} ({year_label(event.year)}): wrong, discarded")
         elif isinstance(event, DiscardReshuffled):
             out.append(f"the discard pile was shuffled into a new deck of {event.cards}")
         elif isinstance(event, CardDrawn):
@@ -306,7 +317,8 @@ class TimelineReferee:
 
     def _panels(self, state: TimelineTable) -> list[dict[str, Any]]:
         game = state.game
-        rows = [[game.cards[c].year, _title(game.cards[c])] for c in game.timeline]
+        rows = [[game.cards[c].year if game.cards[c].year > 0 else year_label(game.cards[c].year),
+                 _title(game.cards[c])] for c in game.timeline]
         players = []
         for name in game.players:
             if name == game.winner or name in game.shared_by:
