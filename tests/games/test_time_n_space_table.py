@@ -6,6 +6,8 @@ import logging
 from collections import Counter
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from companion.clock import FakeClock
 from companion.core import protocol as p
@@ -295,6 +297,69 @@ def test_a_flip_before_the_sand_ran_through_then_the_sand_still_counts():
     t.run(30)
     t.empty("yellow-1")  # the node reports the sand through
     assert t.flip("yellow-1")["verdict"] == "accepted"
+
+
+def test_the_planet_owner_shows_identical_orders_and_the_deliverer_picks_how_many():
+    t = Table()
+    t.start()
+    assert t.flip("yellow-1", symbol="b7")["verdict"] == "accepted"
+    assert t.flip("yellow-2", symbol="ship", destination="moon-2")["verdict"] == "accepted"
+    assert t.flip("green-1", symbol="b8")["verdict"] == "accepted"
+    t.run(60)
+    t.empty("yellow-1", "yellow-2", "green-1")
+    assert t.flip("yellow-1")["verdict"] == "accepted"  # beams yellow, yellow
+    assert t.flip("yellow-2", symbol="ship", destination="planet-3")["verdict"] == "accepted"
+    assert t.flip("green-1", trade=[["yellow", 1], ["yellow", 1]])["verdict"] == "accepted"
+    t.run(60)
+    t.empty("yellow-2")
+    menu = t.menu("yellow")
+    yellows = sorted(i for i, m in menu.items() if i.startswith("t2-deliver-") and "yellow 1" in m["label"])
+    assert len(yellows) == 2 and all(menu[i]["selected"] for i in yellows)
+    assert menu[yellows[0]]["group"] == "Timer 2: when lifted from spaceship: moon-2 \u2192 planet-3"
+    t.tap("yellow", yellows[1])  # fulfil only one of the two
+    assert [m["selected"] for i, m in sorted(t.menu("yellow").items()) if i in yellows] == [True, False]
+    assert t.menu("yellow")["t2-lift"]["label"] == "Lift now (fulfil yellow 1) and set it aside"
+    assert t.flip("yellow-2")["verdict"] == "accepted"
+    assert [(c.color, c.source) for c in t.game.player("yellow").collected] == [("yellow", "green")]
+    assert sum(o.color == "yellow" for *_, o in t.game.player("green").placed_orders()) == 1
+    assert t.replays()
+
+
+# --- random play -------------------------------------------------------------------------------
+
+OPS = st.lists(st.tuples(st.sampled_from(["flip", "flip", "flip-early", "empty", "empty", "tap", "tap", "act",
+                                          "wait"]),
+                         st.integers(0, 10**6)), max_size=50)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(["intro", "full"]), ops=OPS)
+def test_random_play_through_the_session_keeps_the_rules_and_replays(variant, ops):
+    t = Table(variant=variant, seed=len(ops))
+    if variant == "full":
+        for player in t.setup.players:
+            assert not hasattr(t.tap(player, "start-place"), "reason")
+    t.start()
+    nodes = [s.node for s in t.setup.seats]
+    for kind, r in ops:
+        node = nodes[r % len(nodes)]
+        player = t.player_of(node)
+        if kind in ("flip", "flip-early"):
+            assert t.flip(node, ran_out=kind == "flip")["verdict"] in ("accepted", "rejected")
+        elif kind == "empty":
+            t.empty(node)
+        elif kind == "wait":
+            t.run(r % 240)
+        else:
+            items = [m for m in t.menu(player).values() if m["intent" if kind == "tap" else "action"]]
+            if items:
+                t.tap(player, items[r % len(items)]["id"])
+        game = t.game
+        assert sum(game.supply) + game.goods_on_board() == game.goods_total
+    for player in t.setup.players:
+        assert t.session.player_snapshot(player)["view"]["panels"]
+    assert t.session.snapshot()["view"]["summary"]
+    assert t.replays()
 
 
 # --- a short introductory game ------------------------------------------------------------------
