@@ -1,0 +1,98 @@
+"""``python -m companion_node_pi --config /etc/companion/node.toml``: run a Pi sandtimer node.
+
+``--calibrate SECONDS`` streams raw tilt (and accelerometer) samples as JSON
+lines for ``hardware/tools/tilt_calibration.py``; ``--self-test`` runs the bar,
+the status colours and the buzzer once so a builder can check the wiring.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import threading
+import time
+
+from companion.core import leds
+from companion.errors import ConfigError
+
+from .config import load_config
+from .i2c import open_accelerometer, open_fuel_gauge
+from .node import PiNode
+
+DEFAULT_CONFIG = "/etc/companion/node.toml"
+
+
+def _calibrate(node: PiNode, accel, seconds: float, out) -> None:
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        t_ms = node.clock()
+        out.write(json.dumps({"t_ms": t_ms, "tilt": int(node.tilt.value)}) + "\n")
+        if accel is not None:
+            ax, ay, az = accel()
+            out.write(json.dumps({"t_ms": t_ms, "ax": round(ax, 4), "ay": round(ay, 4), "az": round(az, 4)}) + "\n")
+        out.flush()
+        time.sleep(node.config.poll_ms / 1000)
+
+
+def _self_test(node: PiNode) -> None:
+    start = node.clock()
+    while node.clock() - start < 4000:
+        t = node.clock() - start
+        levels, rgb = leds.frame(leds.SELF_TEST, 0, t, len(node.config.bar_pins))
+        for led, level in zip(node.bar, levels, strict=True):
+            led.value = level
+        node.status.color = rgb
+        if node.buzzer is not None:
+            if t < 200:
+                node.buzzer.play(1000.0)
+            else:
+                node.buzzer.stop()
+        print(f"t={t:5d} ms tilt={'closed' if node.tilt.value else 'open  '}", end="\r", flush=True)
+        time.sleep(0.02)
+    print()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="companion-node-pi", description="Run a sandtimer node on a Raspberry Pi.")
+    parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"TOML config file (default {DEFAULT_CONFIG})")
+    parser.add_argument("--calibrate", type=float, metavar="SECONDS",
+                        help="stream raw tilt samples as JSON lines for SECONDS, then exit")
+    parser.add_argument("--self-test", action="store_true", help="light the bar, cycle the colours, beep, then exit")
+    parser.add_argument("--check-config", action="store_true", help="only check the config file")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.check_config:
+        print(f"{args.config}: node {config.node_id} at table {config.table}, broker {config.broker}")
+        return 0
+    battery = open_fuel_gauge(config.i2c_bus) if config.battery_gauge else None
+    accel = open_accelerometer(config.i2c_bus) if config.tilt.accel_axis else None
+    node = PiNode(config, battery=battery, accel=accel)
+    try:
+        if args.calibrate is not None:
+            _calibrate(node, accel, args.calibrate, sys.stdout)
+            return 0
+        if args.self_test:
+            _self_test(node)
+            return 0
+        stop = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: stop.set())
+        node.start()
+        node.run(stop)
+        return 0
+    finally:
+        node.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

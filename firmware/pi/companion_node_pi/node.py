@@ -1,0 +1,197 @@
+"""A sandtimer node on a Raspberry Pi: gpiozero pins around the shared node core, paho for MQTT.
+
+Only the pin and radio layers live here. Flip detection is
+``companion.core.debounce``, the sand, outbox and protocol are
+``companion.core.node.NodeCore``, the light patterns ``companion.core.leds``:
+the same code the MicroPython nodes run.
+
+Like a gpiozero device, :class:`PiNode` takes ``pin_factory=None`` (the
+default factory; tests set ``Device.pin_factory = MockFactory(...)``) and reads
+time from the factory's ``ticks()`` unless a ``clock`` (a callable returning
+integer milliseconds) is given.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from gpiozero import RGBLED, DigitalInputDevice, LEDBarGraph, TonalBuzzer
+from gpiozero.tones import Tone
+
+from companion.core import leds
+from companion.core.debounce import OrientationClassifier, TiltDebouncer
+from companion.core.node import NodeCore
+from companion.mqtt.client import connect_in_background, make_client
+
+from .config import PiNodeConfig
+
+log = logging.getLogger(__name__)
+
+FIRMWARE = "companion-pi/1"
+BATTERY_EVERY_MS = 30000
+
+
+class PiNode:
+    """One sandtimer node on GPIO pins, connected to a broker.
+
+    ``battery`` (callable → mV or None) and ``accel`` (callable → (ax, ay, az)
+    in g) are the optional I2C chips; ``__main__`` opens the real ones.
+    """
+
+    def __init__(self, config: PiNodeConfig, *, pin_factory: Any = None, clock: Callable[[], int] | None = None,
+                 battery: Callable[[], int | None] | None = None,
+                 accel: Callable[[], tuple[float, float, float]] | None = None,
+                 boot_id: str | None = None) -> None:
+        self.config = config
+        self._lock = threading.RLock()
+        self.connected = threading.Event()
+        self.tilt = DigitalInputDevice(config.tilt_pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+        self.bar = LEDBarGraph(*config.bar_pins, pwm=True, pin_factory=pin_factory)
+        self.status = RGBLED(*config.status_pins, pin_factory=pin_factory)
+        self.buzzer = (TonalBuzzer(config.buzzer_pin, mid_tone=Tone(880.0), octaves=2, pin_factory=pin_factory)
+                       if config.buzzer_pin is not None else None)
+        factory = self.tilt.pin_factory
+        self.clock = clock if clock is not None else (lambda: int(factory.ticks() * 1000))
+        self._battery = battery
+        self._accel = accel
+        self._classifier = None
+        if accel is not None and config.tilt.accel_axis:
+            t = config.tilt
+            self._classifier = OrientationClassifier(t.accel_axis, t.accel_offset_g, t.accel_scale,
+                                                     t.accel_flip_g, t.accel_release_g, t.accel_still_g)
+        self.debouncer = TiltDebouncer(config.tilt.tilt_rest_ms, config.tilt.tilt_debounce_ms)
+        self.core = NodeCore(config.table, config.node_id, self.clock, boot_id or os.urandom(4).hex(),
+                             sand_ms=int(config.sand_s * 1000), node_kind="pi", firmware=FIRMWARE,
+                             heartbeat_ms=int(config.heartbeat_s * 1000))
+        self.client: mqtt.Client | None = None
+        self.pattern: str | None = None
+        self._cue: list[tuple[int, int]] = []
+        self._cue_start = 0
+        self._tone = 0
+        self._next_battery = self.clock()
+        self._bar_levels: list[float] | None = None
+        self._rgb: tuple[float, float, float] | None = None
+        if self._classifier is None:
+            # Edges arrive on gpiozero's thread with their own timestamp, so a
+            # bounce between two polls is still seen; polling covers a lost edge.
+            self.tilt.when_activated = self._on_edge
+            self.tilt.when_deactivated = self._on_edge
+            self.debouncer.feed(self.tilt.value, self.clock())
+
+    # --- radio ---------------------------------------------------------------
+    def start(self) -> PiNode:
+        """Connect to the broker in the background (paho keeps retrying while it is away)."""
+        cfg = self.config
+        self.client = make_client(f"node-{cfg.table}-{cfg.node_id}", cfg.broker, clean_session=True,
+                                  will=self.core.last_will())
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_message = self._on_message
+        connect_in_background(self.client, cfg.broker)
+        return self
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            log.error("broker refused node %s: %s", self.config.node_id, reason)
+            return
+        with self._lock:
+            client.subscribe(self.core.subscriptions())
+            self._publish(self.core.on_connect())
+        self.connected.set()
+        log.info("node %s connected to %s", self.config.node_id, self.config.broker)
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        self.connected.clear()
+        with self._lock:
+            self.core.on_disconnect()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        with self._lock:
+            self._publish(self.core.on_message(msg.topic, msg.payload))
+
+    def _publish(self, messages: Iterable[tuple[str, bytes, bool]]) -> None:
+        if self.client is None:
+            return  # not started: NodeCore keeps sequenced events in its outbox
+        for topic, payload, retain in messages:
+            self.client.publish(topic, payload, qos=1, retain=retain)
+
+    # --- sensing and lights ----------------------------------------------------
+    def _on_edge(self, device: Any = None) -> None:
+        with self._lock:
+            if self.debouncer.feed(self.tilt.value, self.clock()):
+                self._publish(self.core.flip())
+
+    def step(self) -> str:
+        """One pass of the main loop: sense, advance the sand, publish, light. Returns the pattern shown."""
+        with self._lock:
+            now = self.clock()
+            if self._classifier is not None:
+                sample = self._classifier.classify(*self._accel())
+            else:
+                sample = self.tilt.value
+            if self.debouncer.feed(sample, now):
+                self._publish(self.core.flip())
+            if self._battery is not None and now >= self._next_battery:
+                self._next_battery = now + BATTERY_EVERY_MS
+                self.core.battery_mv = self._battery()
+            self._publish(self.core.poll())
+            return self._render(now)
+
+    def _render(self, now: int) -> str:
+        pattern = leds.display_pattern(self.core.show(), self.core.battery_mv, self.config.low_battery_mv)
+        if pattern != self.pattern:
+            if self.pattern is not None:
+                self._cue, self._cue_start = leds.beeps(pattern), now
+            self.pattern = pattern
+        levels, rgb = leds.frame(pattern, self.core.sand.fraction_left(), now, len(self.config.bar_pins))
+        if levels != self._bar_levels:
+            for led, level in zip(self.bar, levels, strict=True):
+                led.value = level
+            self._bar_levels = levels
+        if rgb != self._rgb:
+            self.status.color = rgb
+            self._rgb = rgb
+        if self.buzzer is not None:
+            tone = leds.tone_at(self._cue, now - self._cue_start)
+            if tone != self._tone:
+                if tone:
+                    self.buzzer.play(float(tone))
+                else:
+                    self.buzzer.stop()
+                self._tone = tone
+        return pattern
+
+    # --- life cycle --------------------------------------------------------------
+    def run(self, stop: threading.Event) -> None:
+        """Step every ``poll_ms`` until ``stop`` is set (the service's main loop)."""
+        period = self.config.poll_ms / 1000
+        while not stop.wait(period):
+            try:
+                self.step()
+            except Exception:  # a glitch on one pass must not stop the sand
+                log.exception("node step failed")
+
+    def close(self) -> None:
+        """Leave cleanly: publish offline, disconnect, lights and buzzer off, pins released."""
+        # Not under the lock: paho's thread takes it in its callbacks, and loop_stop joins that thread.
+        if self.client is not None:
+            if self.connected.is_set():
+                with self._lock:
+                    infos = [self.client.publish(topic, payload, qos=1, retain=retain)
+                             for topic, payload, retain in self.core.goodbye()]
+                for info in infos:
+                    try:
+                        info.wait_for_publish(2)
+                    except (RuntimeError, ValueError):
+                        pass
+            self.client.disconnect()
+            self.client.loop_stop()
+        with self._lock:
+            for device in (self.tilt, self.bar, self.status, self.buzzer):
+                if device is not None:
+                    device.close()
