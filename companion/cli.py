@@ -180,7 +180,10 @@ def run(table: str | None, players: int | None, timers: int | None, sand_seconds
 
     _configure_logging(verbose)
     try:
-        settings = _load_config_file(config_file).get("hub", {})
+        file_settings = _load_config_file(config_file)
+        settings = dict(file_settings.get("hub", {}))
+        if "audio" in file_settings:
+            settings["audio"] = file_settings["audio"]
         overrides = {"table": table, "players": players, "timers": timers, "sand_s": sand_seconds,
                      "time_scale": time_scale, "clock_minutes": 30.0 if full else clock_minutes}
         settings.update({k: v for k, v in overrides.items() if v is not None})

@@ -42,6 +42,10 @@ class HubConfig:
     data_dir: Path | None = None
     """Where event logs are written; None keeps the log in memory only."""
     fsync: bool = True
+    audio: dict[str, Any] | None = None
+    """Audio cue settings (see docs/audio.md); None for the defaults."""
+    sounds_dir: Path | None = None
+    """Where cue sounds are built; default ``<data_dir>/sounds`` or a temporary folder."""
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> HubConfig:
@@ -52,6 +56,8 @@ class HubConfig:
         config = replace(cls(), **data)
         if config.data_dir is not None and not isinstance(config.data_dir, Path):
             config = replace(config, data_dir=Path(config.data_dir))
+        if config.sounds_dir is not None and not isinstance(config.sounds_dir, Path):
+            config = replace(config, sounds_dir=Path(config.sounds_dir))
         return config
 
     def setup(self) -> TableSetup:
@@ -97,9 +103,12 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
         from companion.mqtt.bridge import HubBridge
 
         app.extensions["companion.bridge"] = HubBridge(session, broker)
+    from companion.hub.cues import cue_step, init_cues
     from companion.hub.ticker import Ticker
 
-    app.extensions["companion.ticker"] = Ticker(session)
+    sounds_dir = config.sounds_dir or (Path(config.data_dir) / "sounds" if config.data_dir else None)
+    cues = init_cues(app, session, clock, audio=config.audio, sounds_dir=sounds_dir)
+    app.extensions["companion.ticker"] = Ticker(session, steps=[lambda: cue_step(cues, session)])
 
     from companion.hub import api, setup_page, stream
 
@@ -123,11 +132,14 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
 
 
 def start_services(app: Flask) -> None:
-    """Start the MQTT bridge and the ticker of a hub built by :func:`create_app`."""
+    """Start the MQTT bridge, the ticker and the building of cue sounds of a hub built by :func:`create_app`."""
+    from companion.hub.cues import prepare_in_background
+
     bridge = app.extensions.get("companion.bridge")
     if bridge is not None:
         bridge.start()
     app.extensions["companion.ticker"].start()
+    prepare_in_background(app.extensions["companion.cues"], app.extensions["companion.session"].setup.clock_length_s)
 
 
 def stop_services(app: Flask) -> None:
@@ -138,4 +150,5 @@ def stop_services(app: Flask) -> None:
     bridge = app.extensions.get("companion.bridge")
     if bridge is not None:
         bridge.stop()
+    app.extensions["companion.cues"].close()
     session.log.close()

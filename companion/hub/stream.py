@@ -46,10 +46,10 @@ def stream() -> Response:
         if player is None:
             return session.snapshot()
         return session.player_snapshot(player) or {}
-    wake: queue.SimpleQueue[str] = queue.SimpleQueue()
+    wake: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
 
     def listener(kind: str, data: dict[str, Any]) -> None:
-        wake.put(kind)
+        wake.put((kind, data))
 
     epochs: list[int] = current_app.extensions.setdefault("companion.stream_epoch", [0])
     epoch = epochs[0]
@@ -62,7 +62,7 @@ def stream() -> Response:
             yield sse_frame("state", frame(), counter)
             while not shutdown.is_set() and epochs[0] == epoch:
                 try:
-                    wake.get(timeout=KEEPALIVE_S)
+                    items = [wake.get(timeout=KEEPALIVE_S)]
                 except queue.Empty:
                     yield ": keepalive\n\n"
                     continue
@@ -70,11 +70,15 @@ def stream() -> Response:
                     break
                 while True:  # coalesce a burst of changes into one frame
                     try:
-                        wake.get_nowait()
+                        items.append(wake.get_nowait())
                     except queue.Empty:
                         break
-                counter += 1
-                yield sse_frame("state", frame(), counter)
+                for kind, data in items:
+                    if kind == "cue":  # sounds go out as they come, before the new state
+                        yield sse_frame("cue", data)
+                if any(kind not in ("cue", "events") for kind, _ in items):
+                    counter += 1
+                    yield sse_frame("state", frame(), counter)
         finally:
             session.remove_listener(listener)
 

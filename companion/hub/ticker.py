@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from companion.table.session import TableSession
 
@@ -14,8 +15,12 @@ MAX_WAIT_S = 0.25
 
 
 class Ticker:
-    def __init__(self, session: TableSession) -> None:
+    """Sleeps until the next deadline of the master clock or of any extra step, then runs them."""
+
+    def __init__(self, session: TableSession, *, steps: list[Callable[[], float | None]] | None = None) -> None:
         self.session = session
+        self.steps = list(steps or [])
+        """Extra work on every wake (audio cues); each returns game seconds to its next deadline or None."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="table-ticker", daemon=True)
 
@@ -26,12 +31,17 @@ class Ticker:
     def _run(self) -> None:
         clock = self.session.clock
         while not self._stop.is_set():
-            try:
-                until_next = self.session.tick()
-            except Exception:
-                log.exception("ticker failed")
-                until_next = None
             self.session.clock_changed.clear()
+            deadlines: list[float] = []
+            for step in [self.session.tick, *self.steps]:
+                try:
+                    due = step()
+                except Exception:
+                    log.exception("ticker step failed")
+                    due = None
+                if due is not None:
+                    deadlines.append(due)
+            until_next = min(deadlines) if deadlines else None
             real_wait = MAX_WAIT_S if until_next is None else min(MAX_WAIT_S, until_next / clock.scale)
             self.session.clock_changed.wait(max(0.001, real_wait))
             if self._stop.is_set():

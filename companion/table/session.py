@@ -144,6 +144,7 @@ class TableSession:
         for event in self.log.events()[-30:]:
             self.recent.append(self._recent_entry(event))
         self._listeners: list[Listener] = []
+        self._unannounced: list[ev.Event] = []
         self.clock_changed = threading.Event()
         """Set when the master clock changes (or on shutdown); the ticker waits on it."""
 
@@ -166,7 +167,18 @@ class TableSession:
         """Wake every listener without a change (e.g. ``shutdown`` to end live streams)."""
         self._notify(kind, {})
 
+    def broadcast(self, kind: str, data: dict[str, Any]) -> None:
+        """Pass something that is not table state to every listener (e.g. an audio ``cue``)."""
+        self._call_listeners(kind, data)
+
     def _notify(self, kind: str, data: dict[str, Any]) -> None:
+        with self._lock:
+            fresh, self._unannounced = self._unannounced, []
+        if fresh:  # every accepted event is announced once, with the first notification after it
+            self._call_listeners("events", {"events": fresh})
+        self._call_listeners(kind, data)
+
+    def _call_listeners(self, kind: str, data: dict[str, Any]) -> None:
         if kind in ("clock", "shutdown"):
             self.clock_changed.set()
         for listener in list(self._listeners):
@@ -185,6 +197,7 @@ class TableSession:
         self.log.append(event)
         self._state = apply_event(self._state, event, self.referee)
         self.recent.append(self._recent_entry(event))
+        self._unannounced.append(event)
 
     def _append_decision(self, decision: Decision, *, at_s: float, player: str = "") -> None:
         """Log the engine actions of an accepted step (caller holds the lock)."""

@@ -130,3 +130,31 @@ def test_phone_page_shows_a_refusal_in_red_and_reconnects(browser, mosquitto, ta
         page.goto(table.url + "play/yellow")
         page.wait_for_selector(".timer[data-node='yellow-1'] :text('offline')")
         page.close()
+
+
+def test_dashboard_plays_cues_after_one_tap(browser, mosquitto, table_id, tmp_path):
+    with start(mosquitto, table_id, players=2, timers=1, time_scale=60.0, clock_minutes=1,
+               sounds_dir=tmp_path, audio={"disabled": ["countdown"]}) as table:
+        cues = table.app.extensions["companion.cues"]
+        page = browser.new_page()
+        page.goto(table.url)
+        page.wait_for_selector("#cue-switches input[data-cue='start']", state="attached")
+        assert not page.is_checked("#cue-switches input[data-cue='countdown']")
+        page.click("#sound")  # the one tap browsers require before sound
+        cues.prepare(60.0)
+        page.click("button[data-clock='start']")
+        page.wait_for_function("window.__companionCues.some(c => c.name === 'start' && c.played)", timeout=10000)
+        page.wait_for_function("window.__companionCues.some(c => c.name === 'end')", timeout=10000)
+        played = page.evaluate("window.__companionCues")
+        names = [c["name"] for c in played]
+        assert names[0] == "start" and names[-1] == "end" and "countdown" not in names
+        assert all(c.get("error") is None for c in played)
+        assert played[0]["duration"] > 0.1
+        page.click(".cue-switches summary")
+        page.uncheck("#cue-switches input[data-cue='warning']")
+        import time as _time
+        deadline = _time.monotonic() + 5
+        while "warning" not in cues.engine.disabled:
+            assert _time.monotonic() < deadline, "the switch did not reach the hub"
+            _time.sleep(0.05)
+        page.close()

@@ -116,11 +116,81 @@ for (const b of document.querySelectorAll("[data-clock]")) {
   b.addEventListener("click", () => post("/api/clock/" + b.dataset.clock));
 }
 
+// --- audio cues: Web Audio after one tap, the browser's speech when the hub has none -----
+const audio = { ctx: null, buffers: new Map(), speech: true, played: [] };
+window.__companionCues = audio.played;
+
+async function loadAudioSettings() {
+  try {
+    const res = await fetch("/api/audio");
+    if (!res.ok) return;
+    const info = await res.json();
+    audio.speech = info.speech;
+    const root = document.getElementById("cue-switches");
+    root.textContent = "";
+    for (const name of info.cues) {
+      const label = document.createElement("label");
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.checked = !info.disabled.includes(name);
+      box.dataset.cue = name;
+      box.addEventListener("change", saveCueSwitches);
+      label.append(box, " " + name);
+      root.append(label);
+    }
+  } catch (err) { /* audio settings are optional */ }
+}
+
+async function saveCueSwitches() {
+  const disabled = [...document.querySelectorAll("#cue-switches input")].filter((b) => !b.checked)
+    .map((b) => b.dataset.cue);
+  await fetch("/api/audio", { method: "POST", headers: { "Content-Type": "application/json" },
+                              body: JSON.stringify({ disabled }) });
+}
+
+document.getElementById("sound").addEventListener("click", (e) => {
+  const on = !audio.ctx || audio.ctx.state === "suspended" || e.currentTarget.getAttribute("aria-pressed") !== "true";
+  if (on) {
+    audio.ctx = audio.ctx || new (window.AudioContext || window.webkitAudioContext)();
+    audio.ctx.resume();
+  } else if (audio.ctx) {
+    audio.ctx.suspend();
+  }
+  e.currentTarget.setAttribute("aria-pressed", on ? "true" : "false");
+  e.currentTarget.textContent = on ? "Sound on" : "Sound off";
+});
+
+async function playCue(cue) {
+  const record = { name: cue.name, sound: cue.sound, at: performance.now(), played: false };
+  audio.played.push(record);
+  if (!audio.ctx || audio.ctx.state !== "running") return;
+  try {
+    let buffer = audio.buffers.get(cue.sound);
+    if (!buffer) {
+      const res = await fetch("/sounds/" + encodeURIComponent(cue.sound) + ".wav");
+      buffer = await audio.ctx.decodeAudioData(await res.arrayBuffer());
+      audio.buffers.set(cue.sound, buffer);
+    }
+    const source = audio.ctx.createBufferSource();
+    source.buffer = buffer;
+    source.connect(audio.ctx.destination);
+    source.start();
+    record.played = true;
+    record.duration = buffer.duration;
+    if (!audio.speech && cue.text && window.speechSynthesis) {
+      window.speechSynthesis.speak(new SpeechSynthesisUtterance(cue.text));
+    }
+  } catch (err) {
+    record.error = String(err);
+  }
+}
+
 function connect() {
   const source = new EventSource("/api/stream");
   const link = document.getElementById("link");
   source.addEventListener("open", () => { link.textContent = "live"; });
   source.addEventListener("error", () => { link.textContent = "reconnecting…"; });
+  source.addEventListener("cue", (e) => playCue(JSON.parse(e.data)));
   source.addEventListener("state", (e) => {
     const first = !snapshot;
     snapshot = JSON.parse(e.data);
@@ -137,4 +207,5 @@ function connect() {
 }
 
 connect();
+loadAudioSettings();
 setInterval(render, 100);

@@ -1,0 +1,110 @@
+"""Audio cues on the hub: the cue service fed by the master clock and table events,
+the sound files served to the dashboard, and the switches that turn cues off."""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Flask, abort, current_app, jsonify, request, send_file
+
+from companion.audio.cues import CUE_NAMES
+from companion.audio.service import CueService
+from companion.audio.settings import CueSettings
+from companion.clock import Clock
+from companion.table import events as ev
+from companion.table.session import TableSession
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("cues", __name__)
+
+
+def init_cues(app: Flask, session: TableSession, clock: Clock, *, audio: dict[str, Any] | None,
+              sounds_dir: Path | None) -> CueService:
+    """Attach a cue service to the app; cues reach pages as ``event: cue`` on the live stream."""
+    settings = CueSettings.from_mapping(audio)
+    if sounds_dir is None:
+        sounds_dir = Path(tempfile.mkdtemp(prefix="companion-sounds-"))
+    service = CueService(settings, clock=clock, sounds_dir=sounds_dir,
+                         emit=lambda payload: session.broadcast("cue", payload))
+
+    def on_change(kind: str, data: dict[str, Any]) -> None:
+        if kind == "events":
+            for event in data["events"]:
+                if isinstance(event, ev.ActionRefused):
+                    service.rule_broken(session.state.clock)
+                else:
+                    service.on_table_event(event, session.state.clock)
+        elif kind == "reset":
+            prepare_in_background(service, session.setup.clock_length_s)
+
+    session.add_listener(on_change)
+    app.extensions["companion.cues"] = service
+    app.register_blueprint(bp)
+    return service
+
+
+def prepare_in_background(service: CueService, length_s: float) -> threading.Thread:
+    """Build the cue sounds for a clock of ``length_s`` without holding up the hub."""
+    def build() -> None:
+        try:
+            service.prepare(length_s)
+        except Exception:
+            log.exception("the cue sounds could not be built")
+
+    thread = threading.Thread(target=build, name="cue-sounds", daemon=True)
+    thread.start()
+    return thread
+
+
+def cue_step(service: CueService, session: TableSession) -> float | None:
+    """Fire the cues that are due; game seconds until the next one (for the ticker)."""
+    clock = session.state.clock
+    service.update(clock)
+    return service.next_deadline_s(clock)
+
+
+def _service() -> CueService:
+    service = current_app.extensions.get("companion.cues")
+    if service is None:
+        abort(404)
+    return service
+
+
+@bp.get("/api/audio")
+def audio_settings() -> Any:
+    service = _service()
+    library = service.library
+    return jsonify({
+        "cues": list(CUE_NAMES), "disabled": sorted(service.engine.disabled),
+        "language": service.settings.language, "local_playback": service.player is not None,
+        "speech": bool(library and library.speech), "speech_note": library.speech_note if library else "",
+        "sounds": sorted(library.paths) if library else [],
+    })
+
+
+@bp.post("/api/audio")
+def set_audio() -> Any:
+    """Turn cues off or on: ``{"disabled": ["remaining", "chime"]}``."""
+    body = request.get_json(silent=True)
+    names = body.get("disabled") if isinstance(body, dict) else None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return jsonify({"ok": False, "error": 'send {"disabled": [cue names]}'}), 400
+    unknown = sorted(set(names) - set(CUE_NAMES))
+    if unknown:
+        return jsonify({"ok": False, "error": f"unknown cue {unknown[0]!r}; cues are {', '.join(CUE_NAMES)}"}), 400
+    _service().set_disabled(names)
+    return jsonify({"ok": True, "disabled": sorted(names)})
+
+
+@bp.get("/sounds/<key>.wav")
+def sound(key: str) -> Any:
+    library = _service().library
+    path = library.paths.get(key) if library else None
+    if path is None or not Path(path).exists():
+        abort(404)
+    return send_file(path, mimetype="audio/wav", max_age=3600)

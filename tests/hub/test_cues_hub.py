@@ -1,0 +1,69 @@
+"""Audio cues on the hub follow the master clock: each fires once, on time, pauses with the clock."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from companion.clock import ScaledClock
+from companion.hub import create_app, start_services, stop_services
+from companion.table import events as ev
+from tests.conftest import wait_until
+
+SCALE = 30.0
+
+
+@pytest.fixture
+def hub(tmp_path):
+    clock = ScaledClock(SCALE)
+    app = create_app({"table": "cues", "players": 2, "timers": 1, "clock_minutes": 1.0, "sounds_dir": tmp_path,
+                      "audio": {"speech": False}}, clock=clock)
+    app.extensions["companion.cues"].prepare(60.0)
+    heard: list[tuple[str, float]] = []
+    session = app.extensions["companion.session"]
+    session.add_listener(lambda kind, data: heard.append((data["name"], clock.now_s())) if kind == "cue" else None)
+    start_services(app)
+    yield app, session, clock, heard
+    stop_services(app)
+
+
+def test_clock_cues_fire_once_each_within_50_ms_of_the_master_clock(hub):
+    app, session, clock, heard = hub
+    started = session.start_clock()
+    assert isinstance(started, ev.ClockStarted)
+    wait_until(lambda: any(name == "end" for name, _ in heard), timeout_s=10, message="the end cue")
+    time.sleep(0.1)
+    schedule = app.extensions["companion.cues"].settings.schedule(60.0)
+    expected = [c.name for c in schedule]
+    assert [name for name, _ in heard] == expected
+    for cue, (name, at) in zip(schedule, heard, strict=True):
+        late_real_s = (at - (started.at_s + cue.at_elapsed_s)) / SCALE
+        assert -0.001 <= late_real_s <= 0.050, f"{name} was {late_real_s * 1000:.1f} ms off"
+
+
+def test_pause_holds_the_cues_and_events_chime_and_buzz(hub):
+    app, session, clock, heard = hub
+    session.start_clock()
+    wait_until(lambda: heard, message="the start cue")
+    session.pause_clock()
+    count = len(heard)
+    time.sleep(0.6)  # 18 game seconds: the 10-second countdown would have started
+    assert len(heard) == count
+    session.resume_clock()
+    wait_until(lambda: any(n == "end" for n, _ in heard), timeout_s=10, message="the end after resuming")
+    session.player_action("red", {"type": "anything"})  # refused by the timers-only table: a buzz
+    wait_until(lambda: heard[-1][0] == "buzz", message="the buzz")
+
+
+def test_sounds_and_switches_are_served(hub):
+    app, session, clock, heard = hub
+    client = app.test_client()
+    info = client.get("/api/audio").get_json()
+    assert "start" in info["sounds"] and info["speech"] is False
+    wav = client.get("/sounds/start.wav")
+    assert wav.status_code == 200 and wav.data[:4] == b"RIFF" and wav.mimetype == "audio/wav"
+    assert client.get("/sounds/nope.wav").status_code == 404
+    assert client.post("/api/audio", json={"disabled": ["chime"]}).get_json()["disabled"] == ["chime"]
+    bad = client.post("/api/audio", json={"disabled": ["moo"]})
+    assert bad.status_code == 400 and "unknown cue 'moo'" in bad.get_json()["error"]
