@@ -1032,3 +1032,238 @@ def _first_of(state: GameState, player: str, type_name: str) -> str:
     p = state.player(player)
     assert p is not None
     return next(b.card for b in p.built if state.cards[b.card].type == type_name)
+
+
+# =====================================================================================
+# free actions: rejections with their reasons
+# =====================================================================================
+
+
+def _drawn(state: GameState) -> GameState:
+    state = state.with_player(replace(state.player("red"), tech_level=3))  # type: ignore[arg-type]
+    return ok(state, DrawTechCards("red", 3))
+
+
+def _full_planning(state: GameState) -> GameState:
+    state = state.with_player(replace(state.player("red"), tech_level=3))  # type: ignore[arg-type]
+    state, _ = plan(state, "red", "Converter")
+    return plan(state, "red", "Metropolis")[0]
+
+
+def _red_planned(state: GameState) -> GameState:
+    return plan(state, "red", "Converter")[0]
+
+
+def _both_planned(state: GameState) -> GameState:
+    state, _ = plan(state, "red", "Converter")
+    return plan(state, "blue", "Multi-Mine")[0]
+
+
+def _red_card(state: GameState) -> str:
+    return state.player("red").planning[0]  # type: ignore[union-attr]
+
+
+def _busy_planned(state: GameState) -> GameState:
+    state, card = plan(state, "red", "Converter")
+    state, _ = plan(state, "blue", "Multi-Mine")
+    return ok(state, StartJob("red", 0, DiscardCard(card)))
+
+
+def _flying(state: GameState) -> GameState:
+    return ok(load(state, "red", red=1), StartJob("red", 0, MoveShip("red", 1)))
+
+
+def _empty_stack3(state: GameState) -> GameState:
+    state = state.with_player(replace(state.player("red"), tech_level=3))  # type: ignore[arg-type]
+    return replace(state, stack3=())
+
+
+FREE = [
+    pytest.param(_noop, lambda s: DrawTechCards("red", 1), "TechLevel 2 or TechLevel 3 stack", "3.2.1", id="draw-level-1"),
+    pytest.param(_full_planning, lambda s: DrawTechCards("red", 2), "no free space", "3.1", id="draw-full"),
+    pytest.param(_empty_stack3, lambda s: DrawTechCards("red", 3), "stack is empty", "3.2.1", id="draw-empty"),
+    pytest.param(_noop, lambda s: KeepDrawnCard("red", "x"), "not drawn any cards", "3.2.1", id="keep-nothing"),
+    pytest.param(_drawn, lambda s: KeepDrawnCard("zed", "x"), "no player 'zed'", "2", id="keep-unknown"),
+    pytest.param(
+        lambda s: ok(_drawn(s), MasterClockExpired()), lambda s: KeepDrawnCard("red", "x"), "has ended", "4", id="keep-after-end"
+    ),
+    pytest.param(_red_planned, lambda s: GiveCard("red", "red", _red_card(s)), "another player", "5.2", id="give-self"),
+    pytest.param(_red_planned, lambda s: GiveCard("red", "zed", _red_card(s)), "no player 'zed'", "2", id="give-unknown"),
+    pytest.param(_busy_planned, lambda s: GiveCard("red", "blue", _red_card(s)), "timer stands on", "5.2", id="give-busy"),
+    pytest.param(_both_planned, lambda s: TradeCards("red", _red_card(s), "red", _red_card(s)), "another player", "5.2", id="trade-self"),
+    pytest.param(_both_planned, lambda s: TradeCards("red", "x", "blue", "y"), "two planning areas", "5.2", id="trade-unplanned"),
+    pytest.param(
+        _busy_planned,
+        lambda s: TradeCards("red", _red_card(s), "blue", s.player("blue").planning[0]),
+        "timer stands on",
+        "5.2",
+        id="trade-busy",
+    ),
+    pytest.param(_noop, lambda s: TransferGoods("red", InShip("red"), InShip("green"), Goods()), "at least one good", "3.3", id="no-goods"),
+    pytest.param(
+        _noop, lambda s: TransferGoods("red", InShip("red"), InShip("green"), Goods.of(purple=1)), "Goods come in", "3.3", id="purple"
+    ),
+    pytest.param(_noop, lambda s: TransferGoods("red", InShip("red"), InShip("red"), Goods.of(red=1)), "two different", "3.3", id="same"),
+    pytest.param(_noop, lambda s: TransferGoods("red", InShip("red"), InShip("ufo"), Goods.of(red=1)), "no spaceship", "3.3", id="ufo"),
+    pytest.param(_flying, lambda s: TransferGoods("red", InShip("red"), InDepot("red"), Goods.of(red=1)), "in flight", "3.3", id="flying"),
+    pytest.param(_noop, lambda s: TransferGoods("red", InShip("red"), InDepot("zed"), Goods.of(red=1)), "no player 'zed'", "3.3", id="depot-zed"),
+    pytest.param(
+        _noop, lambda s: TransferGoods("red", InShip("red"), OnProbe("red", mine_of(s, "red")), Goods.of(red=1)),
+        "not a Transport Probe", "3.3", id="not-probe",
+    ),
+    pytest.param(_noop, lambda s: ReturnGoods("red", InShip("green"), Goods.of(red=1)), "your own spaceship", "3.3", id="return-others"),
+    pytest.param(_noop, lambda s: ReturnGoods("red", InDepot("red"), Goods.of(red=1)), "no Depot", "3.3", id="return-no-depot"),
+    pytest.param(_noop, lambda s: ReturnGoods("red", InShip("red"), Goods.of(red=1)), "not there", "3.3", id="return-missing"),
+    pytest.param(_noop, lambda s: ReturnGoods("zed", InShip("red"), Goods.of(red=1)), "no player 'zed'", "2", id="return-zed"),
+    pytest.param(_flying, lambda s: SatisfyOrder("red", "red", mine_of(s, "green")), "in flight", "3.4", id="order-flying"),
+    pytest.param(_noop, lambda s: SatisfyOrder("red", "red", 42), "Name the order", "3.4", id="order-type"),
+    pytest.param(
+        lambda s: dock(s, "red", 1), lambda s: SatisfyOrder("red", "red", s.neutral_at(1).order), "does not carry", "3.4",
+        id="neutral-no-goods",
+    ),
+    pytest.param(_noop, lambda s: Sabotage("zed", "green", 0), "no player 'zed'", "2", id="sabotage-zed"),
+    pytest.param(_noop, lambda s: LaunchRocket("red", "zed", "x"), "no player 'zed'", "2", id="rocket-zed"),
+    pytest.param(_noop, lambda s: "not an action", "Unknown action", "3.2", id="garbage"),
+    pytest.param(_noop, lambda s: StartJob("red", 0, "dance"), "Unknown job", "3.2", id="garbage-job"),
+    pytest.param(_flying, lambda s: StartJob("red", 1, MoveShip("red", 2)), "Another timer", "3.2", id="ship-busy"),
+    pytest.param(_red_planned, lambda s: StartJob("red", 0, BuildCard(_red_card(s), "left")), "whole-number unit", "3.2.2", id="x-type"),
+    pytest.param(
+        _noop, lambda s: PlaceBuiltCard("red", 0, "left"), "no finished build", "3.2.2", id="place-nothing",
+    ),
+    pytest.param(
+        lambda s: ok(_red_planned(s), MasterClockExpired()), lambda s: PlaceBuiltCard("red", 0, 1), "game is over", "4", id="place-over"
+    ),
+]
+
+
+@pytest.mark.parametrize(("prepare", "make", "reason", "section"), FREE)
+def test_free_action_rejections(prepare, make, reason: str, section: str) -> None:
+    state = prepare(new_game())
+    r = rejected(state, make(state))
+    assert reason in r.reason, r
+    assert r.rule.startswith(f"rulebook {section}"), r
+
+
+def test_basic_game_has_no_experienced_actions() -> None:
+    state = setup(PLAYERS, seed=1, experienced=False)
+    state, card = plan(state, "red", "Converter")
+    assert "experienced" in rejected(state, StartJob("red", 0, DiscardCard(card))).reason
+    state = dock(load(state, "red", blue=1), "red", 1)
+    r = rejected(state, TransferGoods("red", InShip("red"), AtNeutralPlanet(1), Goods.of(blue=1)))
+    assert "experienced" in r.reason and "5.3" in r.rule
+    assert "experienced" in rejected(state, TradeCards("red", card, "blue", "x")).reason
+
+
+# =====================================================================================
+# more effects
+# =====================================================================================
+
+
+def test_mining_complex_and_fusion_mine_produce_their_colour() -> None:
+    state, complex_ = build(four_players(), "red", "Mining Complex", -1)
+    colour = state.cards[complex_].colour
+    state = ok(state, StartJob("red", 0, UseCard(complex_)), TimerRanOut("red", 0))
+    assert state.ship("red").cargo.count(colour) == 2  # type: ignore[union-attr]
+    state = ok(state, ReturnGoods("red", InShip("red"), Goods.of({colour: 2})))
+    state, fusion = build(state, "red", "Fusion Mine", -2)
+    fcolour = state.cards[fusion].colour
+    state = ok(state, StartJob("red", 0, UseCard(fusion)), TimerRanOut("red", 0))
+    assert state.ship("red").cargo.count(fcolour) == 4  # type: ignore[union-attr]
+    assert total_goods(state)[fcolour] == 10
+
+
+def test_production_into_another_ship_at_the_planet() -> None:
+    state = dock(new_game(), "green", 0)
+    mine = mine_of(state, "red")
+    state = ok(state, StartJob("red", 0, UseCard(mine, to="green")), TimerRanOut("red", 0))
+    assert state.ship("green").cargo.count(state.cards[mine].colour) == 1  # type: ignore[union-attr]
+    assert state.ship("red").cargo.total == 0  # type: ignore[union-attr]
+
+
+def test_fusion_converter_exchanges_two_goods_from_the_depot() -> None:
+    state, depot = build(new_game(), "red", "Depot", -3)
+    state, conv = build(state, "red", "Fusion Converter", -2)  # lies across the Mine's action half
+    state = load(state, "red", red=2)
+    state = ok(state, TransferGoods("red", InShip("red"), InDepot("red"), Goods.of(red=2)))
+    job = UseCard(conv, exchanges=(("red", "green"), ("red", "blue")))
+    state = ok(state, StartJob("red", 0, job), TimerRanOut("red", 0))
+    assert state.player("red").built_card(depot).stored.as_dict() == {"green": 1, "blue": 1}  # type: ignore[union-attr]
+
+
+def test_building_over_a_depot_returns_its_goods_to_the_pool() -> None:
+    state, depot = build(new_game(), "red", "Depot", -1)
+    state = load(state, "red", yellow=2)
+    state = ok(state, TransferGoods("red", InShip("red"), InDepot("red"), Goods.of(yellow=2)))
+    state, card = plan(state, "red", "Fusion Mine")
+    result = apply(state, StartJob("red", 0, BuildCard(card, -2)))
+    assert isinstance(result, Accepted)
+    result = apply(result.state, TimerRanOut("red", 0))
+    assert isinstance(result, Accepted)
+    assert any(e.kind == "GoodsLost" and e.details["goods"] == {"yellow": 2} for e in result.events)
+    assert result.state.pool.count("yellow") == 10
+    assert result.state.player("red").built_card(depot).covered  # type: ignore[union-attr]
+
+
+def test_building_over_the_orbital_station_releases_the_neutral_ship() -> None:
+    state, _ = build(four_players(), "red", "Orbital Station", -2)
+    state, _ = build(state, "red", "Mining Complex", -1)  # over the station's action half
+    ship = state.ship("neutral")
+    assert ship is not None and ship.controller is None and ship.field == 0
+    assert "spaceship you control" in rejected(state, StartJob("red", 0, MoveShip("neutral", 1))).reason
+
+
+def test_discard_returns_level_1_and_level_3_cards_to_their_stacks() -> None:
+    state = new_game()
+    depot = next(c for c in state.player("red").stack if state.cards[c].type == "Depot")  # type: ignore[union-attr]
+    state = ok(state, PlayCard("red", depot), StartJob("red", 0, DiscardCard(depot)), TimerRanOut("red", 0))
+    assert state.player("red").stack[-1] == depot  # type: ignore[union-attr]
+    state, big = plan(state, "red", "Megacity")
+    state = ok(state, StartJob("red", 0, DiscardCard(big)), TimerRanOut("red", 0))
+    assert state.stack3[-1] == big
+
+
+def test_loading_attack_marker_with_empty_pool_does_nothing() -> None:
+    state, probe = build(new_game(), "red", "Sabotage Probe", -1)
+    state = replace(state, attack_pool=0)
+    result = apply(ok(state, StartJob("red", 0, UseCard(probe))), TimerRanOut("red", 0))
+    assert isinstance(result, Accepted)
+    assert result.state.player("red").built_card(probe).attack_markers == 0  # type: ignore[union-attr]
+    assert any(e.kind == "JobFizzled" for e in result.events)
+
+
+def test_every_neutral_card_contested_leaves_the_last_one_drawn() -> None:
+    state = new_game()
+    first = state.neutral_at(1).order  # type: ignore[union-attr]
+    small = [c for c, spec in state.order_cards.items() if c != first and len(spec.goods) == 2 and spec.points == (2,)]
+    a, b = small[:2]
+    state = replace(state, order_stack=(a, b))
+    state = dock(load(state, "red", **state.order_cards[first].goods_dict()), "red", 1)  # type: ignore[index]
+    for name in ("green", "blue"):
+        state = dock(load(state, name, red=1, yellow=1, blue=1, green=1), name, 1)
+    result = apply(state, SatisfyOrder("red", "red", first))  # type: ignore[arg-type]
+    assert isinstance(result, Accepted)
+    assert result.state.neutral_at(1).order == b  # type: ignore[union-attr]
+    assert result.state.order_stack == (a,)
+    assert [e.details["order"] for e in result.events if e.kind == "OrderRedrawn"] == [a, b]
+
+
+def test_snapshot_describes_every_job() -> None:
+    from companion.games.space_dealer.view import snapshot
+
+    state, card = plan(new_game(), "red", "Converter")
+    state, other = plan(state, "green", "Multi-Mine")
+    state = ok(
+        state,
+        StartJob("red", 0, BuildCard(card, -1)),
+        StartJob("red", 1, MoveShip("red", 1)),
+        StartJob("green", 0, DiscardCard(other)),
+        StartJob("blue", 0, UseCard(mine_of(state, "blue"))),
+    )
+    view = snapshot(state)
+    jobs = {(n, t["index"]): t.get("job") for n, p in view["players"].items() for t in p["timers"]}
+    assert jobs[("red", 0)] == {"job": "build", "card": card, "x": -1}
+    assert jobs[("red", 1)] == {"job": "move", "ship": "red", "to": 1}
+    assert jobs[("green", 0)] == {"job": "discard", "card": other}
+    assert jobs[("blue", 0)] == {"job": "use", "card": mine_of(state, "blue")}
+    assert jobs[("blue", 1)] is None
+    assert view["ring"][1]["arriving"] == ["red"] and view["ships"]["red"]["destination"] == 1

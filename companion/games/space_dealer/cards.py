@@ -158,6 +158,13 @@ def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], wher
     return value
 
 
+def _opt_int(table: Mapping[str, Any], key: str, where: str) -> int:
+    value = table.get(key, 0)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise CardDataError(f"{where}.{key} must be a whole number")
+    return value
+
+
 def _table(raw: Mapping[str, Any], key: str, where: str = "file") -> Mapping[str, Any]:
     return _get(raw, key, dict, where)
 
@@ -235,9 +242,9 @@ def _parse(raw: Mapping[str, Any]) -> CardData:
         if not isinstance(spec, dict):
             raise CardDataError(f"power.{name} must be a table")
         power[name] = (
-            _get(spec, "own", int, f"power.{name}"),
-            _get(spec, "inner", int, f"power.{name}"),
-            _get(spec, "outer", int, f"power.{name}"),
+            _opt_int(spec, "own", f"power.{name}"),
+            _opt_int(spec, "inner", f"power.{name}"),
+            _opt_int(spec, "outer", f"power.{name}"),
         )
 
     types: dict[str, CardType] = {}
@@ -256,9 +263,15 @@ def _parse(raw: Mapping[str, Any]) -> CardData:
             raise CardDataError(f"{where}.connections must be 0, 1 or 2")
         if kind == "plant" and name not in power:
             raise CardDataError(f"{where} is a power plant without an entry in [power]")
-        orders = tuple(_order(o, f"{where}.orders[{i}]", colours, 2) for i, o in enumerate(spec.get("orders", [])))
+        raw_orders = spec.get("orders", [])
+        if not isinstance(raw_orders, list):
+            raise CardDataError(f"{where}.orders must be a list of orders")
+        orders = tuple(_order(o, f"{where}.orders[{i}]", colours, 2) for i, o in enumerate(raw_orders))
+        colour = spec.get("colour", "")
+        if kind == "mine" and colour not in ("card", "any"):
+            raise CardDataError(f"{where}.colour must be \"card\" (printed colour) or \"any\" (player's choice)")
         capacity = spec.get("capacity")
-        if capacity is not None and (not isinstance(capacity, int) or capacity < 0):
+        if capacity is not None and (not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 0):
             raise CardDataError(f"{where}.capacity must be a whole number")
         types[name] = CardType(
             name=name,
@@ -266,12 +279,12 @@ def _parse(raw: Mapping[str, Any]) -> CardData:
             kind=kind,
             connections=connections,
             timer=bool(spec.get("timer", False)),
-            produces=int(spec.get("produces", 0)),
-            colour=str(spec.get("colour", "")),
-            exchanges=int(spec.get("exchanges", 0)),
+            produces=_opt_int(spec, "produces", where),
+            colour=str(colour),
+            exchanges=_opt_int(spec, "exchanges", where),
             capacity=capacity,
-            planning_bonus=int(spec.get("planning_bonus", 0)),
-            extra_timers=int(spec.get("extra_timers", 0)),
+            planning_bonus=_opt_int(spec, "planning_bonus", where),
+            extra_timers=_opt_int(spec, "extra_timers", where),
             on=str(spec.get("on", "")),
             experienced=bool(spec.get("experienced", False)),
             orders=orders,
@@ -287,6 +300,9 @@ def _parse(raw: Mapping[str, Any]) -> CardData:
 
     counts = _count_map(_table(raw, "counts"), "counts", types)
     coloured = tuple(_get(_table(raw, "coloured"), "types", list, "coloured"))
+    for name in coloured:
+        if name not in types:
+            raise CardDataError(f"coloured.types names unknown card type {name!r}")
     removals = _table(raw, "removals")
     three = _count_map(_get(removals, "three_player", dict, "removals"), "removals.three_player", types)
     five = _count_map(_get(removals, "five_player_extra", dict, "removals"), "removals.five_player_extra", types)
