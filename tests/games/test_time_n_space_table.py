@@ -14,6 +14,7 @@ from companion.core import protocol as p
 from companion.errors import ConfigError
 from companion.games.time_n_space import final_scores, score_record, table_referee
 from companion.games.time_n_space.table import TimeNSpaceReferee
+from companion.table.log import EventLog, read_log
 from companion.table.referee import referee_for
 from companion.table.session import TableSession
 from companion.table.state import default_setup, fold
@@ -24,11 +25,12 @@ BOOT = "0a1b2c3d"
 class Table:
     """A Time 'n' Space table on a fake clock, driven like the nodes and phones drive the hub."""
 
-    def __init__(self, variant: str = "intro", players: int = 3, seed: int = 0) -> None:
+    def __init__(self, variant: str = "intro", players: int = 3, seed: int = 0, path=None) -> None:
         self.clock = FakeClock(start_s=0.0)
         self.setup = default_setup("tns", players=players, timers=2, game="time-n-space",
                                    variant=variant, seed=seed)
-        self.session = TableSession(self.setup, clock=self.clock)
+        log = EventLog(self.setup, path, fsync=False) if path is not None else None
+        self.session = TableSession(self.setup, clock=self.clock, log=log)
         self.seq: Counter[str] = Counter()
         for seat in self.setup.seats:
             self.session.node_message(seat.node, self._msg("hello", t_ms=0, sand_ms=60000,
@@ -535,6 +537,31 @@ def test_light_mode_refuses_game_actions():
     t = Table(variant="light")
     t.start()
     assert "light mode" in t.session.player_action("red", {"type": "lift", "timer": 1}).reason
+
+
+# --- restart ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", ["full", "light"])
+def test_a_hub_restart_rebuilds_the_game_from_the_log_on_disk(tmp_path, variant):
+    path = tmp_path / "game.jsonl"
+    t = Table(variant=variant, seed=5, path=path)
+    if variant == "full":
+        for player in t.setup.players:
+            t.tap(player, "start-place")
+    t.start()
+    t.flip("red-1", symbol="ship", destination="moon-1")
+    t.flip("green-2")
+    t.run(60)
+    t.empty("red-1", "green-2")
+    t.flip("red-1")
+    if variant == "light":
+        t.session.player_action("red", {"type": "score-sheet", "sheet": {"players": {"red": SHEET["red"]}}})
+    t.session.log.close()
+    setup, events = read_log(path)
+    resumed = TableSession(setup, clock=t.clock, log=EventLog.open_existing(path, fsync=False))
+    assert resumed.state == t.session.state
+    assert resumed.snapshot()["view"] == t.session.snapshot()["view"]
 
 
 # --- setup -----------------------------------------------------------------------------------------
