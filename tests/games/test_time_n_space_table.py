@@ -402,6 +402,9 @@ def test_a_short_introductory_game_ends_with_the_scoring(caplog):
     red, yellow = t.game.player("red"), t.game.player("yellow")
     assert [(c.color, c.value, c.source) for c in red.collected] == [("gray", 1, "green")]
     assert [(c.color, c.value, c.source) for c in yellow.collected] == [("yellow", 1, "red")]
+    orders = next(x for x in t.session.snapshot()["view"]["panels"] if x["title"] == "Orders on the control centers")
+    assert orders["rows"][0][0] == "red" and orders["rows"][0][3] == "gray 1 (green)"
+    assert "Collected: gray 1 (green)" in t.session.player_snapshot("red")["view"]["panels"][2]["lines"]
     assert t.timer("red", 2).symbol == "ship" and t.game.player("red").ship == "planet-3"
     t.run(60)
     t.empty("red-1", "yellow-1", "red-2", "yellow-2", "green-1", "green-2")

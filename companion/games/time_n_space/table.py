@@ -704,9 +704,9 @@ class TimeNSpaceReferee:
             {"kind": "table", "title": "Goods supply", "columns": list(COLORS), "rows": [list(game.supply)]},
             {"kind": "lines", "title": "Board", "lines": _board_lines(game)},
             {"kind": "table", "title": "Orders on the control centers",
-             "columns": ["Player", "Placed orders", "Still above"],
+             "columns": ["Player", "Placed orders", "Still above", "Collected below"],
              "rows": [[p.name, _counts((o.color, o.value) for *_, o in p.placed_orders()),
-                       _counts((o.color, o.value) for o in p.above)] for p in game.players]},
+                       _counts((o.color, o.value) for o in p.above), _collected(p)] for p in game.players]},
         ]
         panels += [_control_center_panel(p, f"{p.name}'s control center") for p in game.players]
         return View(summary, tuple(panels), {"phase": game.phase, "variant": game.variant})
@@ -724,12 +724,9 @@ class TimeNSpaceReferee:
         timer_lines = [f"Timer {t + 1}: {_timer_text(me, tm)}" for t, tm in enumerate(me.timers)]
         if game.variant == "full" and not me.ready:
             timer_lines.append("Pick and place your 2 starting orders before the master clock starts")
-        collected = [(c.color, c.value) for c in me.collected]
-        sources = Counter(c.source for c in me.collected)
         counters = [
             f"Above your control center: {_counts((o.color, o.value) for o in me.above)}",
-            f"Collected: {_counts(collected)}"
-            + (f" from {', '.join(f'{s} ({n})' for s, n in sorted(sources.items()))}" if sources else ""),
+            f"Collected: {', '.join(f'{c.color} {c.value} ({c.source})' for c in me.collected) or 'none'}",
             f"Bonus counters: {', '.join(str(b) for b in me.bonus) or 'none'}",
         ]
         voids = [c for c in COLORS if any(o.color == c for o in me.above)]
@@ -892,6 +889,12 @@ def choice_text(choice: A.Choice | None) -> str:
         case A.Upgrade():
             return "upgrade to stage III"
     return "act"
+
+
+def _collected(p: PlayerState) -> str:
+    """Collected counters with where they came from, e.g. "gray 1 (green), yellow 2 (red); bonus 2"."""
+    text = ", ".join(f"{c.color} {c.value} ({c.source})" for c in p.collected) or "none"
+    return text + (f"; bonus {', '.join(str(b) for b in p.bonus)}" if p.bonus else "")
 
 
 def _timer_text(p: PlayerState, tm: Any) -> str:
