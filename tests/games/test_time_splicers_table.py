@@ -31,10 +31,10 @@ def msg(kind, **fields):
 class Table:
     """A session plus the node side: hello, flips and run-outs with their sequence numbers."""
 
-    def __init__(self, setup, referee=None):
+    def __init__(self, setup, referee=None, log=None):
         self.clock = FakeClock(start_s=100.0)
         self.setup = setup
-        self.session = TableSession(setup, clock=self.clock, referee=referee)
+        self.session = TableSession(setup, clock=self.clock, referee=referee, log=log)
         self.seq = {}
         for seat in setup.seats:
             self.session.node_message(seat.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim",
@@ -341,3 +341,20 @@ def test_random_play_from_the_phone_menus_is_always_legal_and_replays(seed):
             table.press(player, rng.choice(menu))
         assert sorted(all_card_ids(table.game)) == cards
     assert table.replays()
+
+
+def test_a_hub_restarted_from_the_log_on_disk_goes_on_with_the_game(tmp_path):
+    from companion.table.log import EventLog
+
+    setup = two_player_setup(seed=11)
+    path = tmp_path / "splicers.jsonl"
+    table = Table(setup, log=EventLog(setup, path, fsync=False))
+    for _ in range(4):
+        player = table.game.current_player
+        table.flip(f"{player}-1")
+        menu = table.menu(player)
+        table.press(player, next(i for i in menu if i.startswith(("place:", "move:", "portal"))))
+    table.flip(f"{table.game.current_player}-1")
+    table.session.log.close()
+    resumed = TableSession(setup, clock=table.clock, log=EventLog.open_existing(path, fsync=False))
+    assert resumed.state == table.session.state and resumed.state.game.turn_open
