@@ -110,11 +110,12 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
     cues = init_cues(app, session, clock, audio=config.audio, sounds_dir=sounds_dir)
     app.extensions["companion.ticker"] = Ticker(session, steps=[lambda: cue_step(cues, session)])
 
-    from companion.hub import api, setup_page, stream
+    from companion.hub import api, history, setup_page, stream
 
     api.init_app(app)
     app.register_blueprint(stream.bp)
     app.register_blueprint(setup_page.bp)
+    app.register_blueprint(history.bp)
 
     @app.get("/")
     def dashboard() -> str:

@@ -23,6 +23,7 @@ from companion.table import events as ev
 from companion.table.log import EventLog
 from companion.table.nodes import NodeInfo
 from companion.table.referee import Decision, TableReferee, referee_for
+from companion.table.results import explain
 from companion.table.state import TableSetup, TableState, apply_event, fold
 
 log = logging.getLogger(__name__)
@@ -536,6 +537,7 @@ class TableSession:
                         "online": info.online, "battery_mv": info.battery_mv,
                     })
                 players.append({"name": player, "timers": timers})
+            scores = self.referee.scores(state.game)
             return {
                 "table": self.setup.table, "game": self.setup.game, "now_s": round(now, 3),
                 "time_scale": self.clock.scale,
@@ -552,6 +554,7 @@ class TableSession:
                 "unpaired": [info.to_dict() for info in self.unpaired.values()],
                 "setup": self.setup.to_dict(),
                 "view": self.referee.view(state.game).to_dict(),
-                "scores": self.referee.scores(state.game),
+                "scores": scores,
+                "explanation": explain(scores) if scores else "",
                 "refusals": dict(self.refusals),
             }

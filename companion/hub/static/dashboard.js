@@ -200,7 +200,7 @@ function connect() {
     }
     renderLists();
     renderPanels(document.getElementById("game"), snapshot.view);
-    renderScores(document.getElementById("scores"), snapshot.scores);
+    renderScores(document.getElementById("scores"), snapshot.scores, snapshot.explanation);
     render();
     window.dispatchEvent(new CustomEvent("companion-state", { detail: snapshot }));
   });

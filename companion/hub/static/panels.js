@@ -68,7 +68,7 @@ function renderPanels(root, view, onPick) {
   }
 }
 
-function renderScores(root, scores) {
+function renderScores(root, scores, explanation) {
   root.textContent = "";
   if (!scores) { root.hidden = true; return; }
   root.hidden = false;
@@ -85,7 +85,11 @@ function renderScores(root, scores) {
     table.append(tr);
   }
   root.append(table);
-  if (scores.winners && scores.winners.length) {
+  if (explanation) root.append(el("p", "winners", explanation));
+  else if (scores.winners && scores.winners.length) {
     root.append(el("p", "winners", (scores.winners.length > 1 ? "Shared victory: " : "Winner: ") + scores.winners.join(", ")));
   }
+  const more = el("a", "", "Full results, export and print");
+  more.href = "/end";
+  root.append(more);
 }

@@ -97,7 +97,7 @@ function connect() {
     renderMenu();
     renderPanels(document.getElementById("view"), snap.view,
                  (action) => send("/api/players/" + me + "/action", { action }));
-    renderScores(document.getElementById("scores"), snap.table.scores);
+    renderScores(document.getElementById("scores"), snap.table.scores, snap.table.explanation);
     render();
   });
 }
