@@ -1,0 +1,427 @@
+"""``companion serial-bridge``: sandtimer nodes on USB serial, bridged to MQTT.
+
+A node without Wi-Fi (a plain Pico) runs the same node core as every other
+node and speaks JSON lines over its USB serial port (the format is in
+``firmware/README.md``, "USB-serial nodes")::
+
+    node -> hub   {"link": "hello", "node": "blue-2"}                  until the link is up
+                  {"ch": "event", "node": "blue-2", "msg": {...}}        an MQTT payload and its channel
+                  {"ch": "status", "node": "blue-2", "msg": {...}}
+    hub -> node   {"link": "up"} / {"link": "down"}                     every 2 s: the node's MQTT link
+                  {"ch": "cmd" | "state" | "hub-status", "msg": {...}}
+
+The bridge gives every node its own MQTT connection whose last will is the
+node's ``offline`` status, so the broker marks the node offline if the bridge
+dies, and the bridge publishes it itself when the port vanishes (the cable is
+pulled: a USB-powered node is then off). Every line is checked through
+``companion.core.protocol`` before anything is published; a bad line is logged,
+counted in :attr:`SerialBridge.stats` and dropped, never fatal. A port that
+goes away is reopened when it comes back; ports are given by path (best a
+``/dev/serial/by-id/...`` link, globs allowed) or found by USB ``VID:PID``.
+"""
+
+from __future__ import annotations
+
+import collections
+import glob
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import click
+import paho.mqtt.client as mqtt
+import serial
+import serial.tools.list_ports
+
+from companion.core import protocol
+from companion.errors import ConfigError
+from companion.mqtt.broker import BrokerAddress
+from companion.mqtt.client import connect_in_background, make_client
+
+log = logging.getLogger(__name__)
+
+BAUD = 115200
+MAX_LINE_BYTES = protocol.MAX_PAYLOAD_BYTES + 256
+LINK_EVERY_S = 2.0
+REOPEN_S = 0.5
+SCAN_S = 1.0
+NODE_CHANNELS = ("event", "status")
+BY_ID_DIR = "/dev/serial/by-id"
+PICO_MICROPYTHON_USB_ID = "2e8a:0005"
+
+
+class SerialLineError(ValueError):
+    """A line from a serial node that breaks the line format; the message says why."""
+
+
+def parse_usb_id(text: str) -> tuple[int, int]:
+    """``"2e8a:0005"`` to ``(0x2E8A, 0x0005)``; raise :class:`ConfigError` for anything else."""
+    try:
+        vid, pid = text.split(":")
+        if not (1 <= len(vid) <= 4 and 1 <= len(pid) <= 4):
+            raise ValueError
+        return int(vid, 16), int(pid, 16)
+    except ValueError:
+        raise ConfigError(f"USB id {text!r} must be VID:PID in hex, like {PICO_MICROPYTHON_USB_ID}") from None
+
+
+def find_ports(usb_ids: Iterable[tuple[int, int]], by_id_dir: str = BY_ID_DIR) -> list[str]:
+    """Serial ports whose USB VID:PID is one of ``usb_ids``, as stable ``by-id`` links where they exist."""
+    wanted = set(usb_ids)
+    by_real = {}
+    for link in glob.glob(os.path.join(by_id_dir, "*")):
+        by_real[os.path.realpath(link)] = link
+    found = []
+    for port in serial.tools.list_ports.comports():
+        if (port.vid, port.pid) in wanted:
+            found.append(by_real.get(os.path.realpath(port.device), port.device))
+    return sorted(found)
+
+
+def parse_node_line(raw: bytes, bound_node: str | None) -> tuple[str, Any, Any]:
+    """Check one line from a node.
+
+    Returns ``("hello", node_id, None)`` for a link request or ``(channel,
+    node_id, message)`` for a payload, where ``message`` is the validated
+    :class:`protocol.Message`. A payload is only taken from the node that said
+    hello on this port (``bound_node``). Raises :class:`SerialLineError` or
+    :class:`protocol.ProtocolError` with the reason.
+    """
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeError, ValueError):
+        raise SerialLineError("line is not JSON") from None
+    if type(data) is not dict:
+        raise SerialLineError("line must be a JSON object")
+    node = data.get("node")
+    if not protocol.is_valid_id(node):
+        raise SerialLineError(f"line names no valid node id: {node!r}")
+    if "link" in data:
+        if set(data) != {"link", "node"} or data["link"] != "hello":
+            raise SerialLineError("a link line must be {\"link\": \"hello\", \"node\": ...}")
+        return "hello", node, None  # a (re)booted node may be another one than before
+    if bound_node is None:
+        raise SerialLineError(f"node {node!r} sent a payload before its link hello")
+    if node != bound_node:
+        raise SerialLineError(f"line from node {node!r} on the port of node {bound_node!r}")
+    if set(data) != {"ch", "node", "msg"}:
+        raise SerialLineError(f"line must have exactly ch, node and msg, not {sorted(data)}")
+    channel = data["ch"]
+    if channel not in NODE_CHANNELS:
+        raise SerialLineError(f"a node cannot send on channel {channel!r}")
+    return channel, node, protocol.validate(channel, data["msg"])
+
+
+def hub_line(channel: str, payload: bytes) -> bytes:
+    """A line for the node carrying an MQTT payload from the hub."""
+    return b'{"ch": "' + channel.encode() + b'", "msg": ' + payload + b"}\n"
+
+
+def link_line(up: bool) -> bytes:
+    return b'{"link": "up"}\n' if up else b'{"link": "down"}\n'
+
+
+class PortLink:
+    """One serial port and the node behind it: reads lines, publishes them, writes the hub's messages back."""
+
+    def __init__(self, bridge: SerialBridge, path: str, *, retry: bool) -> None:
+        self.bridge = bridge
+        self.path = path
+        self.retry = retry
+        self.node: str | None = None
+        self.client: mqtt.Client | None = None
+        self.mqtt_up = threading.Event()
+        self._port: serial.Serial | None = None
+        self._write_lock = threading.Lock()
+        self._buffer = bytearray()
+        self._skipping = False
+        self._next_link = 0.0
+        self.thread = threading.Thread(target=self._run, name=f"serial {path}", daemon=True)
+
+    # --- serial side -----------------------------------------------------------
+    def _run(self) -> None:
+        stop = self.bridge.stopping
+        while not stop.is_set():
+            try:
+                self._port = serial.Serial(self.path, self.bridge.baud, timeout=0.05, write_timeout=1)
+            except (serial.SerialException, OSError) as exc:
+                if not self.retry:
+                    break
+                log.debug("cannot open %s yet: %s", self.path, exc)
+                stop.wait(self.bridge.reopen_s)
+                continue
+            log.info("serial port %s opened", self.path)
+            self.bridge.count("opened")
+            try:
+                self._read_until_gone()
+            except (serial.SerialException, OSError) as exc:
+                log.warning("serial port %s went away: %s", self.path, exc)
+                self.bridge.count("vanished")
+            finally:
+                self._close_port()
+            if not self.retry:
+                break
+            stop.wait(self.bridge.reopen_s)
+        self._close_port()
+        self.bridge.forget(self)
+
+    def _read_until_gone(self) -> None:
+        port = self._port
+        assert port is not None
+        while not self.bridge.stopping.is_set():
+            chunk = port.read(max(1, port.in_waiting))
+            if chunk:
+                self._take(chunk)
+            now = time.monotonic()
+            if self.node is not None and now >= self._next_link:
+                self._next_link = now + self.bridge.link_every_s
+                self.write(link_line(self.mqtt_up.is_set()))
+
+    def _take(self, chunk: bytes) -> None:
+        self._buffer += chunk
+        while True:
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                break
+            line = bytes(self._buffer[:end]).strip()
+            del self._buffer[:end + 1]
+            if self._skipping:  # the tail of a line already refused as too long
+                self._skipping = False
+            elif len(line) > MAX_LINE_BYTES:
+                self.bridge.bad_line(self.path, f"line longer than {MAX_LINE_BYTES} bytes")
+            elif line:
+                self._line(line)
+        if len(self._buffer) > MAX_LINE_BYTES and not self._skipping:
+            self.bridge.bad_line(self.path, f"line longer than {MAX_LINE_BYTES} bytes")
+            self._skipping = True
+        if self._skipping:
+            self._buffer.clear()
+
+    def _line(self, raw: bytes) -> None:
+        self.bridge.count("lines")
+        try:
+            channel, node, message = parse_node_line(raw, self.node)
+        except (SerialLineError, protocol.ProtocolError) as exc:
+            self.bridge.bad_line(self.path, str(exc))
+            return
+        if node != self.node:
+            self._bind(node)
+        if channel == "hello":
+            self._next_link = 0.0  # answer at once
+            return
+        topic = protocol.node_topic(self.bridge.table, node, channel)
+        payload = json.dumps({"v": protocol.VERSION, "kind": message.kind, **message.fields()}).encode()
+        assert self.client is not None
+        self.client.publish(topic, payload, qos=protocol.QOS, retain=(channel == "status"))
+        self.bridge.count("published")
+
+    def write(self, data: bytes) -> None:
+        port = self._port
+        if port is None:
+            return
+        with self._write_lock:
+            try:
+                port.write(data)
+            except (serial.SerialException, OSError) as exc:
+                log.debug("write to %s failed: %s", self.path, exc)  # the reader notices the unplug
+
+    def _close_port(self) -> None:
+        self._skipping = False
+        if self._buffer:
+            self.bridge.count("truncated")
+            log.warning("dropped half a line from %s: %r", self.path, bytes(self._buffer[:80]))
+            self._buffer.clear()
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except (serial.SerialException, OSError):
+                pass
+        self._unbind()
+
+    # --- MQTT side ---------------------------------------------------------------
+    def _bind(self, node: str) -> None:
+        self._unbind()
+        self.node = node
+        will = (protocol.node_topic(self.bridge.table, node, "status"), protocol.status_payload(False), True)
+        client = make_client(f"serial-{self.bridge.table}-{node}", self.bridge.address, clean_session=True, will=will)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        self.client = client
+        log.info("node %s is on %s", node, self.path)
+        connect_in_background(client, self.bridge.address)
+
+    def _unbind(self) -> None:
+        """The node is gone from this port: publish its last will ourselves, then leave cleanly."""
+        client, node = self.client, self.node
+        self.client = self.node = None
+        self.mqtt_up.clear()
+        if client is None or node is None:
+            return
+        info = client.publish(protocol.node_topic(self.bridge.table, node, "status"), protocol.status_payload(False),
+                              qos=protocol.QOS, retain=True)
+        try:
+            info.wait_for_publish(2)
+        except (RuntimeError, ValueError):
+            pass
+        client.disconnect()
+        client.loop_stop()
+        self.bridge.count("offline_published")
+        log.info("node %s on %s is offline", node, self.path)
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure or client is not self.client or self.node is None:
+            if reason.is_failure:
+                log.error("broker refused serial node %s: %s", self.node, reason)
+            return
+        subs = protocol.node_subscriptions(self.bridge.table, self.node)
+        subs.append((protocol.hub_status_topic(self.bridge.table), protocol.QOS))
+        client.subscribe(subs)
+        self.mqtt_up.set()
+        self.write(link_line(True))
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if client is self.client:
+            self.mqtt_up.clear()
+            self.write(link_line(False))
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        try:
+            topic = protocol.parse_topic(msg.topic)
+            protocol.decode(topic.kind, msg.payload)
+        except protocol.ProtocolError as exc:
+            self.bridge.count("refused_from_hub")
+            log.warning("not forwarding %s to %s: %s", msg.topic, self.node, exc)
+            return
+        self.write(hub_line(topic.kind, bytes(msg.payload)))
+        self.bridge.count("forwarded")
+
+
+class SerialBridge:
+    """Bridges any number of USB-serial nodes of one table to a broker."""
+
+    def __init__(self, table: str, address: BrokerAddress, *, ports: Iterable[str] = (),
+                 usb_ids: Iterable[tuple[int, int]] = (), baud: int = BAUD, reopen_s: float = REOPEN_S,
+                 scan_s: float = SCAN_S, link_every_s: float = LINK_EVERY_S) -> None:
+        if not protocol.is_valid_id(table):
+            raise ConfigError(f"table id {table!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
+        self.table = table
+        self.address = address
+        self.patterns = list(ports)
+        self.usb_ids = list(usb_ids)
+        if not self.patterns and not self.usb_ids:
+            raise ConfigError("give at least one --port or --usb-id")
+        self.baud = baud
+        self.reopen_s = reopen_s
+        self.scan_s = scan_s
+        self.link_every_s = link_every_s
+        self.stopping = threading.Event()
+        self.stats: collections.Counter[str] = collections.Counter()
+        self.bad_reasons: collections.deque[str] = collections.deque(maxlen=50)
+        self.links: dict[str, PortLink] = {}
+        self._lock = threading.Lock()
+        self._scanner = threading.Thread(target=self._scan_loop, name="serial scan", daemon=True)
+
+    def count(self, what: str) -> None:
+        with self._lock:
+            self.stats[what] += 1
+
+    def bad_line(self, path: str, reason: str) -> None:
+        with self._lock:
+            self.stats["bad_lines"] += 1
+            self.bad_reasons.append(reason)
+        log.warning("bad line from %s: %s", path, reason)
+
+    def node_on(self, path: str) -> str | None:
+        link = self.links.get(path)
+        return link.node if link else None
+
+    def _wanted(self) -> dict[str, bool]:
+        """Port path → retry-after-unplug for every port there is now."""
+        wanted = {}
+        for pattern in self.patterns:
+            if glob.has_magic(pattern):
+                for path in glob.glob(pattern):
+                    wanted[path] = False
+            else:
+                wanted[pattern] = True  # a fixed path (e.g. by-id): keep trying it
+        if self.usb_ids:
+            for path in find_ports(self.usb_ids):
+                wanted.setdefault(path, False)
+        return wanted
+
+    def scan(self) -> None:
+        """Start a link for every matching port that has none."""
+        for path, retry in self._wanted().items():
+            with self._lock:
+                if path in self.links or self.stopping.is_set():
+                    continue
+                link = self.links[path] = PortLink(self, path, retry=retry)
+            link.thread.start()
+
+    def forget(self, link: PortLink) -> None:
+        with self._lock:
+            if self.links.get(link.path) is link:
+                del self.links[link.path]
+
+    def _scan_loop(self) -> None:
+        while not self.stopping.wait(self.scan_s):
+            try:
+                self.scan()
+            except Exception:  # a failing scan must not end the bridge
+                log.exception("port scan failed")
+
+    def start(self) -> SerialBridge:
+        self.scan()
+        self._scanner.start()
+        return self
+
+    def stop(self) -> None:
+        """Close every port and publish every bridged node offline."""
+        self.stopping.set()
+        if self._scanner.is_alive():
+            self._scanner.join(5)
+        for link in list(self.links.values()):
+            link.thread.join(5)
+
+
+@click.command("serial-bridge")
+@click.option("--broker", "broker_url", default="mqtt://127.0.0.1:1883", show_default=True, metavar="URL",
+              help="Broker to bridge to, mqtt://user:pass@host:port.")
+@click.option("--table", required=True, help="Table id the serial nodes belong to.")
+@click.option("--port", "ports", multiple=True, metavar="PATH",
+              help="Serial port of a node (repeatable; globs such as '/dev/serial/by-id/usb-MicroPython*').")
+@click.option("--usb-id", "usb_ids", multiple=True, metavar="VID:PID",
+              help=f"Bridge every port with this USB id (repeatable), e.g. {PICO_MICROPYTHON_USB_ID} for a Pico "
+                   "running MicroPython.")
+@click.option("--baud", default=BAUD, show_default=True, help="Baud rate (ignored by USB CDC ports).")
+@click.option("-v", "--verbose", count=True, help="More log output.")
+def serial_bridge(broker_url: str, table: str, ports: tuple[str, ...], usb_ids: tuple[str, ...], baud: int,
+                  verbose: int) -> None:
+    """Bridge sandtimer nodes on USB serial ports to the table's MQTT broker.
+
+    Survives unplugging and replugging; a node whose port vanishes is marked offline.
+    """
+    logging.basicConfig(level=logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        address = BrokerAddress.parse(broker_url)
+        ids = [parse_usb_id(text) for text in usb_ids]
+        bridge = SerialBridge(table, address, ports=ports, usb_ids=ids, baud=baud)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    bridge.start()
+    click.echo(f"Bridging serial nodes of table {table!r} to {address}; Ctrl+C stops.")
+    try:
+        while True:
+            time.sleep(1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        bridge.stop()
+        click.echo(f"Stopped: {dict(bridge.stats)}")
