@@ -1267,3 +1267,26 @@ def test_snapshot_describes_every_job() -> None:
     assert jobs[("blue", 0)] == {"job": "use", "card": mine_of(state, "blue")}
     assert jobs[("blue", 1)] is None
     assert view["ring"][1]["arriving"] == ["red"] and view["ships"]["red"]["destination"] == 1
+
+
+def test_rocket_block_on_a_fake_clock() -> None:
+    state, rocket = _armed(new_game(), "blue", "Interstellar Rocket")
+    table = FakeTable(state)
+    mine = mine_of(state, "green")
+    colour = state.cards[mine].colour
+    table.act(StartJob("green", 0, UseCard(mine)))  # runs out at 60 s
+    table.advance(30)
+    r = rejected(table.state, LaunchRocket("blue", "green", mine))
+    assert "timer stands on" in r.reason
+    table.advance(30)
+    assert table.state.ship("green").cargo.count(colour) == 1  # type: ignore[union-attr]
+    table.act(LaunchRocket("blue", "green", mine))  # at 60 s
+    table.act(StartJob("green", 0, UseCard(mine)))  # the clearing run, 60 s to 120 s
+    table.act(StartJob("blue", 0, UseCard(rocket)))  # blue reloads meanwhile
+    table.advance(60)
+    assert "BlockCleared" in table.events
+    assert table.state.ship("green").cargo.count(colour) == 1, "the clearing run produced nothing"  # type: ignore[union-attr]
+    assert table.state.player("blue").built_card(rocket).attack_markers == 1  # type: ignore[union-attr]
+    table.act(StartJob("green", 0, UseCard(mine)))
+    table.advance(60)
+    assert table.state.ship("green").cargo.count(colour) == 2  # type: ignore[union-attr]
