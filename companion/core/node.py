@@ -52,6 +52,8 @@ class NodeCore:
         self.last_verdict = None
         self.last_reason = ""
         self.rejected_messages = 0
+        self.restart_requested = False
+        """Set by the hub's ``restart`` command; the board layer restarts the node when it sees it."""
         self._event_topic = protocol.node_topic(table, node_id, "event")
         self._status_topic = protocol.node_topic(table, node_id, "status")
         self._flash = None
@@ -183,6 +185,8 @@ class NodeCore:
                                     VERDICT_SHOW_MS)
         elif msg.kind == "config":
             self.sand.set_duration(msg.sand_ms)
+        elif msg.kind == "restart":
+            self.restart_requested = True
         elif msg.kind == "show":
             if msg.pattern == "clear":
                 self._flash = None

@@ -183,6 +183,7 @@ SCHEMA = {
         "show": (
             ("pattern", "pattern", True),
         ),
+        "restart": (),
     },
     "state": {
         "table": (

@@ -95,6 +95,40 @@ def player_intent(player: str) -> Any:
     return jsonify({"ok": True})
 
 
+@bp.get("/undo")
+def undo_preview() -> Any:
+    preview = session_of(current_app).undo_preview()
+    return jsonify({"ok": preview is not None, "undo": preview})
+
+
+@bp.post("/undo")
+def undo() -> Any:
+    """Take back the latest accepted action; needs ``{"confirm": true}``."""
+    body = _json_body() or {}
+    session = session_of(current_app)
+    if body.get("confirm") is not True:
+        preview = session.undo_preview()
+        message = f"Confirm to undo: {preview}" if preview else "There is no accepted action to undo"
+        return _error(message, 409)
+    result = session.undo()
+    if isinstance(result, Rejected):
+        return _error(result.reason, 409)
+    return jsonify({"ok": True, "undone": result.note})
+
+
+@bp.post("/nodes/<node>/restart")
+def restart_node(node: str) -> Any:
+    """Ask a node to restart (its sand survives on the hub; the node resends what it had not delivered)."""
+    session = session_of(current_app)
+    if node not in session.nodes and node not in session.unpaired:
+        return _error(f"unknown node {node!r}", 404)
+    bridge = bridge_of(current_app)
+    if bridge is None:
+        return _error("the hub is not connected to a broker", 503)
+    bridge.send_restart(node)
+    return jsonify({"ok": True})
+
+
 @bp.post("/sim/<node>/flip")
 def sim_flip(node: str) -> Any:
     """Flip a simulated node, as a player would turn the glass over."""

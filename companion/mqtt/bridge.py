@@ -108,6 +108,9 @@ class HubBridge:
         payload = protocol.encode("cmd", reply.kind, **reply.fields)
         self.client.publish(protocol.node_topic(self.table, reply.node, "cmd"), payload, qos=protocol.QOS)
 
+    def send_restart(self, node: str) -> None:
+        self.send(Reply(node, "restart", {}))
+
     def show(self, node: str, pattern: str) -> None:
         """Ask a node to show a pattern (identify blink, verdicts)."""
         self.send(Reply(node, "show", {"pattern": pattern}))

@@ -81,6 +81,17 @@ class SimNode:
     def poll(self) -> None:
         with self._lock:
             self._publish(self.core.poll())
+            if self.core.restart_requested:
+                self._restart()
+
+    def _restart(self) -> None:
+        """Come back as a freshly booted node: new boot id, empty sand, nothing buffered (caller holds the lock)."""
+        old = self.core
+        self.core = NodeCore(old.table, old.node_id, old._now_ms, os.urandom(4).hex(),
+                             sand_ms=old.sand.duration_ms, node_kind=old.node_kind, firmware=old.firmware,
+                             heartbeat_ms=old.heartbeat_ms)
+        self.connected.clear()
+        self.client.reconnect()
 
     def show(self) -> str:
         with self._lock:

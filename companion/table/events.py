@@ -95,13 +95,23 @@ class ActionRefused:
     reason: str
 
 
+@dataclass(frozen=True)
+class StepUndone:
+    """The hub undid one accepted game step: the ``count`` GameActed events from log index ``first``."""
+
+    at_s: float
+    first: int
+    count: int
+    note: str = ""
+
+
 Event = (TimerFlipped | FlipRefused | TimerEmptied | ClockStarted | ClockPaused | ClockResumed | ClockExpired
-         | ClockAborted | GameActed | ActionRefused)
+         | ClockAborted | GameActed | ActionRefused | StepUndone)
 
 EVENT_TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (TimerFlipped, FlipRefused, TimerEmptied, ClockStarted, ClockPaused,
-                ClockResumed, ClockExpired, ClockAborted, GameActed, ActionRefused)
+                ClockResumed, ClockExpired, ClockAborted, GameActed, ActionRefused, StepUndone)
 }
 
 
@@ -130,6 +140,8 @@ def event_from_dict(data: Any) -> Event:
             value = float(value)
         elif f.type == "str" and not isinstance(value, str):
             raise InvalidRecordError(f"{cls.__name__}.{f.name} must be text")
+        elif f.type == "int" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise InvalidRecordError(f"{cls.__name__}.{f.name} must be a whole number")
         elif f.type == "dict" and not isinstance(value, dict):
             raise InvalidRecordError(f"{cls.__name__}.{f.name} must be an object")
         values[f.name] = value

@@ -24,7 +24,7 @@ from companion.table.log import EventLog
 from companion.table.nodes import NodeInfo
 from companion.table.referee import Decision, TableReferee, referee_for
 from companion.table.results import explain
-from companion.table.state import TableSetup, TableState, apply_event, fold
+from companion.table.state import TableSetup, TableState, apply_event, fold, undone_indexes
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +88,8 @@ def describe(event: ev.Event, setup: TableSetup) -> str:
             return note or f"{player or 'game'}: {action.get('type', 'action')}"
         case ev.ActionRefused(player=player, reason=reason):
             return f"{player}: refused: {reason}"
+        case ev.StepUndone(note=note):
+            return f"undone: {note}"
     return type(event).__name__
 
 
@@ -459,6 +461,53 @@ class TableSession:
         if expiry is not None:
             self._notify("clock", ev.event_to_dict(expiry))
         return None if expires is None else max(0.0, expires - now)
+
+    # --- undo ------------------------------------------------------------------------------
+    def _last_step(self) -> tuple[int, int, ev.GameActed] | None:
+        """(first index, count, first event) of the latest player step still in force."""
+        events = self.log.events()
+        undone = undone_indexes(events)
+        index = len(events) - 1
+        while index >= 0:
+            event = events[index]
+            if isinstance(event, ev.GameActed) and event.player and index not in undone:
+                first = index
+                while (first - 1 >= 0 and isinstance(events[first - 1], ev.GameActed)
+                       and events[first - 1].player == event.player and events[first - 1].at_s == event.at_s
+                       and first - 1 not in undone):
+                    first -= 1
+                return first, index - first + 1, events[first]
+            index -= 1
+        return None
+
+    def undo_preview(self) -> str | None:
+        """What an undo would take back, in words, or None when there is nothing to undo."""
+        with self._lock:
+            step = self._last_step()
+            if step is None:
+                return None
+            first, count, event = step
+            return describe(event, self.setup)
+
+    def undo(self) -> ev.StepUndone | Rejected:
+        """Take back the latest accepted player step; refused if later steps depend on it."""
+        with self._lock:
+            step = self._last_step()
+            if step is None:
+                return Rejected("There is no accepted action to undo", "Table")
+            first, count, event = step
+            undo = ev.StepUndone(self.clock.now_s(), first, count, describe(event, self.setup))
+            try:
+                state = fold(self.setup, [*self.log.events(), undo], self.referee)
+            except Exception:
+                log.warning("undo of %r refused: later steps depend on it", undo.note, exc_info=True)
+                return Rejected(f"Cannot undo '{undo.note}': later moves depend on it", "Table")
+            self.log.append(undo)
+            self._state = state
+            self.recent.append(self._recent_entry(undo))
+            self._unannounced.append(undo)
+        self._notify("game", {"undo": undo.note})
+        return undo
 
     # --- players' phones -------------------------------------------------------------------
     def player_action(self, player: str, action: dict[str, Any]) -> Decision | Rejected:

@@ -251,14 +251,31 @@ def apply_event(state: TableState, event: ev.Event, referee: Any = None) -> Tabl
             if referee is None:
                 return state
             return replace(state, game=referee.replay(state.game, action))
-        case ev.ActionRefused():
-            return state
+        case ev.ActionRefused() | ev.StepUndone():
+            return state  # an undo changes the past: fold() skips the undone steps
     raise TypeError(f"not a table event: {event!r}")
 
 
-def fold(setup: TableSetup, events: Iterable[ev.Event], referee: Any = None) -> TableState:
-    """Rebuild a table's state from its setup and the events it accepted, in order."""
-    state = initial_state(setup, referee.start(setup) if referee is not None else None)
+def undone_indexes(events: list[ev.Event]) -> set[int]:
+    """Log indexes of the game steps that a later ``StepUndone`` took back."""
+    undone: set[int] = set()
     for event in events:
+        if isinstance(event, ev.StepUndone):
+            undone.update(range(event.first, event.first + event.count))
+    return undone
+
+
+def fold(setup: TableSetup, events: Iterable[ev.Event], referee: Any = None) -> TableState:
+    """Rebuild a table's state from its setup and the events it accepted, in order.
+
+    Game steps taken back by a ``StepUndone`` are skipped (they stay in the log).
+    """
+    events = list(events)
+    undone = undone_indexes(events)
+    state = initial_state(setup, referee.start(setup) if referee is not None else None)
+    for index, event in enumerate(events):
+        if index in undone:
+            state = replace(state, events=state.events + 1)
+            continue
         state = apply_event(state, event, referee)
     return state

@@ -50,6 +50,9 @@ function buildPlayers() {
       const el = tpl.content.firstElementChild.cloneNode(true);
       el.dataset.node = t.node;
       el.querySelector(".timer-label").textContent = "Timer " + t.index;
+      el.querySelector(".restart").addEventListener("click", () => {
+        if (window.confirm("Restart the node of " + p.name + " timer " + t.index + "?")) post("/api/nodes/" + t.node + "/restart");
+      });
       const flip = el.querySelector(".flip");
       if (simulated) {
         flip.hidden = false;
@@ -111,6 +114,17 @@ async function post(url) {
     msg.textContent = "The hub cannot be reached.";
   }
 }
+
+document.getElementById("undo").addEventListener("click", async () => {
+  const preview = await (await fetch("/api/undo")).json();
+  const msg = document.getElementById("message");
+  if (!preview.ok) { msg.textContent = "There is no accepted action to undo."; return; }
+  if (!window.confirm("Undo: " + preview.undo + "?")) return;
+  const res = await fetch("/api/undo", { method: "POST", headers: { "Content-Type": "application/json" },
+                                        body: JSON.stringify({ confirm: true }) });
+  const body = await res.json();
+  msg.textContent = body.ok ? "" : body.error;
+});
 
 for (const b of document.querySelectorAll("[data-clock]")) {
   b.addEventListener("click", () => post("/api/clock/" + b.dataset.clock));

@@ -1,0 +1,61 @@
+"""Undo of the latest accepted action (with confirmation) and restarting a node from the hub."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.hub import HubConfig, create_app
+from companion.runtime import RunOptions, Table
+from companion.table import events as ev
+from companion.table.state import fold
+from tests.conftest import wait_until
+from tests.hub.test_player_api import CountingReferee
+
+
+@pytest.fixture
+def app():
+    from companion.table.session import TableSession
+    from companion.table.state import default_setup
+
+    app = create_app({"table": "t1", "players": 2, "timers": 1}, clock=FakeClock())
+    app.extensions["companion.session"] = TableSession(default_setup("t1", players=2, timers=1), clock=FakeClock(),
+                                                       referee=CountingReferee())
+    return app
+
+
+def test_undo_needs_confirmation_and_takes_back_the_latest_tap(app):
+    client = app.test_client()
+    session = app.extensions["companion.session"]
+    assert client.post("/api/undo", json={"confirm": True}).get_json()["error"] == "There is no accepted action to undo"
+    client.post("/api/players/red/action", json={"action": {"type": "point"}})
+    client.post("/api/players/yellow/action", json={"action": {"type": "point"}})
+    res = client.post("/api/undo", json={})
+    assert res.status_code == 409 and res.get_json()["error"] == "Confirm to undo: yellow scored"
+    assert session.state.game["points"] == {"red": 1, "yellow": 1}
+    assert client.get("/api/undo").get_json()["undo"] == "yellow scored"
+    assert client.post("/api/undo", json={"confirm": True}).get_json()["undone"] == "yellow scored"
+    assert session.state.game["points"] == {"red": 1}
+    assert client.get("/api/undo").get_json()["undo"] == "red scored"
+    assert isinstance(session.log.events()[-1], ev.StepUndone)
+    assert fold(session.setup, session.log.events(), session.referee) == session.state
+    client.post("/api/undo", json={"confirm": True})
+    assert session.state.game["points"] == {}
+    assert "undone: red scored" in [e["text"] for e in client.get("/api/state").get_json()["recent"]]
+
+
+@pytest.mark.broker
+def test_restart_brings_a_node_back_with_a_new_boot(mosquitto, table_id):
+    options = RunOptions(hub=HubConfig(table=table_id, players=1, timers=1), broker_url=str(mosquitto.address),
+                         http_port=None, heartbeat_s=0.5)
+    with Table(options) as table:
+        session = table.app.extensions["companion.session"]
+        wait_until(lambda: session.nodes["red-1"].boot, message="the node's hello")
+        before = session.nodes["red-1"].boot
+        client = table.app.test_client()
+        assert client.post("/api/nodes/red-1/restart").status_code == 200
+        wait_until(lambda: session.nodes["red-1"].boot not in (None, before), message="a new boot id")
+        node = table.fleet.nodes["red-1"]
+        node.flip()
+        wait_until(lambda: node.core.last_verdict == "accepted", message="the restarted node plays on")
+        assert client.post("/api/nodes/nobody/restart").status_code == 404
