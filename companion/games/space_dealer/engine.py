@@ -547,6 +547,7 @@ def _known(state: GameState, name: str) -> tuple[PlayerState | None, Rejected | 
 
 
 def _play_card(state: GameState, a: PlayCard) -> Result:
+    """Put a card from the personal stack into a free space of the planning area (3.1)."""
     if (r := _running(state)) is not None:
         return r
     p, r = _known(state, a.player)
@@ -562,6 +563,7 @@ def _play_card(state: GameState, a: PlayCard) -> Result:
 
 
 def _draw(state: GameState, a: DrawTechCards) -> Result:
+    """Look at the top two cards of a common stack the technology level allows (3.2.1)."""
     if (r := _running(state)) is not None:
         return r
     p, r = _known(state, a.player)
@@ -586,6 +588,7 @@ def _draw(state: GameState, a: DrawTechCards) -> Result:
 
 
 def _keep(state: GameState, a: KeepDrawnCard) -> Result:
+    """Keep one drawn card in the planning area; the other goes under its stack (3.2.1)."""
     if (r := _running(state)) is not None:
         return r
     p, r = _known(state, a.player)
@@ -611,6 +614,7 @@ def _card_busy(state: GameState, card: str) -> bool:
 
 
 def _give(state: GameState, a: GiveCard) -> Result:
+    """Give a planned card to a player with free planning space (5.2)."""
     if (r := _running(state)) is not None:
         return r
     if not state.experienced:
@@ -636,6 +640,7 @@ def _give(state: GameState, a: GiveCard) -> Result:
 
 
 def _trade(state: GameState, a: TradeCards) -> Result:
+    """Swap planned cards by agreement (5.2)."""
     if (r := _running(state)) is not None:
         return r
     if not state.experienced:
@@ -691,6 +696,7 @@ def _check_use(state: GameState, p: PlayerState, job: UseCard) -> tuple[bool, Re
 
 
 def _start_job(state: GameState, a: StartJob) -> Result:
+    """Flip an inactive timer onto a free timer space with a legal job (3.2, 3.2.1-3.2.4, 5.1)."""
     if state.phase is not Phase.RUNNING:
         return _no("The game has ended; no new jobs can be assigned", R_END)
     p, r = _known(state, a.player)
@@ -769,6 +775,7 @@ def _set_timer(state: GameState, name: str, timer: Timer) -> GameState:
 
 
 def _timer_ran_out(state: GameState, a: TimerRanOut) -> Result:
+    """Apply a job when its timer runs out, unless sabotaged or clearing a rocket block (3.2, 5.1d-e)."""
     p, r = _known(state, a.player)
     if r is not None:
         return r
@@ -835,6 +842,7 @@ def _complete(state: GameState, name: str, job: Job) -> tuple[GameState, list[Ev
 
 
 def _under_stack(state: GameState, name: str, card: str) -> GameState:
+    """Put a card under the stack it came from (5.1, discarding)."""
     level = state.card_type(card).level
     if level == 2:
         return replace(state, stack2=state.stack2 + (card,))
@@ -880,6 +888,7 @@ def _deliver(state: GameState, name: str, goods: Goods, first: str) -> tuple[Gam
 
 
 def _use(state: GameState, name: str, job: UseCard) -> tuple[GameState, list[Event], bool]:
+    """The effect of a card's timer space (3.2.3, 5.1d-f)."""
     p = state.player(name)
     assert p is not None
     b = p.built_card(job.card)
@@ -1008,6 +1017,7 @@ def _retire_timers(state: GameState, name: str) -> GameState:
 
 
 def _place_built(state: GameState, a: PlaceBuiltCard) -> Result:
+    """Put the card of a usable build timer on a valid build site; the timer becomes inactive (3.2.2)."""
     p, r = _known(state, a.player)
     if r is not None:
         return r
@@ -1031,6 +1041,7 @@ def _place_built(state: GameState, a: PlaceBuiltCard) -> Result:
 
 
 def _abandon(state: GameState, a: AbandonJob) -> Result:
+    """Give up a usable timer's job: the timer is inactive again, the card stays planned."""
     p, r = _known(state, a.player)
     if r is not None:
         return r
@@ -1055,6 +1066,7 @@ def _valid_goods(state: GameState, goods: object) -> Rejected | None:
 
 
 def _transfer(state: GameState, a: TransferGoods) -> Result:
+    """Move goods between holders at the same planet, within their capacity (3.3, 5.1f, 5.3)."""
     if (r := _running(state)) is not None:
         return r
     p, r = _known(state, a.player)
@@ -1094,6 +1106,7 @@ def _transfer(state: GameState, a: TransferGoods) -> Result:
 
 
 def _return_goods(state: GameState, a: ReturnGoods) -> Result:
+    """Put unwanted goods of one's own back into the common pool (3.2.4, 3.4)."""
     if (r := _running(state)) is not None:
         return r
     p, r = _known(state, a.player)
@@ -1123,6 +1136,7 @@ def _able(state: GameState, field: int, wanted: Goods) -> set[str]:
 
 
 def _satisfy(state: GameState, a: SatisfyOrder) -> Result:
+    """Deliver an order at another player's planet or a neutral planet (3.4, 4, 5.3)."""
     if (r := _running(state)) is not None:
         return r
     p, r = _known(state, a.player)
@@ -1254,6 +1268,7 @@ def _sabotage(state: GameState, a: Sabotage) -> Result:
 
 
 def _rocket(state: GameState, a: LaunchRocket) -> Result:
+    """Block a free timer space in an action row with an Interstellar Rocket marker (5.1e)."""
     if (r := _running(state)) is not None:
         return r
     p, r = _known(state, a.attacker)
@@ -1292,6 +1307,7 @@ def _any_active(state: GameState) -> bool:
 
 
 def _end(state: GameState, why: str) -> tuple[GameState, list[Event]]:
+    """End the game; it is over once no timer is running any more (4)."""
     state = replace(state, phase=Phase.ENDING)
     events = [Event("GameEnded", None, {"reason": why})]
     state, more = _check_finished(state)
@@ -1306,6 +1322,7 @@ def _check_finished(state: GameState) -> tuple[GameState, list[Event]]:
 
 
 def _clock(state: GameState, a: MasterClockExpired) -> Result:
+    """The 30 minutes are over: the game ends, running timers still complete (4)."""
     if state.phase is not Phase.RUNNING:
         return _no("The game has already ended", R_END)
     minutes = state.data.game_minutes
