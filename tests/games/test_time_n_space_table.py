@@ -567,6 +567,21 @@ def test_a_hub_restart_rebuilds_the_game_from_the_log_on_disk(tmp_path, variant)
     assert resumed.snapshot()["view"] == t.session.snapshot()["view"]
 
 
+def test_undo_takes_back_a_whole_flip():
+    t = Table()
+    t.start()
+    t.flip("red-1", symbol="b6")
+    t.run(60)
+    t.empty("red-1")
+    assert t.flip("red-1", symbol="b7")["verdict"] == "accepted"  # lift (produce) and place: one step
+    assert t.game.player("red").building("b6").contents[2] is not None
+    assert t.session.undo_preview().startswith("red lifted timer 1 from b6")
+    assert not hasattr(t.session.undo(), "reason")
+    assert t.timer("red", 1).symbol == "b6" and not t.timer("red", 1).running
+    assert t.game.player("red").building("b6").contents[2] is None
+    assert t.replays()
+
+
 # --- setup -----------------------------------------------------------------------------------------
 
 
