@@ -297,5 +297,14 @@ def bench(flips: int, burst: int, embedded: str, fsync: bool) -> None:
         _fail(str(exc), 1)
 
 
+def _add_serial_bridge() -> None:
+    from companion.serial_bridge import serial_bridge
+
+    main.add_command(serial_bridge)
+
+
+_add_serial_bridge()
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

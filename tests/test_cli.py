@@ -15,7 +15,7 @@ import pytest
 
 from companion.mqtt.broker import free_port
 
-COMMANDS = ["run", "sim", "score", "referee", "bench"]
+COMMANDS = ["run", "sim", "score", "referee", "bench", "serial-bridge"]
 
 
 def companion(*args: str, input: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
