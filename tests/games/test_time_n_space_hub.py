@@ -62,7 +62,7 @@ def finished(table: Table, *nodes: str) -> None:
     session = table.app.extensions["companion.session"]
 
     def done() -> bool:
-        game = session.state.game
+        game = session.state.game.game
         for node in nodes:
             seat = session.setup.seat_of(node)
             timer = game.player(seat.player).timers[seat.index - 1]
@@ -87,23 +87,23 @@ def test_a_short_introductory_game_on_the_hub_ends_with_the_scoring(table):
     # minute 2: the beam station fills, the ship flies on to green's planet
     assert flip(table, "red-1", symbol="b8") == ("accepted", "")
     assert flip(table, "red-2", symbol="ship", destination="planet-3") == ("accepted", "")
-    red = session.state.game.player("red")
+    red = session.state.game.game.player("red")
     assert [c.color if c else None for c in red.building("b7").contents] == ["gray", "gray", None]
     finished(table, "red-1", "red-2")
     # minute 3: all gray counters go onto the control center; green's gray order is fulfilled
     assert flip(table, "red-1", trade=[["gray", 1]] * 3) == ("accepted", "")
     assert flip(table, "red-2") == ("accepted", "")
-    red = session.state.game.player("red")
+    red = session.state.game.game.player("red")
     assert [(c.color, c.value, c.source) for c in red.collected] == [("gray", 1, "green")]
     assert not any(o.color == "gray" for o in red.above)
 
     # the master clock runs out; the running sandtimers finish; the finished ones are lifted
-    wait_until(lambda: session.state.game.phase == "ending", timeout_s=8, message="the master clock to run out")
+    wait_until(lambda: session.state.game.game.phase == "ending", timeout_s=8, message="the master clock to run out")
     assert session.snapshot()["scores"] is None
     finished(table, "red-1", "red-2")
     status, body = api(table, "/api/players/green/action", {"action": {"type": "finish"}})
     assert status == 200 and body["ok"], body
-    assert session.state.game.phase == "over"
+    assert session.state.game.game.phase == "over"
 
     scores = session.snapshot()["scores"]
     assert api(table, "/api/state")[1]["scores"] == scores

@@ -75,7 +75,9 @@ class Table:
 
     @property
     def game(self):
-        return self.session.state.game
+        """The engine state (light mode: the referee's own state)."""
+        state = self.session.state.game
+        return getattr(state, "game", state)
 
     def timer(self, player: str, n: int):
         return self.game.player(player).timers[n - 1]
@@ -321,9 +323,19 @@ def test_the_planet_owner_shows_identical_orders_and_the_deliverer_picks_how_man
     t.tap("yellow", yellows[1])  # fulfil only one of the two
     assert [m["selected"] for i, m in sorted(t.menu("yellow").items()) if i in yellows] == [True, False]
     assert t.menu("yellow")["t2-lift"]["label"] == "Lift now (fulfil yellow 1) and set it aside"
+    # green, the planet's owner, picks which of the identical counters goes
+    menu = t.menu("green")
+    assert menu["handover-yellow-1-b2-0"]["selected"] and not menu["handover-yellow-1-b3-0"]["selected"]
+    assert menu["handover-yellow-1-b3-0"]["group"] == "My planet: which yellow 1 I hand over first"
+    assert not hasattr(t.tap("green", "handover-yellow-1-b3-0"), "reason")
+    assert t.menu("green")["handover-yellow-1-b3-0"]["selected"]
+    refused = t.session.player_action("green", {"type": "handover", "color": "yellow", "value": 1,
+                                                "building": "b4", "spot": 0})
+    assert refused.reason == "You show no yellow 1 order on b4 spot 1"
     assert t.flip("yellow-2")["verdict"] == "accepted"
     assert [(c.color, c.source) for c in t.game.player("yellow").collected] == [("yellow", "green")]
-    assert sum(o.color == "yellow" for *_, o in t.game.player("green").placed_orders()) == 1
+    left = [(bid, i) for bid, i, o in t.game.player("green").placed_orders() if o.color == "yellow"]
+    assert left == [("b2", 0)]  # the one on b3 was handed over
     assert t.replays()
 
 

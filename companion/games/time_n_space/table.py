@@ -18,8 +18,9 @@ lifted the sandtimer and put it down again on a time symbol:
   set aside): a placement only.
 
 Every accepted step is logged as engine actions in the JSON of
-:func:`~companion.games.time_n_space.codec.action_to_json`, so :meth:`replay` rebuilds
-the game from the log. Timers are ``Timer 1`` and ``Timer 2`` at the table (the seat
+:func:`~companion.games.time_n_space.codec.action_to_json` (plus ``handover``, a planet
+owner's pick among identical counters, kept in :class:`TableGame`), so :meth:`replay`
+rebuilds the game from the log. Timers are ``Timer 1`` and ``Timer 2`` at the table (the seat
 index) and 0 and 1 in the engine.
 
 An intent (stored per node by the session, replaced as a whole on each tap) may hold:
@@ -132,6 +133,28 @@ class LightState:
 _EMPTY_ENTRY: dict[str, list[Any]] = {"collected": [], "bonus": [], "above": []}
 
 
+# --- intro and full game state -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TableGame:
+    """The introductory or full game at a table: the engine state and the planet owners' picks."""
+
+    game: GameState
+    handover: tuple[tuple[str, str, int, str, int], ...] = ()
+    """(owner, colour, value, building, spot): which of several identical order counters the owner
+    hands over first when another player fulfils one ("1. Your spaceship"); otherwise the first one."""
+
+    def pick(self, owner: PlayerState, color: str, value: int) -> tuple[str, int] | None:
+        """The owner's standing pick for (colour, value), if that spot still holds such a counter."""
+        for name, c, v, bid, i in self.handover:
+            if (name, c, v) == (owner.name, color, value):
+                b = owner.building(bid)
+                if b is not None and 0 <= i < len(b.contents) and b.contents[i] == Order(owner.name, c, v):
+                    return bid, i
+        return None
+
+
 # --- small helpers -------------------------------------------------------------------------
 
 
@@ -237,27 +260,32 @@ class TimeNSpaceReferee:
         self.timers = timers
 
     # --- start and replay ----------------------------------------------------------------
-    def start(self, setup: TableSetup) -> GameState | LightState:
+    def start(self, setup: TableSetup) -> TableGame | LightState:
         players = list(setup.players)
         if self.light:
             timers = tuple((p, t, "idle") for p in players for t in range(self.timers))
             return LightState(tuple(players), timers=timers)
         if self.variant == "full":
-            return setup_full(players, seed=setup.seed)
-        return setup_intro(players)
+            return TableGame(setup_full(players, seed=setup.seed))
+        return TableGame(setup_intro(players))
 
     def replay(self, state: Any, action: dict[str, Any]) -> Any:
         if self.light:
             return _light_replay(state, action)
-        result = apply(state, action_from_json(action, "the logged action"))
+        if action.get("action") == "handover":
+            key = (action["player"], action["color"], action["value"])
+            kept = tuple(h for h in state.handover if h[:3] != key)
+            return replace(state, handover=kept + ((*key, action["building"], action["spot"]),))
+        result = apply(state.game, action_from_json(action, "the logged action"))
         if isinstance(result, Rejected):
             raise InvalidRecordError(f"the logged action {action} does not apply: {result}")
-        return result.state
+        return replace(state, game=result.state)
 
-    def _run(self, state: GameState, actions: Iterable[Any]) -> Step:
+    def _run(self, table: TableGame, actions: Iterable[Any]) -> Step:
         """Apply engine actions in order; all of them, or a rejection and nothing."""
         logged: list[dict[str, Any]] = []
         notes: list[str] = []
+        state = table.game
         for action in actions:
             result = apply(state, action)
             if isinstance(result, Rejected):
@@ -265,7 +293,7 @@ class TimeNSpaceReferee:
             state = result.state
             logged.append(action_to_json(action))
             notes.append(describe(result.events, state))
-        return Decision(state, tuple(logged), tuple(notes))
+        return Decision(replace(table, game=state), tuple(logged), tuple(notes))
 
     # --- time facts ------------------------------------------------------------------------
     def clock_started(self, state: Any) -> Step:
@@ -278,7 +306,7 @@ class TimeNSpaceReferee:
             if state.phase != PHASE_RUNNING:
                 return Decision(state)
             return _light_step(state, {"action": "light_expired"}, "master clock ran out")
-        if state.phase != PHASE_RUNNING:
+        if state.game.phase != PHASE_RUNNING:
             return Decision(state)
         return self._run(state, [A.MasterClockExpired()])
 
@@ -289,7 +317,7 @@ class TimeNSpaceReferee:
                 return Decision(state)
             return _light_step(state, {"action": "light_ran_out", "player": seat.player, "timer": t},
                                f"{seat.player} timer {seat.index}: sand ran through")
-        player = state.player(seat.player)
+        player = state.game.player(seat.player)
         if player is None or t >= len(player.timers):
             return Decision(state)
         timer = player.timers[t]
@@ -303,23 +331,23 @@ class TimeNSpaceReferee:
             return _light_flip(state, seat, ran_out)
         name, t = seat.player, seat.index - 1
         intent = intent or {}
-        player = state.player(name)
+        game = state.game
+        player = game.player(name)
         if player is None or t >= len(player.timers):
             return Rejected(f"Node {seat.node} is not one of the sandtimers of a player in this game", TABLE_RULE)
         timer = player.timers[t]
         actions: list[Any] = []
-        game = state
         if timer.symbol is not None:
             # lifting: the action happens now, then the sandtimer goes onto its next symbol
             if timer.running:
                 if not ran_out:
-                    result = apply(state, A.LiftTimer(name, t, None))
+                    result = apply(game, A.LiftTimer(name, t, None))
                     return result if isinstance(result, Rejected) else Rejected(REASON_NOT_THROUGH, GENERAL)
                 actions.append(A.SandRanOut(name, t))  # the node says so; its empty report was not seen
                 game = _after(game, actions[-1])
             elif not ran_out:
                 return Rejected(REASON_FULL_SAND, GENERAL)
-            lift = A.LiftTimer(name, t, self.choice(game, name, t, intent))
+            lift = A.LiftTimer(name, t, self.choice(game, name, t, intent, state))
             lifted = apply(game, lift)
             if isinstance(lifted, Rejected):
                 return lifted
@@ -329,9 +357,9 @@ class TimeNSpaceReferee:
             place = self.placement(lifted.state, name, t, intent, previous=timer.symbol)
             actions.append(place)
             return self._run(state, actions)
-        if state.phase == PHASE_RUNNING and not ran_out:
+        if game.phase == PHASE_RUNNING and not ran_out:
             return Rejected(REASON_FULL_SAND, GENERAL)
-        return self._run(state, [self.placement(state, name, t, intent, previous=None)])
+        return self._run(state, [self.placement(game, name, t, intent, previous=None)])
 
     # --- what a flip does, by default or as the player chose --------------------------------
     def placement(self, game: GameState, name: str, t: int, intent: dict[str, Any],
@@ -361,8 +389,12 @@ class TimeNSpaceReferee:
             return A.PlaceTimer(name, t, RESEARCH)
         return legal[0]
 
-    def choice(self, game: GameState, name: str, t: int, intent: dict[str, Any]) -> A.Choice | None:
-        """The choice a lift of this sandtimer carries now: the intent's, else the default; None forfeits."""
+    def choice(self, game: GameState, name: str, t: int, intent: dict[str, Any],
+               table: TableGame | None = None) -> A.Choice | None:
+        """The choice a lift of this sandtimer carries now: the intent's, else the default; None forfeits.
+
+        Deliveries hand over the counters the planet's owner picked (``table.handover``), else the first.
+        """
         player = game.player(name)
         assert player is not None
         timer = player.timers[t]
@@ -378,7 +410,16 @@ class TimeNSpaceReferee:
                 wanted = _pairs(intent["deliver"]) if "deliver" in intent else _default_deliver(game, player, owner)
                 if not wanted:
                     return None
-                return A.Deliver(tuple(A.Delivery(c, v) for c, v in wanted))
+                picked: set[tuple[str, int]] = set()
+                orders = []
+                for c, v in wanted:
+                    space = table.pick(owner, c, v) if table is not None else None
+                    if space in picked:
+                        space = None
+                    if space is not None:
+                        picked.add(space)
+                    orders.append(A.Delivery(c, v, space))
+                return A.Deliver(tuple(orders))
             if game.variant == "intro":
                 return None
             mode = intent.get("moon")
@@ -435,6 +476,8 @@ class TimeNSpaceReferee:
                 "score sheets are entered in light mode only",
                 TABLE_RULE,
             )
+        if kind == "handover":
+            return self._handover(state, player, action)
         if kind == "starting-orders":
             orders = action.get("orders")
             try:
@@ -447,22 +490,22 @@ class TimeNSpaceReferee:
             if not isinstance(t, int) or isinstance(t, bool) or not 1 <= t <= self.timers:
                 return Rejected(f"Name the sandtimer to lift: timer 1 to {self.timers}", TABLE_RULE)
             intent = action.get("intent") if isinstance(action.get("intent"), dict) else {}
-            me = state.player(player)
-            if me is None:
+            if state.game.player(player) is None:
                 return Rejected(f"{player} does not play in this game", TABLE_RULE)
-            return self._run(state, [A.LiftTimer(player, t - 1, self.choice(state, player, t - 1, intent))])
+            lift = A.LiftTimer(player, t - 1, self.choice(state.game, player, t - 1, intent, state))
+            return self._run(state, [lift])
         if kind == "finish":
-            if state.phase != PHASE_ENDING:
+            if state.game.phase != PHASE_ENDING:
                 return Rejected(
                     "Finished sandtimers are lifted all at once only after the master clock ran out", END
                 )
             actions = []
-            game = state
-            for p in state.players:
+            game = state.game
+            for p in game.players:
                 for t, timer in enumerate(p.timers):
                     if timer.symbol is None or timer.running:
                         continue
-                    lift = A.LiftTimer(p.name, t, self.choice(game, p.name, t, {}))
+                    lift = A.LiftTimer(p.name, t, self.choice(game, p.name, t, {}, state))
                     if not is_legal(game, lift):
                         lift = A.LiftTimer(p.name, t, None)
                     if not is_legal(game, lift):
@@ -474,9 +517,10 @@ class TimeNSpaceReferee:
             return self._run(state, actions)
         return Rejected(f"Time 'n' Space has no phone action {kind!r}", TABLE_RULE)
 
-    def menu(self, state: Any, player: str, *, intents: dict[str, dict[str, Any]]) -> list[MenuItem]:
+    def menu(self, table: Any, player: str, *, intents: dict[str, dict[str, Any]]) -> list[MenuItem]:
         if self.light:
             return []
+        state = table.game
         me = state.player(player)
         if me is None:
             return []
@@ -489,15 +533,52 @@ class TimeNSpaceReferee:
             t = seat.index - 1
             if t >= len(me.timers):
                 continue
-            items += self._timer_menu(state, me, seat, intents.get(seat.node, {}))
+            items += self._timer_menu(table, me, seat, intents.get(seat.node, {}))
         if state.phase == PHASE_ENDING and any(
             tm.symbol is not None and not tm.running for p in state.players for tm in p.timers
         ):
             items.append(MenuItem("finish", "Lift every finished sandtimer now (default actions)",
                                   "End of the game", action={"type": "finish"}))
+        items += self._handover_menu(table, me)
         return items
 
-    def _timer_menu(self, game: GameState, me: PlayerState, seat: Seat, intent: dict[str, Any]) -> list[MenuItem]:
+    def _handover_menu(self, table: TableGame, me: PlayerState) -> list[MenuItem]:
+        """For identical orders on my control center: which one I hand over first."""
+        if table.game.phase in (PHASE_ENDING, PHASE_OVER):
+            return []
+        spots: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        for bid, i, order in me.placed_orders():
+            spots.setdefault((order.color, order.value), []).append((bid, i))
+        items = []
+        for (color, value), where in spots.items():
+            if len(where) < 2:
+                continue
+            current = table.pick(me, color, value) or where[0]
+            for bid, i in where:
+                b = me.building(bid)
+                assert b is not None
+                items.append(MenuItem(
+                    f"handover-{color}-{value}-{bid}-{i}", f"{color} {value} from {_building_label(b)} spot {i + 1}",
+                    f"My planet: which {color} {value} I hand over first",
+                    action={"type": "handover", "color": color, "value": value, "building": bid, "spot": i},
+                    selected=(bid, i) == current))
+        return items
+
+    def _handover(self, table: TableGame, player: str, action: dict[str, Any]) -> Step:
+        me = table.game.player(player)
+        color, value, bid, spot = (action.get(k) for k in ("color", "value", "building", "spot"))
+        b = me.building(bid) if me is not None and isinstance(bid, str) else None
+        if (b is None or not isinstance(spot, int) or isinstance(spot, bool) or not 0 <= spot < len(b.contents)
+                or b.contents[spot] != Order(player, color, value)):
+            return Rejected(f"You show no {color} {value} order on {bid} spot "
+                            f"{spot + 1 if isinstance(spot, int) else spot}", "1. Your spaceship")
+        logged = {"action": "handover", "player": player, "color": color, "value": value,
+                  "building": bid, "spot": spot}
+        return Decision(self.replay(table, logged), (logged,),
+                        (f"{player} will hand over the {color} {value} on {bid} spot {spot + 1} first",))
+
+    def _timer_menu(self, table: TableGame, me: PlayerState, seat: Seat, intent: dict[str, Any]) -> list[MenuItem]:
+        game = table.game
         t, node, n = seat.index - 1, seat.node, seat.index
         timer = me.timers[t]
         items: list[MenuItem] = []
@@ -508,7 +589,7 @@ class TimeNSpaceReferee:
             items += self._choice_menu(game, me, t, node, intent, group, pre)
             if not timer.running:
                 action = {"type": "lift", "timer": n, "intent": {k: v for k, v in intent.items() if k != "node"}}
-                doing = choice_text(self.choice(game, me.name, t, intent))
+                doing = choice_text(self.choice(game, me.name, t, intent, table))
                 items.append(MenuItem(f"{pre}-lift", f"Lift now ({doing}) and set it aside",
                                       f"Timer {n}: now", action=action))
         if game.phase in (PHASE_ENDING, PHASE_OVER):
@@ -688,7 +769,7 @@ class TimeNSpaceReferee:
     def view(self, state: Any) -> View:
         if self.light:
             return _light_view(state)
-        game: GameState = state
+        game: GameState = state.game
         supply = ", ".join(f"{c} {n}" for c, n in zip(COLORS, game.supply, strict=True))
         summary = f"Time 'n' Space, {'full' if game.variant == 'full' else 'introductory'} game: " \
                   f"{_PHASE[game.phase]} \u00b7 supply {supply}"
@@ -714,7 +795,7 @@ class TimeNSpaceReferee:
     def player_view(self, state: Any, player: str) -> View:
         if self.light:
             return _light_player_view(state, player)
-        game: GameState = state
+        game: GameState = state.game
         me = game.player(player)
         if me is None:
             return View(f"{player} does not play in this game")
@@ -745,7 +826,7 @@ class TimeNSpaceReferee:
             if set(entries) != set(state.players):
                 return None
             return score_record({"players": {p: entries[p] for p in state.players}})
-        return final_scores(state) if is_over(state) else None
+        return final_scores(state.game) if is_over(state.game) else None
 
 
 # --- defaults --------------------------------------------------------------------------------
