@@ -1,0 +1,467 @@
+"""The MicroPython sandtimer node: config, links to the hub and the main loop.
+
+The behaviour is the shared node core (``companion.core``): ``NodeCore`` for
+the sand, the outbox and the protocol, ``TiltDebouncer`` for flips, ``leds``
+for the light patterns. This module adds the pieces a microcontroller needs:
+
+* ``check_config``: the settings in ``config.py`` with defaults, checked;
+* ``backoff_ms``: how long to wait before the next Wi-Fi/MQTT attempt;
+* ``TicksClock``: ``time.ticks_ms`` (which wraps) turned into monotonic ms;
+* ``MqttLink``: Wi-Fi and umqtt, reconnecting with backoff without ever
+  blocking the sand; events wait in the core's outbox while offline;
+* ``SerialLink``: the same messages as JSON lines over USB serial, for
+  ``companion serial-bridge``;
+* ``App``: one pass of the main loop per call of ``step``.
+
+Everything takes its hardware and clock as arguments, so the tests run it
+under MicroPython and CPython with fakes for ``machine``, ``network``,
+``neopixel`` and ``umqtt``.
+"""
+
+import json
+
+from companion.core import leds, protocol
+from companion.core.debounce import OrientationClassifier, TiltDebouncer
+from companion.core.node import NodeCore
+
+FIRMWARE = "companion-mpy/1"
+POLL_MS = 10
+LIGHTSLEEP_MS = 40           # tilt sampled every 40 ms at most: a flip still counts within 190 ms
+BATTERY_EVERY_MS = 30000
+WIFI_TIMEOUT_MS = 15000
+KEEPALIVE_S = 15
+LINK_TIMEOUT_MS = 6000       # serial: no word from the bridge for this long means the link is down
+HELLO_EVERY_MS = 1000
+
+DEFAULTS = {
+    "node_id": None,
+    "table": None,
+    "board": None,
+    "link": "wifi",
+    "wifi_ssid": None,
+    "wifi_password": "",
+    "broker_host": None,
+    "broker_port": 1883,
+    "broker_user": None,
+    "broker_password": None,
+    "sand_ms": 60000,
+    "heartbeat_ms": 5000,
+    "tilt_debounce_ms": 30,
+    "tilt_rest_ms": 150,
+    "accel_axis": None,
+    "accel_offset_g": 0.0,
+    "accel_scale": 1.0,
+    "accel_flip_g": 0.7,
+    "accel_release_g": 0.5,
+    "accel_still_g": 0.05,
+    "n_leds": 8,
+    "brightness": 0.3,
+    "low_battery_mv": leds.LOW_BATTERY_MV,
+    "lightsleep": False,
+    "backoff_base_ms": 1000,
+    "backoff_cap_ms": 60000,
+    "pins": None,
+}
+
+BOARDS = ("esp32", "pico-w", "pico-usb")
+
+
+class ConfigError(ValueError):
+    """config.py has a missing or wrong setting; the message names it."""
+
+
+def _int(cfg, key, low, high):
+    value = cfg[key]
+    if type(value) is not int or not low <= value <= high:
+        raise ConfigError("config: %s must be a whole number from %d to %d, not %r" % (key, low, high, value))
+
+
+def _num(cfg, key, low, high):
+    value = cfg[key]
+    if type(value) not in (int, float) or not low <= value <= high:
+        raise ConfigError("config: %s must be a number from %s to %s, not %r" % (key, low, high, value))
+
+
+def check_config(raw):
+    """``config.CONFIG`` merged over the defaults and checked; raise :class:`ConfigError` naming the key."""
+    if type(raw) is not dict:
+        raise ConfigError("config: CONFIG must be a dict")
+    for key in raw:
+        if key not in DEFAULTS:
+            raise ConfigError("config: unknown setting %r" % (key,))
+    cfg = dict(DEFAULTS)
+    cfg.update(raw)
+    for key in ("node_id", "table"):
+        if not protocol.is_valid_id(cfg[key]):
+            raise ConfigError("config: %s must be 1-32 characters of a-z, 0-9, '_' or '-', not %r" % (key, cfg[key]))
+    if cfg["board"] not in BOARDS:
+        raise ConfigError("config: board must be one of %s, not %r" % (", ".join(BOARDS), cfg["board"]))
+    if cfg["link"] not in ("wifi", "serial"):
+        raise ConfigError("config: link must be 'wifi' or 'serial', not %r" % (cfg["link"],))
+    if cfg["link"] == "wifi":
+        if cfg["board"] == "pico-usb":
+            raise ConfigError("config: a pico-usb board has no Wi-Fi; use link 'serial'")
+        for key in ("wifi_ssid", "broker_host"):
+            if type(cfg[key]) is not str or not cfg[key]:
+                raise ConfigError("config: link 'wifi' needs %s" % key)
+    _int(cfg, "broker_port", 1, 65535)
+    _int(cfg, "sand_ms", 1000, 86400000)
+    _int(cfg, "heartbeat_ms", 1000, 600000)
+    _int(cfg, "tilt_debounce_ms", 0, 190)
+    _int(cfg, "tilt_rest_ms", 1, 190)
+    if cfg["tilt_debounce_ms"] > cfg["tilt_rest_ms"]:
+        raise ConfigError("config: tilt_debounce_ms must not be longer than tilt_rest_ms")
+    if cfg["accel_axis"] not in (None, "ax", "ay", "az"):
+        raise ConfigError("config: accel_axis must be None, 'ax', 'ay' or 'az', not %r" % (cfg["accel_axis"],))
+    _num(cfg, "accel_flip_g", 0.1, 1.5)
+    _num(cfg, "accel_release_g", 0.05, cfg["accel_flip_g"])
+    _num(cfg, "accel_still_g", 0.001, 1.0)
+    _int(cfg, "n_leds", 1, 64)
+    _num(cfg, "brightness", 0.0, 1.0)
+    _int(cfg, "low_battery_mv", 0, 5000)
+    _int(cfg, "backoff_base_ms", 10, 60000)
+    _int(cfg, "backoff_cap_ms", cfg["backoff_base_ms"], 3600000)
+    if cfg["pins"] is not None and type(cfg["pins"]) is not dict:
+        raise ConfigError("config: pins must be a dict such as {'tilt': 13}")
+    return cfg
+
+
+def backoff_ms(attempt, base_ms=1000, cap_ms=60000, rand=1.0):
+    """Wait before retry number ``attempt`` (1, 2, ...): base, 2 x base, 4 x base ... up to ``cap_ms``.
+
+    ``rand`` (0-1, from the caller's random source) spreads the wait over its
+    upper half, so nodes that lost the network together do not retry together.
+    """
+    if attempt < 1:
+        return 0
+    delay = base_ms << min(attempt - 1, 20)
+    if delay > cap_ms:
+        delay = cap_ms
+    return delay // 2 + int(delay // 2 * rand)
+
+
+class TicksClock:
+    """Monotonic milliseconds from a wrapping ``ticks_ms`` (call it at least every few days)."""
+
+    def __init__(self, ticks_ms, ticks_diff):
+        self._ticks_ms = ticks_ms
+        self._ticks_diff = ticks_diff
+        self._last = ticks_ms()
+        self._ms = 0
+
+    def __call__(self):
+        now = self._ticks_ms()
+        self._ms += self._ticks_diff(now, self._last)
+        self._last = now
+        return self._ms
+
+
+class MqttLink:
+    """Wi-Fi + MQTT for a node core: connects, reconnects with backoff, never blocks for long.
+
+    ``wlan`` is a ``network.WLAN``-like object, ``make_client`` builds an
+    umqtt-like client, ``rand`` returns a float in [0, 1) for the jitter.
+    """
+
+    def __init__(self, core, cfg, wlan, make_client, rand):
+        self.core = core
+        self.cfg = cfg
+        self.wlan = wlan
+        self.make_client = make_client
+        self.rand = rand
+        self.client = None
+        self.attempts = 0
+        self.next_try_ms = 0
+        self.wifi_started_ms = None
+        self.failures = 0
+        self.last_now = 0
+
+    def is_up(self):
+        return self.client is not None
+
+    def service(self, now):
+        """Call every loop: keep the link alive, deliver incoming messages, or work towards connecting."""
+        self.last_now = now
+        if self.client is not None:
+            try:
+                self.client.check_msg()
+            except OSError:
+                self._lost(now)
+            return
+        if now < self.next_try_ms:
+            return
+        if not self.wlan.isconnected():
+            if self.wifi_started_ms is None:
+                self.wifi_started_ms = now
+                try:
+                    self.wlan.connect(self.cfg["wifi_ssid"], self.cfg["wifi_password"])
+                except OSError:
+                    self._failed(now)
+            elif now - self.wifi_started_ms >= WIFI_TIMEOUT_MS:
+                self._failed(now)
+            return
+        self.wifi_started_ms = None
+        self._connect_mqtt(now)
+
+    def _connect_mqtt(self, now):
+        cfg = self.cfg
+        try:
+            client = self.make_client("node-%s-%s" % (cfg["table"], cfg["node_id"]), cfg["broker_host"],
+                                      cfg["broker_port"], cfg["broker_user"], cfg["broker_password"], KEEPALIVE_S)
+            topic, payload, retain = self.core.last_will()
+            client.set_last_will(topic, payload, retain=retain, qos=protocol.QOS)
+            client.set_callback(self._on_message)
+            client.connect()
+            sock = getattr(client, "sock", None)
+            if sock is not None and hasattr(sock, "settimeout"):
+                sock.settimeout(5)  # a half-open connection must not hang the sand
+            for topic_filter, qos in self.core.subscriptions():
+                client.subscribe(topic_filter, qos)
+        except OSError:
+            self._failed(now)
+            return
+        self.client = client
+        self.attempts = 0
+        self.publish(self.core.on_connect())
+
+    def _on_message(self, topic, msg):
+        if isinstance(topic, bytes):
+            topic = topic.decode()
+        self.publish(self.core.on_message(topic, msg))
+
+    def publish(self, messages):
+        """Send messages now if connected; sequenced events stay in the core's outbox until acked anyway."""
+        for topic, payload, retain in messages:
+            if self.client is None:
+                return
+            try:
+                self.client.publish(topic, payload, retain=retain, qos=protocol.QOS)
+            except OSError:
+                self._lost(self.last_now)
+
+    def _failed(self, now):
+        self.failures += 1
+        self.attempts += 1
+        self.wifi_started_ms = None
+        self.next_try_ms = now + backoff_ms(self.attempts, self.cfg["backoff_base_ms"], self.cfg["backoff_cap_ms"],
+                                            self.rand())
+
+    def _lost(self, now):
+        client, self.client = self.client, None
+        self.core.on_disconnect()
+        try:
+            client.disconnect()
+        except (OSError, AttributeError):
+            pass
+        self._failed(now)
+
+
+def node_line(node_id, topic, payload):
+    """A JSON line for the serial bridge carrying one message from ``NodeCore``."""
+    channel = protocol.parse_topic(topic).kind
+    if isinstance(payload, str):
+        payload = payload.encode()
+    return b'{"ch": "' + channel.encode() + b'", "node": "' + node_id.encode() + b'", "msg": ' + payload + b"}\n"
+
+
+class SerialLink:
+    """The node core over USB serial: JSON lines to and from ``companion serial-bridge``.
+
+    ``port`` has ``read_line()`` (bytes or None, non-blocking) and ``write(bytes)``.
+    The link is up while the bridge keeps saying ``{"link": "up"}``; until then
+    the node says hello every second.
+    """
+
+    def __init__(self, core, port):
+        self.core = core
+        self.port = port
+        self.last_heard_ms = None
+        self.next_hello_ms = 0
+        self.bad_lines = 0
+
+    def is_up(self):
+        return self.core.connected
+
+    def service(self, now):
+        for _ in range(20):  # a bounded number of lines per pass keeps the sand smooth
+            raw = self.port.read_line()
+            if raw is None:
+                break
+            self._line(raw, now)
+        if self.core.connected and now - self.last_heard_ms > LINK_TIMEOUT_MS:
+            self.core.on_disconnect()
+        if not self.core.connected and now >= self.next_hello_ms:
+            self.next_hello_ms = now + HELLO_EVERY_MS
+            self.port.write(b'{"link": "hello", "node": "' + self.core.node_id.encode() + b'"}\n')
+
+    def _line(self, raw, now):
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            self.bad_lines += 1
+            return
+        if type(data) is not dict:
+            self.bad_lines += 1
+            return
+        link = data.get("link")
+        if link == "up":
+            self.last_heard_ms = now
+            if not self.core.connected:
+                self.publish(self.core.on_connect())
+        elif link == "down":
+            self.last_heard_ms = now
+            self.core.on_disconnect()
+        elif data.get("ch") in ("cmd", "state", "hub-status") and type(data.get("msg")) is dict:
+            self.last_heard_ms = now
+            table, node = self.core.table, self.core.node_id
+            channel = data["ch"]
+            if channel == "cmd":
+                topic = protocol.node_topic(table, node, "cmd")
+            elif channel == "state":
+                topic = protocol.table_state_topic(table)
+            else:
+                topic = protocol.hub_status_topic(table)
+            self.publish(self.core.on_message(topic, json.dumps(data["msg"])))
+        else:
+            self.bad_lines += 1
+
+    def publish(self, messages):
+        if not self.core.connected:
+            return
+        for topic, payload, _retain in messages:  # the bridge retains status itself
+            self.port.write(node_line(self.core.node_id, topic, payload))
+
+
+class App:
+    """A whole node: sensing, sand, link and lights; ``step(now)`` is one pass of the main loop."""
+
+    def __init__(self, cfg, board, link_factory, now_ms, boot):
+        self.cfg = cfg
+        self.board = board
+        self.now_ms = now_ms
+        self.core = NodeCore(cfg["table"], cfg["node_id"], now_ms, boot, sand_ms=cfg["sand_ms"],
+                             node_kind="serial" if cfg["link"] == "serial" else "mcu", firmware=FIRMWARE,
+                             heartbeat_ms=cfg["heartbeat_ms"])
+        self.link = link_factory(self.core)
+        self.debouncer = TiltDebouncer(cfg["tilt_rest_ms"], cfg["tilt_debounce_ms"])
+        self.classifier = None
+        if cfg["accel_axis"]:
+            self.classifier = OrientationClassifier(cfg["accel_axis"], cfg["accel_offset_g"], cfg["accel_scale"],
+                                                    cfg["accel_flip_g"], cfg["accel_release_g"],
+                                                    cfg["accel_still_g"])
+        self.pattern = None
+        self._cue = []
+        self._cue_start = 0
+        self._next_battery = now_ms()
+
+    def sense(self, now):
+        if self.classifier is not None:
+            try:
+                sample = self.classifier.classify(*self.board.accel())
+            except OSError:
+                sample = None
+        else:
+            sample = self.board.tilt()
+        if self.debouncer.feed(sample, now):
+            self.link.publish(self.core.flip())
+
+    def step(self):
+        """One pass: sense, run the link, advance the sand, light up. Returns (idle_ms, deep_sleep_ok)."""
+        now = self.now_ms()
+        self.sense(now)
+        if now >= self._next_battery:
+            self._next_battery = now + BATTERY_EVERY_MS
+            self.core.battery_mv = self.board.battery_mv()
+        self.link.service(now)
+        self.link.publish(self.core.poll())
+        self.render(now)
+        return self.idle_plan()
+
+    def render(self, now):
+        pattern = leds.display_pattern(self.core.show(), self.core.battery_mv, self.cfg["low_battery_mv"])
+        if pattern != self.pattern:
+            if self.pattern is not None:
+                self._cue, self._cue_start = leds.beeps(pattern), now
+            self.pattern = pattern
+        levels, rgb = leds.frame(pattern, self.core.sand.fraction_left(), now, self.cfg["n_leds"])
+        self.board.show(levels, rgb)
+        self.board.tone(leds.tone_at(self._cue, now - self._cue_start))
+        return pattern
+
+    def idle_plan(self):
+        """(ms, deep): a light sleep only when allowed, off-line on Wi-Fi, and no flip is pending."""
+        deep = (self.cfg["lightsleep"] and self.cfg["link"] == "wifi" and not self.link.is_up()
+                and not self.debouncer.pending() and self.pattern == "offline")
+        return (LIGHTSLEEP_MS, True) if deep else (POLL_MS, False)
+
+
+def build(cfg):
+    """The real node from a checked config: board pins, radio or USB serial, clock."""
+    import random
+    import time
+
+    import board as hw
+
+    hw_board = hw.Board(cfg["board"], cfg["pins"], cfg["n_leds"], cfg["brightness"], accel=bool(cfg["accel_axis"]))
+    clock = TicksClock(time.ticks_ms, time.ticks_diff)
+    if cfg["link"] == "serial":
+        port = hw.UsbSerial()
+
+        def link_factory(core):
+            return SerialLink(core, port)
+    else:
+        sta = hw.wlan()
+
+        def link_factory(core):
+            return MqttLink(core, cfg, sta, hw.mqtt_client, random.random)
+    return App(cfg, hw_board, link_factory, clock, hw.boot_id())
+
+
+def load():
+    import config
+    return check_config(config.CONFIG)
+
+
+def main():
+    """Run the node for ever (main.py calls this)."""
+    app = build(load())
+    while True:
+        ms, deep = app.step()
+        app.board.idle(ms, deep)
+
+
+def calibrate(seconds=30):
+    """Stream raw samples as JSON lines for hardware/tools/tilt_calibration.py (run with mpremote)."""
+    import time
+
+    import board as hw
+    cfg = load()
+    b = hw.Board(cfg["board"], cfg["pins"], cfg["n_leds"], cfg["brightness"], accel=bool(cfg["accel_axis"]))
+    clock = TicksClock(time.ticks_ms, time.ticks_diff)
+    start = clock()
+    while clock() - start < seconds * 1000:
+        t = clock()
+        print(json.dumps({"t_ms": t, "tilt": b.tilt()}))
+        if cfg["accel_axis"]:
+            ax, ay, az = b.accel()
+            print(json.dumps({"t_ms": t, "ax": ax, "ay": ay, "az": az}))
+        time.sleep_ms(POLL_MS)
+
+
+def self_test():
+    """Bar LED by LED, status red/green/blue/white, a beep, and the live tilt reading, for 4 s."""
+    import time
+
+    import board as hw
+    cfg = load()
+    b = hw.Board(cfg["board"], cfg["pins"], cfg["n_leds"], cfg["brightness"], accel=bool(cfg["accel_axis"]))
+    clock = TicksClock(time.ticks_ms, time.ticks_diff)
+    start = clock()
+    while clock() - start < 4000:
+        t = clock() - start
+        levels, rgb = leds.frame(leds.SELF_TEST, 0, t, cfg["n_leds"])
+        b.show(levels, rgb)
+        b.tone(1000 if t < 200 else 0)
+        print("tilt", b.tilt(), "battery_mv", b.battery_mv())
+        time.sleep_ms(100)
+    b.off()

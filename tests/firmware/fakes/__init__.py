@@ -1,0 +1,1 @@
+"""Thin fakes of MicroPython's hardware modules, importable under CPython and MicroPython."""

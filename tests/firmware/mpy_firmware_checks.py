@@ -1,0 +1,351 @@
+"""Checks of the MicroPython node program (firmware/micropython) with fake machine/network/neopixel/umqtt.
+
+Run under real MicroPython by tests/firmware/test_micropython_node.py (via
+tests/micropython/run.mjs) and under CPython by the same test file. Plain
+functions and plain asserts only.
+"""
+
+import json
+import sys
+
+if sys.implementation.name == "micropython":
+    sys.path.insert(0, "/lib/tests/firmware/fakes")
+    sys.path.insert(0, "/lib/firmware/micropython")
+
+import board  # noqa: E402
+import machine  # noqa: E402
+import neopixel  # noqa: E402
+import network  # noqa: E402
+import nodeapp  # noqa: E402
+from umqtt import simple  # noqa: E402
+
+from companion.core import leds, protocol  # noqa: E402
+
+BOOT = "0a1b2c3d"
+TILT = 14           # pico-w tilt pin (pins.csv)
+STATUS = (18, 19, 20)
+
+
+def _cfg(**kw):
+    raw = {"node_id": "blue-2", "table": "t1", "board": "pico-w", "wifi_ssid": "net", "wifi_password": "pw",
+           "broker_host": "10.0.0.1", "sand_ms": 8000}
+    raw.update(kw)
+    return nodeapp.check_config(raw)
+
+
+class Ms:
+    def __init__(self, t=1000):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+
+def _fresh():
+    machine.reset_fakes()
+    simple.reset_fakes()
+    network.state["reachable"] = False
+    del neopixel.strips[:]
+
+
+def _wifi_app(ms, **kw):
+    _fresh()
+    cfg = _cfg(**kw)
+    b = board.Board(cfg["board"], cfg["pins"], cfg["n_leds"], cfg["brightness"])
+    sta = board.wlan()
+
+    def link_factory(core):
+        return nodeapp.MqttLink(core, cfg, sta, board.mqtt_client, lambda: 1.0)
+    return nodeapp.App(cfg, b, link_factory, ms, BOOT), sta
+
+
+def _run(app, ms, until, every=10):
+    while ms.t < until:
+        ms.t += every
+        app.step()
+
+
+def _published(kind=None):
+    out = []
+    for topic, msg, retain, qos in simple.broker["published"]:
+        data = json.loads(msg)
+        if kind is None or data["kind"] == kind:
+            out.append((topic.split("/")[-1], data["kind"], retain, qos))
+    return out
+
+
+def _status_rgb():
+    return tuple(round(machine.pwm(p).duty_u16() / 65535, 2) for p in STATUS)
+
+
+def check_config_defaults():
+    cfg = _cfg()
+    assert cfg["tilt_rest_ms"] == 150 and cfg["link"] == "wifi" and cfg["broker_port"] == 1883
+    assert nodeapp.check_config({"node_id": "u1", "table": "t", "board": "pico-usb", "link": "serial"})["sand_ms"] \
+        == 60000
+
+
+def check_config_errors():
+    bad = [
+        ({"colour": 1}, "unknown setting 'colour'"),
+        ({"node_id": "Blue 2"}, "node_id must be 1-32 characters"),
+        ({"board": "uno"}, "board must be one of esp32, pico-w, pico-usb"),
+        ({"link": "lora"}, "link must be 'wifi' or 'serial'"),
+        ({"board": "pico-usb"}, "a pico-usb board has no Wi-Fi"),
+        ({"wifi_ssid": ""}, "link 'wifi' needs wifi_ssid"),
+        ({"broker_port": 0}, "broker_port must be a whole number from 1 to 65535"),
+        ({"tilt_rest_ms": 250}, "tilt_rest_ms must be a whole number from 1 to 190"),
+        ({"tilt_debounce_ms": 100, "tilt_rest_ms": 50}, "must not be longer than tilt_rest_ms"),
+        ({"accel_axis": "z"}, "accel_axis must be None"),
+        ({"brightness": 2}, "brightness must be a number from 0.0 to 1.0"),
+        ({"sand_ms": True}, "sand_ms must be a whole number"),
+        ({"pins": [1]}, "pins must be a dict"),
+    ]
+    for change, reason in bad:
+        try:
+            _cfg(**change)
+        except nodeapp.ConfigError as exc:
+            assert reason in str(exc), (reason, str(exc))
+            continue
+        raise AssertionError("accepted " + repr(change))
+
+
+def check_backoff_doubles_up_to_the_cap():
+    waits = [nodeapp.backoff_ms(n, 1000, 30000) for n in range(0, 8)]
+    assert waits == [0, 1000, 2000, 4000, 8000, 16000, 30000, 30000], waits
+    assert nodeapp.backoff_ms(3, 1000, 30000, rand=0.0) == 2000      # jitter spreads over the upper half
+    assert nodeapp.backoff_ms(3, 1000, 30000, rand=0.5) == 3000
+    assert nodeapp.backoff_ms(60, 1000, 30000) == 30000                # no overflow after a long night
+
+
+def check_ticks_clock_survives_wrap():
+    period = 1 << 30
+    now = {"t": period - 5}
+
+    def ticks_diff(a, b):
+        return ((a - b + period // 2) % period) - period // 2
+    clock = nodeapp.TicksClock(lambda: now["t"], ticks_diff)
+    assert clock() == 0
+    now["t"] = (period - 5 + 20) % period   # wrapped to 15
+    assert clock() == 20
+    now["t"] = 515
+    assert clock() == 520
+
+
+def check_board_pins_and_battery():
+    _fresh()
+    b = board.Board("esp32")
+    assert b.pins["tilt"] == 27 and b.pins["neopixel"] == 18 and b.pins["status"] == (25, 26, 33)
+    machine.set_adc(34, 1900000)             # 1.9 V at the divider
+    assert b.battery_mv() == 3800
+    _fresh()
+    b = board.Board("pico-w", {"tilt": 13})
+    assert b.pins["tilt"] == 13 and b.pins["buzzer"] == 15
+    machine.set_adc(3, 26000)
+    assert b.battery_mv() == 3927             # VSYS/3 on ADC3
+    assert board.Board("pico-usb").battery_mv() is None
+    machine.set_adc(3, 100)
+    assert b.battery_mv() is None              # under 1 V: no cell on the divider
+    assert board.esp32_battery_mv(2100000) == 4200 and board.picow_battery_mv(65535) == 9900
+    machine.drive(13, 0)
+    assert b.tilt() == 1                       # the ball closes the switch: input pulled low
+    machine.drive(13, 1)
+    assert b.tilt() == 0
+    assert len(board.boot_id()) == 8
+
+
+def check_flip_offline_is_buffered_then_delivered_in_order():
+    ms = Ms()
+    app, sta = _wifi_app(ms)
+    _run(app, ms, 1100)
+    assert app.pattern == "offline" and sta.connects == ["net"]
+    machine.drive(TILT, 0)                     # turned over
+    _run(app, ms, 1300)
+    assert app.core.seq == 1 and len(app.core.outbox) == 1 and simple.broker["published"] == []
+    strip = neopixel.strips[-1]
+    assert strip.shown[7] != (0, 0, 0)       # the sand runs on the node while offline
+    network.state["reachable"] = True
+    simple.broker["up"] = True
+    _run(app, ms, 1400)                        # Wi-Fi is back: MQTT connects on the next pass
+    assert app.link.is_up(), (app.link.attempts, app.link.next_try_ms)
+    kinds = [(ch, kind) for ch, kind, retain, qos in _published()]
+    assert kinds[:3] == [("status", "online"), ("event", "hello"), ("event", "flip")], kinds
+    assert _published("online")[0][2] is True and all(q == 1 for _, _, _, q in _published())
+    client = simple.broker["clients"][-1]
+    assert client.will[0].endswith("/node/blue-2/status") and client.will[2] is True
+    assert [t for t, q in client.subscriptions] == [protocol.node_topic("t1", "blue-2", "cmd"),
+                                                    protocol.table_state_topic("t1"), protocol.hub_status_topic("t1")]
+
+
+def check_wifi_retries_back_off():
+    ms = Ms()
+    app, sta = _wifi_app(ms, backoff_base_ms=1000, backoff_cap_ms=4000)
+    _run(app, ms, 80000, every=50)
+    # each attempt waits 15 s for Wi-Fi, then 1 s, 2 s, 4 s, 4 s ... before the next
+    assert len(sta.connects) == 5, len(sta.connects)
+    assert app.link.attempts == 4 and not app.link.is_up()
+
+
+def check_broker_drop_reconnects_and_resends():
+    ms = Ms()
+    network.state["reachable"] = True
+    app, sta = _wifi_app(ms)
+    network.state["reachable"] = True
+    simple.broker["up"] = True
+    _run(app, ms, 1100)
+    assert app.link.is_up() and app.pattern == "empty"
+    simple.broker["up"] = False                # the broker restarts
+    machine.drive(TILT, 0)
+    _run(app, ms, 1400)
+    assert not app.link.is_up() and app.pattern == "offline" and len(app.core.outbox) == 1
+    simple.broker["up"] = True
+    simple.broker["published"] = []
+    _run(app, ms, 3000)
+    assert app.link.is_up()
+    assert [k for _, k, _, _ in _published()][:3] == ["online", "hello", "flip"]
+
+
+def check_ack_from_hub_shows_accepted():
+    ms = Ms()
+    app, sta = _wifi_app(ms)
+    network.state["reachable"] = True
+    simple.broker["up"] = True
+    _run(app, ms, 1100)
+    machine.drive(TILT, 0)
+    _run(app, ms, 1300)
+    ack = protocol.encode("cmd", "ack", boot=BOOT, seq=1, verdict="accepted")
+    simple.broker["inbox"].append((protocol.node_topic("t1", "blue-2", "cmd").encode(), ack))
+    _run(app, ms, 1310)
+    assert app.core.outbox == [] and app.pattern == "accepted"
+    assert _status_rgb() == (0.0, 1.0, 0.0)
+    assert machine.pwm(15).duty_u16() == 32768 and machine.pwm(15).freq() == 2000   # the accept beep
+    _run(app, ms, 1400)
+    assert machine.pwm(15).duty_u16() == 0
+    _run(app, ms, 2900)
+    assert app.pattern == "running" and _status_rgb() == (0.0, 0.15, 0.0)
+
+
+def check_bar_pixels_drain():
+    ms = Ms()
+    app, sta = _wifi_app(ms, brightness=1.0)
+    _run(app, ms, 1010)
+    strip = neopixel.strips[-1]
+    writes = strip.writes
+    _run(app, ms, 1050)
+    assert strip.writes == writes              # an unchanged frame is not sent again
+    machine.drive(TILT, 0)
+    _run(app, ms, 1210)                        # the change is seen at 1060, the flip counts at 1210
+    assert app.core.seq == 1
+    assert strip.shown == [(255, 120, 0)] * 8
+    _run(app, ms, 1210 + 1500)                 # 6.5 of 8 LEDs of sand left
+    assert strip.shown[:6] == [(255, 120, 0)] * 6 and strip.shown[6] == (128, 60, 0) and strip.shown[7] == (0, 0, 0)
+
+
+def check_low_battery_and_heartbeat_voltage():
+    ms = Ms()
+    app, sta = _wifi_app(ms, heartbeat_ms=1000)
+    machine.set_adc(3, 22000)                  # 3.3 V
+    app._next_battery = 0
+    network.state["reachable"] = True
+    simple.broker["up"] = True
+    _run(app, ms, 3000)
+    assert app.core.battery_mv == 3323 and app.pattern == leds.LOW_BATTERY
+    beats = [json.loads(m) for t, m, r, q in simple.broker["published"] if b'"heartbeat"' in m]
+    assert beats and beats[-1]["battery_mv"] == 3323
+
+
+def check_lightsleep_only_offline_when_allowed():
+    ms = Ms()
+    app, sta = _wifi_app(ms, lightsleep=True)
+    assert app.step() == (nodeapp.LIGHTSLEEP_MS, True)
+    machine.drive(TILT, 0)
+    ms.t += 10
+    assert app.step() == (nodeapp.POLL_MS, False)      # a flip is pending: keep sampling fast
+    ms2 = Ms()
+    app2, sta2 = _wifi_app(ms2)
+    assert app2.step() == (nodeapp.POLL_MS, False)     # not allowed by config
+    app2.board.idle(5, True)
+    assert machine.sleeps == [5]
+
+
+class FakePort:
+    def __init__(self):
+        self.incoming = []
+        self.written = []
+
+    def read_line(self):
+        return self.incoming.pop(0) if self.incoming else None
+
+    def write(self, data):
+        self.written.append(data)
+
+    def lines(self):
+        out = [json.loads(w) for w in self.written]
+        self.written = []
+        return out
+
+
+def check_serial_link_round_trip():
+    _fresh()
+    ms = Ms()
+    port = FakePort()
+    cfg = nodeapp.check_config({"node_id": "u1", "table": "t1", "board": "pico-usb", "link": "serial",
+                                "sand_ms": 8000})
+    b = board.Board("pico-usb")
+    app = nodeapp.App(cfg, b, lambda core: nodeapp.SerialLink(core, port), ms, BOOT)
+    _run(app, ms, 2500)
+    assert port.lines() == [{"link": "hello", "node": "u1"}] * 2     # once a second while the link is down
+    machine.drive(TILT, 0)
+    _run(app, ms, 2700)                        # flipped while the link is down: kept in the outbox
+    port.incoming.append(b'{"link": "up"}')
+    _run(app, ms, 2710)
+    lines = port.lines()
+    assert [(x["ch"], x["node"], x["msg"]["kind"]) for x in lines] == [
+        ("status", "u1", "online"), ("event", "u1", "hello"), ("event", "u1", "flip")]
+    assert lines[1]["msg"]["node_kind"] == "serial"
+    port.incoming.append(('{"ch": "cmd", "msg": ' + protocol.encode("cmd", "ack", boot=BOOT, seq=1,
+                                                                    verdict="rejected").decode() + "}").encode())
+    port.incoming.append(b"garbage")
+    _run(app, ms, 2720)
+    assert app.core.outbox == [] and app.pattern == "rejected" and app.link.bad_lines == 1
+    state = protocol.encode("state", "table", clock="paused", remaining_ms=1, length_ms=2, game="g", time_scale=1)
+    port.incoming.append(b'{"ch": "state", "msg": ' + state + b"}")
+    _run(app, ms, 2730)
+    assert app.core.sand.is_paused()
+    # the bridge goes quiet: after 6 s the node counts itself offline and says hello again
+    _run(app, ms, 2730 + nodeapp.LINK_TIMEOUT_MS + 20)
+    assert app.pattern == "offline"
+    assert {"link": "hello", "node": "u1"} in port.lines()
+
+
+def check_serial_node_line_format():
+    line = nodeapp.node_line("u1", protocol.node_topic("t1", "u1", "status"), protocol.status_payload(True))
+    assert json.loads(line) == {"ch": "status", "node": "u1", "msg": {"v": 1, "kind": "online"}}
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+
+
+def checks():
+    """(name, function) of every check, in a stable order."""
+    found = []
+    for name, value in sorted(globals().items()):
+        if name.startswith("check_") and callable(value):
+            found.append((name, value))
+    return found
+
+
+def main():
+    failed = 0
+    for name, check in checks():
+        try:
+            check()
+            print("PASS " + name)
+        except Exception as exc:  # report every failure, then fail the run
+            failed += 1
+            print("FAIL " + name + ": " + repr(exc))
+    print("checks: " + str(len(checks()) - failed) + " passed, " + str(failed) + " failed")
+    if failed:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
