@@ -52,6 +52,8 @@ class NodeCore:
         self.last_verdict = None
         self.last_reason = ""
         self.rejected_messages = 0
+        self.sabotaged = False
+        """The hub marked this running timer as sabotaged: red until its sand has run out."""
         self.restart_requested = False
         """Set by the hub's ``restart`` command; the board layer restarts the node when it sees it."""
         self._event_topic = protocol.node_topic(table, node_id, "event")
@@ -109,12 +111,14 @@ class NodeCore:
     def flip(self):
         """The node was turned over: flip the sand and report it."""
         upper, lower = self.sand.flip()
+        self.sabotaged = False
         return self._sequenced("flip", self._now_ms(), upper_ms=upper, lower_ms=lower)
 
     def poll(self):
         """Call often: reports the upper bulb running out and sends heartbeats."""
         out = []
         if self.sand.poll_emptied():
+            self.sabotaged = False
             at = self.sand.emptied_at_ms()
             out.extend(self._sequenced("empty", at if at is not None else self._now_ms()))
         now = self._now_ms()
@@ -133,7 +137,7 @@ class NodeCore:
         if self.sand.is_paused():
             return SHOW_PAUSED
         if self.sand.is_running():
-            return SHOW_RUNNING
+            return SHOW_SABOTAGED if self.sabotaged else SHOW_RUNNING
         if self.game_over:
             return SHOW_OVER
         return SHOW_EMPTY
@@ -190,6 +194,9 @@ class NodeCore:
         elif msg.kind == "show":
             if msg.pattern == "clear":
                 self._flash = None
+                self.sabotaged = False
+            elif msg.pattern == "sabotaged":
+                self.sabotaged = self.sand.is_running()
             else:
                 self._flash_pattern(msg.pattern, IDENTIFY_SHOW_MS if msg.pattern == "identify" else VERDICT_SHOW_MS)
 

@@ -122,6 +122,9 @@ class HubBridge:
     def _on_session_change(self, kind: str, data: dict[str, Any]) -> None:
         if kind == "clock":
             self.publish_table_state()
+        elif kind == "show":
+            for node, pattern in data["shows"]:
+                self.send(Reply(node, "show", {"pattern": pattern}))
         elif kind == "reset":
             # a new game: every seated node learns the table's sand duration
             sand_ms = int(round(self.session.setup.sand_s * 1000))

@@ -96,6 +96,16 @@ class ActionRefused:
 
 
 @dataclass(frozen=True)
+class SeatAdded:
+    """A player got one more sandtimer during the game (e.g. Space Dealer's Robot Factory)."""
+
+    at_s: float
+    player: str
+    index: int
+    node: str
+
+
+@dataclass(frozen=True)
 class StepUndone:
     """The hub undid one accepted game step: the ``count`` GameActed events from log index ``first``."""
 
@@ -106,12 +116,12 @@ class StepUndone:
 
 
 Event = (TimerFlipped | FlipRefused | TimerEmptied | ClockStarted | ClockPaused | ClockResumed | ClockExpired
-         | ClockAborted | GameActed | ActionRefused | StepUndone)
+         | ClockAborted | GameActed | ActionRefused | StepUndone | SeatAdded)
 
 EVENT_TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (TimerFlipped, FlipRefused, TimerEmptied, ClockStarted, ClockPaused,
-                ClockResumed, ClockExpired, ClockAborted, GameActed, ActionRefused, StepUndone)
+                ClockResumed, ClockExpired, ClockAborted, GameActed, ActionRefused, StepUndone, SeatAdded)
 }
 
 

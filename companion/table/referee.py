@@ -36,6 +36,10 @@ class Decision:
     actions: tuple[dict[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
     """What happened, in words for the dashboard ("red fulfilled a gray 2 of green")."""
+    show: tuple[tuple[str, str], ...] = ()
+    """(node, pattern) to show on nodes now, e.g. ``("blue-1", "sabotaged")`` (protocol ``show`` patterns)."""
+    add_seat: tuple[str, int] | None = None
+    """(player, timer index) that gets a new sandtimer: the hub asks the table to flip the new node."""
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,8 @@ def describe(event: ev.Event, setup: TableSetup) -> str:
             return f"{player}: refused: {reason}"
         case ev.StepUndone(note=note):
             return f"undone: {note}"
+        case ev.SeatAdded(player=player, index=index):
+            return f"{player} timer {index} joined the table"
     return type(event).__name__
 
 
@@ -126,22 +128,24 @@ class TableSession:
     def __init__(self, setup: TableSetup, *, clock: Clock, log: EventLog | None = None,
                  referee: TableReferee | None = None,
                  log_factory: Callable[[TableSetup], EventLog] | None = None) -> None:
-        self.setup = setup
         self.clock = clock
         self._log_factory = log_factory or (lambda s: EventLog(s))
         self.log = log if log is not None else self._log_factory(setup)
         self.referee = referee if referee is not None else referee_for(setup)
         self._lock = threading.RLock()
-        self._state = fold(setup, self.log.events(), self.referee)
+        self._state = fold(self.log.setup, self.log.events(), self.referee)
         self.intents: dict[str, dict[str, Any]] = {}
         """What each player chose on their phone for a timer's next flip, by node (UI state, not logged)."""
         self.refusals: dict[str, dict[str, Any]] = {}
         """The latest refusal per player, for the red message on their phone."""
-        self.nodes: dict[str, NodeInfo] = {seat.node: NodeInfo(seat.node) for seat in setup.seats}
+        self.nodes: dict[str, NodeInfo] = {seat.node: NodeInfo(seat.node) for seat in self.setup.seats}
         """Nodes sitting in a seat of the current setup."""
         self.unpaired: OrderedDict[str, NodeInfo] = OrderedDict()
         """Nodes heard from that sit in no seat (candidates for pairing), most recent last."""
         self.pairing: Pairing | None = None
+        self.seat_request: tuple[str, int] | None = None
+        """A seat added during the game that waits for its node to be flipped."""
+        self._unannounced_shows: list[tuple[str, str]] = []
         self.stats = MessageStats()
         self.recent: deque[dict[str, Any]] = deque(maxlen=30)
         for event in self.log.events()[-30:]:
@@ -152,6 +156,11 @@ class TableSession:
         """Set when the master clock changes (or on shutdown); the ticker waits on it."""
 
     # --- observation ---------------------------------------------------------------
+    @property
+    def setup(self) -> TableSetup:
+        """The table's setup, including seats added during the game."""
+        return self._state.setup
+
     @property
     def state(self) -> TableState:
         with self._lock:
@@ -177,8 +186,11 @@ class TableSession:
     def _notify(self, kind: str, data: dict[str, Any]) -> None:
         with self._lock:
             fresh, self._unannounced = self._unannounced, []
+            shows, self._unannounced_shows = self._unannounced_shows, []
         if fresh:  # every accepted event is announced once, with the first notification after it
             self._call_listeners("events", {"events": fresh})
+        if shows:
+            self._call_listeners("show", {"shows": shows})
         self._call_listeners(kind, data)
 
     def _call_listeners(self, kind: str, data: dict[str, Any]) -> None:
@@ -211,6 +223,9 @@ class TableSession:
         # the referee's state is the fold of the logged actions; check they agree
         if decision.actions and self._state.game != decision.state:
             log.error("replaying the logged actions does not give the referee's state (game %s)", self.setup.game)
+        self._unannounced_shows.extend(decision.show)
+        if decision.add_seat is not None:
+            self.seat_request = decision.add_seat
 
     def _refuse(self, player: str, reason: str, at_s: float) -> None:
         self.refusals[player] = {"reason": reason, "at_s": round(at_s, 3)}
@@ -243,6 +258,9 @@ class TableSession:
             info = self.nodes.get(node)
             if self.pairing is not None and msg.kind == "flip":
                 replies = self._pair_flip(node, msg, now)
+                unknown = False
+            elif info is None and self.seat_request is not None and msg.kind == "flip":
+                replies = self._add_seat(node, msg, now)
                 unknown = False
             elif info is None:
                 reason = f"node {node!r} is not paired with a seat at this table"
@@ -375,6 +393,21 @@ class TableSession:
             self._finish_pairing()
         return replies
 
+    def _add_seat(self, node: str, msg: Message, now: float) -> list[Reply]:
+        """The flip of an unseated node while a seat is waiting: that node takes it (caller holds the lock)."""
+        assert self.seat_request is not None
+        player, index = self.seat_request
+        self.seat_request = None
+        self._append(ev.SeatAdded(now, player, index, node))
+        info = self.unpaired.pop(node, None) or NodeInfo(node)
+        info.new_boot(msg.boot)
+        info.online, info.last_seen_s, info.last_seq = True, now, msg.seq
+        info.remember(msg.seq, "accepted", "")
+        self.nodes[node] = info
+        return [Reply(node, "ack", {"boot": msg.boot, "seq": msg.seq, "verdict": "accepted"}),
+                Reply(node, "show", {"pattern": "identify"}),
+                Reply(node, "config", {"sand_ms": int(round(self.setup.sand_s * 1000))})]
+
     def _finish_pairing(self) -> None:
         pairing = self.pairing
         assert pairing is not None
@@ -396,7 +429,6 @@ class TableSession:
         referee = referee_for(setup)
         known = {**self.unpaired, **self.nodes}
         self.log.close()
-        self.setup = setup
         self.referee = referee
         self.log = self._log_factory(setup)
         self._state = fold(setup, [], referee)
@@ -405,6 +437,7 @@ class TableSession:
         self.intents.clear()
         self.refusals.clear()
         self.recent.clear()
+        self.seat_request = None
 
     # --- hub controls ----------------------------------------------------------------
     def _control(self, decider: Callable[..., ev.Event | Rejected]) -> ev.Event | Rejected:
@@ -498,7 +531,7 @@ class TableSession:
             first, count, event = step
             undo = ev.StepUndone(self.clock.now_s(), first, count, describe(event, self.setup))
             try:
-                state = fold(self.setup, [*self.log.events(), undo], self.referee)
+                state = fold(self.log.setup, [*self.log.events(), undo], self.referee)
             except Exception:
                 log.warning("undo of %r refused: later steps depend on it", undo.note, exc_info=True)
                 return Rejected(f"Cannot undo '{undo.note}': later moves depend on it", "Table")
@@ -600,6 +633,8 @@ class TableSession:
                 "refused_flips": state.refused_flips,
                 "stats": self.stats.to_dict(),
                 "pairing": self.pairing.to_dict() if self.pairing else None,
+                "seat_request": ({"player": self.seat_request[0], "index": self.seat_request[1]}
+                                 if self.seat_request else None),
                 "unpaired": [info.to_dict() for info in self.unpaired.values()],
                 "setup": self.setup.to_dict(),
                 "view": self.referee.view(state.game).to_dict(),

@@ -251,6 +251,12 @@ def apply_event(state: TableState, event: ev.Event, referee: Any = None) -> Tabl
             if referee is None:
                 return state
             return replace(state, game=referee.replay(state.game, action))
+        case ev.SeatAdded(player=player, index=index, node=node):
+            if state.setup.seat_of(node) is not None or player not in state.setup.players:
+                return state
+            seat = Seat(player, index, node)
+            setup = replace(state.setup, seats=(*state.setup.seats, seat))
+            return _with_timers(replace(state, setup=setup), {node: TimerState(node, player, index)})
         case ev.ActionRefused() | ev.StepUndone():
             return state  # an undo changes the past: fold() skips the undone steps
     raise TypeError(f"not a table event: {event!r}")

@@ -141,6 +141,20 @@ def check_node_follows_table_state():
     assert node.sand.upper_ms() == 60000 and node.show() == "paused"
 
 
+def check_node_stays_red_while_sabotaged():
+    ms = Ms()
+    node = NodeCore("t1", "red-1", ms, "0a1b2c3d")
+    node.on_connect()
+    node.flip()
+    ms.t += 5000
+    node.on_message(protocol.node_topic("t1", "red-1", "cmd"), protocol.encode("cmd", "show", pattern="sabotaged"))
+    ms.t += 30000
+    assert node.show() == "sabotaged"
+    ms.t += 25000
+    node.poll()
+    assert node.show() == "empty" and not node.sabotaged
+
+
 def check_node_counts_bad_commands():
     node = NodeCore("t1", "red-1", Ms(), "0a1b2c3d")
     node.on_message(protocol.node_topic("t1", "red-1", "cmd"), b"[]")

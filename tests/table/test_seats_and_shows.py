@@ -1,0 +1,61 @@
+"""A seat added during a game (a Robot Factory's third timer) and node patterns a referee asks for."""
+
+from __future__ import annotations
+
+from companion.clock import FakeClock
+from companion.core import protocol as p
+from companion.table import events as ev
+from companion.table.referee import Decision, FreeTimers
+from companion.table.session import TableSession
+from companion.table.state import default_setup, fold
+
+
+class FactoryReferee(FreeTimers):
+    """A tap 'factory' gives the player a third timer; a tap 'attack' sabotages red-1."""
+
+    game = "factory"
+
+    def start(self, setup):
+        return ()
+
+    def replay(self, state, action):
+        return (*state, action["type"])
+
+    def player_action(self, state, player, action):
+        new = (*state, action["type"])
+        if action["type"] == "factory":
+            return Decision(new, (action,), ("factory built",), add_seat=(player, 3))
+        return Decision(new, (action,), ("attack",), show=(("red-1", "sabotaged"),))
+
+
+def flip(node, seq, boot="0a1b2c3d"):
+    return p.validate("event", {"v": 1, "kind": "flip", "boot": boot, "seq": seq, "t_ms": 0,
+                                "upper_ms": 60000, "lower_ms": 0})
+
+
+def test_a_new_seat_takes_the_next_unseated_node_flipped():
+    session = TableSession(default_setup("t1", players=2, timers=2), clock=FakeClock(), referee=FactoryReferee())
+    seen = []
+    session.add_listener(lambda kind, data: seen.append((kind, data)))
+    [refused] = session.node_message("spare-9", flip("spare-9", 1))
+    assert refused.fields["verdict"] == "rejected"
+    session.player_action("red", {"type": "factory"})
+    assert session.snapshot()["seat_request"] == {"player": "red", "index": 3}
+    replies = session.node_message("spare-9", flip("spare-9", 2))
+    assert [r.kind for r in replies] == ["ack", "show", "config"] and replies[0].fields["verdict"] == "accepted"
+    assert session.setup.seat_of("spare-9").index == 3
+    assert [t["node"] for t in session.snapshot()["players"][0]["timers"]] == ["red-1", "red-2", "spare-9"]
+    assert isinstance(session.log.events()[-1], ev.SeatAdded)
+    [again] = session.node_message("spare-9", flip("spare-9", 3))
+    assert again.fields["verdict"] == "accepted" and session.state.timers["spare-9"].flips == 1
+    assert fold(session.log.setup, session.log.events(), session.referee) == session.state
+    restarted = TableSession(session.log.setup, clock=FakeClock(), log=session.log, referee=FactoryReferee())
+    assert restarted.setup.seat_of("spare-9") is not None and "spare-9" in restarted.nodes
+
+
+def test_a_referee_can_light_a_node():
+    session = TableSession(default_setup("t1", players=2, timers=1), clock=FakeClock(), referee=FactoryReferee())
+    seen = []
+    session.add_listener(lambda kind, data: seen.append((kind, data)))
+    session.player_action("yellow", {"type": "attack"})
+    assert ("show", {"shows": [("red-1", "sabotaged")]}) in seen
