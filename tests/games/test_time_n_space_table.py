@@ -489,7 +489,8 @@ def test_full_game_needs_starting_orders_then_moons_feed_the_research_plant():
     t.run(60)
     t.empty("red-1")
     menu = t.menu("red")
-    assert menu["t1-moon-research"]["selected"] and not menu["t1-moon-skip"]["selected"]
+    assert menu["t1-moon-research"]["selected"] and not menu["t1-moon-bottom"]["selected"]
+    assert "t1-moon-skip" not in menu  # more than one tile lies at the moon
     assert t.flip("red-1", symbol="research")["verdict"] == "accepted"
     tile = t.game.player("red").research
     assert tile is not None and t.timer("red", 1).symbol == "research"

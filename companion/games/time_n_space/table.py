@@ -662,9 +662,13 @@ class TimeNSpaceReferee:
             mode = "skip" if forfeit else mode
             top = pile[0].stage2 if pile else None
             top_label = f"{_TYPE[top.type]} II" if top is not None else "no tile"
-            for key, label in (("research", f"Take the top tile ({top_label}) into the research plant"),
-                               ("bottom", "Put the top tile under the pile"),
-                               ("skip", "Skip (only with one or no tile left)")):
+            options = [("research", f"Take the top tile ({top_label}) into the research plant"),
+                       ("bottom", "Put the top tile under the pile"),
+                       ("skip", "Skip: one or no tile is left")]
+            allowed = {"research": bool(pile) and me.research is None, "bottom": bool(pile), "skip": len(pile) <= 1}
+            for key, label in options:
+                if not allowed[key] and mode != key:
+                    continue
                 items.append(MenuItem(f"{pre}-moon-{key}", label, group,
                                       intent=_merge(intent, node, moon=key, forfeit=False), selected=mode == key))
             return items
