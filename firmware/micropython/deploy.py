@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Copy the MicroPython node program onto a board with mpremote.
+
+Runs on your computer (CPython 3.11+, standard library; ``pip install
+mpremote``). It stages exactly the files the board needs::
+
+    :boot.py :main.py :board.py :nodeapp.py :config.py
+    :lib/companion/__init__.py            (empty: the hub's package is not needed)
+    :lib/companion/core/{__init__,sand,protocol,node,debounce,leds}.py
+    :lib/umqtt/simple.py, robust.py       (Wi-Fi nodes, by `mpremote mip install`)
+
+and runs the mpremote commands, one per step, stopping at the first failure.
+``--dry-run`` prints the commands and leaves the staged copy for inspection.
+
+    python3 firmware/micropython/deploy.py --config my-config.py --port /dev/ttyACM0
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+CORE = REPO / "companion" / "core"
+CORE_FILES = ("__init__.py", "sand.py", "protocol.py", "node.py", "debounce.py", "leds.py")
+APP_FILES = ("boot.py", "main.py", "board.py", "nodeapp.py")
+
+
+class DeployError(Exception):
+    """Something the user must fix before flashing; the message says what."""
+
+
+def read_config(path: Path) -> dict:
+    """The CONFIG dict of a config.py, read without running it on this computer."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except OSError as exc:
+        raise DeployError(f"config {str(path)!r} cannot be read ({exc.strerror})") from None
+    except SyntaxError as exc:
+        raise DeployError(f"config {path} is not valid Python: line {exc.lineno}: {exc.msg}") from None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "CONFIG" for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                raise DeployError(f"config {path}: CONFIG must be a plain dict of literals") from None
+            if not isinstance(value, dict):
+                raise DeployError(f"config {path}: CONFIG must be a dict")
+            return value
+    raise DeployError(f"config {path} defines no CONFIG")
+
+
+def check(config: dict) -> dict:
+    """Check the config with the node's own rules (nodeapp.check_config) before it goes on the board."""
+    sys.path.insert(0, str(REPO))
+    sys.path.insert(0, str(HERE))
+    try:
+        import nodeapp
+    finally:
+        sys.path.remove(str(HERE))
+        sys.path.remove(str(REPO))
+    try:
+        return nodeapp.check_config(config)
+    except nodeapp.ConfigError as exc:
+        raise DeployError(str(exc)) from None
+
+
+def stage(config_path: Path, into: Path) -> list[Path]:
+    """Lay out the board's files under ``into``; return them relative to it."""
+    lib = into / "lib" / "companion" / "core"
+    lib.mkdir(parents=True)
+    (into / "lib" / "companion" / "__init__.py").write_text("")
+    for name in CORE_FILES:
+        shutil.copy(CORE / name, lib / name)
+    for name in APP_FILES:
+        shutil.copy(HERE / name, into / name)
+    shutil.copy(config_path, into / "config.py")
+    return sorted(p.relative_to(into) for p in into.rglob("*.py"))
+
+
+def commands(mpremote: str, port: str | None, staged: Path, files: list[Path], *, mip: bool) -> list[list[str]]:
+    """The mpremote invocations, in order."""
+    base = [mpremote] + (["connect", port] if port else [])
+    out = []
+    if mip:
+        out.append(base + ["mip", "install", "umqtt.simple"])
+        out.append(base + ["mip", "install", "umqtt.robust"])
+    dirs = sorted({parent for p in files for parent in p.parents if parent != Path(".")},
+                  key=lambda d: (len(d.parts), d.as_posix()))
+    for d in dirs:
+        parent, name = "/" + d.parent.as_posix().strip("."), d.name
+        parent = parent.rstrip("/") or "/"
+        out.append(base + ["exec", f'import os; os.mkdir("/{d.as_posix()}") if "{name}" not in os.listdir("{parent}") '
+                                   'else None'])
+    for f in files:
+        out.append(base + ["fs", "cp", str(staged / f), f":{f.as_posix()}"])
+    out.append(base + ["reset"])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Copy the sandtimer node program to a MicroPython board.")
+    parser.add_argument("--config", type=Path, required=True, help="your config.py (from config.example.py)")
+    parser.add_argument("--port", help="serial port, e.g. /dev/ttyACM0 (default: mpremote's auto-detection)")
+    parser.add_argument("--mpremote", default="mpremote", help="the mpremote command")
+    parser.add_argument("--no-mip", action="store_true", help="do not install umqtt (USB-serial nodes need none)")
+    parser.add_argument("--dry-run", action="store_true", help="stage the files and print the commands only")
+    args = parser.parse_args(argv)
+    try:
+        cfg = check(read_config(args.config))
+        if not args.dry_run and shutil.which(args.mpremote) is None:
+            raise DeployError(f"{args.mpremote} not found: pip install mpremote")
+    except DeployError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    staged = Path(tempfile.mkdtemp(prefix="companion-node-"))
+    files = stage(args.config, staged)
+    mip = cfg["link"] == "wifi" and not args.no_mip
+    steps = commands(args.mpremote, args.port, staged, files, mip=mip)
+    print(f"node {cfg['node_id']} ({cfg['board']}, link {cfg['link']}): {len(files)} files staged in {staged}")
+    for step in steps:
+        print("$ " + shlex.join(step))
+        if args.dry_run:
+            continue
+        result = subprocess.run(step)
+        if result.returncode != 0:
+            print(f"error: the step above failed (exit {result.returncode}); is the board plugged in and the "
+                  "serial bridge stopped?", file=sys.stderr)
+            return 1
+    if not args.dry_run:
+        shutil.rmtree(staged)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
