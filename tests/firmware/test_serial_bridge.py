@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import sys
 import time
 import tty
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from companion.core import protocol
+from companion.core.node import NodeCore
 from companion.errors import ConfigError
 from companion.serial_bridge import (
     SerialBridge,
@@ -23,6 +25,7 @@ from companion.serial_bridge import (
     serial_bridge,
 )
 from tests.conftest import wait_until
+from tests.firmware.conftest import REPO
 
 
 class FakeUsbNode:
@@ -186,6 +189,57 @@ def test_unplug_mid_line_marks_node_offline_and_replug_resumes(bridge, usb, tabl
     rec.wait_for(3, suffix="/status")
     assert [m["kind"] for m in rec.payloads("/status")] == ["online", "offline", "online"]
     assert bridge.stats["opened"] == 2 and bridge.stats["vanished"] == 1
+
+
+class PtyPort:
+    """The node end of the pty, shaped like firmware/micropython/board.UsbSerial."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buf = b""
+
+    def read_line(self) -> bytes | None:
+        if select.select([self.fd], [], [], 0)[0]:
+            self.buf += os.read(self.fd, 4096)
+        if b"\n" in self.buf:
+            line, self.buf = self.buf.split(b"\n", 1)
+            return line
+        return None
+
+    def write(self, data: bytes) -> None:
+        os.write(self.fd, data)
+
+
+def test_firmware_serial_link_talks_to_the_bridge(bridge, usb, table_id, recorder_factory):
+    """The MicroPython node's own serial link and node core (run here under CPython) through the real bridge."""
+    sys.path.insert(0, str(REPO / "firmware" / "micropython"))
+    try:
+        import nodeapp
+    finally:
+        sys.path.remove(str(REPO / "firmware" / "micropython"))
+    rec = recorder_factory(protocol.table_prefix(table_id) + "/node/ser-1/#")
+    clock = {"t": 1000}
+    core = NodeCore("usb-table", "ser-1", lambda: clock["t"], "0a1b2c3d", sand_ms=8000, node_kind="serial",
+                    firmware=nodeapp.FIRMWARE)
+    link = nodeapp.SerialLink(core, PtyPort(usb.master))
+
+    def spin(until) -> None:
+        deadline = time.monotonic() + 5
+        while not until():
+            assert time.monotonic() < deadline, "the serial link did not get there"
+            clock["t"] += 10
+            link.service(clock["t"])
+            time.sleep(0.005)
+
+    link.publish(core.flip())                  # flipped before the link is up: kept in the outbox
+    spin(lambda: core.connected)
+    events = rec.wait_for(2)
+    assert [e["kind"] for e in events] == ["hello", "flip"] and events[0]["node_kind"] == "serial"
+    assert rec.payloads("/status")[0]["kind"] == "online"
+    rec.publish(protocol.node_topic(table_id, "ser-1", "cmd"),
+                protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="accepted"))
+    spin(lambda: not core.outbox)
+    assert core.last_verdict == "accepted" and core.show() == "accepted" and link.bad_lines == 0
 
 
 def test_two_nodes_on_two_ports(mosquitto, table_id, tmp_path, recorder_factory):
