@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import threading
 
 import pytest
 from companion_node_pi import PiNode, PiNodeConfig, TiltSettings
 
 from companion.core import leds, protocol
 from tests.conftest import wait_until
+from tests.firmware.conftest import REPO
+
+PI_DIR = REPO / "firmware" / "pi"
 
 TILT, BUZZER = 17, 18
 BAR = (5, 6, 13, 19, 26, 16, 20, 21)
@@ -186,3 +194,45 @@ def test_accelerometer_orientation_drives_flips(mosquitto, table_id, mock_pins, 
         assert flips == [1760]  # first still reading at 1610, plus the 150 ms rest window
     finally:
         node.close()
+
+
+def test_main_loop_on_the_default_clock(mosquitto, table_id, mock_pins, recorder_factory):
+    """``run()`` as the service runs it, timed by the pin factory's own clock (no clock injected)."""
+    rec = recorder_factory(protocol.table_prefix(table_id) + "/node/pi-1/#")
+    node = PiNode(_config(mosquitto, table_id)).start()
+    stop = threading.Event()
+    loop = threading.Thread(target=node.run, args=(stop,))
+    loop.start()
+    try:
+        rec.wait_for(1, kind="hello")
+        mock_pins.pin(TILT).drive_low()
+        flip = rec.wait_for(1, kind="flip")[0]
+        assert flip["upper_ms"] == 8000
+        wait_until(lambda: _bar(mock_pins)[7] > 0.9, message="the bar to fill")
+    finally:
+        stop.set()
+        loop.join(5)
+        node.close()
+    assert not loop.is_alive()
+    assert rec.wait_for(2, suffix="/status")[-1]["kind"] == "offline"
+
+
+def test_service_command_starts_and_stops_cleanly(mosquitto, table_id, tmp_path, recorder_factory):
+    """The unit's ExecStart, on mock pins chosen by gpiozero's environment variables; SIGTERM leaves cleanly."""
+    rec = recorder_factory(protocol.table_prefix(table_id) + "/node/pi-9/#")
+    config = tmp_path / "node.toml"
+    config.write_text(f'[node]\nid = "pi-9"\ntable = "{table_id}"\n[broker]\nurl = "{mosquitto.address}"\n'
+                      "[battery]\ngauge = false\n")
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", GPIOZERO_MOCK_PIN_CLASS="mockpwmpin",
+               PYTHONPATH=os.pathsep.join([str(PI_DIR), str(REPO)]))
+    proc = subprocess.Popen([sys.executable, "-m", "companion_node_pi", "--config", str(config)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        hello = rec.wait_for(1, kind="hello", timeout_s=15)[0]
+        assert hello["node_kind"] == "pi" and hello["sand_ms"] == 60000
+        assert rec.payloads("/status")[0]["kind"] == "online"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=15)
+    assert proc.returncode == 0, err
+    assert rec.wait_for(2, suffix="/status")[-1]["kind"] == "offline"
