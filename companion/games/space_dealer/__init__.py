@@ -8,7 +8,10 @@ Public entry points:
   (:func:`load_card_data` loads a corrected copy).
 * :func:`final_score` scores an engine state with the same function as the command.
 * :func:`referee_record` replays a JSON game record (``companion referee space-dealer FILE``).
+* :func:`table_referee` referees a hub table with sandtimer nodes (``table`` module).
 """
+
+from typing import Any
 
 from companion.games.space_dealer.cards import CardData, CardDataError, load_card_data
 from companion.games.space_dealer.engine import (
@@ -28,6 +31,14 @@ from companion.games.space_dealer.scoring import (
     score_record,
 )
 
+
+def table_referee(setup: Any) -> Any:
+    """The hub's referee for a Space Dealer table (imported on demand: the table package loads the hub's types)."""
+    from companion.games.space_dealer.table import table_referee as make
+
+    return make(setup)
+
+
 __all__ = [
     "CardData",
     "CardDataError",
@@ -46,4 +57,5 @@ __all__ = [
     "score_orders",
     "score_record",
     "setup",
+    "table_referee",
 ]

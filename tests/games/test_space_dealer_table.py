@@ -1,0 +1,506 @@
+"""Space Dealer on a hub table: node flips with phone intents, sand running out, sabotage, a Robot Factory's
+third timer, the end by the last marker and replay, all through a real TableSession on a fake clock.
+
+Three players (red, yellow, green); orbital ring: 0 red, 1 neutral, 2 yellow, 3 neutral, 4 green, 5 neutral.
+Seed 0 deals: red's Mine is ``mine-yellow-1`` at unit -2 beside a Generator on the left (units -2 and -1
+are powered); the TechLevel 2 stack starts with a Multi-Mine and a Robot Factory, the TechLevel 3 stack
+with a Sabotage Probe.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.core import protocol as p
+from companion.errors import ConfigError
+from companion.games.base import Accepted, Rejected
+from companion.games.space_dealer import actions as A
+from companion.games.space_dealer import final_score, table_referee
+from companion.games.space_dealer.engine import apply, setup
+from companion.games.space_dealer.state import GameState, Goods, Phase, TimerStatus
+from companion.games.space_dealer.table import SpaceDealerReferee
+from companion.table import events as ev
+from companion.table.referee import Decision, referee_for
+from companion.table.session import TableSession
+from companion.table.state import default_setup, fold
+
+BOOT = "0a1b2c3d"
+PLAYERS = ["red", "yellow", "green"]
+RAISE = {"type": "RaiseTechLevel"}
+
+
+def ok(game: GameState, *actions: object) -> GameState:
+    for action in actions:
+        result = apply(game, action)  # type: ignore[arg-type]
+        assert isinstance(result, Accepted), f"{action}: {result}"
+        game = result.state
+    return game
+
+
+def plan(game: GameState, player: str, card: str) -> GameState:
+    """Lay-out by hand: move ``card`` from a common stack into the player's planning area."""
+    game = replace(game, stack2=tuple(c for c in game.stack2 if c != card),
+                   stack3=tuple(c for c in game.stack3 if c != card))
+    me = game.player(player)
+    return game.with_player(replace(me, planning=me.planning + (card,)))
+
+
+def with_probe(game: GameState, player: str = "yellow") -> GameState:
+    """The player has built a Sabotage Probe at unit -1 and loaded one attack marker, through the engine."""
+    game = plan(game, player, "sabotage-probe-1")
+    return ok(game, A.StartJob(player, 0, A.BuildCard("sabotage-probe-1", -1)), A.TimerRanOut(player, 0),
+              A.StartJob(player, 0, A.UseCard("sabotage-probe-1")), A.TimerRanOut(player, 0))
+
+
+def with_rocket(game: GameState, player: str = "yellow") -> GameState:
+    game = plan(game, player, "interstellar-rocket-1")
+    return ok(game, A.StartJob(player, 0, A.BuildCard("interstellar-rocket-1", -1)), A.TimerRanOut(player, 0),
+              A.StartJob(player, 0, A.UseCard("interstellar-rocket-1")), A.TimerRanOut(player, 0))
+
+
+def cargo(game: GameState, ship: str, field: int, **goods: int) -> GameState:
+    bag = Goods.of(goods)
+    s = game.ship(ship)
+    game = game.with_ship(replace(s, field=field, destination=None, cargo=s.cargo + bag))
+    return replace(game, pool=game.pool - bag)
+
+
+class Table:
+    """A Space Dealer table on a fake clock, driven like the nodes and phones drive the hub."""
+
+    def __init__(self, game: GameState | None = None, *, timers: int = 2, variant: str = "",
+                 players: int = 3) -> None:
+        self.clock = FakeClock(start_s=0.0)
+        self.setup = default_setup("sd", players=players, timers=timers, game="space-dealer", variant=variant,
+                                   seed=0, clock_length_s=30 * 60)
+        self.prepared = game
+        self.session = TableSession(self.setup, clock=self.clock, referee=self.referee())
+        self.seq: Counter[str] = Counter()
+        self.seen: list[tuple[str, dict]] = []
+        self.session.add_listener(lambda kind, data: self.seen.append((kind, data)))
+        for seat in self.setup.seats:
+            self.session.node_message(seat.node, self._msg("hello", t_ms=0, sand_ms=60000,
+                                                           node_kind="sim", firmware="x"))
+
+    def referee(self) -> SpaceDealerReferee:
+        return SpaceDealerReferee(self.setup, game=self.prepared)
+
+    @staticmethod
+    def _msg(kind, **fields):
+        return p.validate("event", dict({"v": 1, "kind": kind, "boot": BOOT}, **fields))
+
+    def _now_ms(self) -> int:
+        return int(round(self.clock.now_s() * 1000))
+
+    def flip(self, node: str, job: dict | None = None, *, ran_out: bool = True) -> dict:
+        """Store ``job`` as the intent of the node, turn it over and return the hub's ack fields."""
+        if job is not None:
+            player = self.session.setup.seat_of(node).player
+            assert self.session.set_intent(player, node, {"job": job}) is None
+        self.seq[node] += 1
+        upper, lower = (60000, 0) if ran_out else (20000, 40000)
+        replies = self.session.node_message(node, self._msg("flip", seq=self.seq[node], t_ms=self._now_ms(),
+                                                            upper_ms=upper, lower_ms=lower))
+        assert replies[0].kind == "ack"
+        return replies[0].fields
+
+    def empty(self, *nodes: str) -> None:
+        for node in nodes:
+            self.seq[node] += 1
+            [ack] = self.session.node_message(node, self._msg("empty", seq=self.seq[node], t_ms=self._now_ms()))
+            assert ack.fields["verdict"] == "accepted"
+
+    def run(self, seconds: float = 60) -> None:
+        self.clock.advance(seconds)
+        self.session.tick()
+
+    def start(self) -> None:
+        assert isinstance(self.session.start_clock(), ev.ClockStarted)
+
+    def act(self, player: str, action: dict):
+        return self.session.player_action(player, action)
+
+    @property
+    def game(self) -> GameState:
+        return self.session.state.game.game
+
+    def menu(self, player: str) -> dict[str, dict]:
+        return {item["id"]: item for item in self.session.player_snapshot(player)["menu"]}
+
+    def item(self, player: str, label: str) -> dict:
+        """The menu item with this id, or the first one with this label."""
+        found = [i for i in self.session.player_snapshot(player)["menu"] if label in (i["id"], i["label"])]
+        assert found, f"no menu item {label!r} for {player}"
+        return found[0]
+
+    def tap(self, player: str, label: str):
+        item = self.item(player, label)
+        if item["intent"] is not None:
+            return self.session.set_intent(player, item["intent"]["node"], item["intent"])
+        return self.session.player_action(player, item["action"])
+
+    def panel(self, title: str, player: str | None = None) -> dict:
+        view = self.session.player_snapshot(player)["view"] if player else self.session.snapshot()["view"]
+        return next(panel for panel in view["panels"] if panel["title"].startswith(title))
+
+    def replays(self) -> bool:
+        """A hub restart rebuilds the same state from the log, with a fresh referee."""
+        events = self.session.log.events()
+        return (fold(self.setup, events, self.session.referee) == self.session.state
+                and fold(self.setup, events, self.referee()) == self.session.state)
+
+
+# --- set-up ----------------------------------------------------------------------------------------------
+
+
+def test_the_registry_finds_the_referee_and_it_refuses_tables_it_cannot_play():
+    referee = referee_for(default_setup("sd", players=3, game="space-dealer"))
+    assert isinstance(referee, SpaceDealerReferee) and referee.experienced
+    assert not table_referee(default_setup("sd", players=3, game="space-dealer", variant="basic")).experienced
+    with pytest.raises(ConfigError, match="no variant"):
+        table_referee(default_setup("sd", players=3, game="space-dealer", variant="turbo"))
+    with pytest.raises(ConfigError, match="3 to 8 players"):
+        table_referee(default_setup("sd", players=2, game="space-dealer"))
+    with pytest.raises(ConfigError, match="Robot Factory"):
+        table_referee(default_setup("sd", players=3, timers=4, game="space-dealer"))
+
+
+def test_the_seeded_setup_is_the_engines():
+    t = Table()
+    assert t.game == setup(PLAYERS, seed=0)
+    assert t.session.snapshot()["view"]["summary"].endswith("waiting for the master clock")
+    assert t.session.player_snapshot("red")["menu"] == []
+
+
+# --- legal and illegal flips -----------------------------------------------------------------------------
+
+ACCEPTED = [
+    ("raise the tech level", "red-1", RAISE),
+    ("use the Mine", "red-1", {"type": "UseCard", "card": "mine-yellow-1"}),
+    ("fly the empty ship anywhere", "red-2", {"type": "MoveShip", "ship": "red", "to": 3}),
+    ("discard a planned card", "yellow-2", {"type": "DiscardCard", "card": "multi-mine-1"}),
+    ("build on a powered unit", "yellow-1", {"type": "BuildCard", "card": "multi-mine-1", "x": -1}),
+    ("build a Generator on the free side", "green-1", {"type": "BuildCard", "card": "generator-2", "x": 2}),
+]
+
+
+def _planned() -> GameState:
+    game = plan(setup(PLAYERS, seed=0), "yellow", "multi-mine-1")
+    green = game.player("green")
+    return game.with_player(replace(green, stack=green.stack[:-2], planning=("generator-2",)))
+
+
+@pytest.mark.parametrize(("what", "node", "job"), ACCEPTED, ids=[a[0] for a in ACCEPTED])
+def test_legal_flips_start_the_job(what, node, job):
+    t = Table(_planned())
+    t.start()
+    assert t.flip(node, job) == {"boot": BOOT, "seq": 1, "verdict": "accepted"}
+    seat = t.setup.seat_of(node)
+    timer = t.game.player(seat.player).timers[seat.index - 1]
+    assert timer.status is TimerStatus.ACTIVE and timer.job is not None
+    assert node not in t.session.intents  # a job is chosen anew for every flip
+    assert t.replays()
+
+
+def _started(t: Table) -> None:
+    t.start()
+
+
+def _raising(t: Table) -> None:
+    t.start()
+    assert t.flip("red-1", RAISE)["verdict"] == "accepted"
+
+
+ILLEGAL = [
+    ("before the master clock", lambda t: None, "red-1", RAISE, "The game has not started"),
+    ("without a job", _started, "red-1", None, "Choose a job for timer 1 on your phone"),
+    ("a job the engine does not know", _started, "red-1", {"type": "Teleport"}, "unknown type 'Teleport'"),
+    ("a card not planned", _started, "red-1", {"type": "BuildCard", "card": "depot-3", "x": -1},
+     "Only cards in your planning area can be built"),
+    ("an unpowered build site", _started, "yellow-1", {"type": "BuildCard", "card": "multi-mine-1", "x": 4},
+     "must stand on a connection supplied by a power plant"),
+    ("the order row over a card", _started, "yellow-1", {"type": "BuildCard", "card": "multi-mine-1", "x": -2},
+     "never in the order row"),
+    ("a used timer space", _raising, "red-2", RAISE, "Another timer already stands on that timer space"),
+    ("a timer still running", _raising, "red-1", RAISE, "Timer 1 is still running its job"),
+    ("a card without a timer space", _started, "red-1", {"type": "UseCard", "card": "generator-3"},
+     "A timer can only be used on a card in your action row"),
+    ("somebody else's ship", _started, "red-1", {"type": "MoveShip", "ship": "green", "to": 1},
+     "You can only move a spaceship you control"),
+]
+
+
+@pytest.mark.parametrize(("what", "before", "node", "job", "reason"), ILLEGAL, ids=[i[0] for i in ILLEGAL])
+def test_illegal_flips_are_refused_with_the_rule(what, before, node, job, reason):
+    t = Table(_planned())
+    before(t)
+    game = t.game
+    ack = t.flip(node, job, ran_out=what != "a timer still running")
+    assert ack["verdict"] == "rejected" and reason in ack["reason"]
+    assert "rulebook" in ack["reason"]  # every reason names its rule
+    assert t.session.refusals[t.setup.seat_of(node).player]["reason"] == ack["reason"]
+    assert t.game == game
+    assert t.replays()
+
+
+def test_a_half_run_timer_is_refused_and_its_sand_running_out_changes_nothing():
+    t = Table()
+    t.start()
+    ack = t.flip("red-1", RAISE, ran_out=False)
+    assert ack["verdict"] == "rejected" and "Let the sand of timer 1 run through" in ack["reason"]
+    t.run(20)
+    t.empty("red-1")
+    assert t.game == setup(PLAYERS, seed=0)
+
+
+def test_a_third_timer_is_refused_without_a_robot_factory():
+    t = Table(timers=3)
+    t.start()
+    ack = t.flip("red-3", RAISE)
+    assert ack["verdict"] == "rejected"
+    assert "Timer 3 works only while you have a Robot Factory built" in ack["reason"]
+    assert "rulebook 5.1b" in ack["reason"]
+
+
+def test_a_build_over_a_rocket_blocked_card_is_refused_and_the_block_shows_on_the_dashboard():
+    t = Table(plan(with_rocket(setup(PLAYERS, seed=0)), "red", "fusion-mine-yellow-2"))
+    t.start()
+    assert isinstance(t.tap("yellow", "rocket on red's yellow Mine"), Decision)
+    assert t.panel("Sabotage and rocket blocks")["lines"] == ["red's yellow Mine blocked by yellow's rocket"]
+    assert "yellow Mine at -2 (BLOCKED by yellow's rocket" in t.panel("Planets")["lines"][0]
+    # a Fusion Mine lies across the action row only, but a blocked card cannot be built over
+    ack = t.flip("red-2", {"type": "BuildCard", "card": "fusion-mine-yellow-2", "x": -2})
+    assert ack["verdict"] == "rejected"
+    assert ack["reason"] == ("The Mine is blocked by an Interstellar Rocket and cannot be built over "
+                             "(rulebook 5.1e, Interstellar Rocket)")
+    # a rocket block can only be cleared by running a timer there; the Mine is not used
+    assert t.flip("red-1", {"type": "UseCard", "card": "mine-yellow-1"})["verdict"] == "accepted"
+    assert "only clears the rocket block" in t.panel("Players")["rows"][0][2]
+    t.run()
+    t.empty("red-1")
+    assert t.game.ship("red").cargo == Goods()
+    assert t.panel("Sabotage and rocket blocks")["lines"] == ["no attacks"]
+    assert t.flip("red-2", {"type": "BuildCard", "card": "fusion-mine-yellow-2", "x": -2})["verdict"] == "accepted"
+    assert t.replays()
+
+
+# --- a job from the phone, applied when the sand runs out ------------------------------------------------
+
+
+def test_a_job_tapped_on_the_phone_starts_at_the_flip_and_applies_when_the_sand_runs_out():
+    t = Table()
+    t.start()
+    menu = t.menu("red")
+    assert menu["t1:RaiseTechLevel"]["intent"] == {"node": "red-1", "job": RAISE}
+    assert not menu["t1:RaiseTechLevel"]["selected"]
+    assert t.tap("red", "t1:RaiseTechLevel") is None
+    assert t.menu("red")["t1:RaiseTechLevel"]["selected"]
+    assert t.tap("red", "t2:UseCard:mine-yellow-1::::") is None
+    assert t.flip("red-1")["verdict"] == "accepted"
+    assert t.flip("red-2")["verdict"] == "accepted"
+    assert t.game.player("red").tech_level == 1
+    assert t.panel("My timers", "red")["lines"] == ["Timer 1: running: raise the tech level",
+                                                    "Timer 2: running: use yellow Mine"]
+    t.run(60)
+    t.empty("red-1", "red-2")
+    red = t.game.player("red")
+    assert red.tech_level == 2 and all(tm.status is TimerStatus.INACTIVE for tm in red.timers)
+    assert t.game.ship("red").cargo == Goods.of(yellow=1)  # no Depot yet: into the ship at the planet
+    assert "red reached tech level 2" in t.panel("Latest")["lines"]
+    # the next free actions: draw two TechLevel 2 cards and keep one
+    assert isinstance(t.tap("red", "draw 2 TechLevel 2 cards"), Decision)
+    assert isinstance(t.tap("red", "keep Robot Factory"), Decision)
+    assert t.game.player("red").planning == ("robot-factory-1",)
+    assert t.game.stack2[-1] == "multi-mine-1"
+    assert t.replays()
+
+
+def test_a_missed_empty_report_is_made_up_by_the_next_full_flip():
+    t = Table()
+    t.start()
+    assert t.flip("red-1", RAISE)["verdict"] == "accepted"
+    t.run(61)
+    assert t.flip("red-1", {"type": "UseCard", "card": "mine-yellow-1"})["verdict"] == "accepted"
+    assert t.game.player("red").tech_level == 2
+    assert [e.action["type"] for e in t.session.log.events() if isinstance(e, ev.GameActed)][-2:] == \
+        ["TimerRanOut", "StartJob"]
+    assert t.replays()
+
+
+def test_free_actions_from_the_phone_use_table_timer_numbers_and_act_for_the_phone_owner_only():
+    t = Table()
+    assert str(t.act("red", {"type": "PlayCard", "card": "depot-3"})).startswith("The game has not started")
+    t.start()
+    assert isinstance(t.act("red", {"type": "PlayCard", "card": "depot-3"}), Decision)
+    refused = t.act("red", {"type": "PlayCard", "player": "green", "card": "depot-1"})
+    assert isinstance(refused, Rejected) and refused.reason == "You can only act for yourself"
+    refused = t.act("red", {"type": "StartJob", "timer": 1, "job": RAISE})
+    assert isinstance(refused, Rejected) and "Jobs start by flipping a sandtimer" in refused.reason
+    refused = t.act("red", {"type": "Sabotage", "target_player": "green", "target_timer": 0})
+    assert isinstance(refused, Rejected) and "1, 2 or 3" in refused.reason
+    assert isinstance(t.act("red", {"type": "PlayCard", "card": "mine-blue-2"}), Decision)
+    refused = t.act("red", {"type": "PlayCard", "card": "mine-green-3"})
+    assert str(refused) == "Your planning area has no free space (rulebook 3.1, Playing Technology Cards)"
+    assert t.session.refusals["red"]["reason"] == str(refused)
+    assert t.game.player("red").planning == ("depot-3", "mine-blue-2")
+    assert t.replays()
+
+
+# --- sabotage on hardware --------------------------------------------------------------------------------
+
+
+def test_a_sabotage_turns_the_target_node_red_and_voids_its_effect():
+    t = Table(with_probe(setup(PLAYERS, seed=0)))
+    t.start()
+    assert "sabotage red's timer 1 (raise the tech level)" not in {i["label"] for i in t.menu("yellow").values()}
+    refused = t.act("yellow", {"type": "Sabotage", "target_player": "red", "target_timer": 1})
+    assert isinstance(refused, Rejected) and "A Sabotage Probe attacks only an active timer" in refused.reason
+    assert t.flip("red-1", RAISE)["verdict"] == "accepted"
+    t.seen.clear()
+    step = t.tap("yellow", "sabotage red's timer 1 (raise the tech level)")
+    assert isinstance(step, Decision) and step.show == (("red-1", "sabotaged"),)
+    assert ("show", {"shows": [("red-1", "sabotaged")]}) in t.seen  # the hub lights the node red
+    assert t.game.player("red").timers[0].sabotaged_by == "yellow"
+    assert "red's timer 1 sabotaged by yellow: runs out with no effect" in t.panel("Sabotage and rocket blocks")[
+        "lines"]
+    assert "SABOTAGED by yellow" in t.panel("My timers", "red")["lines"][0]
+    pool = t.game.attack_pool
+    t.run(60)
+    t.empty("red-1")
+    red = t.game.player("red")
+    assert red.tech_level == 1 and red.timers[0].status is TimerStatus.INACTIVE  # the effect is void
+    assert t.game.attack_pool == pool + 1  # the marker is back in the pool
+    assert "red timer 1 ran out sabotaged by yellow: no effect" in t.panel("Latest")["lines"]
+    assert t.flip("red-1", RAISE)["verdict"] == "accepted"  # the timer can be used again
+    assert t.replays()
+
+
+# --- the Robot Factory's third timer ---------------------------------------------------------------------
+
+
+def test_a_robot_factory_asks_for_a_third_node_which_the_next_unseated_flip_becomes():
+    t = Table()
+    t.start()
+    assert t.flip("red-1", RAISE)["verdict"] == "accepted"
+    t.run()
+    t.empty("red-1")
+    t.tap("red", "draw 2 TechLevel 2 cards")
+    t.tap("red", "keep Robot Factory")
+    assert t.flip("red-1", {"type": "BuildCard", "card": "robot-factory-1", "x": -1})["verdict"] == "accepted"
+    assert t.session.seat_request is None
+    t.run()
+    t.empty("red-1")
+    assert t.session.seat_request == ("red", 3)
+    assert t.session.snapshot()["seat_request"] == {"player": "red", "index": 3}
+    assert len(t.game.player("red").timers) == 3
+    assert "red: flip a new sandtimer to pair it as timer 3" in t.panel("Latest")["lines"]
+    # the next node flipped that has no seat becomes red's timer 3
+    replies = t.session.node_message("spare-7", t._msg("flip", seq=1, t_ms=t._now_ms(), upper_ms=60000,
+                                                        lower_ms=0))
+    assert [r.kind for r in replies] == ["ack", "show", "config"] and replies[0].fields["verdict"] == "accepted"
+    t.seq["spare-7"] = 1
+    assert t.session.setup.seat_of("spare-7").index == 3 and t.session.seat_request is None
+    assert "Timer 3" not in {i["group"].split(":")[0] for i in t.menu("red").values()}
+    # its pairing flip runs out: now the referee knows the node and offers its jobs
+    t.run()
+    t.empty("spare-7")
+    assert t.session.state.game.node_of("red", 3) == "spare-7"
+    assert t.menu("red")["t3:RaiseTechLevel"]["intent"]["node"] == "spare-7"
+    assert t.flip("spare-7", RAISE)["verdict"] == "accepted"
+    assert t.game.player("red").timers[2].status is TimerStatus.ACTIVE
+    t.run()
+    t.empty("spare-7")
+    assert t.game.player("red").tech_level == 3
+    assert fold(t.setup, t.session.log.events(), t.session.referee) == t.session.state
+    restarted = TableSession(t.setup, clock=t.clock, log=t.session.log, referee=t.referee())
+    assert restarted.state == t.session.state and restarted.setup.seat_of("spare-7") is not None
+
+
+# --- the end ------------------------------------------------------------------------------------------------
+
+
+def _last_marker() -> GameState:
+    """Red has placed 9 markers and waits at yellow's planet with the goods of yellow's Mine order."""
+    game = setup(PLAYERS, seed=0)
+    game = game.with_player(replace(game.player("red"), markers_placed=9))
+    return cargo(game, "red", 2, red=1, yellow=1)
+
+
+def test_the_last_victory_point_marker_ends_the_game_and_running_timers_complete():
+    t = Table(_last_marker())
+    t.start()
+    assert t.flip("green-1", {"type": "UseCard", "card": "mine-red-7"})["verdict"] == "accepted"
+    assert t.panel("Orbital ring")["rows"][2] == [2, "yellow's planet", "red, yellow", "-", "red+yellow for 2/1"]
+    assert isinstance(t.tap("red", "deliver red+yellow for 2/1 (yellow's red Mine)"), Decision)
+    assert t.game.phase is Phase.ENDING and t.game.player("red").markers_placed == 10
+    assert t.panel("Orbital ring")["rows"][2] == [2, "yellow's planet", "red, yellow", "red", "-"]
+    assert t.panel("Victory points")["rows"][0] == [1, "red", 2, 10, 0]
+    assert t.session.snapshot()["scores"] is None  # green's timer still runs
+    ack = t.flip("yellow-1", RAISE)
+    assert ack["verdict"] == "rejected" and "The game has ended" in ack["reason"]
+    refused = t.act("yellow", {"type": "PlayCard", "card": "depot-2"})
+    assert isinstance(refused, Rejected) and "The game has ended" in refused.reason
+    t.run()
+    t.empty("green-1")
+    assert t.game.phase is Phase.OVER and t.game.ship("green").cargo == Goods.of(red=1)  # it was still used
+    scores = t.session.snapshot()["scores"]
+    assert scores == final_score(t.game).to_json()
+    # (the 9 markers laid out by hand carry no orders: the score counts the one satisfied here)
+    assert scores == {"players": {"red": {"total": 2, "markers": 1}, "yellow": {"total": 1, "markers": 0},
+                                  "green": {"total": 0, "markers": 0}},
+                      "ranking": ["red", "yellow", "green"], "winners": ["red"]}
+    assert t.session.player_snapshot("red")["menu"] == []
+    assert t.session.snapshot()["view"]["summary"].startswith("Space Dealer: game over \u00b7 red wins")
+    assert t.replays()
+
+
+def test_the_master_clock_running_out_ends_the_game():
+    t = Table()
+    t.start()
+    assert t.flip("red-1", RAISE)["verdict"] == "accepted"
+    t.run(30 * 60 - 1)
+    assert t.game.phase is Phase.RUNNING
+    t.run(1)
+    assert t.game.phase is Phase.ENDING
+    assert t.session.snapshot()["scores"] is None
+    ack = t.flip("red-2", RAISE)
+    assert ack["verdict"] == "rejected" and "master clock has run out" in ack["reason"]  # the session's own rule
+    t.empty("red-1")
+    assert t.game.phase is Phase.OVER and t.game.player("red").tech_level == 2
+    assert t.session.snapshot()["scores"]["winners"] == PLAYERS  # nobody scored: a shared win
+    assert t.replays()
+
+
+# --- pages --------------------------------------------------------------------------------------------------
+
+
+def test_the_dashboard_and_the_phone_pages():
+    t = Table()
+    t.start()
+    view = t.session.snapshot()["view"]
+    assert view["summary"] == "Space Dealer (experienced rules): running \u00b7 red 0, yellow 0, green 0"
+    assert [panel["title"] for panel in view["panels"]] == [
+        "Orbital ring (victory-point track)", "Victory points", "Players", "Sabotage and rocket blocks", "Planets",
+        "Common pool", "Latest"]
+    ring = t.panel("Orbital ring")["rows"]
+    assert [row[1] for row in ring] == ["red's planet", "neutral planet"] * 1 + ["yellow's planet",
+                                                                                 "neutral planet",
+                                                                                 "green's planet",
+                                                                                 "neutral planet"]
+    assert ring[0][2] == "red" and ring[1][4] == "blue+green for 2"  # gizzi-2 lies at field 1
+    mine = t.session.player_snapshot("red")["view"]
+    assert [panel["title"] for panel in mine["panels"]][:5] == ["My timers", "My planning area", "My cards",
+                                                                "My goods", "My planet"]
+    assert t.panel("My planning area", "red")["lines"] == ["0 of 2 spaces used"]
+    assert t.panel("My goods", "red")["lines"] == ["Spaceship at field 0 (red's planet): none (0/8)"]
+    groups = {item["group"] for item in t.session.player_snapshot("red")["menu"]}
+    assert {"Timer 1: next job", "Timer 2: next job", "Plan a card"} <= groups
+    basic = Table(variant="basic")
+    basic.start()
+    assert "Space Dealer (basic game)" in basic.session.snapshot()["view"]["summary"]
+    assert not any(item["intent"] and item["intent"]["job"]["type"] == "DiscardCard"
+                   for item in basic.session.player_snapshot("red")["menu"])
