@@ -350,6 +350,7 @@ class App:
                                                     cfg["accel_flip_g"], cfg["accel_release_g"],
                                                     cfg["accel_still_g"])
         self.pattern = None
+        self.errors = 0
         self._cue = []
         self._cue_start = 0
         self._next_battery = now_ms()
@@ -418,16 +419,43 @@ def build(cfg):
 
 
 def load():
-    import config
-    return check_config(config.CONFIG)
+    """The checked config from config.py on the board."""
+    try:
+        import config
+    except ImportError:
+        raise ConfigError("config.py is missing: copy config.example.py to the board as config.py and edit it")
+    cfg = check_config(getattr(config, "CONFIG", None))
+    if cfg["link"] == "wifi":
+        try:
+            import umqtt.simple  # noqa: F401
+        except ImportError:
+            raise ConfigError("umqtt is not installed: mpremote mip install umqtt.simple umqtt.robust")
+    return cfg
+
+
+def run(app, max_steps=None):
+    """The main loop: step, idle, repeat. An error in one pass is printed and counted, never fatal,
+    because a stopped loop would stop the sand. ``max_steps`` ends it (tests)."""
+    steps = 0
+    while max_steps is None or steps < max_steps:
+        steps += 1
+        try:
+            ms, deep = app.step()
+        except Exception as exc:  # keep the sand running whatever one pass did
+            app.errors += 1
+            print("node step failed: %r" % (exc,))
+            ms, deep = POLL_MS, False
+        app.board.idle(ms, deep)
 
 
 def main():
     """Run the node for ever (main.py calls this)."""
-    app = build(load())
-    while True:
-        ms, deep = app.step()
-        app.board.idle(ms, deep)
+    try:
+        app = build(load())
+    except ConfigError as exc:
+        print(exc)
+        return
+    run(app)
 
 
 def calibrate(seconds=30):

@@ -268,6 +268,24 @@ def check_lightsleep_only_offline_when_allowed():
     assert machine.sleeps == [5]
 
 
+def check_main_loop_survives_a_failing_pass():
+    ms = Ms()
+    app, sta = _wifi_app(ms)
+    real_tilt = app.board.tilt
+    calls = {"n": 0}
+
+    def flaky_tilt():
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(5)   # EIO from a loose wire, once
+        return real_tilt()
+    app.board.tilt = flaky_tilt
+    idles = []
+    app.board.idle = lambda ms_, deep: idles.append(ms_)
+    nodeapp.run(app, max_steps=5)
+    assert app.errors == 1 and len(idles) == 5 and calls["n"] == 5
+
+
 class FakePort:
     def __init__(self):
         self.incoming = []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import configparser
 import csv
+import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -119,3 +121,22 @@ def test_systemd_unit_runs_the_node_and_restarts(tmp_path):
         local.write_text(UNIT.read_text().replace("/opt/companion", str(REPO)))
         result = subprocess.run([analyze, "verify", str(local)], capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, result.stderr
+
+
+def test_calibration_mode_streams_what_the_calibration_tool_reads(tmp_path):
+    """``--calibrate`` output goes straight into hardware/tools/tilt_calibration.py."""
+    spec = importlib.util.spec_from_file_location("tilt_calibration",
+                                                  REPO / "hardware" / "tools" / "tilt_calibration.py")
+    tool = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("tilt_calibration", tool)  # its dataclasses look themselves up there
+    spec.loader.exec_module(sys.modules["tilt_calibration"])
+    tool = sys.modules["tilt_calibration"]
+    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", GPIOZERO_MOCK_PIN_CLASS="mockpwmpin",
+               PYTHONPATH=os.pathsep.join([str(PI), str(REPO)]))
+    result = subprocess.run([sys.executable, "-m", "companion_node_pi", "--config", str(EXAMPLE), "--calibrate", "0.2"],
+                            env=env, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    samples = tool.parse_recording(result.stdout, "calibrate")
+    assert len(samples) >= 5 and all(s["tilt"] == 0 for s in samples)   # pull-up, switch open
+    gaps = [b["t_ms"] - a["t_ms"] for a, b in zip(samples, samples[1:], strict=False)]
+    assert all(5 <= g <= 60 for g in gaps), gaps                        # about one sample per 10 ms
