@@ -147,17 +147,22 @@ def to_pixels(levels, colour=(255, 120, 0), brightness=0.3):
     return out
 
 
-def beeps(pattern):
-    """Buzzer cue when the lights change to ``pattern``: ``[(hz, ms), ...]`` (hz 0 is a rest)."""
+def beeps(pattern, previous=None):
+    """Buzzer cue when the lights change from ``previous`` to ``pattern``: ``[(hz, ms), ...]`` (hz 0 rests).
+
+    Coming back on line is silent: a timer found empty or a game found over
+    after a reconnect did not just run out, so only ``running`` -> ``empty``
+    beeps for the sand and anything but ``offline`` -> ``over`` for the end.
+    """
     if pattern == "accepted":
         return [(2000, 60)]
     if pattern == "rejected":
         return [(400, 150), (0, 80), (400, 150)]
     if pattern == "sabotaged":
         return [(1500, 80), (0, 40), (1000, 80), (0, 40), (600, 120)]
-    if pattern == "empty":
+    if pattern == "empty" and previous == "running":
         return [(1200, 120)]
-    if pattern == "over":
+    if pattern == "over" and previous not in (None, "offline"):
         return [(800, 400)]
     if pattern == "identify":
         return [(2500, 50), (0, 50), (2500, 50)]

@@ -382,7 +382,7 @@ class App:
         pattern = leds.display_pattern(self.core.show(), self.core.battery_mv, self.cfg["low_battery_mv"])
         if pattern != self.pattern:
             if self.pattern is not None:
-                self._cue, self._cue_start = leds.beeps(pattern), now
+                self._cue, self._cue_start = leds.beeps(pattern, self.pattern), now
             self.pattern = pattern
         levels, rgb = leds.frame(pattern, self.core.sand.fraction_left(), now, self.cfg["n_leds"])
         self.board.show(levels, rgb)

@@ -217,6 +217,9 @@ def check_pixels_and_beeps():
     cue = leds.beeps("rejected")
     assert leds.tone_at(cue, 0) == 400 and leds.tone_at(cue, 160) == 0 and leds.tone_at(cue, 300) == 400
     assert leds.tone_at(cue, 10000) == 0 and leds.beeps("running") == []
+    assert leds.beeps("empty", "running") == [(1200, 120)]
+    assert leds.beeps("empty", "offline") == [] and leds.beeps("empty", "paused") == []   # reconnecting is silent
+    assert leds.beeps("over", "running") == [(800, 400)] and leds.beeps("over", "offline") == []
 
 
 def checks():

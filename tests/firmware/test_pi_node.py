@@ -95,6 +95,7 @@ def test_leds_drain_and_show_verdicts_over_time(started, mock_pins, ms):
     node, rec = started
     pin = mock_pins.pin(TILT)
     assert node.step() == "empty" and _bar(mock_pins) == [0.0] * 8
+    assert mock_pins.pin(BUZZER).frequency is None   # the first frame makes no sound
     ms.t = 10_000
     pin.drive_low()
     flips = _steps(node, ms, 10_150)
@@ -119,6 +120,7 @@ def test_leds_drain_and_show_verdicts_over_time(started, mock_pins, ms):
     # the sand runs out at 18 150: an empty event with that time, and the bar is dark
     _steps(node, ms, 18_200)
     assert node.pattern == "empty" and _bar(mock_pins) == [0.0] * 8
+    assert mock_pins.pin(BUZZER).frequency == 1200.0  # ran out 50 ms ago: the 120 ms beep is on
     empty = rec.wait_for(1, kind="empty")
     assert [(e["seq"], e["t_ms"]) for e in empty] == [(2, 18_150)]
 

@@ -146,7 +146,7 @@ class PiNode:
         pattern = leds.display_pattern(self.core.show(), self.core.battery_mv, self.config.low_battery_mv)
         if pattern != self.pattern:
             if self.pattern is not None:
-                self._cue, self._cue_start = leds.beeps(pattern), now
+                self._cue, self._cue_start = leds.beeps(pattern, self.pattern), now
             self.pattern = pattern
         levels, rgb = leds.frame(pattern, self.core.sand.fraction_left(), now, len(self.config.bar_pins))
         if levels != self._bar_levels:
