@@ -161,6 +161,9 @@ class PortLink:
             except (serial.SerialException, OSError) as exc:
                 log.warning("serial port %s went away: %s", self.path, exc)
                 self.bridge.count("vanished")
+            except Exception:  # keep bridging: close, then reopen like after an unplug
+                log.exception("serial port %s failed", self.path)
+                self.bridge.count("errors")
             finally:
                 self._close_port()
             if not self.retry:
@@ -194,7 +197,11 @@ class PortLink:
             elif len(line) > MAX_LINE_BYTES:
                 self.bridge.bad_line(self.path, f"line longer than {MAX_LINE_BYTES} bytes")
             elif line:
-                self._line(line)
+                try:
+                    self._line(line)
+                except Exception as exc:  # one line must never take the port down
+                    log.exception("line from %s could not be handled", self.path)
+                    self.bridge.bad_line(self.path, f"line could not be handled: {exc!r}")
         if len(self._buffer) > MAX_LINE_BYTES and not self._skipping:
             self.bridge.bad_line(self.path, f"line longer than {MAX_LINE_BYTES} bytes")
             self._skipping = True

@@ -312,3 +312,23 @@ def test_command_help_and_usage_errors():
     assert result.exit_code == 2 and "must be VID:PID in hex" in result.output
     result = runner.invoke(serial_bridge, ["--table", "Bad Table", "--port", "/dev/null"])
     assert result.exit_code == 2 and "table id 'Bad Table'" in result.output
+
+
+def test_an_unexpected_failure_on_one_line_is_counted(bridge, usb, table_id, recorder_factory, monkeypatch):
+    rec = recorder_factory(protocol.table_prefix(table_id) + "/node/ser-1/event")
+    _link_up(usb)
+    link = bridge.links[str(usb.link)]
+    real = link.client.publish
+    calls = {"n": 0}
+
+    def flaky(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("boom")
+        return real(*args, **kwargs)
+    monkeypatch.setattr(link.client, "publish", flaky)
+    usb.send(FLIP)
+    wait_until(lambda: bridge.stats["bad_lines"] == 1, message="the failure to be counted")
+    assert "could not be handled: RuntimeError('boom')" in bridge.bad_reasons[-1]
+    usb.send(FLIP)
+    assert rec.wait_for(1) == [FLIP["msg"]] and bridge.node_on(str(usb.link)) == "ser-1"
