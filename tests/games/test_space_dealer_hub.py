@@ -1,0 +1,144 @@
+"""Space Dealer end to end: mosquitto, the hub, simulated sandtimer nodes over MQTT, at 200x speed.
+
+30 game minutes last 9 real seconds and a sandtimer minute 0.3 s. Seed 0 deals a Robot Factory near the
+top of the TechLevel 2 stack and a Sabotage Probe on top of the TechLevel 3 stack, so red can build both.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+from companion.games.space_dealer.state import Phase, TimerStatus
+from companion.hub import HubConfig
+from companion.node.sim import SimNode
+from companion.runtime import RunOptions, Table
+from tests.conftest import wait_until
+
+pytestmark = pytest.mark.broker
+
+
+@pytest.fixture
+def table(mosquitto, table_id):
+    options = RunOptions(hub=HubConfig(table=table_id, game="space-dealer", players=3, timers=2, time_scale=200,
+                                       clock_minutes=30),
+                         broker_url=str(mosquitto.address), http_port=None, heartbeat_s=0.5)
+    table = Table(options).start()
+    try:
+        assert table.fleet.wait_connected(10)
+        session = table.app.extensions["companion.session"]
+        wait_until(lambda: all(info.online for info in session.nodes.values()), timeout_s=10,
+                   message="all simulated nodes online")
+        yield table
+    finally:
+        table.stop()
+
+
+def api(table: Table, path: str, body: dict | None = None) -> tuple[int, dict]:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(table.url.rstrip("/") + path, data=data, method="GET" if body is None else "POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as res:
+            return res.status, json.loads(res.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def act(table: Table, player: str, action: dict) -> None:
+    status, body = api(table, f"/api/players/{player}/action", {"action": action})
+    assert status == 200 and body["ok"], body
+
+
+def flip(table: Table, node: str, job: dict) -> tuple[str, str]:
+    """Choose the job on the phone page, turn the simulated node over and wait for the hub's verdict."""
+    session = table.app.extensions["companion.session"]
+    player = session.setup.seat_of(node).player
+    status, body = api(table, f"/api/players/{player}/intent", {"node": node, "intent": {"job": job}})
+    assert status == 200, body
+    sim = table.fleet.nodes[node]
+    sim.flip()
+    wait_until(lambda: not any(kind == "flip" for _, kind, _ in sim.core.outbox), timeout_s=5,
+               message=f"the verdict on {node}")
+    return sim.core.last_verdict, sim.core.last_reason
+
+
+def done(table: Table, *nodes: str) -> None:
+    """Wait until the engine has applied these timers' jobs (their nodes reported the sand ran out)."""
+    session = table.app.extensions["companion.session"]
+
+    def free() -> bool:
+        game = session.state.game.game
+        for node in nodes:
+            seat = session.setup.seat_of(node)
+            if game.player(seat.player).timers[seat.index - 1].status is not TimerStatus.INACTIVE:
+                return False
+        return True
+
+    wait_until(free, timeout_s=5, message=f"the sand of {', '.join(nodes)} to run out")
+
+
+def test_a_game_on_the_hub_with_a_third_timer_and_a_sabotage_that_turns_a_node_red(table):
+    session = table.app.extensions["companion.session"]
+    assert session.referee.game == "space-dealer"
+    verdict, reason = flip(table, "red-1", {"type": "RaiseTechLevel"})
+    assert verdict == "rejected" and "The game has not started" in reason
+    session.start_clock()
+
+    # red raises the tech level and builds a second Generator; yellow breaks a rule
+    act(table, "red", {"type": "PlayCard", "card": "generator-4"})
+    assert flip(table, "red-1", {"type": "RaiseTechLevel"}) == ("accepted", "")
+    assert flip(table, "red-2", {"type": "BuildCard", "card": "generator-4", "x": 2}) == ("accepted", "")
+    verdict, reason = flip(table, "yellow-1", {"type": "BuildCard", "card": "depot-2", "x": 0})
+    assert verdict == "rejected" and "Only cards in your planning area can be built" in reason
+    done(table, "red-1", "red-2")
+
+    # level 2: a Robot Factory from the common stack; the hub asks for red's third sandtimer
+    act(table, "red", {"type": "DrawTechCards", "level": 2})
+    act(table, "red", {"type": "KeepDrawnCard", "card": "robot-factory-1"})
+    assert flip(table, "red-1", {"type": "BuildCard", "card": "robot-factory-1", "x": -1}) == ("accepted", "")
+    assert flip(table, "red-2", {"type": "RaiseTechLevel"}) == ("accepted", "")
+    done(table, "red-1", "red-2")
+    assert session.seat_request == ("red", 3)
+    spare = SimNode(session.setup.table, "spare-9", table.broker_address, table.clock, sand_s=60, heartbeat_s=0.5)
+    table.fleet.nodes["spare-9"] = spare.start()
+    assert spare.connected.wait(10)
+    spare.flip()
+    wait_until(lambda: spare.core.last_verdict is not None, timeout_s=5, message="the verdict on the new node")
+    assert session.setup.seat_of("spare-9").index == 3 and spare.core.last_verdict == "accepted"
+    wait_until(lambda: session.state.game.node_of("red", 3) == "spare-9", timeout_s=5,
+               message="the pairing flip of the new node to run out")
+
+    # level 3: a Sabotage Probe, built on the new Generator's connection and loaded by the third timer
+    act(table, "red", {"type": "DrawTechCards", "level": 3})
+    act(table, "red", {"type": "KeepDrawnCard", "card": "sabotage-probe-1"})
+    assert flip(table, "red-1", {"type": "BuildCard", "card": "sabotage-probe-1", "x": 2}) == ("accepted", "")
+    done(table, "red-1")
+    assert flip(table, "spare-9", {"type": "UseCard", "card": "sabotage-probe-1"}) == ("accepted", "")
+    done(table, "spare-9")
+    red = session.state.game.game.player("red")
+    assert red.built_card("sabotage-probe-1").attack_markers == 1
+
+    # green raises the tech level; red sabotages that timer from the phone: the node turns red
+    assert flip(table, "green-1", {"type": "RaiseTechLevel"}) == ("accepted", "")
+    act(table, "red", {"type": "Sabotage", "target_player": "green", "target_timer": 1})
+    green_1 = table.fleet.nodes["green-1"]
+    wait_until(lambda: green_1.show() == "sabotaged", timeout_s=2, message="green-1 to show sabotaged")
+    dashboard = api(table, "/api/state")[1]["view"]
+    attacks = next(p for p in dashboard["panels"] if p["title"] == "Sabotage and rocket blocks")
+    assert "green's timer 1 sabotaged by red: runs out with no effect" in attacks["lines"]
+    done(table, "green-1")
+    assert green_1.show() != "sabotaged"
+    game = session.state.game.game
+    assert game.player("green").tech_level == 1  # the effect was voided
+    assert game.player("green").timers[0].sabotaged_by is None
+
+    # the master clock runs out; nothing runs any more, so the score is final at once
+    wait_until(lambda: session.state.game.game.phase is Phase.OVER, timeout_s=12,
+               message="the master clock to run out")
+    scores = api(table, "/api/state")[1]["scores"]
+    assert scores == {"players": {name: {"total": 0, "markers": 0} for name in ("red", "yellow", "green")},
+                      "ranking": ["red", "yellow", "green"], "winners": ["red", "yellow", "green"]}
