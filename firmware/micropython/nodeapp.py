@@ -242,6 +242,11 @@ class MqttLink:
     def _failed(self, now):
         self.failures += 1
         self.attempts += 1
+        if self.wifi_started_ms is not None:
+            try:
+                self.wlan.disconnect()  # stop the half-done attempt before the next one
+            except (OSError, AttributeError):
+                pass
         self.wifi_started_ms = None
         self.next_try_ms = now + backoff_ms(self.attempts, self.cfg["backoff_base_ms"], self.cfg["backoff_cap_ms"],
                                             self.rand())

@@ -184,6 +184,7 @@ def check_wifi_retries_back_off():
     # each attempt waits 15 s for Wi-Fi, then 1 s, 2 s, 4 s, 4 s ... before the next
     assert len(sta.connects) == 5, len(sta.connects)
     assert app.link.attempts == 4 and not app.link.is_up()
+    assert sta.disconnects == 4                # each timed-out attempt is stopped before the next
 
 
 def check_broker_drop_reconnects_and_resends():

@@ -21,6 +21,9 @@ class WLAN:
     def connect(self, ssid, password):
         self.connects.append(ssid)
 
+    def disconnect(self):
+        self.disconnects = getattr(self, "disconnects", 0) + 1
+
     def isconnected(self):
         return state["reachable"] and bool(self.connects)
 
