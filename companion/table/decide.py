@@ -18,7 +18,7 @@ REASON_CLOCK_ABORTED = "The game was ended early: no sandtimer may be started an
 REASON_PAUSED = "The master clock is paused: wait until it is resumed"
 
 
-def flip_refusal(state: TableState, *, at_s: float) -> str:
+def flip_refusal(state: TableState, *, at_s: float, rules_decide_end: bool = False) -> str:
     """Why a flip at ``at_s`` breaks the table's clock rules, or "" when it does not.
 
     ``at_s`` is when the node was flipped, which may be before the report arrived
@@ -29,7 +29,8 @@ def flip_refusal(state: TableState, *, at_s: float) -> str:
     if clock.phase == "aborted" and at_s >= since:
         return REASON_CLOCK_ABORTED
     expires = clock.expires_at_s
-    if (clock.phase == "expired" and at_s >= since) or (expires is not None and at_s >= expires):
+    if ((clock.phase == "expired" and at_s >= since) or (expires is not None and at_s >= expires)) \
+            and not rules_decide_end:
         return REASON_CLOCK_OVER
     if clock.phase == "paused" and at_s >= since:
         return REASON_PAUSED
@@ -37,9 +38,9 @@ def flip_refusal(state: TableState, *, at_s: float) -> str:
 
 
 def decide_flip(state: TableState, *, node: str, at_s: float, upper_s: float,
-                lower_s: float) -> ev.TimerFlipped | ev.FlipRefused:
+                lower_s: float, rules_decide_end: bool = False) -> ev.TimerFlipped | ev.FlipRefused:
     """A node reports a flip: accept it, or record it as refused with the reason."""
-    reason = flip_refusal(state, at_s=at_s)
+    reason = flip_refusal(state, at_s=at_s, rules_decide_end=rules_decide_end)
     if reason:
         return ev.FlipRefused(node, at_s, upper_s, lower_s, reason)
     return ev.TimerFlipped(node, at_s, upper_s, lower_s)

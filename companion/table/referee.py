@@ -84,7 +84,11 @@ Step = Decision | Rejected
 
 
 class TableReferee(Protocol):
-    """The rules of one game as the table session consults them."""
+    """The rules of one game as the table session consults them.
+
+    A referee may set ``rules_decide_end = True`` to judge flips made after the
+    master clock ran out itself (otherwise the table refuses them).
+    """
 
     game: str
 

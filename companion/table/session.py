@@ -324,7 +324,8 @@ class TableSession:
         assert seat is not None
         if msg.kind == "flip":
             event = decide.decide_flip(self._state, node=info.node, at_s=at,
-                                       upper_s=msg.upper_ms / 1000.0, lower_s=msg.lower_ms / 1000.0)
+                                       upper_s=msg.upper_ms / 1000.0, lower_s=msg.lower_ms / 1000.0,
+                                       rules_decide_end=getattr(self.referee, "rules_decide_end", False))
             step: Decision | Rejected = Decision(self._state.game)
             if isinstance(event, ev.TimerFlipped):
                 step = self.referee.timer_flipped(self._state.game, seat, intent=self.intents.get(info.node),

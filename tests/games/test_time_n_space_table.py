@@ -426,7 +426,9 @@ def test_a_short_introductory_game_ends_with_the_scoring(caplog):
     assert t.flip("yellow-1", forfeit=True)["verdict"] == "accepted"
     t.run(720 - t.clock.now_s())
     assert t.game.phase == "ending"
-    assert "master clock has run out" in t.flip("green-1")["reason"]
+    # flipping a finished timer now lifts it (here forfeiting its action) but places nothing ("End of the Game")
+    assert t.flip("green-1", forfeit=True)["verdict"] == "accepted"
+    assert t.timer("green", 1).symbol is None
     assert t.session.snapshot()["scores"] is None
     assert "finish" in t.menu("green")
     t.run(40)

@@ -12,6 +12,7 @@ import pytest
 
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
+from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -157,4 +158,58 @@ def test_dashboard_plays_cues_after_one_tap(browser, mosquitto, table_id, tmp_pa
         while "warning" not in cues.engine.disabled:
             assert _time.monotonic() < deadline, "the switch did not reach the hub"
             _time.sleep(0.05)
+        page.close()
+
+
+def test_pause_and_resume_stop_and_restart_the_sand_on_nodes(browser, mosquitto, table_id):
+    with start(mosquitto, table_id, players=2, timers=1, time_scale=10.0) as table:
+        page = browser.new_page()
+        page.goto(table.url)
+        page.wait_for_selector(".timer[data-node='red-1'] .node-state:text('online')")
+        page.click("button[data-clock='start']")
+        node = table.fleet.nodes["red-1"]
+        node.flip()
+        wait_until(lambda: node.core.last_verdict == "accepted", message="the flip is accepted")
+        page.click("button[data-clock='pause']")
+        wait_until(lambda: node.show() == "paused", message="the node shows the pause")
+        frozen = node.core.sand.upper_ms()
+        page.wait_for_timeout(400)  # four game seconds
+        assert node.core.sand.upper_ms() == frozen, "the sand stands still while paused"
+        shown = page.inner_text(".timer[data-node='red-1'] .timer-state")
+        page.wait_for_timeout(300)
+        assert page.inner_text(".timer[data-node='red-1'] .timer-state") == shown
+        page.click("button[data-clock='resume']")
+        wait_until(lambda: node.show() == "running", message="the node runs again")
+        page.wait_for_selector("#clock-phase:text('running')")
+        wait_until(lambda: node.core.sand.upper_ms() < frozen - 1000, message="the sand flows again")
+        page.close()
+
+
+def test_end_of_game_screen_shows_the_scores(browser, mosquitto, table_id):
+    sheet = {"players": {
+        "red": {"collected": [{"color": "gray", "value": 2, "from": "yellow"}], "bonus": [], "above": []},
+        "yellow": {"collected": [{"color": "blue", "value": 1, "from": "red"},
+                                 {"color": "blue", "value": 1, "from": "green"}], "bonus": [], "above": []},
+        "green": {"collected": [], "bonus": [], "above": []}}}
+    with start(mosquitto, table_id, game="time-n-space", variant="light", players=3, timers=2,
+               time_scale=720.0) as table:
+        session = table.app.extensions["companion.session"]
+        session.start_clock()
+        wait_until(lambda: session.state.clock.phase == "expired", message="the master clock runs out")
+        result = session.player_action("red", {"type": "score-sheet", "sheet": sheet})
+        assert getattr(result, "ok", True), result
+        page = browser.new_page()
+        page.goto(table.url)
+        page.wait_for_selector("#scores:not([hidden])")
+        assert "yellow wins with 4 points." in page.inner_text("#scores")
+        page.click("#scores a")
+        page.wait_for_selector("#score-table")
+        rows = page.locator("#score-table tr[data-player]")
+        assert rows.count() == 3
+        assert page.inner_text("#score-table tr.winner td:nth-child(2)") == "yellow"
+        assert page.inner_text("#explanation") == "yellow wins with 4 points."
+        assert page.locator(".breakdown[data-player='yellow']").count() == 1
+        screenshot(page, "end-of-game")
+        page.emulate_media(media="print")
+        assert page.eval_on_selector("a[download]", "e => getComputedStyle(e.parentElement).display") == "none"
         page.close()

@@ -238,6 +238,8 @@ class TimeNSpaceReferee:
     """Time 'n' Space refereed at a hub table (see the module docstring)."""
 
     game = GAME
+    rules_decide_end = True
+    """A finished sandtimer may still be lifted after the master clock ran out ("End of the Game")."""
 
     def __init__(self, setup: TableSetup) -> None:
         variant = setup.variant or "intro"
