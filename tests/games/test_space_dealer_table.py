@@ -173,7 +173,9 @@ def test_the_seeded_setup_is_the_engines():
     t = Table()
     assert t.game == setup(PLAYERS, seed=0)
     assert t.session.snapshot()["view"]["summary"].endswith("waiting for the master clock")
-    assert t.session.player_snapshot("red")["menu"] == []
+    assert {i["group"] for i in t.session.player_snapshot("red")["menu"]} == {
+        "Start (secret until the clock starts): Generator and first Mine"}
+    assert Table(setup(PLAYERS, seed=1)).session.player_snapshot("red")["menu"] == []  # laid out by hand
 
 
 # --- legal and illegal flips -----------------------------------------------------------------------------
@@ -504,3 +506,71 @@ def test_the_dashboard_and_the_phone_pages():
     assert "Space Dealer (basic game)" in basic.session.snapshot()["view"]["summary"]
     assert not any(item["intent"] and item["intent"]["job"]["type"] == "DiscardCard"
                    for item in basic.session.player_snapshot("red")["menu"])
+
+
+# --- a build that lost its site, undo ---------------------------------------------------------------------
+
+
+def test_a_build_whose_site_was_taken_waits_for_a_site_or_is_given_up_on_the_phone():
+    game = plan(plan(setup(PLAYERS, seed=0), "red", "multi-mine-1"), "red", "mining-complex-red-1")
+    t = Table(game)
+    t.start()
+    assert t.flip("red-1", {"type": "BuildCard", "card": "multi-mine-1", "x": -1})["verdict"] == "accepted"
+    assert t.flip("red-2", {"type": "BuildCard", "card": "mining-complex-red-1", "x": -1})["verdict"] == "accepted"
+    t.run()
+    t.empty("red-1", "red-2")
+    assert t.game.player("red").timers[1].status is TimerStatus.USABLE
+    assert t.panel("My timers", "red")["lines"][1] == \
+        "Timer 2: done: build red Mining Complex at unit -1, choose a build site"
+    ack = t.flip("red-2", RAISE)
+    assert ack["verdict"] == "rejected" and "still holds the finished build of red Mining Complex" in ack["reason"]
+    group = {i["label"]: i for i in t.session.player_snapshot("red")["menu"]
+             if i["group"] == "Timer 2: place red Mining Complex"}
+    assert list(group) == ["give the build up"]  # no powered unit is free
+    assert group["give the build up"]["action"] == {"type": "AbandonJob", "timer": 2}
+    assert isinstance(t.tap("red", "give the build up"), Decision)
+    red = t.game.player("red")
+    assert red.timers[1].status is TimerStatus.INACTIVE and red.planning == ("mining-complex-red-1",)
+    assert t.replays()
+
+
+def test_undo_takes_back_a_free_action_and_the_log_still_replays():
+    t = Table()
+    t.start()
+    assert isinstance(t.act("red", {"type": "PlayCard", "card": "depot-3"}), Decision)
+    assert t.session.undo_preview() == "red planned Depot"
+    t.session.undo()
+    assert t.game.player("red").planning == ()
+    assert t.replays()
+
+
+# --- the secret start choice -------------------------------------------------------------------------------
+
+
+def test_before_the_clock_each_player_picks_the_generator_side_and_first_mine_in_secret():
+    t = Table()
+    menu = t.session.player_snapshot("red")["menu"]
+    assert [i["label"] for i in menu] == ["Generator left, blue Mine", "Generator left, green Mine",
+                                          "Generator left, yellow Mine", "Generator right, blue Mine",
+                                          "Generator right, green Mine", "Generator right, yellow Mine"]
+    assert [i["label"] for i in menu if i["selected"]] == ["Generator left, yellow Mine"]  # as dealt
+    assert isinstance(t.tap("red", "Generator right, blue Mine"), Decision)
+    assert isinstance(t.tap("green", "Generator left, green Mine"), Decision)
+    red, green = t.game.player("red"), t.game.player("green")
+    assert red.plants == ((), ("generator-3",)) and [(b.card, b.x) for b in red.built] == [("mine-blue-2", 2)]
+    assert "mine-yellow-1" in red.stack
+    assert [b.card for b in green.built] == ["mine-green-9"]
+    assert [i["label"] for i in t.session.player_snapshot("red")["menu"] if i["selected"]] == \
+        ["Generator right, blue Mine"]
+    assert t.panel("Planets")["lines"] == [
+        "red: start chosen (secret until the master clock starts)",
+        "yellow: choosing where to start (secret until the master clock starts)",
+        "green: start chosen (secret until the master clock starts)"]
+    refused = t.act("yellow", {"type": "start_choice", "side": "up", "mine": "red"})
+    assert str(refused) == "yellow: the Generator goes 'left' or 'right' of the planet (rulebook 2, Setup)"
+    t.start()
+    assert t.panel("Planets")["lines"][0] == "red: right: Generator; blue Mine at 2 (order blue+green for 2/1)"
+    refused = t.act("red", {"type": "start_choice", "side": "left", "mine": "green"})
+    assert isinstance(refused, Rejected) and "before the game starts" in refused.reason
+    assert t.flip("red-1", {"type": "UseCard", "card": "mine-blue-2"})["verdict"] == "accepted"
+    assert t.replays()

@@ -42,6 +42,7 @@ from companion.games.space_dealer.engine import (
     R_JOB,
     R_SETUP,
     SetupError,
+    Start,
     apply,
     final_score,
     planning_capacity,
@@ -85,6 +86,8 @@ class DealerTable:
     """The master clock has started the game."""
     nodes: tuple[tuple[str, int, str], ...] = ()
     """(player, timer number, node) of every sandtimer the referee knows."""
+    starts: tuple[tuple[str, str, str], ...] = ()
+    """(player, Generator side, colour of the first Mine): the secret start choices made before the clock."""
     seats_asked: tuple[tuple[str, int], ...] = ()
     """(player, timer number) the referee asked the hub to pair a node for (Robot Factories)."""
     last: tuple[str, ...] = ()
@@ -312,6 +315,8 @@ class SpaceDealerReferee:
     def _step(self, state: DealerTable, action: dict[str, Any]) -> tuple[DealerTable, list[str], tuple[str, int] | None] | Rejected:
         """Apply one logged action: (new state, notes, a seat to ask for). The only place the state changes."""
         kind = action.get("type")
+        if kind == "start_choice":
+            return self._start_choice(state, action)
         if kind == "table_started":
             note = "the master clock started: the game is on"
             return replace(state, started=True, last=_keep(state.last, [note])), [note], None
@@ -341,6 +346,24 @@ class SpaceDealerReferee:
         if asked:
             notes.append(f"{asked[0]}: flip a new sandtimer to pair it as timer {asked[1]}")
         return replace(state, game=game, seats_asked=seats_asked, last=_keep(state.last, notes)), notes, asked
+
+    def _start_choice(self, state: DealerTable, action: dict[str, Any]) -> tuple[DealerTable, list[str], None] | Rejected:
+        """A player's secret start (rulebook 2): the table is set up again with every choice made so far."""
+        if state.started:
+            return Rejected("The Generator and the first Mine are chosen before the game starts", R_SETUP)
+        if self._game is not None:
+            return Rejected("This table was laid out by hand: its start cannot be chosen again", R_SETUP)
+        player, side, mine = action.get("player"), action.get("side", "left"), action.get("mine", "")
+        if not all(isinstance(v, str) for v in (player, side, mine)):
+            return Rejected("A start choice names the Generator's side and the colour of the first Mine", R_SETUP)
+        starts = tuple(c for c in state.starts if c[0] != player) + ((player, side, mine),)
+        try:
+            game = new_game(list(self.setup.players), seed=self.setup.seed, experienced=self.experienced,
+                            starts={p: Start(side=sd, mine=m) for p, sd, m in starts})
+        except SetupError as exc:
+            return Rejected(str(exc).removesuffix(f" ({R_SETUP})"), R_SETUP)
+        note = f"{player} chose where to start"
+        return replace(state, game=game, starts=starts, last=_keep(state.last, [note])), [note], None
 
     def _run(self, state: DealerTable, actions: Iterable[Any]) -> Step:
         """Apply actions (engine actions or bookkeeping JSON) in order: all of them, or a rejection."""
@@ -430,11 +453,13 @@ class SpaceDealerReferee:
 
     # --- phones ----------------------------------------------------------------------------------
     def player_action(self, state: DealerTable, player: str, action: dict[str, Any]) -> Step:
-        if not state.started:
-            return Rejected("The game has not started: start the master clock first", R_START)
         if not isinstance(action, dict):
             return Rejected("An action is an object with a \"type\"", R_JOB)
         kind = action.get("type")
+        if kind == "start_choice":
+            return self._run(state, [dict(action, player=player)])
+        if not state.started:
+            return Rejected("The game has not started: start the master clock first", R_START)
         if kind in ("StartJob", "TimerRanOut", "MasterClockExpired"):
             return Rejected("Jobs start by flipping a sandtimer, and time comes from the timers and the master "
                             "clock", R_JOB)
@@ -461,8 +486,10 @@ class SpaceDealerReferee:
     def menu(self, state: DealerTable, player: str, *, intents: dict[str, dict[str, Any]]) -> list[MenuItem]:
         game = state.game
         me = game.player(player)
-        if me is None or not state.started or game.phase is Phase.OVER:
+        if me is None or game.phase is Phase.OVER:
             return []
+        if not state.started:
+            return self._start_items(state, me)
         items: list[MenuItem] = []
         if game.phase is Phase.RUNNING:
             for t in range(len(me.timers)):
@@ -475,6 +502,22 @@ class SpaceDealerReferee:
         if game.phase is Phase.RUNNING:
             items += self._free_items(game, me)
         return items
+
+    def _start_items(self, state: DealerTable, me: PlayerState) -> list[MenuItem]:
+        """Before the clock: the secret start choice, Generator side and first Mine (rulebook 2)."""
+        if self._game is not None:
+            return []
+        game = state.game
+        chosen = next(((sd, m) for p, sd, m in state.starts if p == me.name), None)
+        first = game.cards[me.built[0].card].colour if me.built else ""
+        current = chosen or ("left", first)
+        colours = sorted({game.cards[c].colour for c in (*me.stack, *(b.card for b in me.built))
+                          if game.cards[c].type == "Mine"})
+        group = "Start (secret until the clock starts): Generator and first Mine"
+        return [MenuItem(f"start:{side}:{colour}", f"Generator {side}, {colour} Mine", group,
+                         action={"type": "start_choice", "side": side, "mine": colour},
+                         selected=(side, colour) == current)
+                for side in ("left", "right") for colour in colours]
 
     def _job_items(self, game: GameState, me: PlayerState, t: int, node: str,
                    intent: dict[str, Any] | None) -> list[MenuItem]:
@@ -693,6 +736,10 @@ class SpaceDealerReferee:
                          f"{field_text(game, ship.field if ship else None)}: {goods_text(ship.cargo if ship else Goods())}",
                          goods_text(depot.stored) if depot else "-"])
         built = [f"{p.name}: " + "; ".join(_built_text(game, p)) for p in game.players]
+        if not state.started:
+            chosen = {p for p, _, _ in state.starts}
+            built = [f"{p.name}: " + ("start chosen" if p.name in chosen else "choosing where to start")
+                     + " (secret until the master clock starts)" for p in game.players]
         common = [f"Pool: {goods_text(game.pool)}",
                   f"TechLevel 2 stack: {len(game.stack2)} \u00b7 TechLevel 3 stack: {len(game.stack3)}"
                   + (f" \u00b7 order cards: {len(game.order_stack)}" if game.experienced else ""),
