@@ -22,10 +22,16 @@ function clockRemaining() {
   return Math.max(0, c.remaining_s - (hubNow() - snapshot.now_s));
 }
 
-function timerUpper(t) {
-  if (t.phase !== "running" || snapshot.clock.phase === "paused") return t.upper_s;
-  return Math.max(0, t.upper_s - (hubNow() - snapshot.now_s));
+function timerUpper(timer) {
+  if (timer.phase !== "running" || snapshot.clock.phase === "paused") return timer.upper_s;
+  return Math.max(0, timer.upper_s - (hubNow() - snapshot.now_s));
 }
+
+const PHASE_NAMES = { ready: t("ready to start"), running: t("running"), paused: t("paused"),
+                      expired: t("time is up"), aborted: t("game ended") };
+const TIMER_PHASES = { idle: t("idle"), running: t("running"), empty: t("empty") };
+const CUE_LABELS = { start: t("start"), remaining: t("remaining"), warning: t("warning"), countdown: t("countdown"),
+                     end: t("end"), chime: t("chime"), buzz: t("buzz") };
 
 function buildPlayers() {
   const root = document.getElementById("players");
@@ -42,21 +48,22 @@ function buildPlayers() {
     const link = document.createElement("a");
     link.href = "/play/" + encodeURIComponent(p.name);
     link.textContent = p.name;
-    link.title = "Open " + p.name + "'s phone page";
+    link.title = t("Open {player}'s phone page", { player: p.name });
     h.append(badge, link);
     const timers = document.createElement("div");
     timers.className = "timers";
-    for (const t of p.timers) {
+    for (const timer of p.timers) {
       const el = tpl.content.firstElementChild.cloneNode(true);
-      el.dataset.node = t.node;
-      el.querySelector(".timer-label").textContent = "Timer " + t.index;
+      el.dataset.node = timer.node;
+      el.querySelector(".timer-label").textContent = t("Timer {index}", { index: timer.index });
       el.querySelector(".restart").addEventListener("click", () => {
-        if (window.confirm("Restart the node of " + p.name + " timer " + t.index + "?")) post("/api/nodes/" + t.node + "/restart");
+        const question = t("Restart the node of {player} timer {index}?", { player: p.name, index: timer.index });
+        if (window.confirm(question)) post("/api/nodes/" + timer.node + "/restart");
       });
       const flip = el.querySelector(".flip");
       if (simulated) {
         flip.hidden = false;
-        flip.addEventListener("click", () => post("/api/sim/" + t.node + "/flip"));
+        flip.addEventListener("click", () => post("/api/sim/" + timer.node + "/flip"));
       }
       timers.append(el);
     }
@@ -71,23 +78,22 @@ function render() {
   const clock = document.getElementById("clock");
   clock.textContent = fmtClock(remaining);
   clock.classList.toggle("low", remaining <= 60 && snapshot.clock.phase === "running");
-  const phaseNames = { ready: "ready to start", running: "running", paused: "paused",
-                       expired: "time is up", aborted: "game ended" };
-  document.getElementById("clock-phase").textContent = phaseNames[snapshot.clock.phase] || snapshot.clock.phase;
+  document.getElementById("clock-phase").textContent = PHASE_NAMES[snapshot.clock.phase] || snapshot.clock.phase;
   for (const p of snapshot.players) {
-    for (const t of p.timers) {
-      const el = document.querySelector('.timer[data-node="' + t.node + '"]');
+    for (const timer of p.timers) {
+      const el = document.querySelector('.timer[data-node="' + timer.node + '"]');
       if (!el) continue;
-      const upper = timerUpper(t);
-      const phase = t.phase === "running" && upper <= 0 ? "empty" : t.phase;
-      el.className = "timer " + phase + (t.refused ? " refused" : "");
-      el.querySelector(".sand").style.height = (100 * upper / t.sand_s).toFixed(1) + "%";
+      const upper = timerUpper(timer);
+      const phase = timer.phase === "running" && upper <= 0 ? "empty" : timer.phase;
+      el.className = "timer " + phase + (timer.refused ? " refused" : "");
+      el.querySelector(".sand").style.height = (100 * upper / timer.sand_s).toFixed(1) + "%";
       el.querySelector(".timer-state").textContent =
-        t.refused ? "refused" : phase === "running" ? Math.ceil(upper) + " s" : phase;
-      el.title = t.refused || "";
+        timer.refused ? t("refused") : phase === "running" ? Math.ceil(upper) + " s" : TIMER_PHASES[phase] || phase;
+      el.title = timer.refused ? tSentence(timer.refused) : "";
       const ns = el.querySelector(".node-state");
-      ns.textContent = (t.online ? "online" : "offline") + (t.battery_mv ? " · " + (t.battery_mv / 1000).toFixed(2) + " V" : "");
-      ns.classList.toggle("offline", !t.online);
+      ns.textContent = (timer.online ? t("online") : t("offline")) +
+        (timer.battery_mv ? " · " + (timer.battery_mv / 1000).toFixed(2) + " V" : "");
+      ns.classList.toggle("offline", !timer.online);
     }
   }
 }
@@ -97,7 +103,7 @@ function renderLists() {
   list.textContent = "";
   for (const e of snapshot.recent.slice(0, 15)) {
     const li = document.createElement("li");
-    li.textContent = e.text;
+    li.textContent = tSentence(e.text);
     if (e.type === "FlipRefused") li.className = "refused";
     list.append(li);
   }
@@ -109,21 +115,21 @@ async function post(url) {
   try {
     const res = await fetch(url, { method: "POST" });
     const body = await res.json();
-    msg.textContent = body.ok ? "" : body.error;
+    msg.textContent = body.ok ? "" : tSentence(body.error);
   } catch (err) {
-    msg.textContent = "The hub cannot be reached.";
+    msg.textContent = t("The hub cannot be reached.");
   }
 }
 
 document.getElementById("undo").addEventListener("click", async () => {
   const preview = await (await fetch("/api/undo")).json();
   const msg = document.getElementById("message");
-  if (!preview.ok) { msg.textContent = "There is no accepted action to undo."; return; }
-  if (!window.confirm("Undo: " + preview.undo + "?")) return;
+  if (!preview.ok) { msg.textContent = t("There is no accepted action to undo."); return; }
+  if (!window.confirm(t("Undo: {action}?", { action: tSentence(preview.undo) }))) return;
   const res = await fetch("/api/undo", { method: "POST", headers: { "Content-Type": "application/json" },
                                         body: JSON.stringify({ confirm: true }) });
   const body = await res.json();
-  msg.textContent = body.ok ? "" : body.error;
+  msg.textContent = body.ok ? "" : tSentence(body.error);
 });
 
 for (const b of document.querySelectorAll("[data-clock]")) {
@@ -149,7 +155,7 @@ async function loadAudioSettings() {
       box.checked = !info.disabled.includes(name);
       box.dataset.cue = name;
       box.addEventListener("change", saveCueSwitches);
-      label.append(box, " " + name);
+      label.append(box, " " + (CUE_LABELS[name] || name));
       root.append(label);
     }
   } catch (err) { /* audio settings are optional */ }
@@ -171,7 +177,7 @@ document.getElementById("sound").addEventListener("click", (e) => {
     audio.ctx.suspend();
   }
   e.currentTarget.setAttribute("aria-pressed", on ? "true" : "false");
-  e.currentTarget.textContent = on ? "Sound on" : "Sound off";
+  e.currentTarget.textContent = on ? t("Sound on") : t("Sound off");
 });
 
 async function playCue(cue) {
@@ -202,8 +208,8 @@ async function playCue(cue) {
 function connect() {
   const source = new EventSource("/api/stream");
   const link = document.getElementById("link");
-  source.addEventListener("open", () => { link.textContent = "live"; });
-  source.addEventListener("error", () => { link.textContent = "reconnecting…"; });
+  source.addEventListener("open", () => { link.textContent = t("live"); });
+  source.addEventListener("error", () => { link.textContent = t("reconnecting…"); });
   source.addEventListener("cue", (e) => playCue(JSON.parse(e.data)));
   source.addEventListener("state", (e) => {
     const first = !snapshot;

@@ -72,11 +72,11 @@ function renderScores(root, scores, explanation) {
   root.textContent = "";
   if (!scores) { root.hidden = true; return; }
   root.hidden = false;
-  root.append(el("h2", "", "Final scores"));
+  root.append(el("h2", "", t("Final scores")));
   const players = scores.players || {};
   const table = el("table", "data scores");
   const head = el("tr");
-  ["Player", "Total"].forEach((h) => head.append(el("th", "", h)));
+  [t("Player"), t("Total")].forEach((h) => head.append(el("th", "", h)));
   table.append(head);
   for (const name of scores.ranking || Object.keys(players)) {
     const p = players[name] || {};
@@ -85,11 +85,13 @@ function renderScores(root, scores, explanation) {
     table.append(tr);
   }
   root.append(table);
-  if (explanation) root.append(el("p", "winners", explanation));
+  if (explanation) root.append(el("p", "winners", tSentence(explanation)));
   else if (scores.winners && scores.winners.length) {
-    root.append(el("p", "winners", (scores.winners.length > 1 ? "Shared victory: " : "Winner: ") + scores.winners.join(", ")));
+    const names = scores.winners.join(", ");
+    root.append(el("p", "winners", scores.winners.length > 1 ? t("Shared victory: {names}", { names })
+      : t("Winner: {names}", { names })));
   }
-  const more = el("a", "", "Full results, export and print");
+  const more = el("a", "", t("Full results, export and print"));
   more.href = "/end";
   root.append(more);
 }

@@ -19,9 +19,9 @@ async function send(url, body) {
     const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
                                    body: JSON.stringify(body || {}) });
     const data = await res.json();
-    if (!data.ok) showRefusal(data.error);
+    if (!data.ok) showRefusal(tSentence(data.error));
   } catch (err) {
-    showRefusal("The hub cannot be reached; your tap was not sent.");
+    showRefusal(t("The hub cannot be reached; your tap was not sent."));
   }
 }
 
@@ -31,22 +31,25 @@ function showRefusal(text) {
   box.hidden = !text;
 }
 
+const TIMER_PHASES = { idle: t("idle"), running: t("running"), empty: t("empty") };
+
 function renderTimers() {
   const root = document.getElementById("timers");
   root.textContent = "";
   const paused = snap.table.clock.phase === "paused";
-  for (const t of snap.timers) {
-    let upper = t.upper_s;
-    if (t.phase === "running" && !paused) upper = Math.max(0, t.upper_s - (hubNow() - snap.table.now_s));
-    const phase = t.phase === "running" && upper <= 0 ? "empty" : t.phase;
-    const box = el("div", "timer " + phase + (t.refused ? " refused" : ""));
-    box.dataset.node = t.node;
-    box.append(el("div", "", "Timer " + t.index),
-               el("div", "big", t.refused ? "refused" : phase === "running" ? Math.ceil(upper) + " s" : phase),
-               el("div", "", t.online ? "online" : "offline"));
+  for (const timer of snap.timers) {
+    let upper = timer.upper_s;
+    if (timer.phase === "running" && !paused) upper = Math.max(0, timer.upper_s - (hubNow() - snap.table.now_s));
+    const phase = timer.phase === "running" && upper <= 0 ? "empty" : timer.phase;
+    const box = el("div", "timer " + phase + (timer.refused ? " refused" : ""));
+    box.dataset.node = timer.node;
+    box.append(el("div", "", t("Timer {index}", { index: timer.index })),
+               el("div", "big", timer.refused ? t("refused") : phase === "running" ? Math.ceil(upper) + " s"
+                 : TIMER_PHASES[phase] || phase),
+               el("div", "", timer.online ? t("online") : t("offline")));
     if (simulated) {
-      const b = el("button", "flip", "Flip");
-      b.addEventListener("click", () => send("/api/sim/" + t.node + "/flip"));
+      const b = el("button", "flip", t("Flip"));
+      b.addEventListener("click", () => send("/api/sim/" + timer.node + "/flip"));
       box.append(b);
     }
     root.append(box);
@@ -88,12 +91,12 @@ function render() {
 function connect() {
   const link = document.getElementById("link");
   const source = new EventSource("/api/stream?player=" + encodeURIComponent(me));
-  source.addEventListener("open", () => { link.textContent = "live"; });
-  source.addEventListener("error", () => { link.textContent = "reconnecting…"; });
+  source.addEventListener("open", () => { link.textContent = t("live"); });
+  source.addEventListener("error", () => { link.textContent = t("reconnecting…"); });
   source.addEventListener("state", (e) => {
     snap = JSON.parse(e.data);
     received = performance.now();
-    showRefusal(snap.refusal ? snap.refusal.reason : "");
+    showRefusal(snap.refusal ? tSentence(snap.refusal.reason) : "");
     renderMenu();
     renderPanels(document.getElementById("view"), snap.view,
                  (action) => send("/api/players/" + me + "/action", { action }));

@@ -17,7 +17,7 @@ function fillVariants() {
   $("variant").textContent = "";
   for (const v of g.variants) $("variant").append(option(v.name, v.title));
   $("count").textContent = "";
-  for (let n = g.min_players; n <= g.max_players; n++) $("count").append(option(n, n + " players"));
+  for (let n = g.min_players; n <= g.max_players; n++) $("count").append(option(n, t("{count} players", { count: n })));
   $("count").value = String(Math.min(g.max_players, Math.max(g.min_players, 4)));
   $("timers").value = g.timers_per_player;
   fillClock();
@@ -38,7 +38,7 @@ function fillNames() {
   for (let i = 0; i < n; i++) {
     const input = document.createElement("input");
     input.value = old[i] || COLOURS[i];
-    input.setAttribute("aria-label", "Player " + (i + 1));
+    input.setAttribute("aria-label", t("Player {number}", { number: i + 1 }));
     input.dataset.player = String(i);
     root.append(input);
   }
@@ -57,7 +57,7 @@ async function submit(ev) {
   const res = await fetch("/api/setup", { method: "POST", headers: { "Content-Type": "application/json" },
                                           body: JSON.stringify(body) });
   const data = await res.json();
-  if (!data.ok) { showError(data.error); return; }
+  if (!data.ok) { showError(tSentence(data.error)); return; }
   showError("");
   expectReady = true;
 }
@@ -69,7 +69,8 @@ function renderPairing(snap) {
   $("pairing").hidden = !p;
   if (p) {
     $("setup-form").hidden = true;
-    $("ask").textContent = p.current ? "Flip the timer for " + p.current.player + ", number " + p.current.index : "";
+    $("ask").textContent = p.current
+      ? t("Flip the timer for {player}, number {index}", { player: p.current.player, index: p.current.index }) : "";
     $("seats").textContent = "";
     for (const s of p.seats) {
       const li = document.createElement("li");
@@ -82,7 +83,7 @@ function renderPairing(snap) {
     for (const n of candidates) {
       const li = document.createElement("li");
       const b = document.createElement("button");
-      b.type = "button"; b.textContent = "Identify " + n.node;
+      b.type = "button"; b.textContent = t("Identify {node}", { node: n.node });
       b.addEventListener("click", () => fetch("/api/nodes/" + n.node + "/identify", { method: "POST" }));
       li.append(b);
       $("unpaired").append(li);
@@ -98,14 +99,14 @@ function showReady(snap) {
   $("ready").hidden = false;
   const local = ["127.0.0.1", "localhost", "[::1]"].includes(location.hostname);
   $("qr-hint").textContent = local
-    ? "Phones cannot open 127.0.0.1: start the hub with --host 0.0.0.0 and open this page at the hub's network address."
-    : "Each player scans their code to open their page.";
+    ? t("Phones cannot open 127.0.0.1: start the hub with --host 0.0.0.0 and open this page at the hub's network address.")
+    : t("Each player scans their code to open their page.");
   $("qrs").textContent = "";
   for (const p of snap.setup.players) {
     const fig = document.createElement("figure");
     const img = document.createElement("img");
     img.src = "/qr/" + encodeURIComponent(p) + ".svg";
-    img.alt = "QR code for " + p;
+    img.alt = t("QR code for {player}", { player: p });
     const cap = document.createElement("figcaption");
     const a = document.createElement("a");
     a.href = "/play/" + encodeURIComponent(p);
