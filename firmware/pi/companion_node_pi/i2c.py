@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+from collections.abc import Callable
 
 from companion.core.debounce import adxl345_g, max17048_mv
 
@@ -65,7 +66,7 @@ class Accelerometer:
         return adxl345_g(self._dev.read(0x32, 6))
 
 
-def open_fuel_gauge(bus: int):
+def open_fuel_gauge(bus: int) -> Callable[[], int | None] | None:
     """A callable returning the battery mV, or None when there is no gauge on ``bus``."""
     try:
         return FuelGauge(bus).mv
@@ -74,7 +75,7 @@ def open_fuel_gauge(bus: int):
         return None
 
 
-def open_accelerometer(bus: int):
+def open_accelerometer(bus: int) -> Callable[[], tuple[float, float, float]] | None:
     """A callable returning (ax, ay, az), or None when there is no ADXL345 on ``bus``."""
     try:
         return Accelerometer(bus).read
