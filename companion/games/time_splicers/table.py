@@ -31,6 +31,7 @@ from companion.errors import ConfigError, InvalidRecordError
 from companion.games.base import Rejected
 from companion.table.referee import Decision, MenuItem, View
 from companion.table.state import Seat, TableSetup
+from companion.table.turns import TurnTimers
 
 from .deck import NUMBER, PORTAL_ID, QUANTUM_TUNNEL, TIME_FREEZE, TIME_JUMP, DeckConfig, load_deck
 from .engine import (
@@ -71,7 +72,6 @@ from .engine import (
     new_game,
 )
 
-RULE_TURN_TIMER = "Turn timer"
 """Not a rulebook section: the hub's turn timer (issue 7)."""
 
 LAST_NOTES = 6
@@ -226,9 +226,8 @@ class SplicersReferee:
         self.setup = setup
         self.config = config
         self.layout = layout
-        self.turn_timer: dict[str, int] = {}
-        for seat in setup.seats:
-            self.turn_timer[seat.player] = min(seat.index, self.turn_timer.get(seat.player, seat.index))
+        self.turns = TurnTimers.of(setup, "Time Splicers")
+        self.turn_timer = self.turns.by_player
 
     # --- start and replay ----------------------------------------------------------------
     def start(self, setup: TableSetup) -> SplicersTable:
@@ -293,21 +292,15 @@ class SplicersReferee:
         closed = self._closed(game, seat.player)
         if closed is not None:
             return closed
-        turn_timer = self.turn_timer.get(seat.player, 1)
-        if seat.index != turn_timer:
-            return Rejected(f"Timer {seat.index} is not used in Time Splicers: flip timer {turn_timer} to start "
-                            "your turn", RULE_TURN_TIMER)
-        if seat.player != game.current_player:
-            return Rejected(f"It is {game.current_player}'s turn, not {seat.player}'s", R_TURN)
-        if state.turn_open:
-            return Rejected("Your turn is already running: flipping again restarts nothing; make your move",
-                            RULE_TURN_TIMER)
+        refused = self.turns.flip_refusal(seat, to_move=game.current_player, turn_open=state.turn_open,
+                                          rule=R_TURN, what_next="make your move")
+        if refused is not None:
+            return refused
         return self._decide(state, {"type": "turn_started", "player": seat.player})
 
     def timer_emptied(self, state: SplicersTable, seat: Seat) -> Decision:
         game = state.game
-        if (not self.setup.turn_limit or game.is_over or not state.turn_open or seat.player != game.current_player
-                or seat.index != self.turn_timer.get(seat.player, 1)):
+        if not self.turns.times_out(seat, to_move=game.current_player, turn_open=state.turn_open, is_over=game.is_over):
             return Decision(state)
         step = self._decide(state, {"type": "time_out", "player": seat.player})
         return step if isinstance(step, Decision) else Decision(state)
@@ -325,8 +318,9 @@ class SplicersReferee:
         logged = _clean(action, player)
         if state.turn_open:
             return self._decide(state, logged)
-        if player in self.turn_timer:
-            return Rejected(f"Flip your timer {self.turn_timer[player]} to start your turn first", RULE_TURN_TIMER)
+        refused = self.turns.tap_refusal(player, turn_open=state.turn_open)
+        if refused is not None:
+            return refused
         # a player without a sandtimer at this table starts the turn by playing
         return self._decide(state, {"type": "turn_started", "player": player}, logged)
 

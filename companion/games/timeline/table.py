@@ -34,6 +34,7 @@ from companion.errors import ConfigError, InvalidRecordError
 from companion.games.base import Rejected
 from companion.table.referee import Decision, MenuItem, View
 from companion.table.state import Seat, TableSetup
+from companion.table.turns import TurnTimers
 
 from .cards import Card, shipped_deck
 from .engine import (
@@ -56,7 +57,6 @@ from .engine import (
 )
 from .settings import load_settings
 
-RULE_TURN_TIMER = "Turn timer"
 """Not a rulebook section: the hub's turn timer (issue 7)."""
 
 LAST_NOTES = 4
@@ -173,9 +173,8 @@ class TimelineReferee:
         self.cards = tuple(cards) if cards is not None else shipped_deck()
         self.hand_size = hand_size if hand_size is not None else hand_size_of(setup.variant)
         self.deal = dict(deal) if deal is not None else None
-        self.turn_timer: dict[str, int] = {}
-        for seat in setup.seats:
-            self.turn_timer[seat.player] = min(seat.index, self.turn_timer.get(seat.player, seat.index))
+        self.turns = TurnTimers.of(setup, "Timeline")
+        self.turn_timer = self.turns.by_player
 
     # --- start and replay ----------------------------------------------------------------
     def start(self, setup: TableSetup) -> TimelineTable:
@@ -249,21 +248,15 @@ class TimelineReferee:
         closed = self._closed(game, seat.player)
         if closed is not None:
             return closed
-        turn_timer = self.turn_timer.get(seat.player, 1)
-        if seat.index != turn_timer:
-            return Rejected(f"Timer {seat.index} is not used in Timeline: flip timer {turn_timer} to start your turn",
-                            RULE_TURN_TIMER)
-        if seat.player != game.to_move:
-            return Rejected(f"It is {game.to_move}'s turn, not {seat.player}'s", RULE_GAMEPLAY)
-        if state.turn_open:
-            return Rejected("Your turn is already running: flipping again restarts nothing; place a card",
-                            RULE_TURN_TIMER)
+        refused = self.turns.flip_refusal(seat, to_move=game.to_move, turn_open=state.turn_open,
+                                          rule=RULE_GAMEPLAY, what_next="place a card")
+        if refused is not None:
+            return refused
         return self._decide(state, {"type": "turn_started", "player": seat.player})
 
     def timer_emptied(self, state: TimelineTable, seat: Seat) -> Decision:
         game = state.game
-        if (not self.setup.turn_limit or game.is_over or not state.turn_open or seat.player != game.to_move
-                or seat.index != self.turn_timer.get(seat.player, 1)):
+        if not self.turns.times_out(seat, to_move=game.to_move, turn_open=state.turn_open, is_over=game.is_over):
             return Decision(state)
         step = self._decide(state, {"type": "turn_timed_out", "player": seat.player})
         return step if isinstance(step, Decision) else Decision(state)
@@ -284,8 +277,9 @@ class TimelineReferee:
         place = {"type": "place", "player": player, "card": card, "gap": gap}
         if state.turn_open:
             return self._decide(state, place)
-        if player in self.turn_timer:
-            return Rejected(f"Flip your timer {self.turn_timer[player]} to start your turn first", RULE_TURN_TIMER)
+        refused = self.turns.tap_refusal(player, turn_open=state.turn_open)
+        if refused is not None:
+            return refused
         # a player without a sandtimer at this table starts the turn by playing
         return self._decide(state, {"type": "turn_started", "player": player}, place)
 
