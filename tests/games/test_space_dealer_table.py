@@ -574,3 +574,57 @@ def test_before_the_clock_each_player_picks_the_generator_side_and_first_mine_in
     assert isinstance(refused, Rejected) and "before the game starts" in refused.reason
     assert t.flip("red-1", {"type": "UseCard", "card": "mine-blue-2"})["verdict"] == "accepted"
     assert t.replays()
+
+
+# --- random play through the session ------------------------------------------------------------------------
+
+
+def _goods(game: GameState) -> Counter:
+    total: Counter = Counter()
+    for bag in game.all_goods():
+        total.update(bag.as_dict())
+    return total
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_play_from_the_phones_and_nodes_replays_and_conserves_goods(seed, caplog):
+    """Random taps of menu buttons, flips and sand running out: every step is replayable from the log."""
+    import random
+
+    rng = random.Random(seed)
+    t = Table(variant="experienced" if seed % 2 else "basic")
+    goods = _goods(t.game)
+    for player in PLAYERS:
+        t.tap(player, rng.choice(list(t.menu(player))))
+    t.start()
+    flipped: dict[str, float] = {}  # node -> when its sand started running
+    for _ in range(120):
+        roll = rng.random()
+        if roll < 0.45:
+            player = rng.choice(PLAYERS)
+            menu = list(t.menu(player).values())
+            if menu:
+                t.tap(player, rng.choice(menu)["id"])
+        elif roll < 0.8:
+            node = rng.choice([s.node for s in t.session.setup.seats])
+            if node in flipped:
+                continue  # a node is flipped once its sand has run out
+            t.flip(node)
+            flipped[node] = t.clock.now_s()
+        else:
+            t.run(20)
+            for node, at in list(flipped.items()):
+                if t.clock.now_s() - at >= 60:
+                    t.empty(node)
+                    del flipped[node]
+        if t.session.seat_request is not None:  # a Robot Factory was built: pair a new node
+            node = "extra-" + t.session.seat_request[0]
+            t.flip(node)
+            flipped[node] = t.clock.now_s()
+        assert _goods(t.game) == goods
+        assert all(s.cargo.total <= 8 for s in t.game.ships)
+    assert t.game.phase is Phase.RUNNING
+    accepted = [e for e in t.session.log.events() if isinstance(e, ev.GameActed)]
+    assert len(accepted) > 20
+    assert fold(t.setup, t.session.log.events(), t.referee()) == t.session.state
+    assert "does not give the referee's state" not in caplog.text
