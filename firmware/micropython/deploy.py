@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mpremote", default="mpremote", help="the mpremote command")
     parser.add_argument("--no-mip", action="store_true", help="do not install umqtt (USB-serial nodes need none)")
     parser.add_argument("--dry-run", action="store_true", help="stage the files and print the commands only")
+    parser.add_argument("--stage-dir", type=Path, help="stage into this new folder (default: a temporary one)")
     args = parser.parse_args(argv)
     try:
         cfg = check(read_config(args.config))
@@ -120,7 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     except DeployError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    staged = Path(tempfile.mkdtemp(prefix="companion-node-"))
+    if args.stage_dir is not None:
+        args.stage_dir.mkdir(parents=True)
+        staged = args.stage_dir
+    else:
+        staged = Path(tempfile.mkdtemp(prefix="companion-node-"))
     files = stage(args.config, staged)
     mip = cfg["link"] == "wifi" and not args.no_mip
     steps = commands(args.mpremote, args.port, staged, files, mip=mip)

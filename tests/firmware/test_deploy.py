@@ -23,8 +23,9 @@ def _commands(out: str) -> list[list[str]]:
     return [shlex.split(line[2:]) for line in out.splitlines() if line.startswith("$ ")]
 
 
-def test_dry_run_wifi_node(capsys):
-    assert deploy.main(["--config", str(MPY / "config.example.py"), "--port", "/dev/ttyACM0", "--dry-run"]) == 0
+def test_dry_run_wifi_node(capsys, tmp_path):
+    assert deploy.main(["--config", str(MPY / "config.example.py"), "--port", "/dev/ttyACM0", "--dry-run",
+                        "--stage-dir", str(tmp_path / "stage")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("node blue-2 (pico-w, link wifi): 12 files staged in ")
     steps = _commands(out)
@@ -38,6 +39,7 @@ def test_dry_run_wifi_node(capsys):
     copies = [v for v in verbs if v[:2] == ["fs", "cp"]]
     assert [v[3] for v in copies] == [":" + f for f in BOARD_FILES]
     staged = copies[0][2].rsplit("/", 1)[0]
+    assert staged == str(tmp_path / "stage")
     assert (REPO / "companion" / "core" / "node.py").read_text() in open(f"{staged}/lib/companion/core/node.py").read()
     assert open(f"{staged}/lib/companion/__init__.py").read() == ""
     assert verbs[-1] == ["reset"] and len(steps) == 2 + 3 + 12 + 1
@@ -46,7 +48,7 @@ def test_dry_run_wifi_node(capsys):
 def test_serial_node_needs_no_umqtt(tmp_path, capsys):
     config = tmp_path / "usb.py"
     config.write_text('CONFIG = {"node_id": "u1", "table": "t", "board": "pico-usb", "link": "serial"}\n')
-    assert deploy.main(["--config", str(config), "--dry-run"]) == 0
+    assert deploy.main(["--config", str(config), "--dry-run", "--stage-dir", str(tmp_path / "stage")]) == 0
     steps = _commands(capsys.readouterr().out)
     assert not any("mip" in s for s in steps) and steps[0][:2] == ["mpremote", "exec"] and len(steps) == 3 + 12 + 1
 
@@ -77,6 +79,7 @@ def test_failed_step_stops_the_deploy(tmp_path, capsys):
     fake = tmp_path / "mpremote"
     fake.write_text("#!/bin/sh\necho \"$@\" >> " + str(tmp_path / "calls") + "\nexit 1\n")
     fake.chmod(0o755)
-    assert deploy.main(["--config", str(MPY / "config.example.py"), "--mpremote", str(fake)]) == 1
+    assert deploy.main(["--config", str(MPY / "config.example.py"), "--mpremote", str(fake),
+                        "--stage-dir", str(tmp_path / "stage")]) == 1
     assert (tmp_path / "calls").read_text() == "mip install umqtt.simple\n"
     assert "is the board plugged in" in capsys.readouterr().err
