@@ -18,7 +18,8 @@ Only one cue sounds at a moment. When two fall together the first in
 announcement, a countdown tick replaces a warning at 10 seconds).
 
 Event cues are not scheduled; the hub fires them when a game event happens:
-``chime`` when a sandtimer runs out, ``buzz`` when a rule is broken.
+``chime`` when a sandtimer runs out, ``buzz`` when a rule is broken, ``hurry``
+when a turn timer of a turn-based game is about to run out.
 
 Any cue can be turned off by name.
 """
@@ -34,7 +35,7 @@ from companion.audio.phrases import text_key_for_remaining
 from companion.errors import ConfigError
 
 CLOCK_CUES = ("start", "remaining", "warning", "countdown", "end")
-EVENT_CUES = ("chime", "buzz")
+EVENT_CUES = ("chime", "buzz", "hurry")
 CUE_NAMES = CLOCK_CUES + EVENT_CUES
 """Every cue name; these are the names used to turn cues off."""
 
@@ -181,7 +182,8 @@ def next_cue(schedule: Sequence[Cue], *, elapsed_s: float) -> Cue | None:
 
 
 def event_cue(name: str, *, elapsed_s: float, remaining_s: float) -> Cue:
-    """An event cue (``chime`` or ``buzz``) at the current master-clock moment."""
+    """An event cue (``chime``, ``buzz`` or ``hurry``) at the current master-clock moment."""
     if name not in EVENT_CUES:
         raise ConfigError(f"{name!r} is not an event cue; event cues are {', '.join(EVENT_CUES)}")
-    return Cue(at_elapsed_s=elapsed_s, name=name, remaining_s=remaining_s)
+    return Cue(at_elapsed_s=elapsed_s, name=name, remaining_s=remaining_s,
+               text_key="hurry" if name == "hurry" else "")

@@ -24,7 +24,7 @@ from companion.audio.phrases import check_language, phrase
 from companion.audio.speech import Speaker
 from companion.table.state import FULL_CLOCK_S, INTRO_CLOCK_S
 
-FIXED_SOUNDS = ("start", "end", "countdown", "chime", "buzz")
+FIXED_SOUNDS = ("start", "end", "countdown", "chime", "buzz", "hurry")
 """Sounds every library has, whatever the schedule."""
 MANIFEST = "cues.json"
 
@@ -58,7 +58,7 @@ def default_schedules() -> list[list[Cue]]:
 def _sound_plan(schedules: Iterable[Sequence[Cue]]) -> dict[str, tuple[str, str]]:
     """Sound key → (tone name, text key)."""
     plan = {"start": ("start", "start"), "end": ("end", "time_up"), "countdown": ("countdown", ""),
-            "chime": ("chime", ""), "buzz": ("buzz", "")}
+            "chime": ("chime", ""), "buzz": ("buzz", ""), "hurry": ("ding", "hurry")}
     for schedule in schedules:
         for cue in schedule:
             if cue.sound_key not in plan:

@@ -24,6 +24,7 @@ _EN = {
     "seconds_left.many": "{n} seconds left.",
     "minutes_seconds_left": "{m} minutes and {s} seconds left.",
     "minute_seconds_left": "One minute and {s} seconds left.",
+    "hurry": "Your turn is almost over.",
 }
 _ES = {
     "start": "Empieza la partida.",
@@ -34,6 +35,7 @@ _ES = {
     "seconds_left.many": "Quedan {n} segundos.",
     "minutes_seconds_left": "Quedan {m} minutos y {s} segundos.",
     "minute_seconds_left": "Queda un minuto y {s} segundos.",
+    "hurry": "Tu turno está a punto de terminar.",
 }
 _DE = {
     "start": "Das Spiel beginnt.",
@@ -44,6 +46,7 @@ _DE = {
     "seconds_left.many": "Noch {n} Sekunden.",
     "minutes_seconds_left": "Noch {m} Minuten und {s} Sekunden.",
     "minute_seconds_left": "Noch eine Minute und {s} Sekunden.",
+    "hurry": "Dein Zug ist gleich vorbei.",
 }
 
 PHRASES = MappingProxyType({"en": MappingProxyType(_EN), "es": MappingProxyType(_ES),
@@ -82,7 +85,7 @@ def phrase(text_key: str, language: str = "en") -> str:
         args = [int(a) for a in arg_text.split(":")] if arg_text else []
     except ValueError:
         raise ConfigError(f"cue text key {text_key!r} has a number that is not a whole number") from None
-    if name in ("start", "time_up") and not args:
+    if name in ("start", "time_up", "hurry") and not args:
         return table[name]
     if name in ("minutes_left", "seconds_left") and len(args) == 1 and args[0] > 0:
         n = args[0]

@@ -39,6 +39,8 @@ class CueSettings:
     """Also play cues on the hub's own speaker (a Raspberry Pi with a speaker)."""
     player_command: tuple[str, ...] = ("aplay", "-q")
     """Command that plays one WAV file, given as its last argument."""
+    turn_warning_s: float = 10.0
+    """Turn-based games: the ``hurry`` cue sounds when this much sand is left on the turn timer."""
 
     def schedule(self, length_s: float) -> list[Cue]:
         """The clock cues of a master clock of ``length_s`` with these settings."""
@@ -83,6 +85,11 @@ class CueSettings:
             values["announce_every_s"] = data["announce_every_s"]
         if "final_countdown_s" in data:
             values["final_countdown_s"] = data["final_countdown_s"]
+        if "turn_warning_s" in data:
+            value = data["turn_warning_s"]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise ConfigError("audio setting 'turn_warning_s' must be a number of seconds, 0 or more")
+            values["turn_warning_s"] = float(value)
         if "language" in data:
             values["language"] = check_language(str(data["language"]))
         if "player_command" in data:

@@ -103,12 +103,13 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
         from companion.mqtt.bridge import HubBridge
 
         app.extensions["companion.bridge"] = HubBridge(session, broker)
-    from companion.hub.cues import cue_step, init_cues
+    from companion.hub.cues import TurnWarnings, cue_step, init_cues
     from companion.hub.ticker import Ticker
 
     sounds_dir = config.sounds_dir or (Path(config.data_dir) / "sounds" if config.data_dir else None)
     cues = init_cues(app, session, clock, audio=config.audio, sounds_dir=sounds_dir)
-    app.extensions["companion.ticker"] = Ticker(session, steps=[lambda: cue_step(cues, session)])
+    turns = TurnWarnings(cues, session)
+    app.extensions["companion.ticker"] = Ticker(session, steps=[lambda: cue_step(cues, session, turns)])
 
     from companion.hub import api, history, setup_page, stream
 

@@ -15,6 +15,8 @@ from companion.audio.cues import CUE_NAMES
 from companion.audio.service import CueService
 from companion.audio.settings import CueSettings
 from companion.clock import Clock
+from companion.errors import CompanionError
+from companion.games import find_game
 from companion.table import events as ev
 from companion.table.session import TableSession
 
@@ -61,11 +63,53 @@ def prepare_in_background(service: CueService, length_s: float) -> threading.Thr
     return thread
 
 
-def cue_step(service: CueService, session: TableSession) -> float | None:
+def cue_step(service: CueService, session: TableSession, turns: TurnWarnings | None = None) -> float | None:
     """Fire the cues that are due; game seconds until the next one (for the ticker)."""
     clock = session.state.clock
     service.update(clock)
-    return service.next_deadline_s(clock)
+    deadlines = [service.next_deadline_s(clock)]
+    if turns is not None:
+        deadlines.append(turns.step())
+    due = [d for d in deadlines if d is not None]
+    return min(due) if due else None
+
+
+class TurnWarnings:
+    """The ``hurry`` cue of turn-based games: once per turn, when the turn timer's sand is nearly out."""
+
+    def __init__(self, service: CueService, session: TableSession) -> None:
+        self.service = service
+        self.session = session
+        self._fired: set[tuple[str, int]] = set()
+
+    def step(self) -> float | None:
+        """Fire what is due; game seconds until the next warning could fall due."""
+        session = self.session
+        setup = session.setup
+        try:
+            turn_based = not find_game(setup.game).uses_sandtimers
+        except CompanionError:
+            return None
+        warn_at = self.service.settings.turn_warning_s
+        if not turn_based or not setup.turn_limit or warn_at <= 0:
+            return None
+        state = session.state
+        if state.paused:
+            return None
+        now = session.clock.now_s()
+        next_due: float | None = None
+        for node, timer in state.timers.items():
+            if timer.phase != "running":
+                continue
+            left = timer.upper_at(now, paused=False)
+            key = (node, timer.flips)
+            if 0 < left <= warn_at and key not in self._fired:
+                self._fired.add(key)
+                self.service.engine.fire_event("hurry", state.clock, now)
+            elif left > warn_at:
+                wait = left - warn_at
+                next_due = wait if next_due is None else min(next_due, wait)
+        return next_due
 
 
 def _service() -> CueService:
