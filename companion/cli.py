@@ -165,6 +165,8 @@ def _wait_for_interrupt() -> None:
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Where game logs are kept.  [default: ~/.local/share/companion]")
 @click.option("--memory", is_flag=True, help="Keep the game log in memory only.")
+@click.option("--language", type=click.Choice(["en", "es", "de"]), default=None,
+              help="Default language of the pages and spoken cues.  [default: en]")
 @click.option("--resume", default=None, metavar="LOG|latest",
               help="Go on with a saved game (a log file, or 'latest' for the table's newest).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
@@ -173,7 +175,7 @@ def _wait_for_interrupt() -> None:
 def run(table: str | None, players: int | None, timers: int | None, sand_seconds: float | None,
         time_scale: float | None, broker_url: str | None, clock_minutes: float | None, full: bool, no_sim: bool,
         embedded: str, mqtt_host: str, mqtt_port: int, http_host: str, http_port: int, data_dir: str | None,
-        memory: bool, resume: str | None, config_file: str | None, verbose: int) -> None:
+        memory: bool, language: str | None, resume: str | None, config_file: str | None, verbose: int) -> None:
     """Start a table: broker, hub, dashboard and (by default) simulated sandtimers."""
     from companion.hub import HubConfig
     from companion.runtime import RunOptions, Table
@@ -185,7 +187,8 @@ def run(table: str | None, players: int | None, timers: int | None, sand_seconds
         if "audio" in file_settings:
             settings["audio"] = file_settings["audio"]
         overrides = {"table": table, "players": players, "timers": timers, "sand_s": sand_seconds,
-                     "time_scale": time_scale, "clock_minutes": 30.0 if full else clock_minutes}
+                     "time_scale": time_scale, "clock_minutes": 30.0 if full else clock_minutes,
+                     "language": language}
         settings.update({k: v for k, v in overrides.items() if v is not None})
         if memory:
             settings["data_dir"] = None

@@ -44,6 +44,8 @@ class HubConfig:
     fsync: bool = True
     audio: dict[str, Any] | None = None
     """Audio cue settings (see docs/audio.md); None for the defaults."""
+    language: str = "en"
+    """Default language of the pages and spoken cues: en, es or de (see docs/i18n.md)."""
     sounds_dir: Path | None = None
     """Where cue sounds are built; default ``<data_dir>/sounds`` or a temporary folder."""
 
@@ -61,6 +63,10 @@ class HubConfig:
         return config
 
     def setup(self) -> TableSetup:
+        from companion.i18n import LANGUAGES
+
+        if self.language not in LANGUAGES:
+            raise ConfigError(f"language {self.language!r} is not available; choose one of {', '.join(LANGUAGES)}")
         setup = default_setup(self.table, players=self.players, timers=self.timers,
                               clock_length_s=self.clock_minutes * 60, sand_s=self.sand_s, game=self.game,
                               variant=self.variant, seed=self.seed)
@@ -107,7 +113,9 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
     from companion.hub.ticker import Ticker
 
     sounds_dir = config.sounds_dir or (Path(config.data_dir) / "sounds" if config.data_dir else None)
-    cues = init_cues(app, session, clock, audio=config.audio, sounds_dir=sounds_dir)
+    audio = dict(config.audio or {})
+    audio.setdefault("language", config.language)
+    cues = init_cues(app, session, clock, audio=audio, sounds_dir=sounds_dir)
     turns = TurnWarnings(cues, session)
     app.extensions["companion.ticker"] = Ticker(session, steps=[lambda: cue_step(cues, session, turns)])
 
@@ -117,6 +125,9 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
     app.register_blueprint(stream.bp)
     app.register_blueprint(setup_page.bp)
     app.register_blueprint(history.bp)
+    from companion.i18n.web import init_i18n
+
+    init_i18n(app, default_language=config.language)
 
     @app.get("/")
     def dashboard() -> str:
