@@ -141,3 +141,14 @@ def test_bad_input_exits_2_with_one_line(name, content, message):
     assert len(lines) == 1
     assert message in lines[0]
     assert "Traceback" not in done.stderr
+
+
+def test_the_documented_example_is_the_real_output():
+    doc = (REPO / "docs" / "games" / "space-and-time.md").read_text(encoding="utf-8")
+    blocks = [part.split("```", 1)[0] for part in doc.split("```json\n")[1:]]
+    assert len(blocks) == 2
+    example_input, example_output = blocks
+    done = run_referee("-", stdin=example_input)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == example_output.strip()
+    independent_check(json.loads(example_input), json.loads(done.stdout))
