@@ -122,6 +122,8 @@ class HubBridge:
     def _on_session_change(self, kind: str, data: dict[str, Any]) -> None:
         if kind == "clock":
             self.publish_table_state()
+        elif kind == "events" and any(type(e).__name__.startswith("Clock") for e in data["events"]):
+            self.publish_table_state()  # e.g. the rules ended the game during a flip
         elif kind == "show":
             for node, pattern in data["shows"]:
                 self.send(Reply(node, "show", {"pattern": pattern}))

@@ -31,6 +31,8 @@ def flip_refusal(state: TableState, *, at_s: float, rules_decide_end: bool = Fal
     expires = clock.expires_at_s
     if ((clock.phase == "expired" and at_s >= since) or (expires is not None and at_s >= expires)) \
             and not rules_decide_end:
+        if clock.phase == "expired" and clock.end_reason:
+            return f"The game has ended ({clock.end_reason}): no sandtimer may be started any more"
         return REASON_CLOCK_OVER
     if clock.phase == "paused" and at_s >= since:
         return REASON_PAUSED

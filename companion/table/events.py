@@ -65,6 +65,8 @@ class ClockExpired:
     """The master clock ran out: no new timer may start, running ones finish."""
 
     at_s: float
+    reason: str = ""
+    """Why the game time ended early by the rules (e.g. the last victory-point marker); "" when it ran out."""
 
 
 @dataclass(frozen=True)

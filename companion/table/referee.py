@@ -40,6 +40,9 @@ class Decision:
     """(node, pattern) to show on nodes now, e.g. ``("blue-1", "sabotaged")`` (protocol ``show`` patterns)."""
     add_seat: tuple[str, int] | None = None
     """(player, timer index) that gets a new sandtimer: the hub asks the table to flip the new node."""
+    end_clock: str = ""
+    """Why the rules ended the game now (e.g. "red placed their last victory-point marker"): the master clock
+    stops; "" to go on."""
 
 
 @dataclass(frozen=True)

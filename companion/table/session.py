@@ -226,6 +226,12 @@ class TableSession:
         self._unannounced_shows.extend(decision.show)
         if decision.add_seat is not None:
             self.seat_request = decision.add_seat
+        if decision.end_clock and self._state.clock.phase in ("running", "paused"):
+            self._append(ev.ClockExpired(at_s, decision.end_clock))
+            self.clock_changed.set()
+            step = self.referee.clock_expired(self._state.game)
+            if isinstance(step, Decision):
+                self._append_decision(step, at_s=at_s)
 
     def _refuse(self, player: str, reason: str, at_s: float) -> None:
         self.refusals[player] = {"reason": reason, "at_s": round(at_s, 3)}

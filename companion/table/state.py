@@ -129,12 +129,12 @@ class MasterClock:
     ended_at_s: float | None = None
     changed_at_s: float | None = None
     """Game time of the last start, pause, resume or end."""
+    end_reason: str = ""
+    """Why the rules ended the game before the clock ran out ("" otherwise)."""
 
     def elapsed_s(self, now_s: float) -> float:
         if self.phase == "running" and self.running_since_s is not None:
             return min(self.length_s, self.run_before_s + max(0.0, now_s - self.running_since_s))
-        if self.phase == "expired":
-            return self.length_s
         return self.run_before_s
 
     def remaining_s(self, now_s: float) -> float:
@@ -241,9 +241,10 @@ def apply_event(state: TableState, event: ev.Event, referee: Any = None) -> Tabl
             rebased = {n: replace(t, at_s=at) for n, t in state.timers.items() if t.phase == "running"}
             return _with_timers(state, rebased, clock=replace(clock, phase="running", running_since_s=at,
                                                                      changed_at_s=at))
-        case ev.ClockExpired(at_s=at):
-            return replace(state, clock=replace(clock, phase="expired", run_before_s=clock.length_s,
-                                                running_since_s=None, ended_at_s=at, changed_at_s=at))
+        case ev.ClockExpired(at_s=at, reason=reason):
+            run = clock.length_s if not reason else clock.elapsed_s(at)
+            return replace(state, clock=replace(clock, phase="expired", run_before_s=run, running_since_s=None,
+                                                ended_at_s=at, changed_at_s=at, end_reason=reason))
         case ev.ClockAborted(at_s=at):
             return replace(state, clock=replace(clock, phase="aborted", run_before_s=clock.elapsed_s(at),
                                                 running_since_s=None, ended_at_s=at, changed_at_s=at))

@@ -86,6 +86,8 @@ def test_a_game_on_the_hub_with_a_third_timer_and_a_sabotage_that_turns_a_node_r
     assert session.referee.game == "space-dealer"
     verdict, reason = flip(table, "red-1", {"type": "RaiseTechLevel"})
     assert verdict == "rejected" and "The game has not started" in reason
+    # the refused flip still turned the glass: its sand must run through before red-1 takes a job
+    wait_until(lambda: table.fleet.nodes["red-1"].core.sand.is_empty(), message="red-1's sand to run out")
     session.start_clock()
 
     # red raises the tech level and builds a second Generator; yellow breaks a rule

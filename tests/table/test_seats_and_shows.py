@@ -59,3 +59,33 @@ def test_a_referee_can_light_a_node():
     session.add_listener(lambda kind, data: seen.append((kind, data)))
     session.player_action("yellow", {"type": "attack"})
     assert ("show", {"shows": [("red-1", "sabotaged")]}) in seen
+
+
+class LastMarkerReferee(FreeTimers):
+    """A tap 'last' places the last marker: the rules end the game."""
+
+    game = "markers"
+
+    def start(self, setup):
+        return 0
+
+    def replay(self, state, action):
+        return state + 1
+
+    def player_action(self, state, player, action):
+        return Decision(state + 1, (action,), ("last marker placed",), end_clock="red placed the last marker")
+
+
+def test_the_rules_can_end_the_master_clock():
+    session = TableSession(default_setup("t1", players=2, timers=1), clock=FakeClock(), referee=LastMarkerReferee())
+    seen = []
+    session.add_listener(lambda kind, data: seen.append(kind))
+    session.start_clock()
+    session.player_action("red", {"type": "last"})
+    assert session.state.clock.phase == "expired"
+    assert [type(e).__name__ for e in session.log.events()][-2:] == ["GameActed", "ClockExpired"]
+    [reply] = session.node_message("red-1", flip("red-1", 1))
+    assert reply.fields["reason"] == ("The game has ended (red placed the last marker): "
+                                      "no sandtimer may be started any more")
+    assert session.state.clock.remaining_s(0) > 0
+    assert fold(session.log.setup, session.log.events(), session.referee) == session.state

@@ -370,6 +370,7 @@ class SpaceDealerReferee:
         logged: list[dict[str, Any]] = []
         notes: list[str] = []
         add_seat = None
+        was_running = state.game.phase is Phase.RUNNING
         for action in actions:
             raw = action if isinstance(action, dict) else action_to_json(action)
             step = self._step(state, raw)
@@ -379,7 +380,10 @@ class SpaceDealerReferee:
             logged.append(raw)
             notes.append("; ".join(said))
             add_seat = asked or add_seat
-        return Decision(state, tuple(logged), tuple(notes), add_seat=add_seat)
+        # the last victory-point marker ends the game at once: the master clock stops too (rulebook 4)
+        ended = "a player placed their last victory-point marker" if (
+            was_running and state.game.phase is not Phase.RUNNING) else ""
+        return Decision(state, tuple(logged), tuple(notes), add_seat=add_seat, end_clock=ended)
 
     @staticmethod
     def _learn(state: DealerTable, seat: Seat) -> list[dict[str, Any]]:
