@@ -487,3 +487,27 @@ def test_engine_imports_no_clock_randomness_or_io():
 
 def test_flat_board_reading_order():
     assert flatten(validate_board(START))[:7] == (0, 1, 2, 0, 1, 2, 3)
+
+
+# --------------------------------------------------------------------------- dashboard view
+
+
+def test_snapshot_is_plain_json_and_shows_molecules_only_on_request():
+    import json
+
+    from companion.games.space_and_time import snapshot
+
+    state = position(MID, to_move="B", last=((2, 0), (3, 0)), trophies=with_trophies("A"))
+    view = snapshot(state)
+    assert json.loads(json.dumps(view)) == view
+    assert view["board"][0] == [1, 1, 1, 2, 3, 4]
+    assert (view["round"], view["round_name"], view["to_move"]) == (1, "Night", "B")
+    assert view["roles"] == {"A": "Space", "B": "Time"}
+    assert view["last_swap"] == [[2, 0], [3, 0]]
+    assert view["trophies"][0][0] == {"rank": 0, "name": "null", "holder": "A"}
+    assert view["trophies"][0][1] == {"rank": 1, "name": "ace", "holder": None}
+    assert view["totals"] == {"A": 1, "B": 0} and view["winner"] is None
+    assert "molecule_moves" not in view
+    hinted = snapshot(state, show_molecules=True)["molecule_moves"]
+    assert {"cells": [[0, 3], [1, 3]], "ranks": [1]} in hinted
+    assert len(hinted) == len(molecule_completing_moves(state))

@@ -2,7 +2,7 @@
 
 Public surface: the pure engine (:mod:`.engine`), the record referee used by
 ``companion referee space-and-time FILE``, a seeded board deal (:mod:`.deal`) and the
-computer opponent (:mod:`.ai`).
+computer opponent (:mod:`.ai`) and the dashboard picture (:mod:`.view`).
 """
 
 from companion.games.space_and_time.ai import Level, NoMoveError, choose_move, load_ai_levels
@@ -25,6 +25,7 @@ from companion.games.space_and_time.engine import (
     validate_board,
 )
 from companion.games.space_and_time.record import referee_record
+from companion.games.space_and_time.view import snapshot
 
 __all__ = [
     "CoinsSwapped",
@@ -48,5 +49,6 @@ __all__ = [
     "molecule_completing_moves",
     "new_game",
     "referee_record",
+    "snapshot",
     "validate_board",
 ]

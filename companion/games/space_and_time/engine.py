@@ -69,7 +69,7 @@ CENTRE_CELLS: tuple[Cell, ...] = ((1, 2), (1, 3), (2, 2), (2, 3))
 RULE_SETUP = "Space and Time rulebook, Setup"
 RULE_SPACE = "Space and Time rulebook, Space"
 RULE_TIME = "Space and Time rulebook, Time"
-RULE_REVERSE = "Space and Time rulebook, note on reversing the opponent's move"
+RULE_REVERSE = "Space and Time rulebook, No reversing"
 RULE_SWAP = "issue 7, Space and Time exactly: a swap exchanges coins of different ranks"
 RULE_END = "Space and Time rulebook, End of the game"
 
