@@ -473,8 +473,10 @@ def test_off_board_cells_are_refused_moves_not_broken_files():
 # --------------------------------------------------------------------------- purity
 
 
-def test_engine_imports_no_clock_randomness_or_io():
-    source = Path(__file__).resolve().parents[2] / "companion" / "games" / "space_and_time" / "engine.py"
+@pytest.mark.parametrize("module", ["engine.py", "view.py", "record.py"])
+def test_rules_modules_import_no_clock_randomness_or_io(module):
+    """House style: the rules never read a clock, draw global randomness or touch files or hardware."""
+    source = Path(__file__).resolve().parents[2] / "companion" / "games" / "space_and_time" / module
     tree = ast.parse(source.read_text(encoding="utf-8"))
     imported = set()
     for node in ast.walk(tree):
@@ -482,7 +484,7 @@ def test_engine_imports_no_clock_randomness_or_io():
             imported.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             imported.add(node.module.split(".")[0])
-    assert imported.isdisjoint({"time", "random", "os", "flask", "paho", "gpiozero", "json"})
+    assert imported.isdisjoint({"time", "datetime", "random", "os", "socket", "flask", "paho", "gpiozero"})
 
 
 def test_flat_board_reading_order():
