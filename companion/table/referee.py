@@ -90,7 +90,9 @@ class TableReferee(Protocol):
     """The rules of one game as the table session consults them.
 
     A referee may set ``rules_decide_end = True`` to judge flips made after the
-    master clock ran out itself (otherwise the table refuses them).
+    master clock ran out itself (otherwise the table refuses them), and may define
+    ``timer_label(state, seat) -> str``: what a sandtimer sits on, shown under it
+    on the dashboard and the phone ("production plant b2", "raise tech level").
     """
 
     game: str

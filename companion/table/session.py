@@ -611,6 +611,7 @@ class TableSession:
             now = self.clock.now_s()
             state = self._state
             clock = state.clock
+            label_of = getattr(self.referee, "timer_label", None)
             players = []
             for player in self.setup.players:
                 timers = []
@@ -624,6 +625,7 @@ class TableSession:
                         "upper_s": round(timer.upper_at(now, paused=state.paused), 3),
                         "sand_s": self.setup.sand_s, "flips": timer.flips, "refused": timer.refused,
                         "online": info.online, "battery_mv": info.battery_mv,
+                        "label": label_of(state.game, seat) if label_of is not None else "",
                     })
                 players.append({"name": player, "timers": timers})
             scores = self.referee.scores(state.game)

@@ -213,3 +213,30 @@ def test_end_of_game_screen_shows_the_scores(browser, mosquitto, table_id):
         page.emulate_media(media="print")
         assert page.eval_on_selector("a[download]", "e => getComputedStyle(e.parentElement).display") == "none"
         page.close()
+
+
+def test_time_n_space_player_chooses_a_symbol_on_the_phone(browser, mosquitto, table_id):
+    with start(mosquitto, table_id, game="time-n-space", variant="intro", players=3, timers=2,
+               time_scale=20.0) as table:
+        session = table.app.extensions["companion.session"]
+        page = browser.new_page(viewport={"width": 390, "height": 1400}, is_mobile=True, has_touch=True)
+        page.goto(table.url + "play/red")
+        page.wait_for_selector(".timer[data-node='red-1']")
+        session.start_clock()
+        page.wait_for_selector("button[data-id='t1-next-b1'].selected")  # the obvious default, preselected
+        page.tap("button[data-id='t1-next-ship-moon-1']")
+        page.wait_for_selector("button[data-id='t1-next-ship-moon-1'].selected")
+        assert not page.is_visible("button[data-id='t1-next-b1'].selected")
+        page.tap(".timer[data-node='red-1'] button.flip")
+        page.wait_for_selector(".timer[data-node='red-1'] .on:text('moon-1')")
+        node = table.fleet.nodes["red-1"]
+        wait_until(lambda: node.core.last_verdict == "accepted", message="the node's verdict")
+        player = session.state.game.game.player("red")
+        assert player.timers[0].symbol == "ship" and player.timers[0].destination == "moon-1"
+        screenshot(page, "player-time-n-space")
+
+        page.tap(".timer[data-node='red-1'] button.flip")  # lifted before the sand ran through
+        page.wait_for_selector("#refusal:not([hidden])")
+        assert "has not run through" in page.inner_text("#refusal")
+        wait_until(lambda: node.core.last_verdict == "rejected", message="the node turns red")
+        page.close()

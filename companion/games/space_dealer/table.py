@@ -392,6 +392,17 @@ class SpaceDealerReferee:
             return []
         return [{"type": "timer_node", "player": seat.player, "timer": seat.index, "node": seat.node}]
 
+    def timer_label(self, state: DealerTable, seat: Seat) -> str:
+        """The job a sandtimer runs, for the dashboard."""
+        player = state.game.player(seat.player)
+        if player is None:
+            return ""
+        timer = next((t for t in player.timers if t.index == seat.index - 1), None)
+        if timer is None or timer.job is None:
+            return ""
+        label = job_text(state.game, timer.job)
+        return f"{label} (sabotaged)" if timer.sabotaged_by else label
+
     # --- time facts --------------------------------------------------------------------------
     def clock_started(self, state: DealerTable) -> Step:
         if state.started:

@@ -462,6 +462,16 @@ class TimeNSpaceReferee:
         spaces = chosen + [s for s in free if s not in chosen]
         return counters, spaces[: len(counters)]
 
+    def timer_label(self, state: Any, seat: Seat) -> str:
+        """The time symbol a sandtimer stands on, for the dashboard."""
+        if self.light or not isinstance(state, TableGame):
+            return ""
+        player = state.game.player(seat.player)
+        if player is None or not 0 <= seat.index - 1 < len(player.timers):
+            return ""
+        timer = player.timers[seat.index - 1]
+        return _symbol_label(player, timer.symbol, timer.destination) if timer.symbol else ""
+
     # --- the phone -------------------------------------------------------------------------
     def player_action(self, state: Any, player: str, action: dict[str, Any]) -> Step:
         kind = action.get("type") if isinstance(action, dict) else None

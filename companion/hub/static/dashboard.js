@@ -90,6 +90,7 @@ function render() {
       el.querySelector(".timer-state").textContent =
         timer.refused ? t("refused") : phase === "running" ? Math.ceil(upper) + " s" : TIMER_PHASES[phase] || phase;
       el.title = timer.refused ? tSentence(timer.refused) : "";
+      el.querySelector(".timer-on").textContent = timer.label || "";
       const ns = el.querySelector(".node-state");
       ns.textContent = (timer.online ? t("online") : t("offline")) +
         (timer.battery_mv ? " · " + (timer.battery_mv / 1000).toFixed(2) + " V" : "");

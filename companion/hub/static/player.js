@@ -46,6 +46,7 @@ function renderTimers() {
     box.append(el("div", "", t("Timer {index}", { index: timer.index })),
                el("div", "big", timer.refused ? t("refused") : phase === "running" ? Math.ceil(upper) + " s"
                  : TIMER_PHASES[phase] || phase),
+               el("div", "on", timer.label || ""),
                el("div", "", timer.online ? t("online") : t("offline")));
     if (simulated) {
       const b = el("button", "flip", t("Flip"));
