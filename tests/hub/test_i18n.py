@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -272,7 +271,6 @@ def test_winner_explanations_are_translated(scores, es, de):
     assert translate_sentence(english, "de") == de
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_browser_translates_sentences_as_python_does():
     """i18n.js (run in node) gives the same result as translate_sentence for every kind of hub sentence."""
     sentences = [describe(e, SETUP) for e in _events()]
