@@ -2,8 +2,11 @@
 
 Public surface: the pure engine (:mod:`.engine`), the record referee used by
 ``companion referee space-and-time FILE``, a seeded board deal (:mod:`.deal`) and the
-computer opponent (:mod:`.ai`) and the dashboard picture (:mod:`.view`).
+computer opponent (:mod:`.ai`) and the dashboard picture (:mod:`.view`); the hub's
+table referee is :func:`table_referee` (:mod:`.table`, imported on demand).
 """
+
+from typing import Any
 
 from companion.games.space_and_time.ai import Level, NoMoveError, choose_move, load_ai_levels
 from companion.games.space_and_time.deal import deal_board, deal_boards
@@ -26,6 +29,14 @@ from companion.games.space_and_time.engine import (
 )
 from companion.games.space_and_time.record import referee_record
 from companion.games.space_and_time.view import snapshot
+
+
+def table_referee(setup: Any) -> Any:
+    """The hub's referee for a Space and Time table (imported on demand: it loads the hub's types)."""
+    from companion.games.space_and_time.table import table_referee as make
+
+    return make(setup)
+
 
 __all__ = [
     "CoinsSwapped",
@@ -50,5 +61,6 @@ __all__ = [
     "new_game",
     "referee_record",
     "snapshot",
+    "table_referee",
     "validate_board",
 ]

@@ -1,0 +1,433 @@
+"""Space and Time on the hub: a real TableSession on a fake clock, sandtimers as turn timers."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.core import protocol as p
+from companion.errors import ConfigError
+from companion.games.base import Rejected
+from companion.games.space_and_time import (
+    apply,
+    choose_move,
+    deal_boards,
+    legal_moves,
+    molecule_completing_moves,
+    new_game,
+    table_referee,
+)
+from companion.games.space_and_time.table import SpaceTimeReferee, SpaceTimeTable, parse_variant
+from companion.table import events as ev
+from companion.table.referee import Decision, referee_for
+from companion.table.session import TableSession
+from companion.table.state import Seat, fold, make_setup
+
+BOOT = "0a1b2c3d"
+SAND_MS = 60_000
+DATA = Path(__file__).parent / "data" / "space_and_time"
+
+
+def msg(kind, **fields):
+    return p.validate("event", dict({"v": 1, "kind": kind, "boot": BOOT}, **fields))
+
+
+class Table:
+    """A session plus the node side: hello, flips and run-outs with their sequence numbers."""
+
+    def __init__(self, setup, referee=None):
+        self.clock = FakeClock(start_s=100.0)
+        self.setup = setup
+        self.session = TableSession(setup, clock=self.clock, referee=referee)
+        self.seq = {}
+        for seat in setup.seats:
+            self.session.node_message(seat.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim",
+                                                     firmware="x"))
+
+    def ms(self):
+        return int(self.clock.now_s() * 1000)
+
+    def _next(self, node):
+        self.seq[node] = self.seq.get(node, 0) + 1
+        return self.seq[node]
+
+    def flip(self, node, upper=SAND_MS, lower=0):
+        [reply] = self.session.node_message(node, msg("flip", seq=self._next(node), t_ms=self.ms(),
+                                                      upper_ms=upper, lower_ms=lower))
+        return reply.fields
+
+    def empty(self, node):
+        [reply] = self.session.node_message(node, msg("empty", seq=self._next(node), t_ms=self.ms()))
+        return reply.fields
+
+    def tap(self, player, **action):
+        return self.session.player_action(player, action)
+
+    def swap(self, player, move):
+        return self.tap(player, type="swap", cells=[list(move[0]), list(move[1])])
+
+    @property
+    def game(self):
+        return self.session.state.game.game
+
+    @property
+    def table(self):
+        return self.session.state.game
+
+    def acted(self):
+        return [e.action for e in self.session.log.events() if isinstance(e, ev.GameActed)]
+
+    def board_panel(self, player=None):
+        snap = self.session.player_snapshot(player) if player else self.session.snapshot()
+        return next(panel for panel in snap["view"]["panels"] if panel["kind"] == "grid")
+
+    def replays(self):
+        return fold(self.setup, self.session.log.events(), self.session.referee) == self.session.state
+
+
+def setup_for(players=("ana", "ben"), *, turn_limit=True, timers=1, seed=7, variant=""):
+    seats = tuple(Seat(name, i, f"{name}-{i}") for name in players for i in range(1, timers + 1))
+    return make_setup(table="sat", game="space-and-time", players=tuple(players), seats=seats, seed=seed,
+                      sand_s=SAND_MS / 1000, turn_limit=turn_limit, variant=variant)
+
+
+@pytest.fixture
+def table():
+    return Table(setup_for())
+
+
+def cells(move):
+    return [list(move[0]), list(move[1])]
+
+
+def hint_cells(game):
+    return sorted({cell for move, _ in molecule_completing_moves(game) for cell in move})
+
+
+# --- setup ------------------------------------------------------------------------------------
+
+
+def test_the_hub_finds_the_referee_deals_from_the_seed_and_maps_players_to_letters():
+    setup = setup_for(seed=3)
+    referee = referee_for(setup)
+    assert isinstance(referee, SpaceTimeReferee)
+    state = referee.start(setup)
+    assert state == SpaceTimeTable(new_game(*deal_boards(3)))
+    assert referee.names == {"A": "ana", "B": "ben"} and referee.computer is None
+    lines = referee.player_view(state, "ben").panels[1]["lines"]
+    assert lines[0] == "You are B: Time at Night, Space by Day; against ana (A)"
+    assert "Space: ana (A); Time: ben (B)" in lines
+
+
+@pytest.mark.parametrize(("variant", "expected"), [
+    ("", (None, 2)), ("standard", (None, 2)), ("vs-computer", ("B", 2)), ("vs-computer-a", ("A", 2)),
+    ("vs-computer-b-3", ("B", 3)), ("VS-Computer-A-1", ("A", 1)),
+])
+def test_variants_name_the_computer_letter_and_difficulty(variant, expected):
+    assert parse_variant(variant) == expected
+
+
+@pytest.mark.parametrize(("players", "variant", "message"), [
+    (("ana", "ben", "cy"), "", "exactly 2 players"),
+    (("ana", "ben"), "vs-computer-b", "played by one person"),
+    (("ana",), "speed", "unknown Space and Time variant"),
+    (("ana",), "vs-computer-a-9", "no difficulty 9"),
+])
+def test_a_table_the_game_cannot_start_is_a_config_error(players, variant, message):
+    with pytest.raises(ConfigError, match=message):
+        table_referee(setup_for(players, variant=variant))
+
+
+# --- turns --------------------------------------------------------------------------------------
+
+
+def test_a_flip_starts_the_turn(table):
+    assert table.session.snapshot()["view"]["summary"] == "Night round: ana (A, Space) to move: flip timer 1 to start"
+    assert "select" not in table.board_panel("ana"), "no tapping coins before the turn starts"
+    assert table.flip("ana-1") == {"boot": BOOT, "seq": 1, "verdict": "accepted"}
+    assert table.table.turn_open and table.acted() == [{"type": "turn_started", "player": "A"}]
+    assert table.session.snapshot()["view"]["summary"] == "Night round: ana (A, Space) is swapping"
+    board = table.board_panel("ana")
+    assert board["select"] == 2 and board["action_type"] == "swap"
+    assert board["title"] == "Board (0 = null, A = ace, 2-5): tap two coins to swap them"
+    assert board["rows"] == [[("0", "A", "2", "3", "4", "5")[k] for k in row] for row in table.game.board]
+    assert "select" not in table.board_panel("ben") and "select" not in table.board_panel()
+    assert table.session.snapshot()["players"][0]["timers"][0]["label"] == "A: Space"
+
+
+def test_a_flip_out_of_turn_is_refused_with_the_reason(table):
+    reply = table.flip("ben-1")
+    assert reply["verdict"] == "rejected"
+    assert reply["reason"] == "It is ana's turn, not ben's (Space and Time rulebook, Roles and rounds)"
+    assert table.session.refusals["ben"]["reason"] == reply["reason"]
+    assert not table.table.turn_open and table.acted() == []
+    table.flip("ana-1")
+    again = table.flip("ana-1", upper=30_000, lower=30_000)
+    assert again["verdict"] == "rejected" and "already running" in again["reason"]
+
+
+def test_another_timer_of_the_player_is_not_a_turn_timer():
+    table = Table(setup_for(timers=2))
+    reply = table.flip("ana-2")
+    assert reply["reason"] == "Timer 2 is not used in Space and Time: flip timer 1 to start your turn (Turn timer)"
+    assert table.flip("ana-1")["verdict"] == "accepted"
+
+
+def test_a_swap_from_the_phone_is_applied_and_passes_the_turn(table):
+    move = legal_moves(table.game)[0]
+    refused = table.swap("ana", move)
+    assert isinstance(refused, Rejected) and refused.reason == "Flip your timer 1 to start your turn first"
+    table.flip("ana-1")
+    before = table.game
+    step = table.swap("ana", move)
+    assert isinstance(step, Decision)
+    assert table.game == apply(before, move).state
+    assert table.game.to_move == "B" and not table.table.turn_open
+    assert table.acted()[-1] == {"type": "swap", "player": "A", "cells": cells(move)}
+    assert table.session.snapshot()["recent"][0]["text"].startswith("ana (A, Space) swapped the ")
+    lines = table.session.snapshot()["view"]["panels"][1]["lines"]
+    assert f"May not be swapped back: ({move[0][0]}, {move[0][1]}) and ({move[1][0]}, {move[1][1]})" in lines
+    assert table.flip("ana-1")["reason"].startswith("It is ben's turn, not ana's")
+    refused = table.swap("ana", legal_moves(table.game)[0])
+    assert isinstance(refused, Rejected) and refused.reason == "It is ben's turn, not ana's"
+
+
+def test_an_illegal_swap_is_refused_with_the_engines_reason_and_the_same_player_moves(table):
+    table.flip("ana-1")
+    before = table.table
+    refused = table.tap("ana", type="swap", cells=[[0, 0], [2, 3]])  # not neighbours: Space may not
+    assert isinstance(refused, Rejected)
+    assert refused.reason == ("Player A plays Space and may only swap a coin with one of its eight neighbours "
+                              "(the board wraps at the edges); (0, 0) and (2, 3) are not neighbours.")
+    assert refused.rule == "Space and Time rulebook, Space"
+    assert table.table == before and table.game.to_move == "A" and table.table.turn_open
+    assert table.session.player_snapshot("ana")["refusal"]["reason"] == str(refused)
+    off_board = table.tap("ana", type="swap", cells=[[0, 0], [4, 0]])
+    assert isinstance(off_board, Rejected) and "not on the board" in off_board.reason
+    assert isinstance(table.swap("ana", legal_moves(table.game)[0]), Decision)
+    assert table.session.player_snapshot("ana")["refusal"] is None
+
+
+def test_other_actions_are_refused(table):
+    refused = table.tap("ana", type="place")
+    assert isinstance(refused, Rejected) and "swap two coins" in refused.reason
+
+
+def play_until_hints(table):
+    """Swap (without taking trophies) until the player to move has a molecule-completing swap."""
+    for _ in range(60):
+        if molecule_completing_moves(table.game):
+            return
+        mover = table.session.referee.names[table.game.to_move]
+        table.flip(f"{mover}-1")
+        scoring = {m for m, _ in molecule_completing_moves(table.game)}
+        move = next(m for m in legal_moves(table.game) if m not in scoring)
+        assert isinstance(table.swap(mover, move), Decision)
+    pytest.fail("no molecule-completing swap came up")
+
+
+def test_the_hint_toggle_highlights_the_swaps_that_complete_a_molecule(table):
+    play_until_hints(table)
+    assert table.board_panel()["highlight"] == []
+    menu = table.session.player_snapshot("ben")["menu"]
+    assert [(i["id"], i["label"]) for i in menu] == [("hints-show", "Show swaps that complete a molecule")]
+    assert isinstance(table.tap("ben", **menu[0]["action"]), Decision)  # anyone may ask, any time
+    assert table.acted()[-1] == {"type": "hints", "show": True} and table.table.hints
+    expected = [list(cell) for cell in hint_cells(table.game)]
+    assert expected and table.board_panel()["highlight"] == expected
+    assert table.board_panel("ana")["highlight"] == expected
+    lines = table.session.snapshot()["view"]["panels"][1]["lines"]
+    found = molecule_completing_moves(table.game)
+    assert any(line.startswith(f"Molecule hints: {len(found)} swap") for line in lines)
+    # the highlights follow the position
+    mover = table.session.referee.names[table.game.to_move]
+    table.flip(f"{mover}-1")
+    table.swap(mover, found[0][0])
+    assert table.board_panel()["highlight"] == [list(cell) for cell in hint_cells(table.game)]
+    hide = table.session.player_snapshot("ana")["menu"][-1]
+    assert (hide["id"], hide["label"]) == ("hints-hide", "Hide the molecule hints")
+    table.tap("ana", **hide["action"])
+    assert table.board_panel()["highlight"] == [] and not table.table.hints
+    assert table.replays()
+
+
+def test_the_turn_timer_running_out_passes_the_turn(table):
+    table.flip("ana-1")
+    table.swap("ana", legal_moves(table.game)[0])
+    table.flip("ben-1")
+    assert table.game.last_swap is not None
+    table.clock.advance(60)
+    assert table.empty("ben-1")["verdict"] == "accepted"
+    assert table.acted()[-1] == {"type": "turn_timed_out", "player": "B"}
+    assert table.game.to_move == "A" and not table.table.turn_open
+    assert table.game.last_swap is None, "nothing to protect from reversing after a lost turn"
+    assert table.session.snapshot()["recent"][0]["text"] == (
+        "ben (B, Time) ran out of time: no swap this turn, ana (A, Space) to move")
+    assert table.flip("ana-1")["verdict"] == "accepted"
+    assert table.replays()
+
+
+def test_without_a_turn_limit_the_sand_is_only_a_reminder():
+    table = Table(setup_for(turn_limit=False))
+    table.flip("ana-1")
+    table.clock.advance(60)
+    table.empty("ana-1")
+    assert table.acted() == [{"type": "turn_started", "player": "A"}]
+    assert table.game.to_move == "A" and table.table.turn_open
+    assert isinstance(table.swap("ana", legal_moves(table.game)[0]), Decision)
+
+
+def test_an_old_timer_running_out_during_the_other_turn_changes_nothing(table):
+    table.flip("ana-1")
+    table.swap("ana", legal_moves(table.game)[0])
+    table.flip("ben-1")
+    table.clock.advance(60)
+    table.empty("ana-1")
+    assert table.game.to_move == "B" and table.table.turn_open
+
+
+def test_computer_plays_this_turn_for_the_player_who_asks(table):
+    table.flip("ana-1")
+    item = table.session.player_snapshot("ana")["menu"][0]
+    assert (item["id"], item["label"]) == ("computer-move", "Computer plays this turn")
+    expected = choose_move(table.game, difficulty=2, seed=7)
+    assert isinstance(table.tap("ana", **item["action"]), Decision)
+    assert table.acted()[-1] == {"type": "swap", "player": "A", "cells": cells(expected)}
+    assert table.game.to_move == "B"
+
+
+# --- against the computer -------------------------------------------------------------------------
+
+
+def solo(variant="", seed=5):
+    return Table(setup_for(("ana",), variant=variant, seed=seed))
+
+
+def test_against_the_computer_it_answers_each_human_swap_at_once():
+    table = solo()
+    referee = table.session.referee
+    assert referee.names == {"A": "ana", "B": "computer"} and referee.computer == "B"
+    for number in range(3):
+        table.flip("ana-1")
+        move = legal_moves(table.game)[number]
+        after_human = apply(table.game, move).state
+        swaps = table.table.swaps
+        assert isinstance(table.swap("ana", move), Decision)
+        answer = choose_move(after_human, difficulty=2, seed=5 + swaps + 1)
+        assert table.acted()[-2:] == [{"type": "swap", "player": "A", "cells": cells(move)},
+                                      {"type": "swap", "player": "B", "cells": cells(answer)}]
+        assert table.game.to_move == "A" and not table.table.turn_open
+    assert table.session.snapshot()["recent"][0]["text"].startswith("computer (B, Time) swapped the ")
+    again = solo()
+    for number in range(3):
+        again.flip("ana-1")
+        again.swap("ana", legal_moves(again.game)[number])
+    assert again.acted() == table.acted(), "the same moves get the same answers"
+    assert table.replays()
+
+
+def test_the_computer_playing_a_opens_the_game_at_the_first_flip():
+    table = solo("vs-computer-a-1")
+    assert table.session.snapshot()["view"]["summary"] == "Night round: the computer (A) is to move"
+    assert [i["id"] for i in table.session.player_snapshot("ana")["menu"]] == ["computer-move", "hints-show"]
+    opening = choose_move(table.game, difficulty=1, seed=5)
+    assert table.flip("ana-1")["verdict"] == "accepted"
+    assert table.acted() == [{"type": "swap", "player": "A", "cells": cells(opening)},
+                             {"type": "turn_started", "player": "B"}]
+    assert table.game.to_move == "B" and table.table.turn_open
+    assert table.replays()
+
+
+def test_the_computer_opens_when_the_master_clock_starts():
+    table = solo("vs-computer-a")
+    table.session.start_clock()
+    assert len(table.acted()) == 1 and table.game.to_move == "B" and not table.table.turn_open
+
+
+def test_a_lost_turn_against_the_computer_lets_it_swap_again():
+    table = solo()
+    table.flip("ana-1")
+    table.clock.advance(60)
+    table.empty("ana-1")
+    kinds = [(a["type"], a["player"]) for a in table.acted()]
+    assert kinds == [("turn_started", "A"), ("turn_timed_out", "A"), ("swap", "B")]
+    assert table.game.to_move == "A"
+
+
+# --- whole games ------------------------------------------------------------------------------------
+
+
+def play_turn(table, index):
+    """The player to move flips and swaps: a molecule if one is there, else a legal swap picked by ``index``."""
+    mover = table.session.referee.names[table.game.to_move]
+    assert table.flip(f"{mover}-1")["verdict"] == "accepted"
+    scoring = molecule_completing_moves(table.game)
+    moves = legal_moves(table.game)
+    move = scoring[0][0] if scoring else moves[(index * 7) % len(moves)]
+    assert isinstance(table.swap(mover, move), Decision)
+
+
+def test_a_whole_game_to_its_end_with_scores_and_replay(table):
+    assert table.session.snapshot()["scores"] is None
+    for index in range(500):
+        if table.game.is_over:
+            break
+        play_turn(table, index)
+    game = table.game
+    assert game.is_over and game.round == 2
+    notes = [e.note for e in table.session.log.events() if isinstance(e, ev.GameActed)]
+    assert any("Day round on a new board: ben (B) plays Space and moves first" in note for note in notes)
+    a, b = game.trophy_count("A"), game.trophy_count("B")
+    winner = {"A": "ana", "B": "ben"}[game.winner]
+    scores = table.session.snapshot()["scores"]
+    assert scores["winners"] == [winner] and scores["ranking"][0] == winner
+    assert scores["players"]["ana"]["total"] == a and scores["players"]["ben"]["total"] == b
+    assert scores["players"]["ana"]["letter"] == "A"
+    night = sum(h == "A" for h in game.trophies[0])
+    assert scores["players"]["ana"]["rows"] == {"Night": {"trophies": night}, "Day": {"trophies": a - night}}
+    assert table.session.snapshot()["explanation"].startswith(f"{winner} wins")
+    assert table.session.snapshot()["view"]["summary"].startswith(f"{winner} (")
+    assert table.session.player_snapshot("ana")["menu"] == []
+    assert "select" not in table.board_panel(winner)
+    reply = table.flip(f"{winner}-1")
+    assert reply["verdict"] == "rejected" and reply["reason"].startswith("The game is over")
+    refused = table.swap("ana", ((0, 0), (0, 1)))
+    assert isinstance(refused, Rejected) and refused.reason.startswith("The game is over")
+    assert table.replays()
+    resumed = TableSession(table.setup, clock=table.clock, log=table.session.log)
+    assert resumed.state == table.session.state
+
+
+def test_a_tie_at_five_trophies_each_is_won_by_a():
+    record = json.loads((DATA / "tie_game.json").read_text())
+    setup = setup_for()
+    referee = SpaceTimeReferee(setup)
+    referee.start = lambda setup: SpaceTimeTable(new_game(*record["boards"]))  # the recorded boards
+    table = Table(setup, referee)
+    *moves, after_the_end = record["moves"]
+    for move in moves:
+        mover = referee.names[table.game.to_move]
+        if not table.table.turn_open:
+            assert table.flip(f"{mover}-1")["verdict"] == "accepted"
+        table.tap(mover, type="swap", cells=move)  # refused swaps leave the same player to move
+    assert table.game.trophy_count("A") == table.game.trophy_count("B") == 5
+    refused = table.tap("ben", type="swap", cells=after_the_end)
+    assert isinstance(refused, Rejected) and refused.reason == "The game is over: ana (A) has won"
+    scores = table.session.snapshot()["scores"]
+    assert scores["winners"] == ["ana"] and scores["ranking"] == ["ana", "ben"]
+    assert [scores["players"][p]["total"] for p in ("ana", "ben")] == [5, 5]
+    assert table.session.snapshot()["view"]["summary"] == "ana (A) wins, 5 trophies to 5 (at 5 each A wins)"
+    assert fold(setup, table.session.log.events(), referee) == table.session.state
+
+
+def test_a_whole_game_against_the_computer_replays_from_the_log():
+    table = solo("vs-computer-b-1", seed=11)
+    for index in range(300):
+        if table.game.is_over:
+            break
+        play_turn(table, index)
+    assert table.game.is_over
+    scores = table.session.snapshot()["scores"]
+    assert set(scores["players"]) == {"ana", "computer"}
+    assert table.replays()
