@@ -151,6 +151,10 @@ def _wait_for_interrupt() -> None:
 @click.option("--clock-minutes", type=float, default=None, callback=_positive,
               help="Length of the master clock.  [default: 12, the introductory game]")
 @click.option("--full", is_flag=True, help="30-minute master clock of the full game.")
+@click.option("--game", default=None, metavar="GAME",
+              help="Game to referee: time-n-space, space-dealer, timeline, space-and-time, time-splicers, "
+                   "or sandtimers (timers and clock only).  [default: sandtimers]")
+@click.option("--variant", default=None, help="Variant of the game, e.g. intro, full or light for time-n-space.")
 @click.option("--no-sim", is_flag=True, help="Do not start simulated nodes (a table with real hardware).")
 @click.option("--embedded", type=click.Choice(["auto", "mosquitto", "amqtt"]), default="auto", show_default=True,
               help="Embedded broker when no --broker is given: mosquitto if installed, else amqtt in-process.")
@@ -173,7 +177,8 @@ def _wait_for_interrupt() -> None:
               help="TOML file with hub settings (see docs/running.md).")
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 def run(table: str | None, players: int | None, timers: int | None, sand_seconds: float | None,
-        time_scale: float | None, broker_url: str | None, clock_minutes: float | None, full: bool, no_sim: bool,
+        time_scale: float | None, broker_url: str | None, clock_minutes: float | None, full: bool,
+        game: str | None, variant: str | None, no_sim: bool,
         embedded: str, mqtt_host: str, mqtt_port: int, http_host: str, http_port: int, data_dir: str | None,
         memory: bool, language: str | None, resume: str | None, config_file: str | None, verbose: int) -> None:
     """Start a table: broker, hub, dashboard and (by default) simulated sandtimers."""
@@ -188,14 +193,30 @@ def run(table: str | None, players: int | None, timers: int | None, sand_seconds
             settings["audio"] = file_settings["audio"]
         overrides = {"table": table, "players": players, "timers": timers, "sand_s": sand_seconds,
                      "time_scale": time_scale, "clock_minutes": 30.0 if full else clock_minutes,
-                     "language": language}
+                     "language": language, "game": game, "variant": variant}
         settings.update({k: v for k, v in overrides.items() if v is not None})
         if memory:
             settings["data_dir"] = None
         else:
             settings["data_dir"] = Path(data_dir or settings.get("data_dir") or _default_data_dir())
+        if "game" in settings:
+            from companion.games import find_game
+
+            info = find_game(str(settings["game"]))
+            settings["game"] = info.name
+            chosen = info.variant(str(settings.get("variant", "")))
+            settings["variant"] = chosen.name
+            if "clock_minutes" not in settings:
+                settings["clock_minutes"] = chosen.clock_minutes
+            if players is None and "players" not in file_settings.get("hub", {}):
+                settings["players"] = max(info.min_players, min(info.max_players, 4))
+            if timers is None and "timers" not in file_settings.get("hub", {}):
+                settings["timers"] = info.timers_per_player
         hub_config = HubConfig.from_mapping(settings)
         hub_config.setup()  # validate before starting anything
+        from companion.table.referee import referee_for
+
+        referee_for(hub_config.setup())  # the game's rules accept this table before anything starts
         resume_path = None
         if resume is not None:
             from companion.table.log import latest_log, read_log

@@ -144,3 +144,13 @@ def test_run_starts_a_playable_table_and_a_saved_game_resumes(tmp_path):
         assert _post(url + "api/clock/resume")["ok"]
     finally:
         _stop(proc)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "--memory", "--game", "chess"], "unknown game 'chess'"),
+    (["run", "--memory", "--game", "space-and-time", "--players", "3"], "exactly 2 players"),
+    (["run", "--memory", "--game", "time-n-space", "--variant", "speedy"], "has no variant 'speedy'"),
+])
+def test_a_game_the_table_cannot_play_is_refused_before_starting(args, message):
+    result = companion(*args)
+    assert result.returncode == 2 and message in result.stderr and result.stderr.count("\n") == 1
