@@ -1,0 +1,130 @@
+"""The turn-based games played from the phone pages in headless Chromium, with turn timers running.
+
+For Timeline, Space and Time and Time Splicers on a real table (mosquitto, hub, simulated
+nodes): the player to move flips their turn timer on their page, taps a legal action, and the
+turn passes to the other player; a flip out of turn shows the red refusal on the page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.games.space_and_time import legal_moves
+from companion.hub import HubConfig
+from companion.runtime import RunOptions, Table
+from tests.conftest import wait_until
+
+pytestmark = [pytest.mark.broker, pytest.mark.browser]
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+SAND_S = 600.0
+"""Turn timers of 10 minutes: the sand runs during the test but never runs out."""
+
+
+def start(mosquitto, table_id, **hub) -> Table:
+    """A table not yet started: use it as ``with start(...) as table``."""
+    options = RunOptions(hub=HubConfig(table=table_id, **hub), broker_url=str(mosquitto.address),
+                         http_port=None, heartbeat_s=5.0)
+    return Table(options)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run does this)")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield browser
+        browser.close()
+
+
+def to_move(session) -> str:
+    """The hub player whose turn it is, whatever the game."""
+    state = session.state.game
+    game = state.game
+    if session.setup.game == "timeline":
+        return game.to_move
+    if session.setup.game == "time-splicers":
+        return game.current_player
+    return session.referee.names[game.to_move]
+
+
+def turn_open(session) -> bool:
+    return session.state.game.turn_open
+
+
+def tap_menu_action(page, session, player) -> None:
+    """Tap the first button that makes the turn's move (Time Splicers lists free actions first)."""
+    menu = session.player_snapshot(player)["menu"]
+    item = next(i for i in menu if i["action"] and not i["group"].startswith("Free"))
+    page.tap(f"#menu button[data-id='{item['id']}']")
+
+
+def tap_swap(page, session, player) -> None:
+    """Tap the two coins of a legal swap on the board grid.
+
+    The page redraws the board on every state update (node heartbeats included) and forgets a
+    first tap then, so the pair is tapped again if no swap reached the hub.
+    """
+    (r1, c1), (r2, c2) = legal_moves(session.state.game.game)[0]
+    swaps = session.state.game.swaps
+    for _attempt in range(3):
+        page.tap(f"table.grid tr:nth-child({r1 + 1}) td.pickable:nth-child({c1 + 1})")
+        page.tap(f"table.grid tr:nth-child({r2 + 1}) td.pickable:nth-child({c2 + 1})")
+        try:
+            wait_until(lambda: session.state.game.swaps > swaps, timeout_s=1.0, message="the swap")
+            return
+        except pytest.fail.Exception:
+            continue
+    pytest.fail(f"{player}'s swap never reached the hub (refusal shown: {page.inner_text('#refusal')!r})")
+
+
+def play_turn(page, session, player, game) -> None:
+    assert to_move(session) == player
+    page.tap(f".timer[data-node='{player}-1'] button.flip")
+    wait_until(lambda: turn_open(session), message=f"{player}'s turn to start")
+    if game == "space-and-time":
+        page.wait_for_selector("table.grid td.pickable")
+        tap_swap(page, session, player)
+    else:
+        page.wait_for_selector("#menu button[data-id]")
+        tap_menu_action(page, session, player)
+    wait_until(lambda: to_move(session) != player, message=f"the turn to pass from {player}")
+
+
+@pytest.mark.parametrize("game", ["timeline", "space-and-time", "time-splicers"])
+def test_a_few_turns_from_the_phone_pages(browser, mosquitto, table_id, game):
+    with start(mosquitto, table_id, game=game, players=2, timers=1, sand_s=SAND_S, clock_minutes=60) as table:
+        session = table.app.extensions["companion.session"]
+        red, yellow = (browser.new_page(viewport={"width": 390, "height": 1200}, is_mobile=True, has_touch=True)
+                       for _ in range(2))
+        for page, player in ((red, "red"), (yellow, "yellow")):
+            page.goto(table.url + f"play/{player}")
+            page.wait_for_selector(f".timer[data-node='{player}-1'] button.flip")
+        session.start_clock()
+
+        play_turn(red, session, "red", game)
+        assert to_move(session) == "yellow" and not turn_open(session)
+
+        red.tap(".timer[data-node='red-1'] button.flip")  # out of turn
+        red.wait_for_selector("#refusal:not([hidden])")
+        assert "It is yellow's turn, not red's" in red.inner_text("#refusal")
+        wait_until(lambda: table.fleet.nodes["red-1"].core.last_verdict == "rejected", message="red-1 turns red")
+        assert to_move(session) == "yellow" and not turn_open(session)
+
+        play_turn(yellow, session, "yellow", game)
+        assert to_move(session) == "red"
+        running = [t for p in session.snapshot()["players"] for t in p["timers"] if t["phase"] == "running"]
+        assert running, "the turn timers run"
+        play_turn(red, session, "red", game)
+        assert to_move(session) == "yellow"
+        if game == "space-and-time":
+            assert session.state.game.swaps == 3
+        red.close()
+        yellow.close()
