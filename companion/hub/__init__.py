@@ -32,7 +32,8 @@ class HubConfig:
     game: str = "sandtimers"
     players: int = 4
     timers: int = 2
-    clock_minutes: float = 12.0
+    clock_minutes: float | None = None
+    """Length of the master clock; None for the game variant's own (12 for timers only)."""
     sand_s: float = 60.0
     time_scale: float = 1.0
     variant: str = ""
@@ -62,13 +63,21 @@ class HubConfig:
             config = replace(config, sounds_dir=Path(config.sounds_dir))
         return config
 
+    def clock_length_s(self) -> float:
+        """The master clock in seconds: as configured, or the game variant's length."""
+        if self.clock_minutes is not None:
+            return self.clock_minutes * 60
+        from companion.games import find_game
+
+        return find_game(self.game).variant(self.variant).clock_minutes * 60
+
     def setup(self) -> TableSetup:
         from companion.i18n import LANGUAGES
 
         if self.language not in LANGUAGES:
             raise ConfigError(f"language {self.language!r} is not available; choose one of {', '.join(LANGUAGES)}")
         setup = default_setup(self.table, players=self.players, timers=self.timers,
-                              clock_length_s=self.clock_minutes * 60, sand_s=self.sand_s, game=self.game,
+                              clock_length_s=self.clock_length_s(), sand_s=self.sand_s, game=self.game,
                               variant=self.variant, seed=self.seed)
         return replace(setup, turn_limit=self.turn_limit)
 

@@ -72,7 +72,9 @@ class View:
 
     Panel kinds: ``{"kind": "lines", "title", "lines": [str]}``,
     ``{"kind": "grid", "title", "rows": [[str]], "highlight": [[r, c]]}``,
-    ``{"kind": "table", "title", "columns": [str], "rows": [[str|number]]}``.
+    ``{"kind": "table", "title", "columns": [str], "rows": [[str|number]]}``,
+    ``{"kind": "ring", "title", "players": [str], "fields": [{"label", "owner", "markers": [player],
+    "ships": [player], "arriving": [player]}]}`` (a ring of fields drawn as a picture).
     """
 
     summary: str = ""

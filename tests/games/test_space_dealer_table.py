@@ -486,8 +486,11 @@ def test_the_dashboard_and_the_phone_pages():
     view = t.session.snapshot()["view"]
     assert view["summary"] == "Space Dealer (experienced rules): running \u00b7 red 0, yellow 0, green 0"
     assert [panel["title"] for panel in view["panels"]] == [
-        "Orbital ring (victory-point track)", "Victory points", "Players", "Sabotage and rocket blocks", "Planets",
-        "Common pool", "Latest"]
+        "Victory-point track", "Orbital ring (victory-point track)", "Victory points", "Players",
+        "Sabotage and rocket blocks", "Planets", "Common pool", "Latest"]
+    picture = view["panels"][0]
+    assert picture["kind"] == "ring" and len(picture["fields"]) == len(t.panel("Orbital ring")["rows"])
+    assert [f["owner"] for f in picture["fields"][:2]] == ["red", None]
     ring = t.panel("Orbital ring")["rows"]
     assert [row[1] for row in ring] == ["red's planet", "neutral planet"] * 1 + ["yellow's planet",
                                                                                  "neutral planet",

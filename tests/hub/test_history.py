@@ -22,7 +22,7 @@ SHEET = {"players": {
 @pytest.fixture
 def app(tmp_path):
     clock = FakeClock()
-    app = create_app({"table": "hist", "game": "time-n-space", "variant": "light", "players": 3, "timers": 2,
+    app = create_app({"table": "hist", "game": "time-n-space", "variant": "light", "players": 3, "timers": 2, "clock_minutes": 12,
                       "data_dir": tmp_path, "fsync": False, "sounds_dir": tmp_path / "sounds"}, clock=clock)
     app.extensions["test.clock"] = clock
     return app

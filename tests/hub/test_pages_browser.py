@@ -192,7 +192,7 @@ def test_end_of_game_screen_shows_the_scores(browser, mosquitto, table_id):
                                  {"color": "blue", "value": 1, "from": "green"}], "bonus": [], "above": []},
         "green": {"collected": [], "bonus": [], "above": []}}}
     with start(mosquitto, table_id, game="time-n-space", variant="light", players=3, timers=2,
-               time_scale=720.0) as table:
+               clock_minutes=12, time_scale=720.0) as table:
         session = table.app.extensions["companion.session"]
         session.start_clock()
         wait_until(lambda: session.state.clock.phase == "expired", message="the master clock runs out")
@@ -239,4 +239,20 @@ def test_time_n_space_player_chooses_a_symbol_on_the_phone(browser, mosquitto, t
         page.wait_for_selector("#refusal:not([hidden])")
         assert "has not run through" in page.inner_text("#refusal")
         wait_until(lambda: node.core.last_verdict == "rejected", message="the node turns red")
+        page.close()
+
+
+def test_space_dealer_dashboard_draws_the_victory_point_track(browser, mosquitto, table_id):
+    with start(mosquitto, table_id, game="space-dealer", players=3, timers=2) as table:
+        session = table.app.extensions["companion.session"]
+        session.start_clock()
+        game = session.state.game.game
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(table.url)
+        page.wait_for_selector("svg.ring")
+        assert page.locator("svg.ring g.field").count() == game.ring_size
+        assert page.locator("svg.ring .ship").count() == len([s for s in game.ships if s.field is not None])
+        owned = page.eval_on_selector_all("svg.ring g.field text.ring-label", "els => els.map(e => e.textContent)")
+        assert {label[0] for label in owned if label[0].isalpha()} == {"R", "Y", "G"}, owned
+        screenshot(page, "dashboard-space-dealer")
         page.close()

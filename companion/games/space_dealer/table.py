@@ -716,6 +716,18 @@ class SpaceDealerReferee:
         return {"kind": "table", "title": "Orbital ring (victory-point track)",
                 "columns": ["Field", "Planet", "Ships", "Markers", "Open orders"], "rows": rows}
 
+    def _ring_picture(self, game: GameState) -> dict[str, Any]:
+        """The same ring as a picture for the dashboard (panel kind ``ring``): markers and ships per field."""
+        fields = []
+        for field in range(game.ring_size):
+            owner = game.field_owner(field)
+            markers = [o.by for o in game.satisfied if owner is not None and o.owner == owner]
+            fields.append({"label": str(field), "owner": owner, "markers": markers,
+                           "ships": [s.id for s in game.ships if s.field == field],
+                           "arriving": [s.id for s in game.ships if s.destination == field]})
+        return {"kind": "ring", "title": "Victory-point track", "players": [p.name for p in game.players],
+                "fields": fields}
+
     def _score_panel(self, game: GameState) -> dict[str, Any]:
         score = final_score(game)
         rows = []
@@ -760,6 +772,7 @@ class SpaceDealerReferee:
                   + (f" \u00b7 order cards: {len(game.order_stack)}" if game.experienced else ""),
                   f"Attack markers in the pool: {game.attack_pool} \u00b7 spare timers: {game.timer_pool}"]
         panels = (
+            self._ring_picture(game),
             self._ring_panel(game),
             self._score_panel(game),
             {"kind": "table", "title": "Players",

@@ -37,6 +37,55 @@ function renderGrid(panel, onPick) {
   return table;
 }
 
+const RING_PALETTE = { red: "#e74c3c", yellow: "#f1c40f", green: "#2ecc71", blue: "#3498db", purple: "#9b59b6",
+                       orange: "#e67e22", white: "#ecf0f1", black: "#7f8c8d" };
+const RING_ORDER = Object.values(RING_PALETTE);
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs, text) {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = String(text);
+  return e;
+}
+
+// The orbital ring of Space Dealer (also its victory-point track) as a picture: one disc per field,
+// tinted with its owner's colour; victory-point markers as dots and ships as triangles, each with the
+// player's initial so colour is never the only cue.
+function renderRing(panel) {
+  const colour = (name) => RING_PALETTE[name] || RING_ORDER[(panel.players || []).indexOf(name) % RING_ORDER.length] || "#888";
+  const n = panel.fields.length;
+  const size = 420, mid = size / 2, radius = 150;
+  const pic = svg("svg", { viewBox: "0 0 " + size + " " + size, class: "ring", role: "img",
+                           "aria-label": panel.title });
+  pic.append(svg("circle", { cx: mid, cy: mid, r: radius, fill: "none", stroke: "#556", "stroke-width": 2,
+                             "stroke-dasharray": "4 6" }));
+  panel.fields.forEach((f, i) => {
+    const a = -Math.PI / 2 + (2 * Math.PI * i) / n;
+    const x = mid + radius * Math.cos(a), y = mid + radius * Math.sin(a);
+    const g = svg("g", { class: "field", "data-field": f.label });
+    g.append(svg("circle", { cx: x, cy: y, r: 24, fill: f.owner ? colour(f.owner) : "#2a3044",
+                             "fill-opacity": f.owner ? 0.35 : 1, stroke: f.owner ? colour(f.owner) : "#667",
+                             "stroke-width": 3 }));
+    g.append(svg("text", { x: x, y: y + 5, "text-anchor": "middle", class: "ring-label" },
+                 f.owner ? f.owner[0].toUpperCase() + f.label : f.label));
+    (f.markers || []).forEach((m, j) => {
+      const b = a + (j - (f.markers.length - 1) / 2) * 0.09;
+      const mx = mid + (radius + 42) * Math.cos(b), my = mid + (radius + 42) * Math.sin(b);
+      g.append(svg("circle", { cx: mx, cy: my, r: 8, fill: colour(m), class: "marker", "data-player": m }));
+      g.append(svg("text", { x: mx, y: my + 4, "text-anchor": "middle", class: "ring-mark" }, m[0].toUpperCase()));
+    });
+    [...(f.ships || []), ...(f.arriving || [])].forEach((s, j) => {
+      const b = a + (j - 0.5) * 0.12;
+      const sx = mid + (radius - 44) * Math.cos(b), sy = mid + (radius - 44) * Math.sin(b);
+      g.append(svg("polygon", { points: [sx, sy - 9, sx - 8, sy + 7, sx + 8, sy + 7].join(" "), fill: colour(s),
+                                class: "ship", "data-player": s, opacity: (f.ships || []).includes(s) ? 1 : 0.5 }));
+    });
+    pic.append(g);
+  });
+  return pic;
+}
+
 function renderPanels(root, view, onPick) {
   root.textContent = "";
   if (!view) return;
@@ -48,6 +97,8 @@ function renderPanels(root, view, onPick) {
       const ul = el("ul");
       for (const line of panel.lines || []) ul.append(el("li", "", line));
       box.append(ul);
+    } else if (panel.kind === "ring") {
+      box.append(renderRing(panel));
     } else if (panel.kind === "grid") {
       box.append(renderGrid(panel, onPick));
     } else if (panel.kind === "table") {
