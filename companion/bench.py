@@ -125,6 +125,7 @@ def run_bench(*, flips: int = 300, burst: int = 400, embedded: str = "auto", fsy
             for payload in payloads:
                 bridge.handle(topic, payload)
             hub_s = time.perf_counter() - start
+    cue_lateness = measure_cue_lateness()
     results: dict[str, object] = {
         "flip_to_verdict": Percentiles.of(verdict),
         "flip_to_dashboard": Percentiles.of(dashboard),
@@ -132,11 +133,54 @@ def run_bench(*, flips: int = 300, burst: int = 400, embedded: str = "auto", fsy
         "burst_s": burst_s,
         "burst_per_s": total / burst_s,
         "hub_only_per_s": len(payloads) / hub_s,
+        "cue_lateness": cue_lateness,
     }
     echo(results["flip_to_verdict"].line("flip -> verdict"))
     echo(results["flip_to_dashboard"].line("flip -> dashboard"))
     echo(f"{'burst':<22} {total} flips from {len(fleet.nodes) if fleet else 0} nodes acknowledged in "
          f"{burst_s * 1000:.0f} ms = {total / burst_s:,.0f} flips/s (hub, nodes and reader in one process)")
+    echo(cue_lateness.line("cue lateness (real)"))
     echo(f"{'hub alone':<22} {len(payloads)} flips handled in {hub_s * 1000:.0f} ms = "
          f"{len(payloads) / hub_s:,.0f} flips/s (decode, decide, log, ack)")
     return results
+
+
+def measure_cue_lateness(*, scale: float = 20.0, length_s: float = 120.0) -> Percentiles:
+    """How late (in real time) the hub's ticker fires the audio cues of a running master clock.
+
+    A hub without broker on a ScaledClock; each cue's lateness is the real time between its
+    master-clock moment and the moment the cue reached the hub's listeners.
+    """
+    import logging
+
+    from companion.clock import ScaledClock
+    from companion.hub import create_app, start_services, stop_services
+
+    logging.getLogger("companion.audio").setLevel(logging.ERROR)
+    clock = ScaledClock(scale)
+    with tempfile.TemporaryDirectory(prefix="companion-bench-cues-") as tmp:
+        app = create_app({"table": "cues", "players": 2, "timers": 1, "clock_minutes": length_s / 60,
+                          "sounds_dir": tmp, "audio": {"speech": False}}, clock=clock)
+        app.extensions["companion.cues"].prepare(length_s)
+        session = app.extensions["companion.session"]
+        heard: list[tuple[str, float]] = []
+        done = threading.Event()
+
+        def listen(kind: str, data: dict) -> None:
+            if kind == "cue":
+                heard.append((data["name"], clock.now_s()))
+                if data["name"] == "end":
+                    done.set()
+
+        session.add_listener(listen)
+        start_services(app)
+        try:
+            started = session.start_clock()
+            if not done.wait(length_s / scale + 10):
+                raise TimeoutError("the end cue did not come")
+        finally:
+            stop_services(app)
+    schedule = app.extensions["companion.cues"].settings.schedule(length_s)
+    late = [max(0.0, (at - (started.at_s + cue.at_elapsed_s)) / scale)
+            for cue, (_, at) in zip(schedule, heard, strict=False)]
+    return Percentiles.of(late)

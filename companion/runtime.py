@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,7 +121,14 @@ class Table:
         self.server.shutdown()
         end_streams(self.app)
         self.server.server_close()
-        self._serve(port)
+        for attempt in range(40):  # the port may linger a moment after close
+            try:
+                self._serve(port)
+                return
+            except (OSError, SystemExit):
+                if attempt == 39:
+                    raise
+                time.sleep(0.05)
 
     def stop(self) -> None:
         if self.app is not None:
