@@ -38,6 +38,7 @@ import serial
 import serial.tools.list_ports
 
 from companion.core import protocol
+from companion.core.serial_lines import SerialLineError, hub_line, link_line, parse_node_line
 from companion.errors import ConfigError
 from companion.mqtt.broker import BrokerAddress
 from companion.mqtt.client import connect_in_background, make_client
@@ -49,13 +50,8 @@ MAX_LINE_BYTES = protocol.MAX_PAYLOAD_BYTES + 256
 LINK_EVERY_S = 2.0
 REOPEN_S = 0.5
 SCAN_S = 1.0
-NODE_CHANNELS = ("event", "status")
 BY_ID_DIR = "/dev/serial/by-id"
 PICO_MICROPYTHON_USB_ID = "2e8a:0005"
-
-
-class SerialLineError(ValueError):
-    """A line from a serial node that breaks the line format; the message says why."""
 
 
 def parse_usb_id(text: str) -> tuple[int, int]:
@@ -80,49 +76,6 @@ def find_ports(usb_ids: Iterable[tuple[int, int]], by_id_dir: str = BY_ID_DIR) -
         if (port.vid, port.pid) in wanted:
             found.append(by_real.get(os.path.realpath(port.device), port.device))
     return sorted(found)
-
-
-def parse_node_line(raw: bytes, bound_node: str | None) -> tuple[str, Any, Any]:
-    """Check one line from a node.
-
-    Returns ``("hello", node_id, None)`` for a link request or ``(channel,
-    node_id, message)`` for a payload, where ``message`` is the validated
-    :class:`protocol.Message`. A payload is only taken from the node that said
-    hello on this port (``bound_node``). Raises :class:`SerialLineError` or
-    :class:`protocol.ProtocolError` with the reason.
-    """
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeError, ValueError):
-        raise SerialLineError("line is not JSON") from None
-    if type(data) is not dict:
-        raise SerialLineError("line must be a JSON object")
-    node = data.get("node")
-    if not protocol.is_valid_id(node):
-        raise SerialLineError(f"line names no valid node id: {node!r}")
-    if "link" in data:
-        if set(data) != {"link", "node"} or data["link"] != "hello":
-            raise SerialLineError("a link line must be {\"link\": \"hello\", \"node\": ...}")
-        return "hello", node, None  # a (re)booted node may be another one than before
-    if bound_node is None:
-        raise SerialLineError(f"node {node!r} sent a payload before its link hello")
-    if node != bound_node:
-        raise SerialLineError(f"line from node {node!r} on the port of node {bound_node!r}")
-    if set(data) != {"ch", "node", "msg"}:
-        raise SerialLineError(f"line must have exactly ch, node and msg, not {sorted(data)}")
-    channel = data["ch"]
-    if channel not in NODE_CHANNELS:
-        raise SerialLineError(f"a node cannot send on channel {channel!r}")
-    return channel, node, protocol.validate(channel, data["msg"])
-
-
-def hub_line(channel: str, payload: bytes) -> bytes:
-    """A line for the node carrying an MQTT payload from the hub."""
-    return b'{"ch": "' + channel.encode() + b'", "msg": ' + payload + b"}\n"
-
-
-def link_line(up: bool) -> bytes:
-    return b'{"link": "up"}\n' if up else b'{"link": "down"}\n'
 
 
 class PortLink:

@@ -6,7 +6,7 @@ mpremote``). It stages exactly the files the board needs::
 
     :boot.py :main.py :board.py :nodeapp.py :config.py
     :lib/companion/__init__.py            (empty: the hub's package is not needed)
-    :lib/companion/core/{__init__,sand,protocol,node,debounce,leds}.py
+    :lib/companion/core/{__init__,sand,protocol,node,debounce,leds,serial_lines}.py
     :lib/umqtt/simple.py, robust.py       (Wi-Fi nodes, by `mpremote mip install`)
 
 and runs the mpremote commands, one per step, stopping at the first failure.
@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 CORE = REPO / "companion" / "core"
-CORE_FILES = ("__init__.py", "sand.py", "protocol.py", "node.py", "debounce.py", "leds.py")
+CORE_FILES = ("__init__.py", "sand.py", "protocol.py", "node.py", "debounce.py", "leds.py", "serial_lines.py")
 APP_FILES = ("boot.py", "main.py", "board.py", "nodeapp.py")
 
 

@@ -20,7 +20,7 @@ under MicroPython and CPython with fakes for ``machine``, ``network``,
 
 import json
 
-from companion.core import leds, protocol
+from companion.core import leds, protocol, serial_lines
 from companion.core.debounce import OrientationClassifier, TiltDebouncer
 from companion.core.node import NodeCore
 
@@ -261,14 +261,6 @@ class MqttLink:
         self._failed(now)
 
 
-def node_line(node_id, topic, payload):
-    """A JSON line for the serial bridge carrying one message from ``NodeCore``."""
-    channel = protocol.parse_topic(topic).kind
-    if isinstance(payload, str):
-        payload = payload.encode()
-    return b'{"ch": "' + channel.encode() + b'", "node": "' + node_id.encode() + b'", "msg": ' + payload + b"}\n"
-
-
 class SerialLink:
     """The node core over USB serial: JSON lines to and from ``companion serial-bridge``.
 
@@ -297,44 +289,28 @@ class SerialLink:
             self.core.on_disconnect()
         if not self.core.connected and now >= self.next_hello_ms:
             self.next_hello_ms = now + HELLO_EVERY_MS
-            self.port.write(b'{"link": "hello", "node": "' + self.core.node_id.encode() + b'"}\n')
+            self.port.write(serial_lines.hello_line(self.core.node_id))
 
     def _line(self, raw, now):
         try:
-            data = json.loads(raw)
-        except ValueError:
+            kind, value, payload = serial_lines.parse_hub_line(raw, self.core.table, self.core.node_id)
+        except serial_lines.SerialLineError:
             self.bad_lines += 1
             return
-        if type(data) is not dict:
-            self.bad_lines += 1
-            return
-        link = data.get("link")
-        if link == "up":
-            self.last_heard_ms = now
-            if not self.core.connected:
+        self.last_heard_ms = now
+        if kind == "link":
+            if value and not self.core.connected:
                 self.publish(self.core.on_connect())
-        elif link == "down":
-            self.last_heard_ms = now
-            self.core.on_disconnect()
-        elif data.get("ch") in ("cmd", "state", "hub-status") and type(data.get("msg")) is dict:
-            self.last_heard_ms = now
-            table, node = self.core.table, self.core.node_id
-            channel = data["ch"]
-            if channel == "cmd":
-                topic = protocol.node_topic(table, node, "cmd")
-            elif channel == "state":
-                topic = protocol.table_state_topic(table)
-            else:
-                topic = protocol.hub_status_topic(table)
-            self.publish(self.core.on_message(topic, json.dumps(data["msg"])))
+            elif not value:
+                self.core.on_disconnect()
         else:
-            self.bad_lines += 1
+            self.publish(self.core.on_message(value, payload))
 
     def publish(self, messages):
         if not self.core.connected:
             return
         for topic, payload, _retain in messages:  # the bridge retains status itself
-            self.port.write(node_line(self.core.node_id, topic, payload))
+            self.port.write(serial_lines.node_line(self.core.node_id, topic, payload))
 
 
 class App:

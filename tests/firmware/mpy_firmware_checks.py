@@ -19,7 +19,7 @@ import network  # noqa: E402
 import nodeapp  # noqa: E402
 from umqtt import simple  # noqa: E402
 
-from companion.core import leds, protocol  # noqa: E402
+from companion.core import leds, protocol, serial_lines  # noqa: E402
 
 BOOT = "0a1b2c3d"
 TILT = 14           # pico-w tilt pin (pins.csv)
@@ -338,9 +338,24 @@ def check_serial_link_round_trip():
 
 
 def check_serial_node_line_format():
-    line = nodeapp.node_line("u1", protocol.node_topic("t1", "u1", "status"), protocol.status_payload(True))
+    line = serial_lines.node_line("u1", protocol.node_topic("t1", "u1", "status"), protocol.status_payload(True))
     assert json.loads(line) == {"ch": "status", "node": "u1", "msg": {"v": 1, "kind": "online"}}
     assert line.endswith(b"\n") and line.count(b"\n") == 1
+
+
+def check_serial_hub_lines_become_topics():
+    kind, up, _ = serial_lines.parse_hub_line(b'{"link": "up"}', "t1", "u1")
+    assert (kind, up) == ("link", True)
+    ack = protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="accepted")
+    kind, topic, payload = serial_lines.parse_hub_line(serial_lines.hub_line("cmd", ack), "t1", "u1")
+    assert kind == "message" and topic == protocol.node_topic("t1", "u1", "cmd")
+    assert json.loads(payload) == json.loads(ack)
+    for bad in (b"nope", b"[1]", b'{"ch": "event", "msg": {}}', b'{"link": "sideways"}'):
+        try:
+            serial_lines.parse_hub_line(bad, "t1", "u1")
+        except serial_lines.SerialLineError:
+            continue
+        raise AssertionError("accepted " + repr(bad))
 
 
 def checks():

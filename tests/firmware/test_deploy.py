@@ -16,7 +16,8 @@ _spec.loader.exec_module(deploy)
 
 BOARD_FILES = ["board.py", "boot.py", "config.py", "lib/companion/__init__.py", "lib/companion/core/__init__.py",
                "lib/companion/core/debounce.py", "lib/companion/core/leds.py", "lib/companion/core/node.py",
-               "lib/companion/core/protocol.py", "lib/companion/core/sand.py", "main.py", "nodeapp.py"]
+               "lib/companion/core/protocol.py", "lib/companion/core/sand.py", "lib/companion/core/serial_lines.py",
+               "main.py", "nodeapp.py"]
 
 
 def _commands(out: str) -> list[list[str]]:
@@ -27,7 +28,7 @@ def test_dry_run_wifi_node(capsys, tmp_path):
     assert deploy.main(["--config", str(MPY / "config.example.py"), "--port", "/dev/ttyACM0", "--dry-run",
                         "--stage-dir", str(tmp_path / "stage")]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("node blue-2 (pico-w, link wifi): 12 files staged in ")
+    assert out.startswith("node blue-2 (pico-w, link wifi): 13 files staged in ")
     steps = _commands(out)
     assert all(s[:3] == ["mpremote", "connect", "/dev/ttyACM0"] for s in steps)
     verbs = [s[3:] for s in steps]
@@ -42,7 +43,7 @@ def test_dry_run_wifi_node(capsys, tmp_path):
     assert staged == str(tmp_path / "stage")
     assert (REPO / "companion" / "core" / "node.py").read_text() in open(f"{staged}/lib/companion/core/node.py").read()
     assert open(f"{staged}/lib/companion/__init__.py").read() == ""
-    assert verbs[-1] == ["reset"] and len(steps) == 2 + 3 + 12 + 1
+    assert verbs[-1] == ["reset"] and len(steps) == 2 + 3 + 13 + 1
 
 
 def test_serial_node_needs_no_umqtt(tmp_path, capsys):
@@ -50,7 +51,7 @@ def test_serial_node_needs_no_umqtt(tmp_path, capsys):
     config.write_text('CONFIG = {"node_id": "u1", "table": "t", "board": "pico-usb", "link": "serial"}\n')
     assert deploy.main(["--config", str(config), "--dry-run", "--stage-dir", str(tmp_path / "stage")]) == 0
     steps = _commands(capsys.readouterr().out)
-    assert not any("mip" in s for s in steps) and steps[0][:2] == ["mpremote", "exec"] and len(steps) == 3 + 12 + 1
+    assert not any("mip" in s for s in steps) and steps[0][:2] == ["mpremote", "exec"] and len(steps) == 3 + 13 + 1
 
 
 @pytest.mark.parametrize("text, reason", [
