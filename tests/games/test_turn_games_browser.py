@@ -69,16 +69,21 @@ def tap_menu_action(page, session, player) -> None:
 def tap_swap(page, session, player) -> None:
     """Tap the two coins of a legal swap on the board grid.
 
-    The page redraws the board on every state update (node heartbeats included) and forgets a
-    first tap then, so the pair is tapped again if no swap reached the hub.
+    The click goes to the cell itself rather than to screen coordinates: the page redraws the
+    board on every state update, and a coordinate tap computed before a redraw can land on a
+    menu button. A redraw between the two taps forgets the first one, so the pair is tapped
+    again on a reloaded page if no swap reached the hub.
     """
     (r1, c1), (r2, c2) = legal_moves(session.state.game.game)[0]
     swaps = session.state.game.swaps
-    for _attempt in range(3):
-        page.tap(f"table.grid tr:nth-child({r1 + 1}) td.pickable:nth-child({c1 + 1})")
-        page.tap(f"table.grid tr:nth-child({r2 + 1}) td.pickable:nth-child({c2 + 1})")
+    for attempt in range(3):
+        if attempt:  # a fresh page: no half-made pick left over
+            page.reload()
+            page.wait_for_selector("table.grid td.pickable")
+        for r, c in ((r1, c1), (r2, c2)):
+            page.locator(f"table.grid tr:nth-child({r + 1}) td.pickable:nth-child({c + 1})").dispatch_event("click")
         try:
-            wait_until(lambda: session.state.game.swaps > swaps, timeout_s=1.0, message="the swap")
+            wait_until(lambda: session.state.game.swaps > swaps, timeout_s=2.0, message="the swap")
             return
         except pytest.fail.Exception:
             continue
@@ -102,7 +107,7 @@ def play_turn(page, session, player, game) -> None:
 def test_a_few_turns_from_the_phone_pages(browser, mosquitto, table_id, game):
     with start(mosquitto, table_id, game=game, players=2, timers=1, sand_s=SAND_S, clock_minutes=60) as table:
         session = table.app.extensions["companion.session"]
-        red, yellow = (browser.new_page(viewport={"width": 390, "height": 1200}, is_mobile=True, has_touch=True)
+        red, yellow = (browser.new_page(viewport={"width": 390, "height": 1600}, is_mobile=True, has_touch=True)
                        for _ in range(2))
         for page, player in ((red, "red"), (yellow, "yellow")):
             page.goto(table.url + f"play/{player}")
