@@ -43,6 +43,9 @@ def explain(scores: dict[str, Any]) -> str:
         return f"Shared victory: {names}, {why}."
     tied = [p for p in ranking if players[p].get("total") == best]
     winner = winners[0]
+    if len(tied) > 1 and scores.get("tie_rule"):
+        others = ", ".join(p for p in tied if p != winner)
+        return f"{winner} wins: tied on {best} points with {others}; {scores['tie_rule']}."
     if len(tied) > 1 and key:
         others = ", ".join(f"{p} {players[p].get(key)}" for p in tied if p != winner)
         return (f"{winner} wins: tied on {best} points with {', '.join(p for p in tied if p != winner)}, "

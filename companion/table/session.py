@@ -226,8 +226,12 @@ class TableSession:
         self._unannounced_shows.extend(decision.show)
         if decision.add_seat is not None:
             self.seat_request = decision.add_seat
-        if decision.end_clock and self._state.clock.phase in ("running", "paused"):
-            self._append(ev.ClockExpired(at_s, decision.end_clock))
+        end = decision.end_clock
+        if not end and decision.actions and self._state.clock.phase in ("running", "paused") \
+                and self.referee.scores(self._state.game) is not None:
+            end = "the game is over"  # a winner is known: the master clock has nothing left to time
+        if end and self._state.clock.phase in ("running", "paused"):
+            self._append(ev.ClockExpired(at_s, end))
             self.clock_changed.set()
             step = self.referee.clock_expired(self._state.game)
             if isinstance(step, Decision):
@@ -346,6 +350,7 @@ class TableSession:
             assert isinstance(step, Decision)
             self._append_decision(step, at_s=at, player=seat.player)
             self.intents.pop(info.node, None)
+            self.refusals.pop(seat.player, None)  # an accepted flip clears the red message
         else:
             self._append(ev.TimerEmptied(info.node, at))
             step = self.referee.timer_emptied(self._state.game, seat)

@@ -71,23 +71,17 @@ def tap_swap(page, session, player) -> None:
 
     The click goes to the cell itself rather than to screen coordinates: the page redraws the
     board on every state update, and a coordinate tap computed before a redraw can land on a
-    menu button. A redraw between the two taps forgets the first one, so the pair is tapped
-    again on a reloaded page if no swap reached the hub.
+    menu button. A redraw between the two taps must not forget the first one.
     """
     (r1, c1), (r2, c2) = legal_moves(session.state.game.game)[0]
     swaps = session.state.game.swaps
-    for attempt in range(3):
-        if attempt:  # a fresh page: no half-made pick left over
-            page.reload()
-            page.wait_for_selector("table.grid td.pickable")
-        for r, c in ((r1, c1), (r2, c2)):
-            page.locator(f"table.grid tr:nth-child({r + 1}) td.pickable:nth-child({c + 1})").dispatch_event("click")
-        try:
-            wait_until(lambda: session.state.game.swaps > swaps, timeout_s=2.0, message="the swap")
-            return
-        except pytest.fail.Exception:
-            continue
-    pytest.fail(f"{player}'s swap never reached the hub (refusal shown: {page.inner_text('#refusal')!r})")
+    first = page.locator(f"table.grid tr:nth-child({r1 + 1}) td.pickable:nth-child({c1 + 1})")
+    first.dispatch_event("click")
+    session.broadcast("heartbeat", {})  # a live update arrives between the two taps and redraws the page
+    page.wait_for_timeout(200)
+    assert page.locator("table.grid td.picked").count() == 1, "the first tap survived the redraw"
+    page.locator(f"table.grid tr:nth-child({r2 + 1}) td.pickable:nth-child({c2 + 1})").dispatch_event("click")
+    wait_until(lambda: session.state.game.swaps > swaps, timeout_s=5.0, message=f"{player}'s swap")
 
 
 def play_turn(page, session, player, game) -> None:

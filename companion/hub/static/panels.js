@@ -8,14 +8,22 @@ function el(tag, cls, text) {
   return e;
 }
 
+// Cells a player has tapped on a pickable grid, kept across redraws while the board is unchanged
+// (the page redraws on every live update, and a tap must not be lost to one).
+const gridPicks = new Map();
+
 function renderGrid(panel, onPick) {
   const table = el("table", "grid");
-  const picked = [];
+  const boardKey = JSON.stringify(panel.rows);
+  const memo = gridPicks.get(panel.title);
+  const picked = memo && memo.board === boardKey ? memo.picked : [];
+  gridPicks.set(panel.title, { board: boardKey, picked });
   const highlight = new Set((panel.highlight || []).map((rc) => rc.join(",")));
   panel.rows.forEach((row, r) => {
     const tr = el("tr");
     row.forEach((cell, c) => {
       const td = el("td", highlight.has(r + "," + c) ? "hl" : "", cell);
+      if (picked.some((p) => p[0] === r && p[1] === c)) td.classList.add("picked");
       if (panel.select && onPick) {
         td.classList.add("pickable");
         td.tabIndex = 0;
