@@ -229,7 +229,7 @@ class TableSession:
         end = decision.end_clock
         if not end and decision.actions and self._state.clock.phase in ("running", "paused") \
                 and self.referee.scores(self._state.game) is not None:
-            end = "the game is over"  # a winner is known: the master clock has nothing left to time
+            end = "a winner is known"  # the master clock has nothing left to time
         if end and self._state.clock.phase in ("running", "paused"):
             self._append(ev.ClockExpired(at_s, end))
             self.clock_changed.set()
