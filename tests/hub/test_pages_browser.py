@@ -256,3 +256,16 @@ def test_space_dealer_dashboard_draws_the_victory_point_track(browser, mosquitto
         assert {label[0] for label in owned if label[0].isalpha()} == {"R", "Y", "G"}, owned
         screenshot(page, "dashboard-space-dealer")
         page.close()
+
+
+@pytest.mark.parametrize("width, height", [(800, 1280), (1280, 800), (390, 844)], ids=["portrait", "landscape", "phone"])
+def test_dashboard_fits_portrait_and_landscape(browser, mosquitto, table_id, width, height):
+    with start(mosquitto, table_id) as table:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(table.url)
+        page.wait_for_selector(".timer[data-node='blue-2']")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"the dashboard scrolls sideways by {overflow} px at {width}x{height}"
+        clock_px = page.eval_on_selector("#clock", "e => parseFloat(getComputedStyle(e).fontSize)")
+        assert clock_px >= 60, "the master clock stays readable across the table"
+        page.close()
