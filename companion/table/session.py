@@ -266,11 +266,14 @@ class TableSession:
         with self._lock:
             now = self.clock.now_s()
             info = self.nodes.get(node)
+            kind = msg.kind
             if self.pairing is not None and msg.kind == "flip":
                 replies = self._pair_flip(node, msg, now)
+                kind = "pairing" if self.pairing is not None else "reset"
                 unknown = False
             elif info is None and self.seat_request is not None and msg.kind == "flip":
                 replies = self._add_seat(node, msg, now)
+                kind = "seat"
                 unknown = False
             elif info is None:
                 reason = f"node {node!r} is not paired with a seat at this table"
@@ -291,13 +294,11 @@ class TableSession:
         if unknown:
             log.warning("rejected unknown_node message: node %r is not paired with a seat at this table", node)
             self._notify("stats", {"category": "unknown_node"})
-        elif any(r.kind == "show" for r in replies):
-            self._notify("pairing", {"node": node})
-            if self.pairing is None:
-                self._notify("reset", {})
-                self._notify("clock", {})
+        elif kind == "reset":  # the last seat was paired: a new game begins
+            self._notify("reset", {})
+            self._notify("clock", {})
         else:
-            self._notify(msg.kind, {"node": node})
+            self._notify(kind, {"node": node})
         return replies
 
     def _node_message_locked(self, info: NodeInfo, msg: Message, now: float) -> list[Reply]:
