@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -22,7 +22,3 @@ def bridge_of(app: Flask) -> HubBridge | None:
 
 def fleet_of(app: Flask) -> SimFleet | None:
     return app.extensions.get("companion.fleet")
-
-
-def extension(app: Flask, name: str) -> Any:
-    return app.extensions.get(f"companion.{name}")

@@ -61,8 +61,7 @@ class HubBridge:
         if reason.is_failure:
             log.error("broker %s refused the hub: %s", self.address, reason)
             return
-        subs = protocol.hub_subscriptions(self.table) + [protocol.hub_wide_subscription(self.table)]
-        client.subscribe(subs)
+        client.subscribe(protocol.hub_subscriptions(self.table))
         client.publish(protocol.hub_status_topic(self.table), protocol.status_payload(True), qos=1, retain=True)
         self.publish_table_state()
         self.connected.set()
@@ -91,7 +90,7 @@ class HubBridge:
             self.session.reject_message("wrong_table", f"message for table {parsed.table!r}", topic=topic)
             return
         if parsed.kind in ("cmd", "state", "hub-status"):
-            return  # the hub's own publications, seen through the wide subscription
+            return  # the hub's own publications, seen through its subscription to the whole table
         try:
             msg = protocol.decode(parsed.kind, payload)
         except protocol.ProtocolError as exc:
