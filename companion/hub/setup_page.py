@@ -67,12 +67,16 @@ def new_game() -> Any:
         clock_minutes = _number(body, "clock_minutes", variant.clock_minutes, 0.5, 600)
         sand_s = _number(body, "sand_s", session.setup.sand_s, 1, 3600)
         seed = int(_number(body, "seed", 0, 0, 2**31))
+        colours = body.get("colours", [])
+        if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
+            raise ValueError("colours must be a list of colour names")
         pairing = body.get("pairing", "flip")
         if pairing not in ("flip", "keep"):
             raise ValueError("pairing must be 'flip' or 'keep'")
         seats = tuple(Seat(p, i, f"{p}-{i}") for p in players for i in range(1, timers + 1))
         setup = make_setup(table=session.setup.table, game=info.name, clock_length_s=clock_minutes * 60,
-                           sand_s=sand_s, players=tuple(players), seats=seats, variant=variant.name, seed=seed)
+                           sand_s=sand_s, players=tuple(players), seats=seats, variant=variant.name, seed=seed,
+                           colours=tuple(colours))
         setup = replace(setup, turn_limit=bool(body.get("turn_limit", True)))
         if pairing == "keep":
             known = [n for n, i in session.nodes.items() if i.online]

@@ -633,7 +633,7 @@ class TableSession:
                         "online": info.online, "battery_mv": info.battery_mv,
                         "label": label_of(state.game, seat) if label_of is not None else "",
                     })
-                players.append({"name": player, "timers": timers})
+                players.append({"name": player, "colour": self.setup.colour_of(player), "timers": timers})
             scores = self.referee.scores(state.game)
             return {
                 "table": self.setup.table, "game": self.setup.game, "now_s": round(now, 3),

@@ -49,6 +49,13 @@ class TableSetup:
     """Seed of every shuffle in the game, so a replay deals the same."""
     turn_limit: bool = True
     """Turn-based games: the sandtimer is a turn limit and running out forfeits the turn."""
+    colours: tuple[str, ...] = ()
+    """Each player's colour (from :data:`PLAYER_COLOURS`), in the order of ``players``."""
+
+    def colour_of(self, player: str) -> str:
+        if player in self.players and len(self.colours) == len(self.players):
+            return self.colours[self.players.index(player)]
+        return ""
 
     def seat_of(self, node: str) -> Seat | None:
         for seat in self.seats:
@@ -62,6 +69,7 @@ class TableSetup:
             "sand_s": self.sand_s, "players": list(self.players),
             "seats": [{"player": s.player, "index": s.index, "node": s.node} for s in self.seats],
             "variant": self.variant, "seed": self.seed, "turn_limit": self.turn_limit,
+            "colours": list(self.colours),
         }
 
     @classmethod
@@ -73,6 +81,7 @@ class TableSetup:
                 sand_s=float(data["sand_s"]), players=tuple(str(p) for p in data["players"]), seats=seats,
                 variant=str(data.get("variant", "")), seed=int(data.get("seed", 0)),
                 turn_limit=bool(data.get("turn_limit", True)),
+                colours=tuple(str(c) for c in data.get("colours", ())),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"table setup is incomplete or malformed ({exc})") from exc
@@ -81,7 +90,7 @@ class TableSetup:
 def make_setup(*, table: str, game: str = "sandtimers", clock_length_s: float = INTRO_CLOCK_S,
                sand_s: float = DEFAULT_SAND_S, players: tuple[str, ...] = (),
                seats: tuple[Seat, ...] = (), variant: str = "", seed: int = 0,
-               turn_limit: bool = True) -> TableSetup:
+               turn_limit: bool = True, colours: tuple[str, ...] = ()) -> TableSetup:
     """Build a checked :class:`TableSetup`."""
     if not is_valid_id(table):
         raise ConfigError(f"table id {table!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
@@ -100,7 +109,25 @@ def make_setup(*, table: str, game: str = "sandtimers", clock_length_s: float = 
     if len(set(players)) != len(players):
         raise ConfigError("player names must be different")
     return TableSetup(table, game, float(clock_length_s), float(sand_s), tuple(players), tuple(seats),
-                      variant, int(seed), bool(turn_limit))
+                      variant, int(seed), bool(turn_limit), player_colours(tuple(players), tuple(colours)))
+
+
+def player_colours(players: tuple[str, ...], chosen: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """A colour per player: the chosen ones, else a player named after a colour gets it, else the next free one."""
+    if chosen:
+        if len(chosen) != len(players):
+            raise ConfigError("give one colour per player")
+        unknown = [c for c in chosen if c not in PLAYER_COLOURS]
+        if unknown:
+            raise ConfigError(f"unknown colour {unknown[0]!r}; choose from {', '.join(PLAYER_COLOURS)}")
+        if len(set(chosen)) != len(chosen):
+            raise ConfigError("two players have the same colour")
+        return tuple(chosen)
+    if len(players) > len(PLAYER_COLOURS):
+        raise ConfigError(f"at most {len(PLAYER_COLOURS)} players can have their own colour")
+    taken = {p for p in players if p in PLAYER_COLOURS}
+    free = [c for c in PLAYER_COLOURS if c not in taken]
+    return tuple(p if p in PLAYER_COLOURS else free.pop(0) for p in players)
 
 
 def default_setup(table: str = "demo", *, players: int = 4, timers: int = 2,

@@ -86,6 +86,7 @@ def test_setup_pairs_simulated_timers_by_flipping_them(browser, mosquitto, table
         page.select_option("#count", "2")
         page.fill("#names input[data-player='0']", "ana")
         page.fill("#names input[data-player='1']", "ben")
+        page.select_option("#names select[data-colour='1']", "purple")
         page.fill("#timers", "1")
         page.click("#start")
         page.wait_for_selector("#ask:text('Flip the timer for ana, number 1')")
@@ -100,6 +101,11 @@ def test_setup_pairs_simulated_timers_by_flipping_them(browser, mosquitto, table
         screenshot(page, "setup-ready")
         session = table.app.extensions["companion.session"]
         assert [(s.player, s.node) for s in session.setup.seats] == [("ana", "yellow-2"), ("ben", "red-1")]
+        assert session.setup.colours == ("red", "purple")
+        page.goto(table.url)
+        page.wait_for_selector(".player h2 a:text('ben')")
+        colour = page.eval_on_selector_all(".player", "els => els.map(e => e.style.getPropertyValue('--colour'))")
+        assert colour == ["#e74c3c", "#9b59b6"], "each player card wears its chosen colour"
         page.close()
 
 

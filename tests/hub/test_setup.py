@@ -52,6 +52,10 @@ def test_games_are_listed_with_variants(app):
     ({"game": "sandtimers", "players": ["a"], "timers": True}, "timers must be a number"),
     ({"game": "sandtimers", "players": ["a"], "pairing": "magic"}, "pairing must be"),
     ({"game": "sandtimers", "players": ["a", "b", "c"], "pairing": "keep"}, "only 0 timers are connected"),
+    ({"game": "sandtimers", "players": ["a", "b"], "colours": ["red", "mauve"]}, "unknown colour 'mauve'"),
+    ({"game": "sandtimers", "players": ["a", "b"], "colours": ["red", "red"]}, "same colour"),
+    ({"game": "sandtimers", "players": ["a", "b"], "colours": ["red"]}, "one colour per player"),
+    ({"game": "sandtimers", "players": ["a"], "colours": "red"}, "colours must be a list"),
 ])
 def test_bad_setups_are_explained_and_change_nothing(app, body, error):
     before = session(app).setup
@@ -116,3 +120,18 @@ def test_qr_code_opens_the_players_page(app):
     assert b"<svg" in res.data
     assert client.get("/qr/mallory.svg").status_code == 404
     assert b"setup.js" in client.get("/setup").data
+
+
+def test_players_get_the_colours_they_chose_or_free_ones(app):
+    client = app.test_client()
+    for node in ("red-1", "red-2", "yellow-1"):
+        hello(app, node)
+    res = client.post("/api/setup", json={"game": "sandtimers", "players": ["ana", "ben", "blue"], "timers": 1,
+                                          "colours": ["green", "purple", "orange"], "pairing": "keep"})
+    assert res.status_code == 200
+    state = client.get("/api/state").get_json()
+    assert [(p["name"], p["colour"]) for p in state["players"]] == [("ana", "green"), ("ben", "purple"),
+                                                                    ("blue", "orange")]
+    client.post("/api/setup", json={"game": "sandtimers", "players": ["ana", "blue"], "timers": 1, "pairing": "keep"})
+    state = client.get("/api/state").get_json()
+    assert [(p["name"], p["colour"]) for p in state["players"]] == [("ana", "red"), ("blue", "blue")]

@@ -40,7 +40,7 @@ function buildPlayers() {
   for (const p of snapshot.players) {
     const card = document.createElement("div");
     card.className = "player";
-    card.style.setProperty("--colour", COLOURS[p.name] || "#888");
+    card.style.setProperty("--colour", COLOURS[p.colour] || COLOURS[p.name] || "#888");
     const h = document.createElement("h2");
     const badge = document.createElement("span");
     badge.className = "badge";
@@ -220,6 +220,7 @@ function connect() {
       buildPlayers();
     }
     renderLists();
+    window.PLAYER_COLOURS = Object.fromEntries(snapshot.players.map((p) => [p.name, COLOURS[p.colour] || "#888"]));
     renderPanels(document.getElementById("game"), snapshot.view);
     renderScores(document.getElementById("scores"), snapshot.scores, snapshot.explanation);
     render();

@@ -48,6 +48,7 @@ function renderGrid(panel, onPick) {
 const RING_PALETTE = { red: "#e74c3c", yellow: "#f1c40f", green: "#2ecc71", blue: "#3498db", purple: "#9b59b6",
                        orange: "#e67e22", white: "#ecf0f1", black: "#7f8c8d" };
 const RING_ORDER = Object.values(RING_PALETTE);
+window.PLAYER_COLOURS = window.PLAYER_COLOURS || {};
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 function svg(tag, attrs, text) {
@@ -61,7 +62,9 @@ function svg(tag, attrs, text) {
 // tinted with its owner's colour; victory-point markers as dots and ships as triangles, each with the
 // player's initial so colour is never the only cue.
 function renderRing(panel) {
-  const colour = (name) => RING_PALETTE[name] || RING_ORDER[(panel.players || []).indexOf(name) % RING_ORDER.length] || "#888";
+  const chosen = window.PLAYER_COLOURS || {};
+  const colour = (name) => chosen[name] || RING_PALETTE[name]
+    || RING_ORDER[(panel.players || []).indexOf(name) % RING_ORDER.length] || "#888";
   const n = panel.fields.length;
   const size = 420, mid = size / 2, radius = 150;
   const pic = svg("svg", { viewBox: "0 0 " + size + " " + size, class: "ring", role: "img",

@@ -97,6 +97,10 @@ function connect() {
   source.addEventListener("state", (e) => {
     snap = JSON.parse(e.data);
     received = performance.now();
+    const palette = RING_PALETTE;
+    window.PLAYER_COLOURS = Object.fromEntries(snap.table.players.map((p) => [p.name, palette[p.colour] || "#888"]));
+    const mine = snap.table.players.find((p) => p.name === me);
+    if (mine) document.querySelector(".badge").style.background = palette[mine.colour] || "";
     showRefusal(snap.refusal ? tSentence(snap.refusal.reason) : "");
     renderMenu();
     renderPanels(document.getElementById("view"), snap.view,

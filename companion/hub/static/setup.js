@@ -30,17 +30,32 @@ function fillClock() {
   $("clock").value = v.clock_minutes;
 }
 
+function colourLabel(c) {
+  const labels = { red: t("red"), yellow: t("yellow"), green: t("green"), blue: t("blue"), purple: t("purple"),
+                   orange: t("orange"), white: t("white"), black: t("black") };
+  return labels[c] || c;
+}
+
 function fillNames() {
   const n = Number($("count").value);
   const root = $("names");
   const old = [...root.querySelectorAll("input")].map((i) => i.value);
+  const oldColours = [...root.querySelectorAll("select")].map((s) => s.value);
   root.textContent = "";
   for (let i = 0; i < n; i++) {
     const input = document.createElement("input");
     input.value = old[i] || COLOURS[i];
     input.setAttribute("aria-label", t("Player {number}", { number: i + 1 }));
     input.dataset.player = String(i);
-    root.append(input);
+    const colour = document.createElement("select");
+    colour.setAttribute("aria-label", t("Colour of player {number}", { number: i + 1 }));
+    colour.dataset.colour = String(i);
+    for (const c of COLOURS) colour.append(option(c, colourLabel(c)));
+    colour.value = oldColours[i] || COLOURS[i];
+    const seat = document.createElement("div");
+    seat.className = "seat";
+    seat.append(input, colour);
+    root.append(seat);
   }
 }
 
@@ -51,6 +66,7 @@ async function submit(ev) {
   const body = {
     game: $("game").value, variant: $("variant").value,
     players: [...$("names").querySelectorAll("input")].map((i) => i.value),
+    colours: [...$("names").querySelectorAll("select")].map((s) => s.value),
     timers: Number($("timers").value), clock_minutes: Number($("clock").value), sand_s: Number($("sand").value),
     pairing: document.querySelector("input[name=pairing]:checked").value,
   };
