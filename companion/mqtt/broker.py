@@ -95,6 +95,22 @@ def wait_for_port(host: str, port: int, *, timeout_s: float = 10.0) -> None:
     raise BrokerError(f"the broker did not open {host}:{port} within {timeout_s:g} s")
 
 
+def _die_with_parent() -> None:
+    """In the broker's child process: end when the hub process dies, even by SIGKILL (Linux only).
+
+    Linux sends the signal when the *thread* that started the broker ends, so start
+    brokers from a thread that lives as long as the hub (``companion run`` uses its main thread).
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
 def find_mosquitto() -> str | None:
     for candidate in MOSQUITTO_PATHS:
         found = shutil.which(candidate)
@@ -149,7 +165,8 @@ class MosquittoBroker:
         conf.write_text(self.config_text())
         self._log = open(Path(self._tmp.name) / "mosquitto.log", "wb")
         self._proc = subprocess.Popen([self.binary, "-c", str(conf)], stdout=self._log, stderr=subprocess.STDOUT,
-                                      start_new_session=True)  # Ctrl+C reaches the hub, which stops it in order
+                                      start_new_session=True,  # Ctrl+C reaches the hub, which stops it in order
+                                      preexec_fn=_die_with_parent)  # and a killed hub leaves no broker behind
         try:
             wait_for_port(self.address.host, self.port)
         except BrokerError:
