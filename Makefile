@@ -9,7 +9,10 @@ ARGS   ?=
 .PHONY: run test lint bench clean
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "companion needs Python 3.11 or newer (found: $$($(PYTHON) --version))"; exit 1; }
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
+	  echo "python3 -m venv failed: on Debian or Raspberry Pi OS run: sudo apt-get install -y python3-venv"; exit 1; }
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
