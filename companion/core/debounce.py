@@ -53,6 +53,8 @@ class TiltDebouncer:
         self.ignored = 0          # changes that reverted inside the rest window (knocks, bounces)
         self._raw = None          # last sample
         self._changed_ms = None   # when the raw reading last changed
+        self._left_ms = None      # when the reading first left the counted orientation (the turn began)
+        self.turned_ms = None     # for the last flip counted: when the node was turned over
         self._stable = None       # debounced level
         self._last_ms = None
 
@@ -67,6 +69,10 @@ class TiltDebouncer:
             if self._raw is not None and self.orientation is not None and self._raw != self.orientation \
                     and value == self.orientation:
                 self.ignored += 1  # the new orientation fell back before it counted
+            if self.orientation is not None and value != self.orientation and (
+                    self._left_ms is None
+                    or (self._raw == self.orientation and now_ms - self._changed_ms >= self.rest_ms)):
+                self._left_ms = now_ms  # a turn (or a knock) begins; bounces inside it do not restart it
             self._raw = value
             self._changed_ms = now_ms
         if self.orientation is None:
@@ -91,6 +97,8 @@ class TiltDebouncer:
         if held >= self.rest_ms:
             self.orientation = self._raw
             self.flips += 1
+            self.turned_ms = self._left_ms if self._left_ms is not None else self._changed_ms
+            self._left_ms = None
             return True
         return False
 

@@ -108,11 +108,12 @@ class NodeCore:
         return []
 
     # --- the physical timer --------------------------------------------------
-    def flip(self):
-        """The node was turned over: flip the sand and report it."""
-        upper, lower = self.sand.flip()
+    def flip(self, at_ms=None):
+        """The node was turned over (at ``at_ms``, if that was a moment ago): flip the sand and report it."""
+        at = self._now_ms() if at_ms is None else min(at_ms, self._now_ms())
+        upper, lower = self.sand.flip(at)
         self.sabotaged = False
-        return self._sequenced("flip", self._now_ms(), upper_ms=upper, lower_ms=lower)
+        return self._sequenced("flip", at, upper_ms=upper, lower_ms=lower)
 
     def poll(self):
         """Call often: reports the upper bulb running out and sends heartbeats."""

@@ -53,14 +53,22 @@ class Sandtimer:
         """Share of the sand in the upper bulb, 0.0 to 1.0 (for LED bars)."""
         return self.upper_ms() / self.duration_ms
 
-    def flip(self):
+    def flip(self, at_ms=None):
         """Turn the timer over: the lower bulb becomes the upper one.
 
-        Returns the new ``(upper_ms, lower_ms)``.
+        ``at_ms`` is when it was turned, if that was a moment ago (a tilt switch
+        reports a flip only once the glass has come to rest); the sand runs from then.
+        Returns ``(upper_ms, lower_ms)`` right after the turn.
         """
-        upper = self.upper_ms()
+        now = self._now_ms()
+        at = now if at_ms is None else min(now, max(at_ms, self._mark_ms))
+        if self._paused:
+            upper = self._upper_at_mark
+        else:
+            upper = self._upper_at_mark - (at - self._mark_ms)
+            upper = upper if upper > 0 else 0
         self._upper_at_mark = self.duration_ms - upper
-        self._mark_ms = self._now_ms()
+        self._mark_ms = at
         self._empty_reported = self._upper_at_mark == 0
         self.flips += 1
         return self._upper_at_mark, upper

@@ -345,7 +345,7 @@ class App:
         else:
             sample = self.board.tilt()
         if self.debouncer.feed(sample, now):
-            self.link.publish(self.core.flip())
+            self.link.publish(self.core.flip(self.debouncer.turned_ms))
 
     def step(self):
         """One pass: sense, run the link, advance the sand, light up. Returns (idle_ms, deep_sleep_ok)."""

@@ -117,3 +117,15 @@ def test_changing_the_duration_keeps_the_share_of_sand(ms):
 def test_zero_duration_is_refused(ms):
     with pytest.raises(ValueError):
         Sandtimer(ms, 0)
+
+
+def test_a_flip_noticed_late_runs_from_the_moment_of_the_turn(ms):
+    timer = Sandtimer(ms, 60000)
+    timer.flip()
+    ms.t += 20000
+    turned = ms.t
+    ms.t += 150  # the tilt switch settles before the flip is counted
+    assert timer.flip(at_ms=turned) == (20000, 40000)
+    assert timer.upper_ms() == 20000 - 150
+    assert timer.emptied_at_ms() == turned + 20000
+    assert timer.flip(at_ms=ms.t + 5000)[0] == 40000 + 150, "a turn is never dated in the future"

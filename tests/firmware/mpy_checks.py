@@ -61,6 +61,17 @@ def check_bouncing_ball_is_one_flip_within_200ms_of_rest():
     assert deb.ignored == 2  # two bounces fell back before the window ran out
 
 
+def check_a_flip_is_dated_when_the_turn_began():
+    deb = TiltDebouncer(rest_ms=150)
+    # a knock at 500 first (falls back), then the real turn at 1000 with a chattering ball
+    samples = [(0, 1), (500, 0), (540, 1), (1000, 0), (1003, 1), (1005, 0), (1009, 1), (1012, 0)]
+    flips = _run(deb, samples, 3000)
+    assert len(flips) == 1 and flips[0] >= 1162, flips
+    assert deb.turned_ms == 1000, deb.turned_ms  # not the knock, not the last bounce, not the count
+    _run(deb, [(4000, 1)], 6000)
+    assert deb.flips == 2 and deb.turned_ms == 4000
+
+
 def check_knock_is_never_a_flip():
     deb = TiltDebouncer(rest_ms=150)
     # a knock: the ball jumps for 40 ms and falls back; a slide: 120 ms away, then back

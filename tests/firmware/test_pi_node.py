@@ -70,7 +70,9 @@ def test_bouncing_flip_is_one_event_within_200ms_of_rest(started, mock_pins, ms)
     flips = _steps(node, ms, 2500)
     assert flips == [2165]  # 150 ms after the last bounce: well inside 200 ms
     events = rec.wait_for(1, kind="flip")
-    assert [(e["seq"], e["t_ms"], e["upper_ms"], e["lower_ms"]) for e in events] == [(1, 2165, 8000, 0)]
+    # the event is stamped when the node was turned over (2000), and the sand has run since then
+    assert [(e["seq"], e["t_ms"], e["upper_ms"], e["lower_ms"]) for e in events] == [(1, 2000, 8000, 0)]
+    assert node.core.sand.upper_ms() == 8000 - (ms.t - 2000)
     assert node.debouncer.ignored == 2
 
 
@@ -100,11 +102,12 @@ def test_leds_drain_and_show_verdicts_over_time(started, mock_pins, ms):
     pin.drive_low()
     flips = _steps(node, ms, 10_150)
     assert flips == [10_150]
-    assert node.pattern == "running" and _bar(mock_pins) == [1.0] * 8
+    # the sand has run since the turn at 10 000: 150 ms of the top LED's second are gone
+    assert node.pattern == "running" and _bar(mock_pins) == [1.0] * 7 + [0.85]
     assert _rgb(mock_pins) == leds.DIM_GREEN
-    # 1.5 s of an 8 s timer: 6.5 LEDs of sand, the seventh at half brightness
+    # 1.65 s of an 8 s timer since the turn: 6.35 LEDs of sand, the seventh at 35 %
     _steps(node, ms, 11_650)
-    assert _bar(mock_pins) == [1.0] * 6 + [0.5, 0.0]
+    assert _bar(mock_pins) == [1.0] * 6 + [0.35, 0.0]
     # the hub accepts the flip: bright green and a short beep, then back to running after 1.5 s
     rec.publish(protocol.node_topic(node.config.table, "pi-1", "cmd"),
                 protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="accepted"))
@@ -116,13 +119,13 @@ def test_leds_drain_and_show_verdicts_over_time(started, mock_pins, ms):
     assert mock_pins.pin(BUZZER).frequency is None and mock_pins.pin(BUZZER).state == 0
     _steps(node, ms, 13_200)
     assert node.pattern == "running" and _rgb(mock_pins) == leds.DIM_GREEN
-    assert _bar(mock_pins) == [1.0] * 4 + [0.95, 0.0, 0.0, 0.0]  # 4.95 s of sand left of 8 s
-    # the sand runs out at 18 150: an empty event with that time, and the bar is dark
-    _steps(node, ms, 18_200)
+    assert _bar(mock_pins) == [1.0] * 4 + [0.8, 0.0, 0.0, 0.0]  # 4.8 s of sand left of 8 s
+    # the sand runs out at 18 000: an empty event with that time, and the bar is dark
+    _steps(node, ms, 18_050)
     assert node.pattern == "empty" and _bar(mock_pins) == [0.0] * 8
     assert mock_pins.pin(BUZZER).frequency == 1200.0  # ran out 50 ms ago: the 120 ms beep is on
     empty = rec.wait_for(1, kind="empty")
-    assert [(e["seq"], e["t_ms"]) for e in empty] == [(2, 18_150)]
+    assert [(e["seq"], e["t_ms"]) for e in empty] == [(2, 18_000)]
 
 
 def test_rejected_and_identify_blink(started, mock_pins, ms):
@@ -210,7 +213,7 @@ def test_main_loop_on_the_default_clock(mosquitto, table_id, mock_pins, recorder
         mock_pins.pin(TILT).drive_low()
         flip = rec.wait_for(1, kind="flip")[0]
         assert flip["upper_ms"] == 8000
-        wait_until(lambda: _bar(mock_pins)[7] > 0.9, message="the bar to fill")
+        wait_until(lambda: _bar(mock_pins)[6] == 1.0 and _bar(mock_pins)[7] > 0.5, message="the bar to fill")
     finally:
         stop.set()
         loop.join(5)

@@ -124,7 +124,7 @@ class PiNode:
     def _on_edge(self, device: Any = None) -> None:
         with self._lock:
             if self.debouncer.feed(self.tilt.value, self.clock()):
-                self._publish(self.core.flip())
+                self._publish(self.core.flip(self.debouncer.turned_ms))
 
     def step(self) -> str:
         """One pass of the main loop: sense, advance the sand, publish, light. Returns the pattern shown."""
@@ -135,7 +135,7 @@ class PiNode:
             else:
                 sample = self.tilt.value
             if self.debouncer.feed(sample, now):
-                self._publish(self.core.flip())
+                self._publish(self.core.flip(self.debouncer.turned_ms))
             if self._battery is not None and now >= self._next_battery:
                 self._next_battery = now + BATTERY_EVERY_MS
                 self.core.battery_mv = self._battery()
