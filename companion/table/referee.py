@@ -74,7 +74,10 @@ class View:
     ``{"kind": "grid", "title", "rows": [[str]], "highlight": [[r, c]]}``,
     ``{"kind": "table", "title", "columns": [str], "rows": [[str|number]]}``,
     ``{"kind": "ring", "title", "players": [str], "fields": [{"label", "owner", "markers": [player],
-    "ships": [player], "arriving": [player]}]}`` (a ring of fields drawn as a picture).
+    "ships": [player], "arriving": [player]}]}`` (a ring of fields drawn as a picture),
+    ``{"kind": "counter-sheet", "title", "player", "others", "colors", "values", "entry", "action_type"}``
+    (a form for the counters a player collected, holds as bonus and still has above their board;
+    saving posts ``{"type": action_type, "sheet": {"players": {player: entry}}}``).
     """
 
     summary: str = ""

@@ -275,3 +275,43 @@ def test_dashboard_fits_portrait_and_landscape(browser, mosquitto, table_id, wid
         clock_px = page.eval_on_selector("#clock", "e => parseFloat(getComputedStyle(e).fontSize)")
         assert clock_px >= 60, "the master clock stays readable across the table"
         page.close()
+
+
+def test_light_mode_score_sheets_are_entered_on_the_phones(browser, mosquitto, table_id):
+    with start(mosquitto, table_id, game="time-n-space", variant="light", players=3, timers=2,
+               clock_minutes=12, time_scale=720.0) as table:
+        session = table.app.extensions["companion.session"]
+        session.start_clock()
+        wait_until(lambda: session.state.clock.phase == "expired", message="the master clock runs out")
+
+        def fill(player, collected=(), above=()):
+            page = browser.new_page(viewport={"width": 390, "height": 1200}, is_mobile=True, has_touch=True)
+            page.goto(table.url + f"play/{player}")
+            page.wait_for_selector(".counter-sheet")
+            for colour, value, source in collected:
+                section = page.locator(".counter-sheet .sheet-section").nth(0)
+                section.locator("button.add").click()
+                row = page.locator(".counter-sheet .sheet-section").nth(0).locator(".sheet-row").last
+                row.locator("select").nth(0).select_option(colour)
+                row.locator("select").nth(1).select_option(str(value))
+                row.locator("select").nth(2).select_option(source)
+            for colour, value in above:
+                page.locator(".counter-sheet .sheet-section").nth(2).locator("button.add").click()
+                row = page.locator(".counter-sheet .sheet-section").nth(2).locator(".sheet-row").last
+                row.locator("select").nth(0).select_option(colour)
+                row.locator("select").nth(1).select_option(str(value))
+            page.click(".counter-sheet button.save")
+            wait_until(lambda: player in dict(session.state.game.sheet), message=f"{player}'s score sheet")
+            return page
+
+        red = fill("red", collected=[("gray", 2, "yellow")])
+        screenshot(red, "player-score-sheet")
+        fill("yellow", collected=[("blue", 1, "red"), ("blue", 1, "green")]).close()
+        fill("green", above=[("brown", 1)]).close()
+        wait_until(lambda: session.snapshot()["scores"] is not None, message="the final scores")
+        scores = session.snapshot()["scores"]
+        assert scores["winners"] == ["yellow"] and scores["players"]["yellow"]["total"] == 4
+        assert scores["players"]["red"]["total"] == 2 and scores["players"]["green"]["rows"]["brown"]["void"]
+        red.goto(table.url + "end")
+        assert red.inner_text("#explanation") == "yellow wins with 4 points."
+        red.close()

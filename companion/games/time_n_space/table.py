@@ -1170,6 +1170,9 @@ def _light_player_view(state: LightState, player: str) -> View:
         f"Bonus counters: {', '.join(str(b) for b in entry['bonus']) or 'none'}",
         f"Still above: {_counts((c['color'], c['value']) for c in entry['above'])}",
     ]
+    form = {"kind": "counter-sheet", "title": "Enter my counters", "player": player,
+            "others": [p for p in state.players if p != player], "colors": list(COLORS), "values": [1, 2, 3],
+            "entry": entry if entry is not None else dict(_EMPTY_ENTRY), "action_type": "score-sheet"}
     return View(f"{player}: light mode, {_PHASE[state.phase]}",
                 ({"kind": "lines", "title": "My sandtimers", "lines": mine},
-                 {"kind": "lines", "title": "My score sheet", "lines": lines}))
+                 {"kind": "lines", "title": "My score sheet", "lines": lines}, form))

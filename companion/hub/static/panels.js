@@ -97,6 +97,78 @@ function renderRing(panel) {
   return pic;
 }
 
+// A score sheet the player fills in (Time 'n' Space light mode). Drafts survive live redraws until saved.
+const sheetDrafts = new Map();
+
+function renderCounterSheet(panel, onPick) {
+  const key = panel.title + "/" + panel.player;
+  const saved = JSON.stringify(panel.entry);
+  let draft = sheetDrafts.get(key);
+  if (!draft || (!draft.dirty && draft.saved !== saved)) {
+    draft = { saved, dirty: false, entry: JSON.parse(saved) };
+    sheetDrafts.set(key, draft);
+  }
+  const entry = draft.entry;
+  const box = el("div", "counter-sheet");
+  const changed = () => { draft.dirty = true; };
+  const select = (choices, value, onChange, label) => {
+    const s = el("select");
+    s.setAttribute("aria-label", label);
+    for (const c of choices) {
+      const o = el("option", "", c.label !== undefined ? c.label : c);
+      o.value = c.value !== undefined ? c.value : c;
+      s.append(o);
+    }
+    s.value = String(value);
+    s.addEventListener("change", () => { onChange(s.value); changed(); });
+    return s;
+  };
+  const rows = (title, list, make, blank) => {
+    const section = el("div", "sheet-section");
+    section.append(el("h4", "", title));
+    list.forEach((item, i) => {
+      const row = el("div", "sheet-row");
+      row.append(...make(item, i));
+      const remove = el("button", "remove", t("Remove"));
+      remove.type = "button";
+      remove.addEventListener("click", () => { list.splice(i, 1); changed(); rerender(); });
+      row.append(remove);
+      section.append(row);
+    });
+    const add = el("button", "add", t("Add"));
+    add.type = "button";
+    add.addEventListener("click", () => { list.push(blank()); changed(); rerender(); });
+    section.append(add);
+    return section;
+  };
+  const names = { gray: t("gray"), yellow: t("yellow"), blue: t("blue"), brown: t("brown") };
+  const colours = panel.colors.map((c) => ({ value: c, label: names[c] || c }));
+  const rerender = () => { box.replaceWith(renderCounterSheet(panel, onPick)); };
+  box.append(
+    rows(t("Counters I collected"), entry.collected, (c) => [
+      select(colours, c.color, (v) => { c.color = v; }, t("Colour")),
+      select(panel.values, c.value, (v) => { c.value = Number(v); }, t("Value")),
+      select(panel.others, c.from, (v) => { c.from = v; }, t("From")),
+    ], () => ({ color: panel.colors[0], value: panel.values[0], from: panel.others[0] })),
+    rows(t("Bonus counters I hold"), entry.bonus, (b, i) => [
+      select([1, 2, 3, 4, 5], b, (v) => { entry.bonus[i] = Number(v); }, t("Value")),
+    ], () => 2),
+    rows(t("My counters still above my control center"), entry.above, (c) => [
+      select(colours, c.color, (v) => { c.color = v; }, t("Colour")),
+      select(panel.values, c.value, (v) => { c.value = Number(v); }, t("Value")),
+    ], () => ({ color: panel.colors[0], value: panel.values[0] })),
+  );
+  const save = el("button", "save", t("Save my score sheet"));
+  save.type = "button";
+  save.addEventListener("click", () => {
+    draft.dirty = false;
+    draft.saved = "";
+    onPick({ type: panel.action_type, sheet: { players: { [panel.player]: entry } } });
+  });
+  box.append(save);
+  return box;
+}
+
 function renderPanels(root, view, onPick) {
   root.textContent = "";
   if (!view) return;
@@ -108,6 +180,8 @@ function renderPanels(root, view, onPick) {
       const ul = el("ul");
       for (const line of panel.lines || []) ul.append(el("li", "", line));
       box.append(ul);
+    } else if (panel.kind === "counter-sheet") {
+      if (onPick) box.append(renderCounterSheet(panel, onPick));
     } else if (panel.kind === "ring") {
       box.append(renderRing(panel));
     } else if (panel.kind === "grid") {
