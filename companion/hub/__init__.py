@@ -145,8 +145,9 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
 
     @app.get("/play/<player>")
     def play(player: str) -> Any:
-        if player not in session.setup.players:
-            return render_template("no_player.html", player=player, players=session.setup.players), 404
+        players = app.extensions["companion.session"].setup.players
+        if player not in players:
+            return render_template("no_player.html", player=player, players=players), 404
         return render_template("player.html", table=setup.table, player=player,
                                simulated=fleet is not None)
 
