@@ -144,7 +144,7 @@ def check_invariants(
         assert 0 <= p.markers_placed <= state.data.placeable_markers, "never more than 10 markers placed"
         new = sum(1 for o in state.satisfied if o.by == p.name and o.owner is not None)
         assert p.markers_placed == placed[p.name] + new, "one marker per order at a player planet"
-        assert 1 <= p.tech_level <= state.data.max_tech_level
+        assert state.data.max_tech_level >= p.tech_level >= 1
         assert len(p.planning) <= 2 + 2 * 4
         assert sum(b.blocked_by is not None for b in p.built) <= state.data.rocket_markers_per_target
         for b in p.built:
