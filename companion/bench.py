@@ -37,8 +37,10 @@ class Percentiles:
         return cls(len(ms), statistics.median(ms), p99, ms[-1], statistics.fmean(ms))
 
     def line(self, label: str) -> str:
-        return (f"{label:<22} n={self.n:<5} p50={self.p50_ms:7.2f} ms  p99={self.p99_ms:7.2f} ms  "
-                f"max={self.max_ms:7.2f} ms  mean={self.mean_ms:7.2f} ms")
+        return (
+            f"{label:<22} n={self.n:<5} p50={self.p50_ms:7.2f} ms  p99={self.p99_ms:7.2f} ms  "
+            f"max={self.max_ms:7.2f} ms  mean={self.mean_ms:7.2f} ms"
+        )
 
 
 def _wait(event: threading.Event, timeout_s: float, what: str) -> None:
@@ -46,8 +48,9 @@ def _wait(event: threading.Event, timeout_s: float, what: str) -> None:
         raise TimeoutError(f"benchmark timed out waiting for {what}")
 
 
-def run_bench(*, flips: int = 300, burst: int = 400, embedded: str = "auto", fsync: bool = True,
-              echo=print) -> dict[str, object]:
+def run_bench(
+    *, flips: int = 300, burst: int = 400, embedded: str = "auto", fsync: bool = True, echo=print
+) -> dict[str, object]:
     """Run the measurements and print one line each; return the numbers."""
     import logging
 
@@ -64,8 +67,10 @@ def run_bench(*, flips: int = 300, burst: int = 400, embedded: str = "auto", fsy
             if not fleet.wait_connected(10):
                 raise TimeoutError("simulated nodes did not connect")
             broker = table.broker.kind if table.broker else "external"
-            echo(f"broker: {broker}; hub log fsync: {'on' if fsync else 'off'}; "
-                 f"nodes: {len(fleet.nodes)}; TCP_NODELAY on every client")
+            echo(
+                f"broker: {broker}; hub log fsync: {'on' if fsync else 'off'}; "
+                f"nodes: {len(fleet.nodes)}; TCP_NODELAY on every client"
+            )
             node = fleet.nodes["red-1"]
             acked = threading.Event()
             node.on_command = lambda topic: acked.set() if topic.endswith("/cmd") else None
@@ -92,7 +97,8 @@ def run_bench(*, flips: int = 300, burst: int = 400, embedded: str = "auto", fsy
                 flips_seen += 1
                 want = flips_seen
                 arrival, _ = reader.wait_for(
-                    lambda f, want=want: f["players"][0]["timers"][0]["flips"] >= want, 5)
+                    lambda f, want=want: f["players"][0]["timers"][0]["flips"] >= want, 5
+                )
                 dashboard.append(arrival - start)
             reader.close()
             node.on_command = None
@@ -119,8 +125,10 @@ def run_bench(*, flips: int = 300, burst: int = 400, embedded: str = "auto", fsy
 
             bridge = table.app.extensions["companion.bridge"]
             topic = protocol.node_topic("bench", "green-1", "event")
-            payloads = [protocol.encode("event", "flip", boot="0badcafe", seq=i, t_ms=i, upper_ms=60000, lower_ms=0)
-                        for i in range(1, burst * 5 + 1)]
+            payloads = [
+                protocol.encode("event", "flip", boot="0badcafe", seq=i, t_ms=i, upper_ms=60000, lower_ms=0)
+                for i in range(1, burst * 5 + 1)
+            ]
             start = time.perf_counter()
             for payload in payloads:
                 bridge.handle(topic, payload)
@@ -137,11 +145,15 @@ def run_bench(*, flips: int = 300, burst: int = 400, embedded: str = "auto", fsy
     }
     echo(results["flip_to_verdict"].line("flip -> verdict"))
     echo(results["flip_to_dashboard"].line("flip -> dashboard"))
-    echo(f"{'burst':<22} {total} flips from {len(fleet.nodes) if fleet else 0} nodes acknowledged in "
-         f"{burst_s * 1000:.0f} ms = {total / burst_s:,.0f} flips/s (hub, nodes and reader in one process)")
+    echo(
+        f"{'burst':<22} {total} flips from {len(fleet.nodes) if fleet else 0} nodes acknowledged in "
+        f"{burst_s * 1000:.0f} ms = {total / burst_s:,.0f} flips/s (hub, nodes and reader in one process)"
+    )
     echo(cue_lateness.line("cue lateness (real)"))
-    echo(f"{'hub alone':<22} {len(payloads)} flips handled in {hub_s * 1000:.0f} ms = "
-         f"{len(payloads) / hub_s:,.0f} flips/s (decode, decide, log, ack)")
+    echo(
+        f"{'hub alone':<22} {len(payloads)} flips handled in {hub_s * 1000:.0f} ms = "
+        f"{len(payloads) / hub_s:,.0f} flips/s (decode, decide, log, ack)"
+    )
     return results
 
 
@@ -159,8 +171,17 @@ def measure_cue_lateness(*, scale: float = 20.0, length_s: float = 120.0) -> Per
     logging.getLogger("companion.audio").setLevel(logging.ERROR)
     clock = ScaledClock(scale)
     with tempfile.TemporaryDirectory(prefix="companion-bench-cues-") as tmp:
-        app = create_app({"table": "cues", "players": 2, "timers": 1, "clock_minutes": length_s / 60,
-                          "sounds_dir": tmp, "audio": {"speech": False}}, clock=clock)
+        app = create_app(
+            {
+                "table": "cues",
+                "players": 2,
+                "timers": 1,
+                "clock_minutes": length_s / 60,
+                "sounds_dir": tmp,
+                "audio": {"speech": False},
+            },
+            clock=clock,
+        )
         app.extensions["companion.cues"].prepare(length_s)
         session = app.extensions["companion.session"]
         heard: list[tuple[str, float]] = []
@@ -181,6 +202,8 @@ def measure_cue_lateness(*, scale: float = 20.0, length_s: float = 120.0) -> Per
         finally:
             stop_services(app)
     schedule = app.extensions["companion.cues"].settings.schedule(length_s)
-    late = [max(0.0, (at - (started.at_s + cue.at_elapsed_s)) / scale)
-            for cue, (_, at) in zip(schedule, heard, strict=False)]
+    late = [
+        max(0.0, (at - (started.at_s + cue.at_elapsed_s)) / scale)
+        for cue, (_, at) in zip(schedule, heard, strict=False)
+    ]
     return Percentiles.of(late)

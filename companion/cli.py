@@ -44,7 +44,9 @@ def _read_json(source: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidRecordError(f"{label} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+        raise InvalidRecordError(
+            f"{label} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from exc
 
 
 def _run_record_command(game: str, source: str, function_name: str, verb: str) -> None:
@@ -111,15 +113,38 @@ def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -
 
 
 TABLE_OPTIONS = [
-    click.option("--table", default=None, help="Table id (a-z, 0-9, _ and -); many tables can share a broker.  [default: demo]"),
-    click.option("--players", type=click.IntRange(1, 8), default=None, help="Number of players.  [default: 4]"),
-    click.option("--timers", type=click.IntRange(1, 4), default=None, help="Sandtimers per player.  [default: 2]"),
-    click.option("--sand-seconds", type=float, default=None, callback=_positive,
-                 help="Running time of a full sandtimer.  [default: 60]"),
-    click.option("--time-scale", type=float, default=None, callback=_positive,
-                 help="Run sand, master clock and cues N times faster (demos, tests).  [default: 1]"),
-    click.option("--broker", "broker_url", default=None, metavar="URL",
-                 help="External broker, mqtt://user:pass@host:port. Without it an embedded broker starts."),
+    click.option(
+        "--table",
+        default=None,
+        help="Table id (a-z, 0-9, _ and -); many tables can share a broker.  [default: demo]",
+    ),
+    click.option(
+        "--players", type=click.IntRange(1, 8), default=None, help="Number of players.  [default: 4]"
+    ),
+    click.option(
+        "--timers", type=click.IntRange(1, 4), default=None, help="Sandtimers per player.  [default: 2]"
+    ),
+    click.option(
+        "--sand-seconds",
+        type=float,
+        default=None,
+        callback=_positive,
+        help="Running time of a full sandtimer.  [default: 60]",
+    ),
+    click.option(
+        "--time-scale",
+        type=float,
+        default=None,
+        callback=_positive,
+        help="Run sand, master clock and cues N times faster (demos, tests).  [default: 1]",
+    ),
+    click.option(
+        "--broker",
+        "broker_url",
+        default=None,
+        metavar="URL",
+        help="External broker, mqtt://user:pass@host:port. Without it an embedded broker starts.",
+    ),
 ]
 
 
@@ -148,39 +173,111 @@ def _wait_for_interrupt() -> None:
 
 @main.command()
 @table_options
-@click.option("--clock-minutes", type=float, default=None, callback=_positive,
-              help="Length of the master clock.  [default: 12, the introductory game]")
+@click.option(
+    "--clock-minutes",
+    type=float,
+    default=None,
+    callback=_positive,
+    help="Length of the master clock.  [default: 12, the introductory game]",
+)
 @click.option("--full", is_flag=True, help="30-minute master clock of the full game.")
-@click.option("--game", default=None, metavar="GAME",
-              help="Game to referee: time-n-space, space-dealer, timeline, space-and-time, time-splicers, "
-                   "or sandtimers (timers and clock only).  [default: sandtimers]")
-@click.option("--variant", default=None, help="Variant of the game, e.g. intro, full or light for time-n-space.")
+@click.option(
+    "--game",
+    default=None,
+    metavar="GAME",
+    help="Game to referee: time-n-space, space-dealer, timeline, space-and-time, time-splicers, "
+    "or sandtimers (timers and clock only).  [default: sandtimers]",
+)
+@click.option(
+    "--variant", default=None, help="Variant of the game, e.g. intro, full or light for time-n-space."
+)
 @click.option("--no-sim", is_flag=True, help="Do not start simulated nodes (a table with real hardware).")
-@click.option("--embedded", type=click.Choice(["auto", "mosquitto", "amqtt"]), default="auto", show_default=True,
-              help="Embedded broker when no --broker is given: mosquitto if installed, else amqtt in-process.")
-@click.option("--mqtt-host", default="127.0.0.1", show_default=True,
-              help="Address the embedded broker listens on (0.0.0.0 to let nodes on the network join).")
-@click.option("--mqtt-port", type=click.IntRange(1, 65535), default=1883, show_default=True,
-              help="Port of the embedded broker (a free one is used if busy).")
-@click.option("--host", "http_host", default="127.0.0.1", show_default=True,
-              help="Address the web pages are served on (0.0.0.0 for phones on the same network).")
-@click.option("--port", "http_port", type=click.IntRange(1, 65535), default=8080, show_default=True,
-              help="Port of the web pages (a free one is used if busy).")
-@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
-              help="Where game logs are kept.  [default: ~/.local/share/companion]")
+@click.option(
+    "--embedded",
+    type=click.Choice(["auto", "mosquitto", "amqtt"]),
+    default="auto",
+    show_default=True,
+    help="Embedded broker when no --broker is given: mosquitto if installed, else amqtt in-process.",
+)
+@click.option(
+    "--mqtt-host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address the embedded broker listens on (0.0.0.0 to let nodes on the network join).",
+)
+@click.option(
+    "--mqtt-port",
+    type=click.IntRange(1, 65535),
+    default=1883,
+    show_default=True,
+    help="Port of the embedded broker (a free one is used if busy).",
+)
+@click.option(
+    "--host",
+    "http_host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address the web pages are served on (0.0.0.0 for phones on the same network).",
+)
+@click.option(
+    "--port",
+    "http_port",
+    type=click.IntRange(1, 65535),
+    default=8080,
+    show_default=True,
+    help="Port of the web pages (a free one is used if busy).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where game logs are kept.  [default: ~/.local/share/companion]",
+)
 @click.option("--memory", is_flag=True, help="Keep the game log in memory only.")
-@click.option("--language", type=click.Choice(["en", "es", "de"]), default=None,
-              help="Default language of the pages and spoken cues.  [default: en]")
-@click.option("--resume", default=None, metavar="LOG|latest",
-              help="Go on with a saved game (a log file, or 'latest' for the table's newest).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
-              help="TOML file with hub settings (see docs/running.md).")
+@click.option(
+    "--language",
+    type=click.Choice(["en", "es", "de"]),
+    default=None,
+    help="Default language of the pages and spoken cues.  [default: en]",
+)
+@click.option(
+    "--resume",
+    default=None,
+    metavar="LOG|latest",
+    help="Go on with a saved game (a log file, or 'latest' for the table's newest).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="TOML file with hub settings (see docs/running.md).",
+)
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
-def run(table: str | None, players: int | None, timers: int | None, sand_seconds: float | None,
-        time_scale: float | None, broker_url: str | None, clock_minutes: float | None, full: bool,
-        game: str | None, variant: str | None, no_sim: bool,
-        embedded: str, mqtt_host: str, mqtt_port: int, http_host: str, http_port: int, data_dir: str | None,
-        memory: bool, language: str | None, resume: str | None, config_file: str | None, verbose: int) -> None:
+def run(
+    table: str | None,
+    players: int | None,
+    timers: int | None,
+    sand_seconds: float | None,
+    time_scale: float | None,
+    broker_url: str | None,
+    clock_minutes: float | None,
+    full: bool,
+    game: str | None,
+    variant: str | None,
+    no_sim: bool,
+    embedded: str,
+    mqtt_host: str,
+    mqtt_port: int,
+    http_host: str,
+    http_port: int,
+    data_dir: str | None,
+    memory: bool,
+    language: str | None,
+    resume: str | None,
+    config_file: str | None,
+    verbose: int,
+) -> None:
     """Start a table: broker, hub, dashboard and (by default) simulated sandtimers."""
     from companion.hub import HubConfig
     from companion.runtime import RunOptions, Table
@@ -191,9 +288,17 @@ def run(table: str | None, players: int | None, timers: int | None, sand_seconds
         settings = dict(file_settings.get("hub", {}))
         if "audio" in file_settings:
             settings["audio"] = file_settings["audio"]
-        overrides = {"table": table, "players": players, "timers": timers, "sand_s": sand_seconds,
-                     "time_scale": time_scale, "clock_minutes": 30.0 if full else clock_minutes,
-                     "language": language, "game": game, "variant": variant}
+        overrides = {
+            "table": table,
+            "players": players,
+            "timers": timers,
+            "sand_s": sand_seconds,
+            "time_scale": time_scale,
+            "clock_minutes": 30.0 if full else clock_minutes,
+            "language": language,
+            "game": game,
+            "variant": variant,
+        }
         settings.update({k: v for k, v in overrides.items() if v is not None})
         if memory:
             settings["data_dir"] = None
@@ -228,9 +333,17 @@ def run(table: str | None, players: int | None, timers: int | None, sand_seconds
             else:
                 resume_path = Path(resume)
             read_log(resume_path)  # a broken log is reported before anything starts
-        options = RunOptions(hub=hub_config, broker_url=broker_url, embedded=embedded, mqtt_host=mqtt_host,
-                             mqtt_port=mqtt_port, http_host=http_host, http_port=http_port, simulate=not no_sim,
-                             resume=resume_path)
+        options = RunOptions(
+            hub=hub_config,
+            broker_url=broker_url,
+            embedded=embedded,
+            mqtt_host=mqtt_host,
+            mqtt_port=mqtt_port,
+            http_host=http_host,
+            http_port=http_port,
+            simulate=not no_sim,
+            resume=resume_path,
+        )
         table_runtime = Table(options).start()
     except CompanionError as exc:
         _fail(str(exc))
@@ -239,13 +352,17 @@ def run(table: str | None, players: int | None, timers: int | None, sand_seconds
     broker = table_runtime.broker
     session = table_runtime.app.extensions["companion.session"]
     setup = session.setup
-    where = f"embedded {broker.kind} at {broker.address}" if broker else f"broker {table_runtime.broker_address}"
+    where = (
+        f"embedded {broker.kind} at {broker.address}" if broker else f"broker {table_runtime.broker_address}"
+    )
     click.echo(f"Table {setup.table!r}: {where}")
     if not no_sim:
         timers = len(setup.seats) // max(1, len(setup.players))
         click.echo(f"Simulated sandtimers: {len(setup.players)} players x {timers} timers")
     if resume_path is not None:
-        click.echo(f"Resumed {table_runtime.resumed_events} events from {resume_path} (master clock: {session.state.clock.phase})")
+        click.echo(
+            f"Resumed {table_runtime.resumed_events} events from {resume_path} (master clock: {session.state.clock.phase})"
+        )
     elif session.log.path:
         click.echo(f"Game log: {session.log.path}")
     click.echo(f"Dashboard: {table_runtime.url}")
@@ -259,11 +376,25 @@ def run(table: str | None, players: int | None, timers: int | None, sand_seconds
 
 @main.command()
 @table_options
-@click.option("--autoflip", type=float, default=None, metavar="SECONDS", callback=_positive,
-              help="Flip each timer again this many game seconds after it ran out (a table that plays itself).")
+@click.option(
+    "--autoflip",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    callback=_positive,
+    help="Flip each timer again this many game seconds after it ran out (a table that plays itself).",
+)
 @click.option("-v", "--verbose", count=True, help="More log output.")
-def sim(table: str | None, players: int | None, timers: int | None, sand_seconds: float | None,
-        time_scale: float | None, broker_url: str | None, autoflip: float | None, verbose: int) -> None:
+def sim(
+    table: str | None,
+    players: int | None,
+    timers: int | None,
+    sand_seconds: float | None,
+    time_scale: float | None,
+    broker_url: str | None,
+    autoflip: float | None,
+    verbose: int,
+) -> None:
     """Run simulated sandtimer nodes against a broker (default mqtt://127.0.0.1:1883)."""
     from companion.clock import ScaledClock
     from companion.mqtt.broker import BrokerAddress
@@ -273,13 +404,16 @@ def sim(table: str | None, players: int | None, timers: int | None, sand_seconds
     _configure_logging(verbose)
     try:
         address = BrokerAddress.parse(broker_url or "mqtt://127.0.0.1:1883")
-        setup = default_setup(table or "demo", players=players or 4, timers=timers or 2,
-                              sand_s=sand_seconds or 60.0)
+        setup = default_setup(
+            table or "demo", players=players or 4, timers=timers or 2, sand_s=sand_seconds or 60.0
+        )
         clock = ScaledClock(time_scale or 1.0)
     except (CompanionError, ValueError) as exc:
         _fail(str(exc))
     fleet = SimFleet(setup.table, [s.node for s in setup.seats], address, clock, sand_s=setup.sand_s).start()
-    click.echo(f"{len(fleet.nodes)} simulated nodes for table {setup.table!r} on {address}; Ctrl+C stops them.")
+    click.echo(
+        f"{len(fleet.nodes)} simulated nodes for table {setup.table!r} on {address}; Ctrl+C stops them."
+    )
     if autoflip:
         for node in fleet.nodes.values():
             node.flip()
@@ -304,13 +438,30 @@ def sim(table: str | None, players: int | None, timers: int | None, sand_seconds
 
 
 @main.command()
-@click.option("--flips", type=click.IntRange(10, 100000), default=300, show_default=True,
-              help="Sequential flips measured for the latencies.")
-@click.option("--burst", type=click.IntRange(8, 100000), default=400, show_default=True,
-              help="Flips sent at once for the throughput figure.")
-@click.option("--embedded", type=click.Choice(["auto", "mosquitto", "amqtt"]), default="auto", show_default=True,
-              help="Which embedded broker to measure.")
-@click.option("--fsync/--no-fsync", default=True, show_default=True, help="fsync the game log on every event.")
+@click.option(
+    "--flips",
+    type=click.IntRange(10, 100000),
+    default=300,
+    show_default=True,
+    help="Sequential flips measured for the latencies.",
+)
+@click.option(
+    "--burst",
+    type=click.IntRange(8, 100000),
+    default=400,
+    show_default=True,
+    help="Flips sent at once for the throughput figure.",
+)
+@click.option(
+    "--embedded",
+    type=click.Choice(["auto", "mosquitto", "amqtt"]),
+    default="auto",
+    show_default=True,
+    help="Which embedded broker to measure.",
+)
+@click.option(
+    "--fsync/--no-fsync", default=True, show_default=True, help="fsync the game log on every event."
+)
 def bench(flips: int, burst: int, embedded: str, fsync: bool) -> None:
     """Measure flip-to-verdict and flip-to-dashboard latency and flip throughput on this machine."""
     from companion.bench import run_bench

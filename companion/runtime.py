@@ -78,19 +78,32 @@ class Table:
             if opts.broker_url:
                 self._broker_address = BrokerAddress.parse(opts.broker_url)
             else:
-                self.broker = start_embedded_broker(opts.mqtt_host, opts.mqtt_port, prefer=opts.embedded,
-                                                    persistence_dir=opts.broker_persistence)
+                self.broker = start_embedded_broker(
+                    opts.mqtt_host,
+                    opts.mqtt_port,
+                    prefer=opts.embedded,
+                    persistence_dir=opts.broker_persistence,
+                )
                 self._broker_address = self.broker.address
             if opts.resume is not None:
                 self.log = EventLog.open_existing(opts.resume, fsync=opts.hub.fsync)
                 self.resumed_events = len(self.log)
-                self.clock = ScaledClock(opts.hub.time_scale, start_s=last_event_time(self.log.events()) + 0.001)
+                self.clock = ScaledClock(
+                    opts.hub.time_scale, start_s=last_event_time(self.log.events()) + 0.001
+                )
             setup = self.log.setup if self.log is not None else opts.hub.setup()
             if opts.simulate:
-                self.fleet = SimFleet(setup.table, [s.node for s in setup.seats], self._broker_address,
-                                      self.clock, sand_s=setup.sand_s, heartbeat_s=opts.heartbeat_s)
-            self.app = create_app(opts.hub, clock=self.clock, broker=self._broker_address, fleet=self.fleet,
-                                  log=self.log)
+                self.fleet = SimFleet(
+                    setup.table,
+                    [s.node for s in setup.seats],
+                    self._broker_address,
+                    self.clock,
+                    sand_s=setup.sand_s,
+                    heartbeat_s=opts.heartbeat_s,
+                )
+            self.app = create_app(
+                opts.hub, clock=self.clock, broker=self._broker_address, fleet=self.fleet, log=self.log
+            )
             if self.log is not None:
                 self.app.extensions["companion.session"].pause_after_restart()
             start_services(self.app)

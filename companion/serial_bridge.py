@@ -144,7 +144,7 @@ class PortLink:
             if end < 0:
                 break
             line = bytes(self._buffer[:end]).strip()
-            del self._buffer[:end + 1]
+            del self._buffer[: end + 1]
             if self._skipping:  # the tail of a line already refused as too long
                 self._skipping = False
             elif len(line) > MAX_LINE_BYTES:
@@ -208,7 +208,9 @@ class PortLink:
         self._unbind()
         self.node = node
         will = (protocol.node_topic(self.bridge.table, node, "status"), protocol.status_payload(False), True)
-        client = make_client(f"serial-{self.bridge.table}-{node}", self.bridge.address, clean_session=True, will=will)
+        client = make_client(
+            f"serial-{self.bridge.table}-{node}", self.bridge.address, clean_session=True, will=will
+        )
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
@@ -223,8 +225,12 @@ class PortLink:
         self.mqtt_up.clear()
         if client is None or node is None:
             return
-        info = client.publish(protocol.node_topic(self.bridge.table, node, "status"), protocol.status_payload(False),
-                              qos=protocol.QOS, retain=True)
+        info = client.publish(
+            protocol.node_topic(self.bridge.table, node, "status"),
+            protocol.status_payload(False),
+            qos=protocol.QOS,
+            retain=True,
+        )
         try:
             info.wait_for_publish(2)
         except (RuntimeError, ValueError):
@@ -265,9 +271,18 @@ class PortLink:
 class SerialBridge:
     """Bridges any number of USB-serial nodes of one table to a broker."""
 
-    def __init__(self, table: str, address: BrokerAddress, *, ports: Iterable[str] = (),
-                 usb_ids: Iterable[tuple[int, int]] = (), baud: int = BAUD, reopen_s: float = REOPEN_S,
-                 scan_s: float = SCAN_S, link_every_s: float = LINK_EVERY_S) -> None:
+    def __init__(
+        self,
+        table: str,
+        address: BrokerAddress,
+        *,
+        ports: Iterable[str] = (),
+        usb_ids: Iterable[tuple[int, int]] = (),
+        baud: int = BAUD,
+        reopen_s: float = REOPEN_S,
+        scan_s: float = SCAN_S,
+        link_every_s: float = LINK_EVERY_S,
+    ) -> None:
         if not protocol.is_valid_id(table):
             raise ConfigError(f"table id {table!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
         self.table = table
@@ -351,24 +366,43 @@ class SerialBridge:
 
 
 @click.command("serial-bridge")
-@click.option("--broker", "broker_url", default="mqtt://127.0.0.1:1883", show_default=True, metavar="URL",
-              help="Broker to bridge to, mqtt://user:pass@host:port.")
+@click.option(
+    "--broker",
+    "broker_url",
+    default="mqtt://127.0.0.1:1883",
+    show_default=True,
+    metavar="URL",
+    help="Broker to bridge to, mqtt://user:pass@host:port.",
+)
 @click.option("--table", required=True, help="Table id the serial nodes belong to.")
-@click.option("--port", "ports", multiple=True, metavar="PATH",
-              help="Serial port of a node (repeatable; globs such as '/dev/serial/by-id/usb-MicroPython*').")
-@click.option("--usb-id", "usb_ids", multiple=True, metavar="VID:PID",
-              help=f"Bridge every port with this USB id (repeatable), e.g. {PICO_MICROPYTHON_USB_ID} for a Pico "
-                   "running MicroPython.")
+@click.option(
+    "--port",
+    "ports",
+    multiple=True,
+    metavar="PATH",
+    help="Serial port of a node (repeatable; globs such as '/dev/serial/by-id/usb-MicroPython*').",
+)
+@click.option(
+    "--usb-id",
+    "usb_ids",
+    multiple=True,
+    metavar="VID:PID",
+    help=f"Bridge every port with this USB id (repeatable), e.g. {PICO_MICROPYTHON_USB_ID} for a Pico "
+    "running MicroPython.",
+)
 @click.option("--baud", default=BAUD, show_default=True, help="Baud rate (ignored by USB CDC ports).")
 @click.option("-v", "--verbose", count=True, help="More log output.")
-def serial_bridge(broker_url: str, table: str, ports: tuple[str, ...], usb_ids: tuple[str, ...], baud: int,
-                  verbose: int) -> None:
+def serial_bridge(
+    broker_url: str, table: str, ports: tuple[str, ...], usb_ids: tuple[str, ...], baud: int, verbose: int
+) -> None:
     """Bridge sandtimer nodes on USB serial ports to the table's MQTT broker.
 
     Survives unplugging and replugging; a node whose port vanishes is marked offline.
     """
-    logging.basicConfig(level=logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     try:
         address = BrokerAddress.parse(broker_url)
         ids = [parse_usb_id(text) for text in usb_ids]

@@ -47,8 +47,13 @@ def table_id() -> str:
     return f"t{os.getpid() % 10000}-{next(_table_ids)}"
 
 
-def wait_until(predicate: Callable[[], object], *, timeout_s: float = 5.0, interval_s: float = 0.005,
-               message: str = "condition") -> object:
+def wait_until(
+    predicate: Callable[[], object],
+    *,
+    timeout_s: float = 5.0,
+    interval_s: float = 0.005,
+    message: str = "condition",
+) -> object:
     """Poll ``predicate`` until it returns something truthy; fail after ``timeout_s`` real seconds."""
     deadline = time.monotonic() + timeout_s
     while True:

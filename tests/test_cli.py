@@ -19,8 +19,14 @@ COMMANDS = ["run", "sim", "score", "referee", "bench", "serial-bridge"]
 
 
 def companion(*args: str, input: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "companion", *args], capture_output=True, text=True,
-                          input=input, timeout=60, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "companion", *args],
+        capture_output=True,
+        text=True,
+        input=input,
+        timeout=60,
+        env=env,
+    )
 
 
 def test_help_lists_every_command():
@@ -36,12 +42,15 @@ def test_every_command_has_help(command):
     assert result.returncode == 0 and "Usage:" in result.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "--players", "0"], "Invalid value for '--players'"),
-    (["run", "--time-scale", "-2"], "must be a positive number"),
-    (["run", "--no-such-flag"], "No such option"),
-    (["score", "chess", "x.json"], "'chess' is not one of"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "--players", "0"], "Invalid value for '--players'"),
+        (["run", "--time-scale", "-2"], "must be a positive number"),
+        (["run", "--no-such-flag"], "No such option"),
+        (["score", "chess", "x.json"], "'chess' is not one of"),
+    ],
+)
 def test_wrong_arguments_are_explained(args, message):
     result = companion(*args)
     assert result.returncode == 2
@@ -49,11 +58,14 @@ def test_wrong_arguments_are_explained(args, message):
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "--memory", "--broker", "ftp://example"], "must start with mqtt://"),
-    (["run", "--memory", "--table", "Bad Table"], "table id 'Bad Table' must be"),
-    (["run", "--memory", "--resume", "/nonexistent/game.jsonl"], "cannot read event log"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "--memory", "--broker", "ftp://example"], "must start with mqtt://"),
+        (["run", "--memory", "--table", "Bad Table"], "table id 'Bad Table' must be"),
+        (["run", "--memory", "--resume", "/nonexistent/game.jsonl"], "cannot read event log"),
+    ],
+)
 def test_bad_settings_give_one_line_and_status_2(args, message):
     result = companion(*args)
     assert result.returncode == 2
@@ -66,7 +78,7 @@ def test_broken_config_file(tmp_path):
     bad.write_text("[hub]\nplayers = = 3\n")
     result = companion("run", "--memory", "--config", str(bad))
     assert result.returncode == 2 and "is not valid TOML" in result.stderr and result.stderr.count("\n") == 1
-    bad.write_text('[hub]\nplayerz = 3\n')
+    bad.write_text("[hub]\nplayerz = 3\n")
     result = companion("run", "--memory", "--config", str(bad))
     assert result.returncode == 2 and "unknown hub settings: playerz" in result.stderr
 
@@ -81,9 +93,27 @@ def test_broken_game_log_is_refused_before_starting(tmp_path):
 def _start_table(data_dir: Path, *extra: str) -> tuple[subprocess.Popen, str, list[str]]:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "companion", "run", "--table", f"cli{os.getpid() % 1000}", "--data-dir", str(data_dir),
-         "--port", str(port), "--mqtt-port", str(free_port()), "--players", "2", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "companion",
+            "run",
+            "--table",
+            f"cli{os.getpid() % 1000}",
+            "--data-dir",
+            str(data_dir),
+            "--port",
+            str(port),
+            "--mqtt-port",
+            str(free_port()),
+            "--players",
+            "2",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines = []
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -146,11 +176,14 @@ def test_run_starts_a_playable_table_and_a_saved_game_resumes(tmp_path):
         _stop(proc)
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "--memory", "--game", "chess"], "unknown game 'chess'"),
-    (["run", "--memory", "--game", "space-and-time", "--players", "3"], "exactly 2 players"),
-    (["run", "--memory", "--game", "time-n-space", "--variant", "speedy"], "has no variant 'speedy'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "--memory", "--game", "chess"], "unknown game 'chess'"),
+        (["run", "--memory", "--game", "space-and-time", "--players", "3"], "exactly 2 players"),
+        (["run", "--memory", "--game", "time-n-space", "--variant", "speedy"], "has no variant 'speedy'"),
+    ],
+)
 def test_a_game_the_table_cannot_play_is_refused_before_starting(args, message):
     result = companion(*args)
     assert result.returncode == 2 and message in result.stderr and result.stderr.count("\n") == 1

@@ -72,9 +72,13 @@ class Cue:
 
     def to_dict(self, *, text: str | None = None) -> dict[str, Any]:
         """JSON form for the dashboard; ``text`` is the phrase in the table's language, if any."""
-        data: dict[str, Any] = {"name": self.name, "at_elapsed_s": self.at_elapsed_s,
-                                "remaining_s": self.remaining_s, "text_key": self.text_key,
-                                "sound": self.sound_key}
+        data: dict[str, Any] = {
+            "name": self.name,
+            "at_elapsed_s": self.at_elapsed_s,
+            "remaining_s": self.remaining_s,
+            "text_key": self.text_key,
+            "sound": self.sound_key,
+        }
         if text is not None:
             data["text"] = text
         return data
@@ -102,13 +106,21 @@ def _positive(value: float, what: str, *, allow_zero: bool = False) -> float:
         raise ConfigError(f"{what} must be a number of seconds, not {value!r}") from None
     ok = number >= 0 if allow_zero else number > 0
     if not ok or not math.isfinite(number):
-        raise ConfigError(f"{what} must be a {'non-negative' if allow_zero else 'positive'} number of seconds")
+        raise ConfigError(
+            f"{what} must be a {'non-negative' if allow_zero else 'positive'} number of seconds"
+        )
     return number
 
 
-def cue_schedule(length_s: float, *, announce_every_s: float | None = 300.0, final_countdown_s: int = 10,
-                 warn_at_s: Iterable[float] = (60.0,), enabled: Iterable[str] | None = None,
-                 disabled: Iterable[str] = ()) -> list[Cue]:
+def cue_schedule(
+    length_s: float,
+    *,
+    announce_every_s: float | None = 300.0,
+    final_countdown_s: int = 10,
+    warn_at_s: Iterable[float] = (60.0,),
+    enabled: Iterable[str] | None = None,
+    disabled: Iterable[str] = (),
+) -> list[Cue]:
     """The clock cues of a master clock of ``length_s`` seconds, ordered by moment.
 
     ``announce_every_s=None`` (or 0) turns the regular announcements off;
@@ -144,8 +156,14 @@ def cue_schedule(length_s: float, *, announce_every_s: float | None = 300.0, fin
 
     schedule = []
     for _, (name, remaining) in sorted(by_moment.items()):
-        schedule.append(Cue(at_elapsed_s=length - remaining, name=name, remaining_s=remaining,
-                            text_key=_text_key(name, remaining)))
+        schedule.append(
+            Cue(
+                at_elapsed_s=length - remaining,
+                name=name,
+                remaining_s=remaining,
+                text_key=_text_key(name, remaining),
+            )
+        )
     return schedule
 
 
@@ -185,5 +203,9 @@ def event_cue(name: str, *, elapsed_s: float, remaining_s: float) -> Cue:
     """An event cue (``chime``, ``buzz`` or ``hurry``) at the current master-clock moment."""
     if name not in EVENT_CUES:
         raise ConfigError(f"{name!r} is not an event cue; event cues are {', '.join(EVENT_CUES)}")
-    return Cue(at_elapsed_s=elapsed_s, name=name, remaining_s=remaining_s,
-               text_key="hurry" if name == "hurry" else "")
+    return Cue(
+        at_elapsed_s=elapsed_s,
+        name=name,
+        remaining_s=remaining_s,
+        text_key="hurry" if name == "hurry" else "",
+    )

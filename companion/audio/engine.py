@@ -66,10 +66,16 @@ class CueEngine:
     must return quickly (queue the sound, do not play it).
     """
 
-    def __init__(self, schedule: Sequence[Cue] | None = None, *, clock: Clock | None = None,
-                 on_cue: Callable[[Cue], object], disabled: Iterable[str] = (),
-                 schedule_for: Callable[[float], Sequence[Cue]] | None = None,
-                 resume_grace_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        schedule: Sequence[Cue] | None = None,
+        *,
+        clock: Clock | None = None,
+        on_cue: Callable[[Cue], object],
+        disabled: Iterable[str] = (),
+        schedule_for: Callable[[float], Sequence[Cue]] | None = None,
+        resume_grace_s: float = 1.0,
+    ) -> None:
         if schedule is None and schedule_for is None:
             raise ConfigError("a cue engine needs a schedule or a schedule_for(length_s) function")
         self.clock = clock
@@ -124,9 +130,11 @@ class CueEngine:
             if phase in ("expired", "aborted"):
                 return elapsed
             return NEW_RUN if elapsed <= self.resume_grace_s else elapsed - self.resume_grace_s
-        restarted = (self._phase in ("ready", "expired", "aborted") and phase in ("running", "paused")) \
-            or (self._length is not None and master.length_s != self._length) \
+        restarted = (
+            (self._phase in ("ready", "expired", "aborted") and phase in ("running", "paused"))
+            or (self._length is not None and master.length_s != self._length)
             or elapsed < self._seen - EPSILON_S
+        )
         return NEW_RUN if restarted else self._seen
 
     def _schedule_for_clock(self, length_s: float) -> tuple[Cue, ...]:
@@ -144,8 +152,11 @@ class CueEngine:
             schedule = self._schedule_for_clock(master.length_s)
             due: list[Cue] = []
             if master.phase in ("running", "paused", "expired", "aborted"):
-                due = [c for c in due_cues(schedule, elapsed_before_s=base, elapsed_now_s=elapsed)
-                       if c.name not in self._disabled]
+                due = [
+                    c
+                    for c in due_cues(schedule, elapsed_before_s=base, elapsed_now_s=elapsed)
+                    if c.name not in self._disabled
+                ]
             self._seen = NEW_RUN if master.phase == "ready" else max(base, elapsed)
             self._phase = master.phase
             self._length = master.length_s
@@ -170,7 +181,9 @@ class CueEngine:
             return None if upcoming is None else max(0.0, upcoming.at_elapsed_s - elapsed)
 
     # --- game events ---------------------------------------------------------------------
-    def fire_event(self, name: str, master: MasterClock | None = None, now_s: float | None = None) -> Cue | None:
+    def fire_event(
+        self, name: str, master: MasterClock | None = None, now_s: float | None = None
+    ) -> Cue | None:
         """Fire the event cue ``name`` (``chime`` or ``buzz``) now, unless it is turned off."""
         if name not in EVENT_CUES:
             raise ConfigError(f"{name!r} is not an event cue; event cues are {', '.join(EVENT_CUES)}")
@@ -185,8 +198,9 @@ class CueEngine:
             self._fire(cue)
             return cue
 
-    def notify_event(self, event: object, master: MasterClock | None = None,
-                     now_s: float | None = None) -> Cue | None:
+    def notify_event(
+        self, event: object, master: MasterClock | None = None, now_s: float | None = None
+    ) -> Cue | None:
         """Fire the event cue of a table event, if it has one (see :func:`cue_name_for_event`)."""
         name = cue_name_for_event(event)
         return None if name is None else self.fire_event(name, master, now_s)
@@ -203,4 +217,3 @@ def _length_of(schedule: Sequence[Cue]) -> float | None:
     for cue in schedule:
         return cue.at_elapsed_s + cue.remaining_s
     return None
-

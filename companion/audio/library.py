@@ -57,8 +57,14 @@ def default_schedules() -> list[list[Cue]]:
 
 def _sound_plan(schedules: Iterable[Sequence[Cue]]) -> dict[str, tuple[str, str]]:
     """Sound key → (tone name, text key)."""
-    plan = {"start": ("start", "start"), "end": ("end", "time_up"), "countdown": ("countdown", ""),
-            "chime": ("chime", ""), "buzz": ("buzz", ""), "hurry": ("ding", "hurry")}
+    plan = {
+        "start": ("start", "start"),
+        "end": ("end", "time_up"),
+        "countdown": ("countdown", ""),
+        "chime": ("chime", ""),
+        "buzz": ("buzz", ""),
+        "hurry": ("ding", "hurry"),
+    }
     for schedule in schedules:
         for cue in schedule:
             if cue.sound_key not in plan:
@@ -66,9 +72,14 @@ def _sound_plan(schedules: Iterable[Sequence[Cue]]) -> dict[str, tuple[str, str]
     return plan
 
 
-def build_cue_library(out_dir: str | os.PathLike[str], language: str = "en", *,
-                      schedules: Iterable[Sequence[Cue]] | None = None, speech: bool = True,
-                      speaker: Speaker | None = None) -> CueLibrary:
+def build_cue_library(
+    out_dir: str | os.PathLike[str],
+    language: str = "en",
+    *,
+    schedules: Iterable[Sequence[Cue]] | None = None,
+    speech: bool = True,
+    speaker: Speaker | None = None,
+) -> CueLibrary:
     """Write every cue file for ``schedules`` (default: 12 and 30 minutes) into ``out_dir``.
 
     With ``speech=False`` the files hold tones only (the dashboard may speak the
@@ -104,17 +115,37 @@ def build_cue_library(out_dir: str | os.PathLike[str], language: str = "en", *,
         paths[key] = synth.write_wav(directory / f"{key}.wav", samples, rate=rate)
         durations[key] = len(samples) / rate
         texts[key] = text
-    manifest = {"language": language, "speech": speech_used, "speech_note": note,
-                "sounds": {k: {"file": paths[k].name, "duration_s": durations[k], "text": texts[k]}
-                           for k in sorted(paths)}}
-    (directory / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return CueLibrary(directory, language, MappingProxyType(paths), MappingProxyType(durations),
-                      MappingProxyType(texts), speech_used, note)
+    manifest = {
+        "language": language,
+        "speech": speech_used,
+        "speech_note": note,
+        "sounds": {
+            k: {"file": paths[k].name, "duration_s": durations[k], "text": texts[k]} for k in sorted(paths)
+        },
+    }
+    (directory / MANIFEST).write_text(
+        json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    return CueLibrary(
+        directory,
+        language,
+        MappingProxyType(paths),
+        MappingProxyType(durations),
+        MappingProxyType(texts),
+        speech_used,
+        note,
+    )
 
 
-def build_cue_sounds(out_dir: str | os.PathLike[str], language: str = "en", *,
-                     schedules: Iterable[Sequence[Cue]] | None = None, speech: bool = True,
-                     speaker: Speaker | None = None) -> dict[str, Path]:
+def build_cue_sounds(
+    out_dir: str | os.PathLike[str],
+    language: str = "en",
+    *,
+    schedules: Iterable[Sequence[Cue]] | None = None,
+    speech: bool = True,
+    speaker: Speaker | None = None,
+) -> dict[str, Path]:
     """Sound key → WAV file of every cue (see :func:`build_cue_library`)."""
-    return dict(build_cue_library(out_dir, language, schedules=schedules, speech=speech,
-                                  speaker=speaker).paths)
+    return dict(
+        build_cue_library(out_dir, language, schedules=schedules, speech=speech, speaker=speaker).paths
+    )

@@ -49,8 +49,9 @@ _DE = {
     "hurry": "Dein Zug ist gleich vorbei.",
 }
 
-PHRASES = MappingProxyType({"en": MappingProxyType(_EN), "es": MappingProxyType(_ES),
-                            "de": MappingProxyType(_DE)})
+PHRASES = MappingProxyType(
+    {"en": MappingProxyType(_EN), "es": MappingProxyType(_ES), "de": MappingProxyType(_DE)}
+)
 
 
 def text_key_for_remaining(remaining_s: float) -> str:

@@ -38,9 +38,14 @@ class LocalPlayer:
     in the queue is dropped, so a stalled device never plays stale cues late.
     """
 
-    def __init__(self, command: Sequence[str] = DEFAULT_COMMAND, *,
-                 sounds: CueLibrary | Mapping[str, Path] | None = None, max_delay_s: float = 3.0,
-                 popen: Callable[..., subprocess.Popen] = subprocess.Popen) -> None:
+    def __init__(
+        self,
+        command: Sequence[str] = DEFAULT_COMMAND,
+        *,
+        sounds: CueLibrary | Mapping[str, Path] | None = None,
+        max_delay_s: float = 3.0,
+        popen: Callable[..., subprocess.Popen] = subprocess.Popen,
+    ) -> None:
         if not command:
             raise ValueError("the player command is empty")
         self.command = tuple(str(part) for part in command)
@@ -110,8 +115,9 @@ class LocalPlayer:
     def _play_now(self, path: Path) -> None:
         argv = [*self.command, str(path)]
         try:
-            proc = self._popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
+            proc = self._popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
         except OSError as exc:
             self._fail(f"cannot run {self.command[0]!r} ({exc}); cues are silent on this hub")
             return

@@ -40,8 +40,15 @@ log = logging.getLogger(__name__)
 class CueService:
     """Cue engine, sound library and local player of one hub, built from :class:`CueSettings`."""
 
-    def __init__(self, settings: CueSettings, *, clock: Clock, sounds_dir: str | os.PathLike[str],
-                 emit: Callable[[dict[str, Any]], object] | None = None, player: LocalPlayer | None = None) -> None:
+    def __init__(
+        self,
+        settings: CueSettings,
+        *,
+        clock: Clock,
+        sounds_dir: str | os.PathLike[str],
+        emit: Callable[[dict[str, Any]], object] | None = None,
+        player: LocalPlayer | None = None,
+    ) -> None:
         self.settings = settings
         self.clock = clock
         self.sounds_dir = Path(sounds_dir) / settings.language
@@ -52,17 +59,21 @@ class CueService:
         self.library: CueLibrary | None = None
         self._lengths: set[float] = set()
         self._build_lock = threading.Lock()
-        self.engine = CueEngine(clock=clock, on_cue=self._on_cue, disabled=settings.silenced,
-                                schedule_for=self._schedule_for)
+        self.engine = CueEngine(
+            clock=clock, on_cue=self._on_cue, disabled=settings.silenced, schedule_for=self._schedule_for
+        )
 
     # --- sounds --------------------------------------------------------------------------
     def prepare(self, *lengths_s: float) -> CueLibrary:
         """Build (or complete) the sound files for master clocks of these lengths; returns the library."""
         with self._build_lock:
             self._lengths.update(float(length) for length in lengths_s)
-            schedules = default_schedules() + [self.settings.schedule(length) for length in sorted(self._lengths)]
-            self.library = build_cue_library(self.sounds_dir, self.settings.language, schedules=schedules,
-                                             speech=self.settings.speech)
+            schedules = default_schedules() + [
+                self.settings.schedule(length) for length in sorted(self._lengths)
+            ]
+            self.library = build_cue_library(
+                self.sounds_dir, self.settings.language, schedules=schedules, speech=self.settings.speech
+            )
             if self.settings.speech and not self.library.speech:
                 log.warning("cues play as tones only: %s", self.library.speech_note)
             if self.player is not None:
@@ -83,8 +94,9 @@ class CueService:
     def next_deadline_s(self, master: MasterClock, now_s: float | None = None) -> float | None:
         return self.engine.next_deadline_s(master, now_s)
 
-    def on_table_event(self, event: object, master: MasterClock | None = None,
-                       now_s: float | None = None) -> Cue | None:
+    def on_table_event(
+        self, event: object, master: MasterClock | None = None, now_s: float | None = None
+    ) -> Cue | None:
         """Chime for a timer that ran out, buzz for a refused flip; other events sound nothing."""
         return self.engine.notify_event(event, master, now_s)
 

@@ -46,8 +46,13 @@ class CueSettings:
         """The clock cues of a master clock of ``length_s`` with these settings."""
         if not self.enabled:
             return []
-        return cue_schedule(length_s, announce_every_s=self.announce_every_s, warn_at_s=self.warn_at_s,
-                            final_countdown_s=self.final_countdown_s, disabled=self.disabled)
+        return cue_schedule(
+            length_s,
+            announce_every_s=self.announce_every_s,
+            warn_at_s=self.warn_at_s,
+            final_countdown_s=self.final_countdown_s,
+            disabled=self.disabled,
+        )
 
     @property
     def silenced(self) -> frozenset[str]:
@@ -101,6 +106,10 @@ class CueSettings:
             values["player_command"] = tuple(command)
         settings = cls(**values)
         # cue_schedule checks the timing values and explains what is wrong with them.
-        cue_schedule(1800.0, announce_every_s=settings.announce_every_s, warn_at_s=settings.warn_at_s,
-                     final_countdown_s=settings.final_countdown_s)
+        cue_schedule(
+            1800.0,
+            announce_every_s=settings.announce_every_s,
+            warn_at_s=settings.warn_at_s,
+            final_countdown_s=settings.final_countdown_s,
+        )
         return settings

@@ -50,8 +50,13 @@ FALLBACK_S = 0.36
 
 def fallback_tone(rate: int = synth.SAMPLE_RATE):
     """Two short notes that stand in for a phrase when no speech engine is available."""
-    return synth.join([synth.tone(660.0, 0.16, rate=rate, volume=0.4), synth.silence(0.04, rate=rate),
-                       synth.tone(660.0, 0.16, rate=rate, volume=0.4)])
+    return synth.join(
+        [
+            synth.tone(660.0, 0.16, rate=rate, volume=0.4),
+            synth.silence(0.04, rate=rate),
+            synth.tone(660.0, 0.16, rate=rate, volume=0.4),
+        ]
+    )
 
 
 Runner = Callable[..., subprocess.CompletedProcess]
@@ -64,8 +69,14 @@ class Speaker:
     a missing path to see the fallback.
     """
 
-    def __init__(self, cache_dir: str | os.PathLike[str], *, command: str | None = None,
-                 speed_wpm: int = DEFAULT_SPEED_WPM, runner: Runner = subprocess.run) -> None:
+    def __init__(
+        self,
+        cache_dir: str | os.PathLike[str],
+        *,
+        command: str | None = None,
+        speed_wpm: int = DEFAULT_SPEED_WPM,
+        runner: Runner = subprocess.run,
+    ) -> None:
         self.cache_dir = Path(cache_dir)
         self.command = command if command is not None else find_espeak()
         self.speed_wpm = int(speed_wpm)
@@ -111,7 +122,16 @@ class Speaker:
             return "espeak-ng is not installed (apt-get install espeak-ng)"
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        argv: Sequence[str] = [str(self.command), "-v", voice, "-s", str(self.speed_wpm), "-w", str(temp), text]
+        argv: Sequence[str] = [
+            str(self.command),
+            "-v",
+            voice,
+            "-s",
+            str(self.speed_wpm),
+            "-w",
+            str(temp),
+            text,
+        ]
         try:
             done = self._run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
         except (OSError, subprocess.SubprocessError) as exc:
@@ -120,7 +140,9 @@ class Speaker:
         if done.returncode != 0:
             temp.unlink(missing_ok=True)
             detail = (done.stderr or "").strip().splitlines()
-            return f"espeak-ng failed with exit status {done.returncode}" + (f": {detail[-1]}" if detail else "")
+            return f"espeak-ng failed with exit status {done.returncode}" + (
+                f": {detail[-1]}" if detail else ""
+            )
         try:
             samples, _ = synth.read_wav(temp)
         except (ValueError, OSError) as exc:

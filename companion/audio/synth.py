@@ -36,9 +36,16 @@ def silence(duration_s: float, *, rate: int = SAMPLE_RATE) -> array:
     return array("h", bytes(2 * n_samples(duration_s, rate)))
 
 
-def tone(freq_hz: float, duration_s: float, *, rate: int = SAMPLE_RATE, volume: float = 0.5,
-         attack_s: float = 0.01, release_s: float = 0.05,
-         partials: Sequence[Partial] = ((1.0, 1.0, 0.0),)) -> array:
+def tone(
+    freq_hz: float,
+    duration_s: float,
+    *,
+    rate: int = SAMPLE_RATE,
+    volume: float = 0.5,
+    attack_s: float = 0.01,
+    release_s: float = 0.05,
+    partials: Sequence[Partial] = ((1.0, 1.0, 0.0),),
+) -> array:
     """A note: a sum of sine partials under a linear attack and release envelope.
 
     ``volume`` is the peak as a fraction of full scale; the partials are
@@ -51,8 +58,11 @@ def tone(freq_hz: float, duration_s: float, *, rate: int = SAMPLE_RATE, volume: 
     release = max(1, n_samples(release_s, rate))
     norm = sum(abs(amp) for _, amp, _ in partials) or 1.0
     scale = volume * PEAK / norm
-    steps = [(2 * math.pi * freq_hz * mult / rate, amp * scale, decay / rate) for mult, amp, decay in partials
-             if freq_hz * mult < rate / 2]
+    steps = [
+        (2 * math.pi * freq_hz * mult / rate, amp * scale, decay / rate)
+        for mult, amp, decay in partials
+        if freq_hz * mult < rate / 2
+    ]
     out = array("h", bytes(2 * n))
     for i in range(n):
         env = 1.0
@@ -96,8 +106,10 @@ def start_sound(rate: int = SAMPLE_RATE) -> array:
 
 
 def fanfare(rate: int = SAMPLE_RATE) -> array:
-    notes = [tone(f, d, rate=rate, volume=0.65, release_s=0.03 if d < 0.5 else 0.3, partials=_WARM)
-             for f, d in FANFARE_NOTES]
+    notes = [
+        tone(f, d, rate=rate, volume=0.65, release_s=0.03 if d < 0.5 else 0.3, partials=_WARM)
+        for f, d in FANFARE_NOTES
+    ]
     return join(notes)
 
 
@@ -108,15 +120,27 @@ def chime(rate: int = SAMPLE_RATE) -> array:
 
 def buzz(rate: int = SAMPLE_RATE) -> array:
     """A low, rough buzz for a broken rule: odd harmonics of 110 Hz beating against 116.6 Hz."""
-    square_ish: tuple[Partial, ...] = ((1.0, 1.0, 0.0), (3.0, 1 / 3, 0.0), (5.0, 1 / 5, 0.0), (7.0, 1 / 7, 0.0),
-                                       (1.06, 0.5, 0.0))
+    square_ish: tuple[Partial, ...] = (
+        (1.0, 1.0, 0.0),
+        (3.0, 1 / 3, 0.0),
+        (5.0, 1 / 5, 0.0),
+        (7.0, 1 / 7, 0.0),
+        (1.06, 0.5, 0.0),
+    )
     return tone(110.0, BUZZ_S, rate=rate, volume=0.75, attack_s=0.01, release_s=0.08, partials=square_ish)
 
 
 def tick(rate: int = SAMPLE_RATE) -> array:
     """A short wooden tick for each second of the final countdown."""
-    return tone(1000.0, TICK_S, rate=rate, volume=0.65, attack_s=0.002, release_s=0.05,
-                partials=((1.0, 1.0, 30.0), (2.0, 0.3, 50.0)))
+    return tone(
+        1000.0,
+        TICK_S,
+        rate=rate,
+        volume=0.65,
+        attack_s=0.002,
+        release_s=0.05,
+        partials=((1.0, 1.0, 30.0), (2.0, 0.3, 50.0)),
+    )
 
 
 def ding(rate: int = SAMPLE_RATE) -> array:

@@ -48,14 +48,14 @@ class TiltDebouncer:
             raise ValueError("debounce_ms must not be longer than rest_ms")
         self.rest_ms = int(rest_ms)
         self.debounce_ms = int(debounce_ms)
-        self.orientation = None   # the counted orientation (None until the first clear reading)
+        self.orientation = None  # the counted orientation (None until the first clear reading)
         self.flips = 0
-        self.ignored = 0          # changes that reverted inside the rest window (knocks, bounces)
-        self._raw = None          # last sample
-        self._changed_ms = None   # when the raw reading last changed
-        self._left_ms = None      # when the reading first left the counted orientation (the turn began)
-        self.turned_ms = None     # for the last flip counted: when the node was turned over
-        self._stable = None       # debounced level
+        self.ignored = 0  # changes that reverted inside the rest window (knocks, bounces)
+        self._raw = None  # last sample
+        self._changed_ms = None  # when the raw reading last changed
+        self._left_ms = None  # when the reading first left the counted orientation (the turn began)
+        self.turned_ms = None  # for the last flip counted: when the node was turned over
+        self._stable = None  # debounced level
         self._last_ms = None
 
     def feed(self, value, now_ms):
@@ -66,12 +66,21 @@ class TiltDebouncer:
             now_ms = self._last_ms  # never let time run backwards
         self._last_ms = now_ms
         if self._changed_ms is None or value != self._raw:
-            if self._raw is not None and self.orientation is not None and self._raw != self.orientation \
-                    and value == self.orientation:
+            if (
+                self._raw is not None
+                and self.orientation is not None
+                and self._raw != self.orientation
+                and value == self.orientation
+            ):
                 self.ignored += 1  # the new orientation fell back before it counted
-            if self.orientation is not None and value != self.orientation and (
+            if (
+                self.orientation is not None
+                and value != self.orientation
+                and (
                     self._left_ms is None
-                    or (self._raw == self.orientation and now_ms - self._changed_ms >= self.rest_ms)):
+                    or (self._raw == self.orientation and now_ms - self._changed_ms >= self.rest_ms)
+                )
+            ):
                 self._left_ms = now_ms  # a turn (or a knock) begins; bounces inside it do not restart it
             self._raw = value
             self._changed_ms = now_ms
@@ -133,8 +142,15 @@ class OrientationClassifier:
 
     _AXES = {"ax": 0, "ay": 1, "az": 2, "x": 0, "y": 1, "z": 2}
 
-    def __init__(self, axis="az", offset_g=0.0, scale=1.0, flip_g=DEFAULT_FLIP_G,
-                 release_g=DEFAULT_RELEASE_G, still_g=DEFAULT_STILL_G):
+    def __init__(
+        self,
+        axis="az",
+        offset_g=0.0,
+        scale=1.0,
+        flip_g=DEFAULT_FLIP_G,
+        release_g=DEFAULT_RELEASE_G,
+        still_g=DEFAULT_STILL_G,
+    ):
         if axis in self._AXES:
             axis = self._AXES[axis]
         if axis not in (0, 1, 2):

@@ -14,8 +14,18 @@ Runs under CPython and MicroPython.
 # NodeCore patterns plus the ones only the firmware adds.
 LOW_BATTERY = "low_battery"
 SELF_TEST = "self_test"
-PATTERNS = ("running", "empty", "accepted", "rejected", "sabotaged", "paused", "over", "offline",
-            LOW_BATTERY, "identify")
+PATTERNS = (
+    "running",
+    "empty",
+    "accepted",
+    "rejected",
+    "sabotaged",
+    "paused",
+    "over",
+    "offline",
+    LOW_BATTERY,
+    "identify",
+)
 
 LOW_BATTERY_MV = 3500
 """A LiPo cell below 3.5 V has about 20 % left (hardware/README.md, power budget)."""

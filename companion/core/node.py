@@ -32,8 +32,18 @@ IDENTIFY_SHOW_MS = 5000
 class NodeCore:
     """One electronic sandtimer node: sand model, outbox and protocol handling."""
 
-    def __init__(self, table, node_id, now_ms, boot_id, sand_ms=60000, node_kind="sim",
-                 firmware="companion-node/1", heartbeat_ms=5000, outbox_limit=64):
+    def __init__(
+        self,
+        table,
+        node_id,
+        now_ms,
+        boot_id,
+        sand_ms=60000,
+        node_kind="sim",
+        firmware="companion-node/1",
+        heartbeat_ms=5000,
+        outbox_limit=64,
+    ):
         self.table = table
         self.node_id = node_id
         self.boot_id = boot_id
@@ -145,14 +155,25 @@ class NodeCore:
 
     # --- internals -------------------------------------------------------------
     def _hello(self):
-        payload = protocol.encode("event", "hello", boot=self.boot_id, t_ms=self._now_ms(),
-                                  sand_ms=self.sand.duration_ms, node_kind=self.node_kind,
-                                  firmware=self.firmware)
+        payload = protocol.encode(
+            "event",
+            "hello",
+            boot=self.boot_id,
+            t_ms=self._now_ms(),
+            sand_ms=self.sand.duration_ms,
+            node_kind=self.node_kind,
+            firmware=self.firmware,
+        )
         return self._event_topic, payload, False
 
     def _heartbeat(self, now):
-        fields = {"boot": self.boot_id, "t_ms": now, "upper_ms": self.sand.upper_ms(),
-                  "lower_ms": self.sand.lower_ms(), "queued": len(self.outbox)}
+        fields = {
+            "boot": self.boot_id,
+            "t_ms": now,
+            "upper_ms": self.sand.upper_ms(),
+            "lower_ms": self.sand.lower_ms(),
+            "queued": len(self.outbox),
+        }
         if self.battery_mv is not None:
             fields["battery_mv"] = self.battery_mv
         return self._event_topic, protocol.encode("event", "heartbeat", **fields), False
@@ -186,8 +207,9 @@ class NodeCore:
             if acked[0][1] == "flip":
                 self.last_verdict = msg.verdict
                 self.last_reason = msg.get("reason", "")
-                self._flash_pattern(SHOW_ACCEPTED if msg.verdict == "accepted" else SHOW_REJECTED,
-                                    VERDICT_SHOW_MS)
+                self._flash_pattern(
+                    SHOW_ACCEPTED if msg.verdict == "accepted" else SHOW_REJECTED, VERDICT_SHOW_MS
+                )
         elif msg.kind == "config":
             self.sand.set_duration(msg.sand_ms)
         elif msg.kind == "restart":
@@ -199,7 +221,9 @@ class NodeCore:
             elif msg.pattern == "sabotaged":
                 self.sabotaged = self.sand.is_running()
             else:
-                self._flash_pattern(msg.pattern, IDENTIFY_SHOW_MS if msg.pattern == "identify" else VERDICT_SHOW_MS)
+                self._flash_pattern(
+                    msg.pattern, IDENTIFY_SHOW_MS if msg.pattern == "identify" else VERDICT_SHOW_MS
+                )
 
     def _on_table_state(self, msg):
         if msg.clock == "paused":

@@ -24,7 +24,7 @@ QOS = 1
 MAX_ID_LEN = 32
 MAX_REASON_LEN = 200
 MAX_PAYLOAD_BYTES = 4096
-MAX_INT = 2 ** 53
+MAX_INT = 2**53
 
 # Node ids and table ids: letters, digits, '_' and '-' only, so they can never
 # carry MQTT wildcards or separators.
@@ -56,11 +56,14 @@ def is_valid_id(text):
 
 def _check_id(what, text):
     if not is_valid_id(text):
-        raise ProtocolError("%s id %r must be 1-%d characters of a-z, 0-9, '_' or '-'" % (what, text, MAX_ID_LEN))
+        raise ProtocolError(
+            "%s id %r must be 1-%d characters of a-z, 0-9, '_' or '-'" % (what, text, MAX_ID_LEN)
+        )
     return text
 
 
 # --- topics -----------------------------------------------------------------
+
 
 def table_prefix(table):
     return ROOT + "/" + _check_id("table", table)
@@ -107,7 +110,11 @@ class Topic:
         self.node = node
 
     def __eq__(self, other):
-        return isinstance(other, Topic) and (self.kind, self.table, self.node) == (other.kind, other.table, other.node)
+        return isinstance(other, Topic) and (self.kind, self.table, self.node) == (
+            other.kind,
+            other.table,
+            other.node,
+        )
 
     def __repr__(self):
         return "Topic(%r, %r, %r)" % (self.kind, self.table, self.node)
@@ -145,20 +152,21 @@ _COMMON_NODE = (("boot", "boot", True), ("t_ms", "uint", True))
 
 SCHEMA = {
     "event": {
-        "hello": _COMMON_NODE + (
+        "hello": _COMMON_NODE
+        + (
             ("sand_ms", "uint", True),
             ("node_kind", "kind", True),
             ("firmware", "str", True),
         ),
-        "flip": _COMMON_NODE + (
+        "flip": _COMMON_NODE
+        + (
             ("seq", "seq", True),
             ("upper_ms", "uint", True),
             ("lower_ms", "uint", True),
         ),
-        "empty": _COMMON_NODE + (
-            ("seq", "seq", True),
-        ),
-        "heartbeat": _COMMON_NODE + (
+        "empty": _COMMON_NODE + (("seq", "seq", True),),
+        "heartbeat": _COMMON_NODE
+        + (
             ("upper_ms", "uint", True),
             ("lower_ms", "uint", True),
             ("queued", "uint", True),
@@ -176,12 +184,8 @@ SCHEMA = {
             ("verdict", "verdict", True),
             ("reason", "str", False),
         ),
-        "config": (
-            ("sand_ms", "uint", True),
-        ),
-        "show": (
-            ("pattern", "pattern", True),
-        ),
+        "config": (("sand_ms", "uint", True),),
+        "show": (("pattern", "pattern", True),),
         "restart": (),
     },
     "state": {
@@ -198,6 +202,7 @@ SCHEMA = {
         "offline": (),
     },
 }
+
 
 def _check_field(name, kind, value):
     t = type(value)
@@ -264,8 +269,12 @@ class Message:
         return dict(self._values)
 
     def __eq__(self, other):
-        return (isinstance(other, Message) and self.channel == other.channel
-                and self.kind == other.kind and self._values == other._values)
+        return (
+            isinstance(other, Message)
+            and self.channel == other.channel
+            and self.kind == other.kind
+            and self._values == other._values
+        )
 
     def __repr__(self):
         return "Message(%r, %r, %r)" % (self.channel, self.kind, self._values)
@@ -279,11 +288,12 @@ def validate(channel, data):
     if type(data) is not dict:
         raise ProtocolError("payload must be a JSON object")
     if data.get("v") != VERSION or type(data.get("v")) is not int:
-        raise ProtocolError("payload must carry \"v\": %d" % VERSION)
+        raise ProtocolError('payload must carry "v": %d' % VERSION)
     kind = data.get("kind")
     if type(kind) is not str or kind not in kinds:
-        raise ProtocolError("%s payload kind %r is unknown; expected one of %s"
-                            % (channel, kind, ", ".join(sorted(kinds))))
+        raise ProtocolError(
+            "%s payload kind %r is unknown; expected one of %s" % (channel, kind, ", ".join(sorted(kinds)))
+        )
     fields = kinds[kind]
     known = {"v": True, "kind": True}
     values = {}
@@ -304,7 +314,9 @@ def validate(channel, data):
 def decode(channel, payload):
     """Parse and validate raw payload bytes of ``channel``; return a :class:`Message`."""
     if len(payload) > MAX_PAYLOAD_BYTES:
-        raise MalformedPayloadError("payload of %d bytes is larger than %d" % (len(payload), MAX_PAYLOAD_BYTES))
+        raise MalformedPayloadError(
+            "payload of %d bytes is larger than %d" % (len(payload), MAX_PAYLOAD_BYTES)
+        )
     try:
         text = payload.decode("utf-8") if isinstance(payload, (bytes, bytearray)) else payload
         data = json.loads(text)

@@ -75,10 +75,19 @@ class HubConfig:
         from companion.i18n import LANGUAGES
 
         if self.language not in LANGUAGES:
-            raise ConfigError(f"language {self.language!r} is not available; choose one of {', '.join(LANGUAGES)}")
-        setup = default_setup(self.table, players=self.players, timers=self.timers,
-                              clock_length_s=self.clock_length_s(), sand_s=self.sand_s, game=self.game,
-                              variant=self.variant, seed=self.seed)
+            raise ConfigError(
+                f"language {self.language!r} is not available; choose one of {', '.join(LANGUAGES)}"
+            )
+        setup = default_setup(
+            self.table,
+            players=self.players,
+            timers=self.timers,
+            clock_length_s=self.clock_length_s(),
+            sand_s=self.sand_s,
+            game=self.game,
+            variant=self.variant,
+            seed=self.seed,
+        )
         return replace(setup, turn_limit=self.turn_limit)
 
 
@@ -95,8 +104,14 @@ def _open_log(config: HubConfig, setup: TableSetup) -> EventLog:
     return EventLog(setup, path, fsync=config.fsync)
 
 
-def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock | None = None,
-               broker: BrokerAddress | None = None, fleet: Any = None, log: EventLog | None = None) -> Flask:
+def create_app(
+    config: HubConfig | dict[str, Any] | None = None,
+    *,
+    clock: Clock | None = None,
+    broker: BrokerAddress | None = None,
+    fleet: Any = None,
+    log: EventLog | None = None,
+) -> Flask:
     """Build a hub for one table. ``broker`` None means no MQTT (API-only tests)."""
     if config is None:
         config = HubConfig()
@@ -140,16 +155,14 @@ def create_app(config: HubConfig | dict[str, Any] | None = None, *, clock: Clock
 
     @app.get("/")
     def dashboard() -> str:
-        return render_template("dashboard.html", table=setup.table,
-                               simulated=fleet is not None)
+        return render_template("dashboard.html", table=setup.table, simulated=fleet is not None)
 
     @app.get("/play/<player>")
     def play(player: str) -> Any:
         players = app.extensions["companion.session"].setup.players
         if player not in players:
             return render_template("no_player.html", player=player, players=players), 404
-        return render_template("player.html", table=setup.table, player=player,
-                               simulated=fleet is not None)
+        return render_template("player.html", table=setup.table, player=player, simulated=fleet is not None)
 
     return app
 
@@ -162,7 +175,9 @@ def start_services(app: Flask) -> None:
     if bridge is not None:
         bridge.start()
     app.extensions["companion.ticker"].start()
-    prepare_in_background(app.extensions["companion.cues"], app.extensions["companion.session"].setup.clock_length_s)
+    prepare_in_background(
+        app.extensions["companion.cues"], app.extensions["companion.session"].setup.clock_length_s
+    )
 
 
 def stop_services(app: Flask) -> None:

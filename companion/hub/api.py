@@ -37,15 +37,20 @@ def nodes() -> Any:
 @bp.get("/events")
 def events() -> Any:
     session = session_of(current_app)
-    return jsonify({"setup": session.setup.to_dict(),
-                    "events": [ev.event_to_dict(e) for e in session.log.events()]})
+    return jsonify(
+        {"setup": session.setup.to_dict(), "events": [ev.event_to_dict(e) for e in session.log.events()]}
+    )
 
 
 @bp.post("/clock/<action>")
 def clock(action: str) -> Any:
     session = session_of(current_app)
-    handlers = {"start": session.start_clock, "pause": session.pause_clock,
-                "resume": session.resume_clock, "abort": session.abort_clock}
+    handlers = {
+        "start": session.start_clock,
+        "pause": session.pause_clock,
+        "resume": session.resume_clock,
+        "abort": session.abort_clock,
+    }
     handler = handlers.get(action)
     if handler is None:
         return _error(f"unknown clock action {action!r}; use start, pause, resume or abort", 404)
@@ -84,7 +89,11 @@ def player_action(player: str) -> Any:
 def player_intent(player: str) -> Any:
     """What a timer should do at its next flip: ``{"node": "red-1", "intent": {...} | null}``."""
     body = _json_body()
-    if body is None or not isinstance(body.get("node"), str) or not isinstance(body.get("intent"), (dict, type(None))):
+    if (
+        body is None
+        or not isinstance(body.get("node"), str)
+        or not isinstance(body.get("intent"), (dict, type(None)))
+    ):
         return _error('send a JSON object like {"node": "red-1", "intent": {...}}', 400)
     session = session_of(current_app)
     if player not in session.setup.players:
@@ -162,6 +171,7 @@ def init_app(app: Any) -> None:
             if request.path.startswith("/api/"):
                 return _error(message, status)
             return exc
+
         return handler
 
     app.register_error_handler(404, json_or_default(404, "no such API endpoint"))

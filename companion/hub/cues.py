@@ -25,14 +25,16 @@ log = logging.getLogger(__name__)
 bp = Blueprint("cues", __name__)
 
 
-def init_cues(app: Flask, session: TableSession, clock: Clock, *, audio: dict[str, Any] | None,
-              sounds_dir: Path | None) -> CueService:
+def init_cues(
+    app: Flask, session: TableSession, clock: Clock, *, audio: dict[str, Any] | None, sounds_dir: Path | None
+) -> CueService:
     """Attach a cue service to the app; cues reach pages as ``event: cue`` on the live stream."""
     settings = CueSettings.from_mapping(audio)
     if sounds_dir is None:
         sounds_dir = Path(tempfile.mkdtemp(prefix="companion-sounds-"))
-    service = CueService(settings, clock=clock, sounds_dir=sounds_dir,
-                         emit=lambda payload: session.broadcast("cue", payload))
+    service = CueService(
+        settings, clock=clock, sounds_dir=sounds_dir, emit=lambda payload: session.broadcast("cue", payload)
+    )
 
     def on_change(kind: str, data: dict[str, Any]) -> None:
         if kind == "events":
@@ -52,6 +54,7 @@ def init_cues(app: Flask, session: TableSession, clock: Clock, *, audio: dict[st
 
 def prepare_in_background(service: CueService, length_s: float) -> threading.Thread:
     """Build the cue sounds for a clock of ``length_s`` without holding up the hub."""
+
     def build() -> None:
         try:
             service.prepare(length_s)
@@ -123,12 +126,17 @@ def _service() -> CueService:
 def audio_settings() -> Any:
     service = _service()
     library = service.library
-    return jsonify({
-        "cues": list(CUE_NAMES), "disabled": sorted(service.engine.disabled),
-        "language": service.settings.language, "local_playback": service.player is not None,
-        "speech": bool(library and library.speech), "speech_note": library.speech_note if library else "",
-        "sounds": sorted(library.paths) if library else [],
-    })
+    return jsonify(
+        {
+            "cues": list(CUE_NAMES),
+            "disabled": sorted(service.engine.disabled),
+            "language": service.settings.language,
+            "local_playback": service.player is not None,
+            "speech": bool(library and library.speech),
+            "speech_note": library.speech_note if library else "",
+            "sounds": sorted(library.paths) if library else [],
+        }
+    )
 
 
 @bp.post("/api/audio")
@@ -140,7 +148,9 @@ def set_audio() -> Any:
         return jsonify({"ok": False, "error": 'send {"disabled": [cue names]}'}), 400
     unknown = sorted(set(names) - set(CUE_NAMES))
     if unknown:
-        return jsonify({"ok": False, "error": f"unknown cue {unknown[0]!r}; cues are {', '.join(CUE_NAMES)}"}), 400
+        return jsonify(
+            {"ok": False, "error": f"unknown cue {unknown[0]!r}; cues are {', '.join(CUE_NAMES)}"}
+        ), 400
     _service().set_disabled(names)
     return jsonify({"ok": True, "disabled": sorted(names)})
 

@@ -43,10 +43,18 @@ def summarise(setup: TableSetup, events: list[ev.Event], *, game_id: str) -> dic
     scores = referee.scores(state.game)
     started, ended = game_times(events)
     return {
-        "id": game_id, "table": setup.table, "game": setup.game, "variant": setup.variant,
-        "players": list(setup.players), "events": len(events), "clock": state.clock.phase,
-        "played_s": round(played_s(state, events), 1), "started_at_s": started, "ended_at_s": ended,
-        "scores": scores, "winners": (scores or {}).get("winners", []),
+        "id": game_id,
+        "table": setup.table,
+        "game": setup.game,
+        "variant": setup.variant,
+        "players": list(setup.players),
+        "events": len(events),
+        "clock": state.clock.phase,
+        "played_s": round(played_s(state, events), 1),
+        "started_at_s": started,
+        "ended_at_s": ended,
+        "scores": scores,
+        "winners": (scores or {}).get("winners", []),
         "explanation": explain(scores) if scores else "",
     }
 
@@ -54,8 +62,10 @@ def summarise(setup: TableSetup, events: list[ev.Event], *, game_id: str) -> dic
 def _timeline(setup: TableSetup, events: list[ev.Event]) -> list[dict[str, Any]]:
     started, _ = game_times(events)
     origin = started if started is not None else (events[0].at_s if events else 0.0)
-    return [{"t_s": round(e.at_s - origin, 3), "type": type(e).__name__, "text": describe(e, setup)}
-            for e in events]
+    return [
+        {"t_s": round(e.at_s - origin, 3), "type": type(e).__name__, "text": describe(e, setup)}
+        for e in events
+    ]
 
 
 def _load(game_id: str) -> tuple[TableSetup, list[ev.Event]]:
@@ -125,10 +135,18 @@ def scores_json() -> Any:
         return jsonify({"ok": False, "error": "there are no final scores yet: the game is not over"}), 404
     session = session_of(current_app)
     return Response(
-        json.dumps({"table": session.setup.table, "game": session.setup.game,
-                                  "explanation": explain(scores), **scores}, indent=2),
+        json.dumps(
+            {
+                "table": session.setup.table,
+                "game": session.setup.game,
+                "explanation": explain(scores),
+                **scores,
+            },
+            indent=2,
+        ),
         mimetype="application/json",
-        headers={"Content-Disposition": f'attachment; filename="{session.setup.table}-scores.json"'})
+        headers={"Content-Disposition": f'attachment; filename="{session.setup.table}-scores.json"'},
+    )
 
 
 @bp.get("/api/scores.csv")
@@ -137,13 +155,21 @@ def scores_csv_export() -> Any:
     if scores is None:
         return jsonify({"ok": False, "error": "there are no final scores yet: the game is not over"}), 404
     session = session_of(current_app)
-    return Response(scores_csv(scores), mimetype="text/csv",
-                    headers={"Content-Disposition": f'attachment; filename="{session.setup.table}-scores.csv"'})
+    return Response(
+        scores_csv(scores),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{session.setup.table}-scores.csv"'},
+    )
 
 
 @bp.get("/end")
 def end_page() -> str:
     session = session_of(current_app)
     scores = _current_scores()
-    return render_template("end.html", table=session.setup.table, game=session.setup.game, scores=scores,
-                           explanation=explain(scores) if scores else "")
+    return render_template(
+        "end.html",
+        table=session.setup.table,
+        game=session.setup.game,
+        scores=scores,
+        explanation=explain(scores) if scores else "",
+    )

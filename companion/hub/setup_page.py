@@ -20,10 +20,17 @@ NAME = re.compile(r"^[a-z0-9_]{1,16}$")
 
 
 def _game_dict(info: GameInfo) -> dict[str, Any]:
-    return {"name": info.name, "title": info.title, "uses_sandtimers": info.uses_sandtimers,
-            "min_players": info.min_players, "max_players": info.max_players,
-            "timers_per_player": info.timers_per_player,
-            "variants": [{"name": v.name, "title": v.title, "clock_minutes": v.clock_minutes} for v in info.variants]}
+    return {
+        "name": info.name,
+        "title": info.title,
+        "uses_sandtimers": info.uses_sandtimers,
+        "min_players": info.min_players,
+        "max_players": info.max_players,
+        "timers_per_player": info.timers_per_player,
+        "variants": [
+            {"name": v.name, "title": v.title, "clock_minutes": v.clock_minutes} for v in info.variants
+        ],
+    }
 
 
 @bp.get("/api/games")
@@ -74,16 +81,26 @@ def new_game() -> Any:
         if pairing not in ("flip", "keep"):
             raise ValueError("pairing must be 'flip' or 'keep'")
         seats = tuple(Seat(p, i, f"{p}-{i}") for p in players for i in range(1, timers + 1))
-        setup = make_setup(table=session.setup.table, game=info.name, clock_length_s=clock_minutes * 60,
-                           sand_s=sand_s, players=tuple(players), seats=seats, variant=variant.name, seed=seed,
-                           colours=tuple(colours))
+        setup = make_setup(
+            table=session.setup.table,
+            game=info.name,
+            clock_length_s=clock_minutes * 60,
+            sand_s=sand_s,
+            players=tuple(players),
+            seats=seats,
+            variant=variant.name,
+            seed=seed,
+            colours=tuple(colours),
+        )
         setup = replace(setup, turn_limit=bool(body.get("turn_limit", True)))
         if pairing == "keep":
             known = [n for n, i in session.nodes.items() if i.online]
             known += [n for n, i in session.unpaired.items() if i.online]
             if len(known) < len(seats):
                 raise ValueError(f"only {len(known)} timers are connected; this game needs {len(seats)}")
-            setup = replace(setup, seats=tuple(replace(s, node=n) for s, n in zip(seats, known, strict=False)))
+            setup = replace(
+                setup, seats=tuple(replace(s, node=n) for s, n in zip(seats, known, strict=False))
+            )
         referee_for(setup)  # the game must be playable on the hub before anything changes
     except (CompanionError, ValueError) as exc:
         return _error(str(exc))

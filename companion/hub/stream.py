@@ -21,6 +21,7 @@ def end_streams(app: Any) -> None:
     epochs[0] += 1
     app.extensions["companion.session"].announce("streams-ended")
 
+
 KEEPALIVE_S = 10.0
 
 
@@ -46,6 +47,7 @@ def stream() -> Response:
         if player is None:
             return session.snapshot()
         return session.player_snapshot(player) or {}
+
     wake: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
 
     def listener(kind: str, data: dict[str, Any]) -> None:
@@ -82,5 +84,8 @@ def stream() -> Response:
         finally:
             session.remove_listener(listener)
 
-    return Response(generate(), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return Response(
+        generate(),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

@@ -17,7 +17,9 @@ MAX_WAIT_S = 0.25
 class Ticker:
     """Sleeps until the next deadline of the master clock or of any extra step, then runs them."""
 
-    def __init__(self, session: TableSession, *, steps: list[Callable[[], float | None]] | None = None) -> None:
+    def __init__(
+        self, session: TableSession, *, steps: list[Callable[[], float | None]] | None = None
+    ) -> None:
         self.session = session
         self.steps = list(steps or [])
         """Extra work on every wake (audio cues); each returns game seconds to its next deadline or None."""

@@ -42,8 +42,27 @@ LIST_PATTERN = "{names} and {name}"
 GREEDY = frozenset({"reason"})
 """Placeholders that take as much text as they can: a reason may itself hold brackets or colons."""
 
-WORDS = frozenset({"player", "node", "index", "number", "name", "winner", "table", "sand", "minutes", "points",
-                   "score", "low", "high", "connected", "needed", "count", "kind"})
+WORDS = frozenset(
+    {
+        "player",
+        "node",
+        "index",
+        "number",
+        "name",
+        "winner",
+        "table",
+        "sand",
+        "minutes",
+        "points",
+        "score",
+        "low",
+        "high",
+        "connected",
+        "needed",
+        "count",
+        "kind",
+    }
+)
 """Placeholders that hold one word (a player name, a node id, a number): they never match a space,
 so ``"red (Table)"`` is not taken for a player's name."""
 
@@ -113,7 +132,7 @@ def pattern_of(key: str) -> re.Pattern[str]:
     parts, last = [], 0
     seen: set[str] = set()
     for m in PLACEHOLDER.finditer(key):
-        parts.append(re.escape(key[last:m.start()]))
+        parts.append(re.escape(key[last : m.start()]))
         name = m[1]
         if name in seen:
             parts.append(f"(?P={name})")
@@ -188,8 +207,12 @@ def parse_accept_language(header: str | None) -> list[str]:
     return result
 
 
-def choose_language(query_lang: str | None, cookie_lang: str | None, accept_language_header: str | None,
-                    default: str | None = SOURCE_LANGUAGE) -> str:
+def choose_language(
+    query_lang: str | None,
+    cookie_lang: str | None,
+    accept_language_header: str | None,
+    default: str | None = SOURCE_LANGUAGE,
+) -> str:
     """The language of a page: ``?lang=``, else the remembered cookie, else the browser's choice, else the hub's.
 
     Unknown or unsupported languages are ignored at every step; the last resort is English.

@@ -38,8 +38,12 @@ def request_language(app: Flask) -> str:
     lang = g.get("companion_lang")
     if lang is None:
         settings: I18nSettings = app.extensions[EXTENSION]
-        lang = choose_language(request.args.get("lang"), request.cookies.get(COOKIE),
-                               request.headers.get("Accept-Language"), settings.default_language)
+        lang = choose_language(
+            request.args.get("lang"),
+            request.cookies.get(COOKIE),
+            request.headers.get("Accept-Language"),
+            settings.default_language,
+        )
         g.companion_lang = lang
     return lang
 
@@ -65,8 +69,13 @@ def init_i18n(app: Flask, default_language: str = "en") -> None:
         def sentence(text: str | None) -> str:
             return translate_sentence(text or "", lang)
 
-        return {"_": gettext, "_s": sentence, "lang": lang, "i18n_catalog": catalog(lang),
-                "languages": LANGUAGES}
+        return {
+            "_": gettext,
+            "_s": sentence,
+            "lang": lang,
+            "i18n_catalog": catalog(lang),
+            "languages": LANGUAGES,
+        }
 
     @app.after_request
     def remember_choice(response: Response) -> Response:

@@ -24,7 +24,9 @@ log = logging.getLogger(__name__)
 class HubBridge:
     """Connects a :class:`TableSession` to a broker."""
 
-    def __init__(self, session: TableSession, address: BrokerAddress, *, client_id: str | None = None) -> None:
+    def __init__(
+        self, session: TableSession, address: BrokerAddress, *, client_id: str | None = None
+    ) -> None:
         self.session = session
         self.address = address
         self.table = session.setup.table
@@ -32,8 +34,9 @@ class HubBridge:
         self._stopping = False
         will = (protocol.hub_status_topic(self.table), protocol.status_payload(False), True)
         # A persistent session: QoS 1 node events sent while the hub is away wait in the broker.
-        self.client = make_client(client_id or f"companion-hub-{self.table}", address,
-                                  clean_session=False, will=will)
+        self.client = make_client(
+            client_id or f"companion-hub-{self.table}", address, clean_session=False, will=will
+        )
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
@@ -47,8 +50,9 @@ class HubBridge:
         self._stopping = True
         self.session.remove_listener(self._on_session_change)
         if self.connected.is_set():
-            info = self.client.publish(protocol.hub_status_topic(self.table), protocol.status_payload(False),
-                                       qos=1, retain=True)
+            info = self.client.publish(
+                protocol.hub_status_topic(self.table), protocol.status_payload(False), qos=1, retain=True
+            )
             try:
                 info.wait_for_publish(2)
             except (RuntimeError, ValueError):
@@ -62,7 +66,9 @@ class HubBridge:
             log.error("broker %s refused the hub: %s", self.address, reason)
             return
         client.subscribe(protocol.hub_subscriptions(self.table))
-        client.publish(protocol.hub_status_topic(self.table), protocol.status_payload(True), qos=1, retain=True)
+        client.publish(
+            protocol.hub_status_topic(self.table), protocol.status_payload(True), qos=1, retain=True
+        )
         self.publish_table_state()
         self.connected.set()
         log.info("hub connected to %s", self.address)

@@ -46,7 +46,9 @@ class BrokerAddress:
         """Parse ``mqtt://[user[:pass]@]host[:port]``; raise :class:`ConfigError` with the reason."""
         parts = urlsplit(url if "://" in url else "mqtt://" + url)
         if parts.scheme not in ("mqtt", "tcp"):
-            raise ConfigError(f"broker URL {url!r} must start with mqtt:// (TLS and websockets are not supported)")
+            raise ConfigError(
+                f"broker URL {url!r} must start with mqtt:// (TLS and websockets are not supported)"
+            )
         if not parts.hostname:
             raise ConfigError(f"broker URL {url!r} names no host")
         try:
@@ -55,9 +57,12 @@ class BrokerAddress:
             raise ConfigError(f"broker URL {url!r} has an invalid port") from exc
         if parts.path not in ("", "/"):
             raise ConfigError(f"broker URL {url!r} must not have a path")
-        return cls(parts.hostname, port,
-                   unquote(parts.username) if parts.username else None,
-                   unquote(parts.password) if parts.password else None)
+        return cls(
+            parts.hostname,
+            port,
+            unquote(parts.username) if parts.username else None,
+            unquote(parts.password) if parts.password else None,
+        )
 
     def __str__(self) -> str:
         auth = f"{self.username}@" if self.username else ""
@@ -124,8 +129,14 @@ class MosquittoBroker:
 
     kind = "mosquitto"
 
-    def __init__(self, host: str = "127.0.0.1", port: int | None = None, *, binary: str | None = None,
-                 persistence_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        *,
+        binary: str | None = None,
+        persistence_dir: Path | None = None,
+    ) -> None:
         self.binary = binary or find_mosquitto()
         if self.binary is None:
             raise BrokerError("mosquitto is not installed")
@@ -164,14 +175,20 @@ class MosquittoBroker:
         conf = Path(self._tmp.name) / "mosquitto.conf"
         conf.write_text(self.config_text())
         self._log = open(Path(self._tmp.name) / "mosquitto.log", "wb")
-        self._proc = subprocess.Popen([self.binary, "-c", str(conf)], stdout=self._log, stderr=subprocess.STDOUT,
-                                      start_new_session=True,  # Ctrl+C reaches the hub, which stops it in order
-                                      preexec_fn=_die_with_parent)  # and a killed hub leaves no broker behind
+        self._proc = subprocess.Popen(
+            [self.binary, "-c", str(conf)],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl+C reaches the hub, which stops it in order
+            preexec_fn=_die_with_parent,
+        )  # and a killed hub leaves no broker behind
         try:
             wait_for_port(self.address.host, self.port)
         except BrokerError:
             self.stop()
-            raise BrokerError(f"mosquitto failed to start on {self.host}:{self.port}: {self.log_text()[-300:]}") from None
+            raise BrokerError(
+                f"mosquitto failed to start on {self.host}:{self.port}: {self.log_text()[-300:]}"
+            ) from None
         log.info("mosquitto %s listening on %s:%s", self._proc.pid, self.host, self.port)
         return self
 
@@ -237,7 +254,9 @@ class AmqttBroker:
         try:
             from amqtt.broker import Broker
         except ImportError as exc:  # pragma: no cover - depends on the install
-            raise BrokerError("neither mosquitto nor amqtt is installed; install one or pass --broker") from exc
+            raise BrokerError(
+                "neither mosquitto nor amqtt is installed; install one or pass --broker"
+            ) from exc
         for name in ("amqtt", "transitions"):
             logging.getLogger(name).setLevel(logging.WARNING)
         config = {
@@ -293,8 +312,13 @@ class AmqttBroker:
         self.close()
 
 
-def start_embedded_broker(host: str = "127.0.0.1", port: int | None = None, *, prefer: str = "auto",
-                          persistence_dir: Path | None = None) -> MosquittoBroker | AmqttBroker:
+def start_embedded_broker(
+    host: str = "127.0.0.1",
+    port: int | None = None,
+    *,
+    prefer: str = "auto",
+    persistence_dir: Path | None = None,
+) -> MosquittoBroker | AmqttBroker:
     """Start mosquitto if installed (or when ``prefer='mosquitto'``), else amqtt.
 
     A busy ``port`` is replaced by a free one, and the caller prints the address.
@@ -307,5 +331,7 @@ def start_embedded_broker(host: str = "127.0.0.1", port: int | None = None, *, p
     if prefer in ("auto", "mosquitto") and find_mosquitto():
         return MosquittoBroker(host, port, persistence_dir=persistence_dir).start()
     if prefer == "mosquitto":
-        raise BrokerError("mosquitto is not installed (apt-get install mosquitto), or choose --embedded amqtt")
+        raise BrokerError(
+            "mosquitto is not installed (apt-get install mosquitto), or choose --embedded amqtt"
+        )
     return AmqttBroker(host, port).start()

@@ -19,11 +19,18 @@ def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
         pass
 
 
-def make_client(client_id: str, address: BrokerAddress, *, clean_session: bool = True,
-                will: tuple[str, bytes, bool] | None = None, keepalive: int = 15) -> mqtt.Client:
+def make_client(
+    client_id: str,
+    address: BrokerAddress,
+    *,
+    clean_session: bool = True,
+    will: tuple[str, bytes, bool] | None = None,
+    keepalive: int = 15,
+) -> mqtt.Client:
     """A VERSION2-callback client with TCP_NODELAY, credentials and last will set; not yet connected."""
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean_session,
-                         protocol=mqtt.MQTTv311)
+    client = mqtt.Client(
+        CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean_session, protocol=mqtt.MQTTv311
+    )
     client.on_socket_open = _no_delay
     if address.username:
         client.username_pw_set(address.username, address.password)

@@ -27,17 +27,35 @@ FIRMWARE = "companion-sim/1"
 class SimNode:
     """One virtual sandtimer connected to a broker."""
 
-    def __init__(self, table: str, node_id: str, address: BrokerAddress, clock: ScaledClock, *,
-                 sand_s: float = 60.0, heartbeat_s: float = 5.0, boot_id: str | None = None) -> None:
+    def __init__(
+        self,
+        table: str,
+        node_id: str,
+        address: BrokerAddress,
+        clock: ScaledClock,
+        *,
+        sand_s: float = 60.0,
+        heartbeat_s: float = 5.0,
+        boot_id: str | None = None,
+    ) -> None:
         self.node_id = node_id
         self.address = address
         self._lock = threading.RLock()
         self.connected = threading.Event()
         # Heartbeats are paced in real seconds, whatever the time scale.
-        self.core = NodeCore(table, node_id, clock.now_ms, boot_id or os.urandom(4).hex(),
-                             sand_ms=int(sand_s * 1000), node_kind="sim", firmware=FIRMWARE,
-                             heartbeat_ms=int(heartbeat_s * 1000 * clock.scale))
-        self.client = make_client(f"sim-{table}-{node_id}", address, clean_session=True, will=self.core.last_will())
+        self.core = NodeCore(
+            table,
+            node_id,
+            clock.now_ms,
+            boot_id or os.urandom(4).hex(),
+            sand_ms=int(sand_s * 1000),
+            node_kind="sim",
+            firmware=FIRMWARE,
+            heartbeat_ms=int(heartbeat_s * 1000 * clock.scale),
+        )
+        self.client = make_client(
+            f"sim-{table}-{node_id}", address, clean_session=True, will=self.core.last_will()
+        )
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
@@ -87,9 +105,16 @@ class SimNode:
     def _restart(self) -> None:
         """Come back as a freshly booted node: new boot id, empty sand, nothing buffered (caller holds the lock)."""
         old = self.core
-        self.core = NodeCore(old.table, old.node_id, old._now_ms, os.urandom(4).hex(),
-                             sand_ms=old.sand.duration_ms, node_kind=old.node_kind, firmware=old.firmware,
-                             heartbeat_ms=old.heartbeat_ms)
+        self.core = NodeCore(
+            old.table,
+            old.node_id,
+            old._now_ms,
+            os.urandom(4).hex(),
+            sand_ms=old.sand.duration_ms,
+            node_kind=old.node_kind,
+            firmware=old.firmware,
+            heartbeat_ms=old.heartbeat_ms,
+        )
         self.connected.clear()
         self.client.reconnect()
 
@@ -124,10 +149,20 @@ class SimNode:
 class SimFleet:
     """Several simulated nodes and the thread that keeps their sand and heartbeats going."""
 
-    def __init__(self, table: str, node_ids: Iterable[str], address: BrokerAddress, clock: ScaledClock, *,
-                 sand_s: float = 60.0, heartbeat_s: float = 5.0, poll_s: float = 0.01) -> None:
-        self.nodes = {n: SimNode(table, n, address, clock, sand_s=sand_s, heartbeat_s=heartbeat_s)
-                      for n in node_ids}
+    def __init__(
+        self,
+        table: str,
+        node_ids: Iterable[str],
+        address: BrokerAddress,
+        clock: ScaledClock,
+        *,
+        sand_s: float = 60.0,
+        heartbeat_s: float = 5.0,
+        poll_s: float = 0.01,
+    ) -> None:
+        self.nodes = {
+            n: SimNode(table, n, address, clock, sand_s=sand_s, heartbeat_s=heartbeat_s) for n in node_ids
+        }
         self.poll_s = poll_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="sim-fleet", daemon=True)

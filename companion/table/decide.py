@@ -29,8 +29,9 @@ def flip_refusal(state: TableState, *, at_s: float, rules_decide_end: bool = Fal
     if clock.phase == "aborted" and at_s >= since:
         return REASON_CLOCK_ABORTED
     expires = clock.expires_at_s
-    if ((clock.phase == "expired" and at_s >= since) or (expires is not None and at_s >= expires)) \
-            and not rules_decide_end:
+    if (
+        (clock.phase == "expired" and at_s >= since) or (expires is not None and at_s >= expires)
+    ) and not rules_decide_end:
         if clock.phase == "expired" and clock.end_reason:
             return f"The game has ended ({clock.end_reason}): no sandtimer may be started any more"
         return REASON_CLOCK_OVER
@@ -39,8 +40,15 @@ def flip_refusal(state: TableState, *, at_s: float, rules_decide_end: bool = Fal
     return ""
 
 
-def decide_flip(state: TableState, *, node: str, at_s: float, upper_s: float,
-                lower_s: float, rules_decide_end: bool = False) -> ev.TimerFlipped | ev.FlipRefused:
+def decide_flip(
+    state: TableState,
+    *,
+    node: str,
+    at_s: float,
+    upper_s: float,
+    lower_s: float,
+    rules_decide_end: bool = False,
+) -> ev.TimerFlipped | ev.FlipRefused:
     """A node reports a flip: accept it, or record it as refused with the reason."""
     reason = flip_refusal(state, at_s=at_s, rules_decide_end=rules_decide_end)
     if reason:

@@ -117,13 +117,37 @@ class StepUndone:
     note: str = ""
 
 
-Event = (TimerFlipped | FlipRefused | TimerEmptied | ClockStarted | ClockPaused | ClockResumed | ClockExpired
-         | ClockAborted | GameActed | ActionRefused | StepUndone | SeatAdded)
+Event = (
+    TimerFlipped
+    | FlipRefused
+    | TimerEmptied
+    | ClockStarted
+    | ClockPaused
+    | ClockResumed
+    | ClockExpired
+    | ClockAborted
+    | GameActed
+    | ActionRefused
+    | StepUndone
+    | SeatAdded
+)
 
 EVENT_TYPES: dict[str, type] = {
     cls.__name__: cls
-    for cls in (TimerFlipped, FlipRefused, TimerEmptied, ClockStarted, ClockPaused,
-                ClockResumed, ClockExpired, ClockAborted, GameActed, ActionRefused, StepUndone, SeatAdded)
+    for cls in (
+        TimerFlipped,
+        FlipRefused,
+        TimerEmptied,
+        ClockStarted,
+        ClockPaused,
+        ClockResumed,
+        ClockExpired,
+        ClockAborted,
+        GameActed,
+        ActionRefused,
+        StepUndone,
+        SeatAdded,
+    )
 }
 
 

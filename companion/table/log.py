@@ -21,8 +21,14 @@ from companion.table.state import TableSetup
 class EventLog:
     """Events in the order the hub accepted them."""
 
-    def __init__(self, setup: TableSetup, path: Path | None = None, *, fsync: bool = True,
-                 events: list[ev.Event] | None = None) -> None:
+    def __init__(
+        self,
+        setup: TableSetup,
+        path: Path | None = None,
+        *,
+        fsync: bool = True,
+        events: list[ev.Event] | None = None,
+    ) -> None:
         self.setup = setup
         self.path = path
         self.fsync = fsync

@@ -73,7 +73,14 @@ class NodeInfo:
 
     def to_dict(self) -> dict:
         return {
-            "node": self.node, "online": self.online, "last_seen_s": self.last_seen_s, "boot": self.boot,
-            "kind": self.node_kind, "firmware": self.firmware, "battery_mv": self.battery_mv,
-            "queued": self.queued, "last_seq": self.last_seq, "clock_offset_s": self.clock.offset_s,
+            "node": self.node,
+            "online": self.online,
+            "last_seen_s": self.last_seen_s,
+            "boot": self.boot,
+            "kind": self.node_kind,
+            "firmware": self.firmware,
+            "battery_mv": self.battery_mv,
+            "queued": self.queued,
+            "last_seq": self.last_seq,
+            "clock_offset_s": self.clock.offset_s,
         }

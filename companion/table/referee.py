@@ -62,8 +62,14 @@ class MenuItem:
     """This is the current choice (the preselected default, or what the player picked)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "label": self.label, "group": self.group, "action": self.action,
-                "intent": self.intent, "selected": self.selected}
+        return {
+            "id": self.id,
+            "label": self.label,
+            "group": self.group,
+            "action": self.action,
+            "intent": self.intent,
+            "selected": self.selected,
+        }
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,12 @@ from typing import Any
 from companion.table import events as ev
 from companion.table.state import TableState
 
-TIE_BREAK_LABELS = {"counters": "scored counters", "markers": "victory-point markers used",
-                    "crystals": "time crystals", "trophies": "trophies"}
+TIE_BREAK_LABELS = {
+    "counters": "scored counters",
+    "markers": "victory-point markers used",
+    "crystals": "time crystals",
+    "trophies": "trophies",
+}
 
 
 def tie_break_key(scores: dict[str, Any]) -> str | None:
@@ -33,7 +37,8 @@ def explain(scores: dict[str, Any]) -> str:
     if not winners:
         return "No winner."
     ranking = [p for p in scores.get("ranking", []) if p in players] or sorted(
-        players, key=lambda p: -players[p].get("total", 0))
+        players, key=lambda p: -players[p].get("total", 0)
+    )
     best = players[winners[0]].get("total")
     key = tie_break_key(scores)
     label = TIE_BREAK_LABELS.get(key or "", key or "")
@@ -48,8 +53,10 @@ def explain(scores: dict[str, Any]) -> str:
         return f"{winner} wins: tied on {best} points with {others}; {scores['tie_rule']}."
     if len(tied) > 1 and key:
         others = ", ".join(f"{p} {players[p].get(key)}" for p in tied if p != winner)
-        return (f"{winner} wins: tied on {best} points with {', '.join(p for p in tied if p != winner)}, "
-                f"and ahead on {label} ({players[winner].get(key)} against {others}).")
+        return (
+            f"{winner} wins: tied on {best} points with {', '.join(p for p in tied if p != winner)}, "
+            f"and ahead on {label} ({players[winner].get(key)} against {others})."
+        )
     return f"{winner} wins with {best} points."
 
 
@@ -62,7 +69,7 @@ def scores_csv(scores: dict[str, Any]) -> str:
         for key, value in entry.items():
             if key == "rows" and isinstance(value, dict):
                 for row, fields in value.items():
-                    for field in (fields if isinstance(fields, dict) else {"points": fields}):
+                    for field in fields if isinstance(fields, dict) else {"points": fields}:
                         name = f"{row}_{field}"
                         if name not in columns:
                             columns.append(name)

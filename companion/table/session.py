@@ -63,6 +63,7 @@ class MessageStats:
 
 def describe(event: ev.Event, setup: TableSetup) -> str:
     """One line for the dashboard's list of recent events."""
+
     def who(node: str) -> str:
         seat = setup.seat_of(node)
         return f"{seat.player} timer {seat.index}" if seat else node
@@ -116,7 +117,8 @@ class Pairing:
     def to_dict(self) -> dict[str, Any]:
         current = self.current()
         return {
-            "game": self.setup.game, "variant": self.setup.variant,
+            "game": self.setup.game,
+            "variant": self.setup.variant,
             "current": {"player": current[0], "index": current[1]} if current else None,
             "seats": [{"player": p, "index": i, "node": self.assigned.get((p, i))} for p, i in self.order],
         }
@@ -125,9 +127,15 @@ class Pairing:
 class TableSession:
     """One table being played: thread-safe, driven by node messages, API calls and a ticker."""
 
-    def __init__(self, setup: TableSetup, *, clock: Clock, log: EventLog | None = None,
-                 referee: TableReferee | None = None,
-                 log_factory: Callable[[TableSetup], EventLog] | None = None) -> None:
+    def __init__(
+        self,
+        setup: TableSetup,
+        *,
+        clock: Clock,
+        log: EventLog | None = None,
+        referee: TableReferee | None = None,
+        log_factory: Callable[[TableSetup], EventLog] | None = None,
+    ) -> None:
         self.clock = clock
         self._log_factory = log_factory or (lambda s: EventLog(s))
         self.log = log if log is not None else self._log_factory(setup)
@@ -222,13 +230,19 @@ class TableSession:
             self._append(ev.GameActed(at_s, action, player, note))
         # the referee's state is the fold of the logged actions; check they agree
         if decision.actions and self._state.game != decision.state:
-            log.error("replaying the logged actions does not give the referee's state (game %s)", self.setup.game)
+            log.error(
+                "replaying the logged actions does not give the referee's state (game %s)", self.setup.game
+            )
         self._unannounced_shows.extend(decision.show)
         if decision.add_seat is not None:
             self.seat_request = decision.add_seat
         end = decision.end_clock
-        if not end and decision.actions and self._state.clock.phase in ("running", "paused") \
-                and self.referee.scores(self._state.game) is not None:
+        if (
+            not end
+            and decision.actions
+            and self._state.clock.phase in ("running", "paused")
+            and self.referee.scores(self._state.game) is not None
+        ):
             end = "a winner is known"  # the master clock has nothing left to time
         if end and self._state.clock.phase in ("running", "paused"):
             self._append(ev.ClockExpired(at_s, end))
@@ -285,14 +299,21 @@ class TableSession:
                     unpaired.node_kind, unpaired.firmware = msg.node_kind, msg.firmware
                 replies = []
                 if msg.kind in ("flip", "empty"):
-                    replies.append(Reply(node, "ack", {"boot": msg.boot, "seq": msg.seq,
-                                                       "verdict": "rejected", "reason": reason}))
+                    replies.append(
+                        Reply(
+                            node,
+                            "ack",
+                            {"boot": msg.boot, "seq": msg.seq, "verdict": "rejected", "reason": reason},
+                        )
+                    )
                 unknown = True
             else:
                 unknown = False
                 replies = self._node_message_locked(info, msg, now)
         if unknown:
-            log.warning("rejected unknown_node message: node %r is not paired with a seat at this table", node)
+            log.warning(
+                "rejected unknown_node message: node %r is not paired with a seat at this table", node
+            )
             self._notify("stats", {"category": "unknown_node"})
         elif kind == "reset":  # the last seat was paired: a new game begins
             self._notify("reset", {})
@@ -334,13 +355,19 @@ class TableSession:
         seat = self.setup.seat_of(info.node)
         assert seat is not None
         if msg.kind == "flip":
-            event = decide.decide_flip(self._state, node=info.node, at_s=at,
-                                       upper_s=msg.upper_ms / 1000.0, lower_s=msg.lower_ms / 1000.0,
-                                       rules_decide_end=getattr(self.referee, "rules_decide_end", False))
+            event = decide.decide_flip(
+                self._state,
+                node=info.node,
+                at_s=at,
+                upper_s=msg.upper_ms / 1000.0,
+                lower_s=msg.lower_ms / 1000.0,
+                rules_decide_end=getattr(self.referee, "rules_decide_end", False),
+            )
             step: Decision | Rejected = Decision(self._state.game)
             if isinstance(event, ev.TimerFlipped):
-                step = self.referee.timer_flipped(self._state.game, seat, intent=self.intents.get(info.node),
-                                                  ran_out=msg.lower_ms == 0)
+                step = self.referee.timer_flipped(
+                    self._state.game, seat, intent=self.intents.get(info.node), ran_out=msg.lower_ms == 0
+                )
                 if isinstance(step, Rejected):
                     event = ev.FlipRefused(info.node, at, event.upper_s, event.lower_s, str(step))
             self._append(event)
@@ -417,14 +444,18 @@ class TableSession:
         info.online, info.last_seen_s, info.last_seq = True, now, msg.seq
         info.remember(msg.seq, "accepted", "")
         self.nodes[node] = info
-        return [Reply(node, "ack", {"boot": msg.boot, "seq": msg.seq, "verdict": "accepted"}),
-                Reply(node, "show", {"pattern": "identify"}),
-                Reply(node, "config", {"sand_ms": int(round(self.setup.sand_s * 1000))})]
+        return [
+            Reply(node, "ack", {"boot": msg.boot, "seq": msg.seq, "verdict": "accepted"}),
+            Reply(node, "show", {"pattern": "identify"}),
+            Reply(node, "config", {"sand_ms": int(round(self.setup.sand_s * 1000))}),
+        ]
 
     def _finish_pairing(self) -> None:
         pairing = self.pairing
         assert pairing is not None
-        seats = tuple(replace(seat, node=pairing.assigned[(seat.player, seat.index)]) for seat in pairing.setup.seats)
+        seats = tuple(
+            replace(seat, node=pairing.assigned[(seat.player, seat.index)]) for seat in pairing.setup.seats
+        )
         self.pairing = None
         self._reset_locked(replace(pairing.setup, seats=seats))
 
@@ -518,9 +549,13 @@ class TableSession:
             event = events[index]
             if isinstance(event, ev.GameActed) and event.player and index not in undone:
                 first = index
-                while (first - 1 >= 0 and isinstance(events[first - 1], ev.GameActed)
-                       and events[first - 1].player == event.player and events[first - 1].at_s == event.at_s
-                       and first - 1 not in undone):
+                while (
+                    first - 1 >= 0
+                    and isinstance(events[first - 1], ev.GameActed)
+                    and events[first - 1].player == event.player
+                    and events[first - 1].at_s == event.at_s
+                    and first - 1 not in undone
+                ):
                     first -= 1
                 return first, index - first + 1, events[first]
             index -= 1
@@ -594,7 +629,8 @@ class TableSession:
             game = self._state.game
             mine = {n: i for n, i in self.intents.items() if self.setup.seat_of(n).player == player}
             return {
-                "player": player, "table": table,
+                "player": player,
+                "table": table,
                 "timers": next(p["timers"] for p in table["players"] if p["name"] == player),
                 "view": self.referee.player_view(game, player).to_dict(),
                 "menu": [item.to_dict() for item in self.referee.menu(game, player, intents=mine)],
@@ -607,9 +643,13 @@ class TableSession:
         with self._lock:
             now = self.clock.now_s()
             clock = self._state.clock
-            return {"clock": clock.phase, "remaining_ms": int(clock.remaining_s(now) * 1000),
-                    "length_ms": int(clock.length_s * 1000), "game": self.setup.game,
-                    "time_scale": self.clock.scale}
+            return {
+                "clock": clock.phase,
+                "remaining_ms": int(clock.remaining_s(now) * 1000),
+                "length_ms": int(clock.length_s * 1000),
+                "game": self.setup.game,
+                "time_scale": self.clock.scale,
+            }
 
     def snapshot(self) -> dict[str, Any]:
         """Everything the dashboard and ``/api/state`` show, at this moment."""
@@ -626,21 +666,33 @@ class TableSession:
                         continue
                     timer = state.timers[seat.node]
                     info = self.nodes[seat.node]
-                    timers.append({
-                        "node": seat.node, "index": seat.index, "phase": timer.phase,
-                        "upper_s": round(timer.upper_at(now, paused=state.paused), 3),
-                        "sand_s": self.setup.sand_s, "flips": timer.flips, "refused": timer.refused,
-                        "online": info.online, "battery_mv": info.battery_mv,
-                        "label": label_of(state.game, seat) if label_of is not None else "",
-                    })
+                    timers.append(
+                        {
+                            "node": seat.node,
+                            "index": seat.index,
+                            "phase": timer.phase,
+                            "upper_s": round(timer.upper_at(now, paused=state.paused), 3),
+                            "sand_s": self.setup.sand_s,
+                            "flips": timer.flips,
+                            "refused": timer.refused,
+                            "online": info.online,
+                            "battery_mv": info.battery_mv,
+                            "label": label_of(state.game, seat) if label_of is not None else "",
+                        }
+                    )
                 players.append({"name": player, "colour": self.setup.colour_of(player), "timers": timers})
             scores = self.referee.scores(state.game)
             return {
-                "table": self.setup.table, "game": self.setup.game, "now_s": round(now, 3),
+                "table": self.setup.table,
+                "game": self.setup.game,
+                "now_s": round(now, 3),
                 "time_scale": self.clock.scale,
-                "clock": {"phase": clock.phase, "length_s": clock.length_s,
-                          "remaining_s": round(clock.remaining_s(now), 3),
-                          "elapsed_s": round(clock.elapsed_s(now), 3)},
+                "clock": {
+                    "phase": clock.phase,
+                    "length_s": clock.length_s,
+                    "remaining_s": round(clock.remaining_s(now), 3),
+                    "elapsed_s": round(clock.elapsed_s(now), 3),
+                },
                 "players": players,
                 "nodes": [info.to_dict() for info in self.nodes.values()],
                 "recent": list(self.recent)[::-1],
@@ -648,8 +700,11 @@ class TableSession:
                 "refused_flips": state.refused_flips,
                 "stats": self.stats.to_dict(),
                 "pairing": self.pairing.to_dict() if self.pairing else None,
-                "seat_request": ({"player": self.seat_request[0], "index": self.seat_request[1]}
-                                 if self.seat_request else None),
+                "seat_request": (
+                    {"player": self.seat_request[0], "index": self.seat_request[1]}
+                    if self.seat_request
+                    else None
+                ),
                 "unpaired": [info.to_dict() for info in self.unpaired.values()],
                 "setup": self.setup.to_dict(),
                 "view": self.referee.view(state.game).to_dict(),

@@ -65,10 +65,15 @@ class TableSetup:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "table": self.table, "game": self.game, "clock_length_s": self.clock_length_s,
-            "sand_s": self.sand_s, "players": list(self.players),
+            "table": self.table,
+            "game": self.game,
+            "clock_length_s": self.clock_length_s,
+            "sand_s": self.sand_s,
+            "players": list(self.players),
             "seats": [{"player": s.player, "index": s.index, "node": s.node} for s in self.seats],
-            "variant": self.variant, "seed": self.seed, "turn_limit": self.turn_limit,
+            "variant": self.variant,
+            "seed": self.seed,
+            "turn_limit": self.turn_limit,
             "colours": list(self.colours),
         }
 
@@ -77,9 +82,14 @@ class TableSetup:
         try:
             seats = tuple(Seat(str(s["player"]), int(s["index"]), str(s["node"])) for s in data["seats"])
             return make_setup(
-                table=str(data["table"]), game=str(data["game"]), clock_length_s=float(data["clock_length_s"]),
-                sand_s=float(data["sand_s"]), players=tuple(str(p) for p in data["players"]), seats=seats,
-                variant=str(data.get("variant", "")), seed=int(data.get("seed", 0)),
+                table=str(data["table"]),
+                game=str(data["game"]),
+                clock_length_s=float(data["clock_length_s"]),
+                sand_s=float(data["sand_s"]),
+                players=tuple(str(p) for p in data["players"]),
+                seats=seats,
+                variant=str(data.get("variant", "")),
+                seed=int(data.get("seed", 0)),
                 turn_limit=bool(data.get("turn_limit", True)),
                 colours=tuple(str(c) for c in data.get("colours", ())),
             )
@@ -87,10 +97,19 @@ class TableSetup:
             raise ConfigError(f"table setup is incomplete or malformed ({exc})") from exc
 
 
-def make_setup(*, table: str, game: str = "sandtimers", clock_length_s: float = INTRO_CLOCK_S,
-               sand_s: float = DEFAULT_SAND_S, players: tuple[str, ...] = (),
-               seats: tuple[Seat, ...] = (), variant: str = "", seed: int = 0,
-               turn_limit: bool = True, colours: tuple[str, ...] = ()) -> TableSetup:
+def make_setup(
+    *,
+    table: str,
+    game: str = "sandtimers",
+    clock_length_s: float = INTRO_CLOCK_S,
+    sand_s: float = DEFAULT_SAND_S,
+    players: tuple[str, ...] = (),
+    seats: tuple[Seat, ...] = (),
+    variant: str = "",
+    seed: int = 0,
+    turn_limit: bool = True,
+    colours: tuple[str, ...] = (),
+) -> TableSetup:
     """Build a checked :class:`TableSetup`."""
     if not is_valid_id(table):
         raise ConfigError(f"table id {table!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
@@ -108,8 +127,18 @@ def make_setup(*, table: str, game: str = "sandtimers", clock_length_s: float = 
             raise ConfigError(f"seat {seat.node!r} belongs to unknown player {seat.player!r}")
     if len(set(players)) != len(players):
         raise ConfigError("player names must be different")
-    return TableSetup(table, game, float(clock_length_s), float(sand_s), tuple(players), tuple(seats),
-                      variant, int(seed), bool(turn_limit), player_colours(tuple(players), tuple(colours)))
+    return TableSetup(
+        table,
+        game,
+        float(clock_length_s),
+        float(sand_s),
+        tuple(players),
+        tuple(seats),
+        variant,
+        int(seed),
+        bool(turn_limit),
+        player_colours(tuple(players), tuple(colours)),
+    )
 
 
 def player_colours(players: tuple[str, ...], chosen: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -130,9 +159,17 @@ def player_colours(players: tuple[str, ...], chosen: tuple[str, ...] = ()) -> tu
     return tuple(p if p in PLAYER_COLOURS else free.pop(0) for p in players)
 
 
-def default_setup(table: str = "demo", *, players: int = 4, timers: int = 2,
-                  clock_length_s: float = INTRO_CLOCK_S, sand_s: float = DEFAULT_SAND_S,
-                  game: str = "sandtimers", variant: str = "", seed: int = 0) -> TableSetup:
+def default_setup(
+    table: str = "demo",
+    *,
+    players: int = 4,
+    timers: int = 2,
+    clock_length_s: float = INTRO_CLOCK_S,
+    sand_s: float = DEFAULT_SAND_S,
+    game: str = "sandtimers",
+    variant: str = "",
+    seed: int = 0,
+) -> TableSetup:
     """Players named by colour, each with ``timers`` nodes called ``<colour>-<n>``."""
     if not 1 <= players <= len(PLAYER_COLOURS):
         raise ConfigError(f"players must be between 1 and {len(PLAYER_COLOURS)}")
@@ -140,8 +177,16 @@ def default_setup(table: str = "demo", *, players: int = 4, timers: int = 2,
         raise ConfigError("timers per player must be between 1 and 4")
     names = PLAYER_COLOURS[:players]
     seats = tuple(Seat(p, i, f"{p}-{i}") for p in names for i in range(1, timers + 1))
-    return make_setup(table=table, game=game, clock_length_s=clock_length_s, sand_s=sand_s,
-                      players=names, seats=seats, variant=variant, seed=seed)
+    return make_setup(
+        table=table,
+        game=game,
+        clock_length_s=clock_length_s,
+        sand_s=sand_s,
+        players=names,
+        seats=seats,
+        variant=variant,
+        seed=seed,
+    )
 
 
 @dataclass(frozen=True)
@@ -241,16 +286,28 @@ def apply_event(state: TableState, event: ev.Event, referee: Any = None) -> Tabl
             if timer is None:
                 return state
             phase = "running" if upper > 0 else "empty"
-            return _with_timers(state, {node: replace(timer, phase=phase, upper_s=upper, at_s=at,
-                                                      flips=timer.flips + 1, refused="")})
+            return _with_timers(
+                state,
+                {
+                    node: replace(
+                        timer, phase=phase, upper_s=upper, at_s=at, flips=timer.flips + 1, refused=""
+                    )
+                },
+            )
         case ev.FlipRefused(node=node, at_s=at, upper_s=upper, reason=reason):
             timer = state.timers.get(node)
             if timer is None:
                 return replace(state, refused_flips=state.refused_flips + 1)
             phase = "running" if upper > 0 else "empty"
-            return _with_timers(state, {node: replace(timer, phase=phase, upper_s=upper, at_s=at,
-                                                      flips=timer.flips + 1, refused=reason)},
-                                refused_flips=state.refused_flips + 1)
+            return _with_timers(
+                state,
+                {
+                    node: replace(
+                        timer, phase=phase, upper_s=upper, at_s=at, flips=timer.flips + 1, refused=reason
+                    )
+                },
+                refused_flips=state.refused_flips + 1,
+            )
         case ev.TimerEmptied(node=node, at_s=at):
             timer = state.timers.get(node)
             if timer is None:
@@ -259,22 +316,46 @@ def apply_event(state: TableState, event: ev.Event, referee: Any = None) -> Tabl
         case ev.ClockStarted(at_s=at, length_s=length):
             return replace(state, clock=MasterClock(length, "running", 0.0, at, changed_at_s=at))
         case ev.ClockPaused(at_s=at):
-            frozen = {n: replace(t, upper_s=t.upper_at(at, paused=False), at_s=at)
-                      for n, t in state.timers.items() if t.phase == "running"}
-            new_clock = replace(clock, phase="paused", run_before_s=clock.elapsed_s(at), running_since_s=None,
-                                changed_at_s=at)
+            frozen = {
+                n: replace(t, upper_s=t.upper_at(at, paused=False), at_s=at)
+                for n, t in state.timers.items()
+                if t.phase == "running"
+            }
+            new_clock = replace(
+                clock, phase="paused", run_before_s=clock.elapsed_s(at), running_since_s=None, changed_at_s=at
+            )
             return _with_timers(state, frozen, clock=new_clock)
         case ev.ClockResumed(at_s=at):
             rebased = {n: replace(t, at_s=at) for n, t in state.timers.items() if t.phase == "running"}
-            return _with_timers(state, rebased, clock=replace(clock, phase="running", running_since_s=at,
-                                                                     changed_at_s=at))
+            return _with_timers(
+                state, rebased, clock=replace(clock, phase="running", running_since_s=at, changed_at_s=at)
+            )
         case ev.ClockExpired(at_s=at, reason=reason):
             run = clock.length_s if not reason else clock.elapsed_s(at)
-            return replace(state, clock=replace(clock, phase="expired", run_before_s=run, running_since_s=None,
-                                                ended_at_s=at, changed_at_s=at, end_reason=reason))
+            return replace(
+                state,
+                clock=replace(
+                    clock,
+                    phase="expired",
+                    run_before_s=run,
+                    running_since_s=None,
+                    ended_at_s=at,
+                    changed_at_s=at,
+                    end_reason=reason,
+                ),
+            )
         case ev.ClockAborted(at_s=at):
-            return replace(state, clock=replace(clock, phase="aborted", run_before_s=clock.elapsed_s(at),
-                                                running_since_s=None, ended_at_s=at, changed_at_s=at))
+            return replace(
+                state,
+                clock=replace(
+                    clock,
+                    phase="aborted",
+                    run_before_s=clock.elapsed_s(at),
+                    running_since_s=None,
+                    ended_at_s=at,
+                    changed_at_s=at,
+                ),
+            )
         case ev.GameActed(action=action):
             if referee is None:
                 return state

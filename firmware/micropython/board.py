@@ -16,12 +16,33 @@ from companion.core.debounce import adxl345_g
 
 # hardware/wiring/pins.csv (GPIO numbers); "battery" is the ADC pin, None where the board cannot read it.
 PINS = {
-    "esp32": {"tilt": 27, "neopixel": 18, "status": (25, 26, 33), "buzzer": 19, "sda": 21, "scl": 22,
-              "battery": 34},
-    "pico-w": {"tilt": 14, "neopixel": 16, "status": (18, 19, 20), "buzzer": 15, "sda": 4, "scl": 5,
-               "battery": 29},
-    "pico-usb": {"tilt": 14, "neopixel": 16, "status": (18, 19, 20), "buzzer": 15, "sda": 4, "scl": 5,
-                 "battery": None},
+    "esp32": {
+        "tilt": 27,
+        "neopixel": 18,
+        "status": (25, 26, 33),
+        "buzzer": 19,
+        "sda": 21,
+        "scl": 22,
+        "battery": 34,
+    },
+    "pico-w": {
+        "tilt": 14,
+        "neopixel": 16,
+        "status": (18, 19, 20),
+        "buzzer": 15,
+        "sda": 4,
+        "scl": 5,
+        "battery": 29,
+    },
+    "pico-usb": {
+        "tilt": 14,
+        "neopixel": 16,
+        "status": (18, 19, 20),
+        "buzzer": 15,
+        "sda": 4,
+        "scl": 5,
+        "battery": None,
+    },
 }
 
 ADXL345 = 0x53
@@ -59,15 +80,19 @@ class Board:
         self._tilt = machine.Pin(p["tilt"], machine.Pin.IN, machine.Pin.PULL_UP)
         self._np = neopixel.NeoPixel(machine.Pin(p["neopixel"], machine.Pin.OUT), n_leds)
         self._rgb = [machine.PWM(machine.Pin(n), freq=1000, duty_u16=0) for n in p["status"]]
-        self._buzzer = machine.PWM(machine.Pin(p["buzzer"]), freq=1000, duty_u16=0) if p["buzzer"] is not None \
-            else None
+        self._buzzer = (
+            machine.PWM(machine.Pin(p["buzzer"]), freq=1000, duty_u16=0) if p["buzzer"] is not None else None
+        )
         self._adc = None
         if p["battery"] is not None:
             self._adc = machine.ADC(machine.Pin(p["battery"]) if kind == "esp32" else 3)
             if kind == "esp32" and hasattr(self._adc, "atten"):
                 self._adc.atten(machine.ADC.ATTN_11DB)
-        self._i2c = machine.I2C(0, sda=machine.Pin(p["sda"]), scl=machine.Pin(p["scl"]), freq=400000) \
-            if accel else None
+        self._i2c = (
+            machine.I2C(0, sda=machine.Pin(p["sda"]), scl=machine.Pin(p["scl"]), freq=400000)
+            if accel
+            else None
+        )
         if self._i2c is not None:
             self._i2c.writeto_mem(ADXL345, 0x31, b"\x0b")  # full resolution, +-16 g
             self._i2c.writeto_mem(ADXL345, 0x2D, b"\x08")  # measure
@@ -142,6 +167,7 @@ class Board:
 def wlan():
     """The station interface, with Wi-Fi power saving where the port offers it."""
     import network
+
     sta = network.WLAN(network.STA_IF)
     sta.active(True)
     try:
@@ -165,6 +191,7 @@ class UsbSerial:
 
     def __init__(self, stream_in=None, stream_out=None):
         import select
+
         self._in = stream_in or sys.stdin.buffer
         self._out = stream_out or sys.stdout.buffer
         self._poll = select.poll()
@@ -192,8 +219,10 @@ def boot_id():
     """8 random hex digits for this start of the node."""
     try:
         import os
+
         raw = os.urandom(4)
         return "%02x%02x%02x%02x" % (raw[0], raw[1], raw[2], raw[3])
     except (ImportError, AttributeError):
         import random
+
         return "%08x" % random.getrandbits(32)

@@ -5,22 +5,22 @@ single ones under "pins". The tilt values come from hardware/tools/tilt_calibrat
 """
 
 CONFIG = {
-    "node_id": "blue-2",          # 1-32 characters of a-z 0-9 _ -; unique at the table
-    "table": "kitchen",           # the hub's table id
-    "board": "pico-w",            # "esp32", "pico-w" or "pico-usb"
-    "link": "wifi",               # "wifi" (MQTT) or "serial" (USB, through `companion serial-bridge`)
+    "node_id": "blue-2",  # 1-32 characters of a-z 0-9 _ -; unique at the table
+    "table": "kitchen",  # the hub's table id
+    "board": "pico-w",  # "esp32", "pico-w" or "pico-usb"
+    "link": "wifi",  # "wifi" (MQTT) or "serial" (USB, through `companion serial-bridge`)
     "wifi_ssid": "my-network",
     "wifi_password": "secret",
     "broker_host": "192.168.1.10",
     "broker_port": 1883,
     "broker_user": None,
     "broker_password": None,
-    "sand_ms": 60000,             # a full timer; the hub's `config` command overrides it
+    "sand_ms": 60000,  # a full timer; the hub's `config` command overrides it
     "tilt_debounce_ms": 30,
     "tilt_rest_ms": 150,
-    "accel_axis": None,           # "ax"/"ay"/"az" to use an ADXL345 instead of the ball switch
-    "brightness": 0.3,            # NeoPixel bar, 0-1
+    "accel_axis": None,  # "ax"/"ay"/"az" to use an ADXL345 instead of the ball switch
+    "brightness": 0.3,  # NeoPixel bar, 0-1
     "low_battery_mv": 3500,
-    "lightsleep": False,          # light sleep while off-line (saves power; PWM and Wi-Fi stop meanwhile)
-    "pins": None,                 # e.g. {"tilt": 13}
+    "lightsleep": False,  # light sleep while off-line (saves power; PWM and Wi-Fi stop meanwhile)
+    "pins": None,  # e.g. {"tilt": 13}
 }

@@ -85,20 +85,29 @@ def stage(config_path: Path, into: Path) -> list[Path]:
     return sorted(p.relative_to(into) for p in into.rglob("*.py"))
 
 
-def commands(mpremote: str, port: str | None, staged: Path, files: list[Path], *, mip: bool) -> list[list[str]]:
+def commands(
+    mpremote: str, port: str | None, staged: Path, files: list[Path], *, mip: bool
+) -> list[list[str]]:
     """The mpremote invocations, in order."""
     base = [mpremote] + (["connect", port] if port else [])
     out = []
     if mip:
         out.append(base + ["mip", "install", "umqtt.simple"])
         out.append(base + ["mip", "install", "umqtt.robust"])
-    dirs = sorted({parent for p in files for parent in p.parents if parent != Path(".")},
-                  key=lambda d: (len(d.parts), d.as_posix()))
+    dirs = sorted(
+        {parent for p in files for parent in p.parents if parent != Path(".")},
+        key=lambda d: (len(d.parts), d.as_posix()),
+    )
     for d in dirs:
         parent, name = "/" + d.parent.as_posix().strip("."), d.name
         parent = parent.rstrip("/") or "/"
-        out.append(base + ["exec", f'import os; os.mkdir("/{d.as_posix()}") if "{name}" not in os.listdir("{parent}") '
-                                   'else None'])
+        out.append(
+            base
+            + [
+                "exec",
+                f'import os; os.mkdir("/{d.as_posix()}") if "{name}" not in os.listdir("{parent}") else None',
+            ]
+        )
     for f in files:
         out.append(base + ["fs", "cp", str(staged / f), f":{f.as_posix()}"])
     out.append(base + ["reset"])
@@ -110,9 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, required=True, help="your config.py (from config.example.py)")
     parser.add_argument("--port", help="serial port, e.g. /dev/ttyACM0 (default: mpremote's auto-detection)")
     parser.add_argument("--mpremote", default="mpremote", help="the mpremote command")
-    parser.add_argument("--no-mip", action="store_true", help="do not install umqtt (USB-serial nodes need none)")
+    parser.add_argument(
+        "--no-mip", action="store_true", help="do not install umqtt (USB-serial nodes need none)"
+    )
     parser.add_argument("--dry-run", action="store_true", help="stage the files and print the commands only")
-    parser.add_argument("--stage-dir", type=Path, help="stage into this new folder (default: a temporary one)")
+    parser.add_argument(
+        "--stage-dir", type=Path, help="stage into this new folder (default: a temporary one)"
+    )
     args = parser.parse_args(argv)
     try:
         cfg = check(read_config(args.config))
@@ -129,15 +142,20 @@ def main(argv: list[str] | None = None) -> int:
     files = stage(args.config, staged)
     mip = cfg["link"] == "wifi" and not args.no_mip
     steps = commands(args.mpremote, args.port, staged, files, mip=mip)
-    print(f"node {cfg['node_id']} ({cfg['board']}, link {cfg['link']}): {len(files)} files staged in {staged}")
+    print(
+        f"node {cfg['node_id']} ({cfg['board']}, link {cfg['link']}): {len(files)} files staged in {staged}"
+    )
     for step in steps:
         print("$ " + shlex.join(step))
         if args.dry_run:
             continue
         result = subprocess.run(step)
         if result.returncode != 0:
-            print(f"error: the step above failed (exit {result.returncode}); is the board plugged in and the "
-                  "serial bridge stopped?", file=sys.stderr)
+            print(
+                f"error: the step above failed (exit {result.returncode}); is the board plugged in and the "
+                "serial bridge stopped?",
+                file=sys.stderr,
+            )
             return 1
     if not args.dry_run:
         shutil.rmtree(staged)

@@ -26,11 +26,11 @@ from companion.core.node import NodeCore
 
 FIRMWARE = "companion-mpy/1"
 POLL_MS = 10
-LIGHTSLEEP_MS = 40           # tilt sampled every 40 ms at most: a flip still counts within 190 ms
+LIGHTSLEEP_MS = 40  # tilt sampled every 40 ms at most: a flip still counts within 190 ms
 BATTERY_EVERY_MS = 30000
 WIFI_TIMEOUT_MS = 15000
 KEEPALIVE_S = 15
-LINK_TIMEOUT_MS = 6000       # serial: no word from the bridge for this long means the link is down
+LINK_TIMEOUT_MS = 6000  # serial: no word from the bridge for this long means the link is down
 HELLO_EVERY_MS = 1000
 
 DEFAULTS = {
@@ -93,7 +93,9 @@ def check_config(raw):
     cfg.update(raw)
     for key in ("node_id", "table"):
         if not protocol.is_valid_id(cfg[key]):
-            raise ConfigError("config: %s must be 1-32 characters of a-z, 0-9, '_' or '-', not %r" % (key, cfg[key]))
+            raise ConfigError(
+                "config: %s must be 1-32 characters of a-z, 0-9, '_' or '-', not %r" % (key, cfg[key])
+            )
     if cfg["board"] not in BOARDS:
         raise ConfigError("config: board must be one of %s, not %r" % (", ".join(BOARDS), cfg["board"]))
     if cfg["link"] not in ("wifi", "serial"):
@@ -112,7 +114,9 @@ def check_config(raw):
     if cfg["tilt_debounce_ms"] > cfg["tilt_rest_ms"]:
         raise ConfigError("config: tilt_debounce_ms must not be longer than tilt_rest_ms")
     if cfg["accel_axis"] not in (None, "ax", "ay", "az"):
-        raise ConfigError("config: accel_axis must be None, 'ax', 'ay' or 'az', not %r" % (cfg["accel_axis"],))
+        raise ConfigError(
+            "config: accel_axis must be None, 'ax', 'ay' or 'az', not %r" % (cfg["accel_axis"],)
+        )
     _num(cfg, "accel_flip_g", 0.1, 1.5)
     _num(cfg, "accel_release_g", 0.05, cfg["accel_flip_g"])
     _num(cfg, "accel_still_g", 0.001, 1.0)
@@ -206,8 +210,14 @@ class MqttLink:
     def _connect_mqtt(self, now):
         cfg = self.cfg
         try:
-            client = self.make_client("node-%s-%s" % (cfg["table"], cfg["node_id"]), cfg["broker_host"],
-                                      cfg["broker_port"], cfg["broker_user"], cfg["broker_password"], KEEPALIVE_S)
+            client = self.make_client(
+                "node-%s-%s" % (cfg["table"], cfg["node_id"]),
+                cfg["broker_host"],
+                cfg["broker_port"],
+                cfg["broker_user"],
+                cfg["broker_password"],
+                KEEPALIVE_S,
+            )
             topic, payload, retain = self.core.last_will()
             client.set_last_will(topic, payload, retain=retain, qos=protocol.QOS)
             client.set_callback(self._on_message)
@@ -248,8 +258,9 @@ class MqttLink:
             except (OSError, AttributeError):
                 pass
         self.wifi_started_ms = None
-        self.next_try_ms = now + backoff_ms(self.attempts, self.cfg["backoff_base_ms"], self.cfg["backoff_cap_ms"],
-                                            self.rand())
+        self.next_try_ms = now + backoff_ms(
+            self.attempts, self.cfg["backoff_base_ms"], self.cfg["backoff_cap_ms"], self.rand()
+        )
 
     def _lost(self, now):
         client, self.client = self.client, None
@@ -320,16 +331,28 @@ class App:
         self.cfg = cfg
         self.board = board
         self.now_ms = now_ms
-        self.core = NodeCore(cfg["table"], cfg["node_id"], now_ms, boot, sand_ms=cfg["sand_ms"],
-                             node_kind="serial" if cfg["link"] == "serial" else "mcu", firmware=FIRMWARE,
-                             heartbeat_ms=cfg["heartbeat_ms"])
+        self.core = NodeCore(
+            cfg["table"],
+            cfg["node_id"],
+            now_ms,
+            boot,
+            sand_ms=cfg["sand_ms"],
+            node_kind="serial" if cfg["link"] == "serial" else "mcu",
+            firmware=FIRMWARE,
+            heartbeat_ms=cfg["heartbeat_ms"],
+        )
         self.link = link_factory(self.core)
         self.debouncer = TiltDebouncer(cfg["tilt_rest_ms"], cfg["tilt_debounce_ms"])
         self.classifier = None
         if cfg["accel_axis"]:
-            self.classifier = OrientationClassifier(cfg["accel_axis"], cfg["accel_offset_g"], cfg["accel_scale"],
-                                                    cfg["accel_flip_g"], cfg["accel_release_g"],
-                                                    cfg["accel_still_g"])
+            self.classifier = OrientationClassifier(
+                cfg["accel_axis"],
+                cfg["accel_offset_g"],
+                cfg["accel_scale"],
+                cfg["accel_flip_g"],
+                cfg["accel_release_g"],
+                cfg["accel_still_g"],
+            )
         self.pattern = None
         self.errors = 0
         self._cue = []
@@ -372,8 +395,13 @@ class App:
 
     def idle_plan(self):
         """(ms, deep): a light sleep only when allowed, off-line on Wi-Fi, and no flip is pending."""
-        deep = (self.cfg["lightsleep"] and self.cfg["link"] == "wifi" and not self.link.is_up()
-                and not self.debouncer.pending() and self.pattern == "offline")
+        deep = (
+            self.cfg["lightsleep"]
+            and self.cfg["link"] == "wifi"
+            and not self.link.is_up()
+            and not self.debouncer.pending()
+            and self.pattern == "offline"
+        )
         return (LIGHTSLEEP_MS, True) if deep else (POLL_MS, False)
 
 
@@ -384,7 +412,9 @@ def build(cfg):
 
     import board as hw
 
-    hw_board = hw.Board(cfg["board"], cfg["pins"], cfg["n_leds"], cfg["brightness"], accel=bool(cfg["accel_axis"]))
+    hw_board = hw.Board(
+        cfg["board"], cfg["pins"], cfg["n_leds"], cfg["brightness"], accel=bool(cfg["accel_axis"])
+    )
     clock = TicksClock(time.ticks_ms, time.ticks_diff)
     if cfg["link"] == "serial":
         port = hw.UsbSerial()
@@ -396,6 +426,7 @@ def build(cfg):
 
         def link_factory(core):
             return MqttLink(core, cfg, sta, hw.mqtt_client, random.random)
+
     return App(cfg, hw_board, link_factory, clock, hw.boot_id())
 
 
@@ -404,7 +435,9 @@ def load():
     try:
         import config
     except ImportError:
-        raise ConfigError("config.py is missing: copy config.example.py to the board as config.py and edit it")
+        raise ConfigError(
+            "config.py is missing: copy config.example.py to the board as config.py and edit it"
+        )
     cfg = check_config(getattr(config, "CONFIG", None))
     if cfg["link"] == "wifi":
         try:
@@ -444,6 +477,7 @@ def calibrate(seconds=30):
     import time
 
     import board as hw
+
     cfg = load()
     b = hw.Board(cfg["board"], cfg["pins"], cfg["n_leds"], cfg["brightness"], accel=bool(cfg["accel_axis"]))
     clock = TicksClock(time.ticks_ms, time.ticks_diff)
@@ -462,6 +496,7 @@ def self_test():
     import time
 
     import board as hw
+
     cfg = load()
     b = hw.Board(cfg["board"], cfg["pins"], cfg["n_leds"], cfg["brightness"], accel=bool(cfg["accel_axis"]))
     clock = TicksClock(time.ticks_ms, time.ticks_diff)

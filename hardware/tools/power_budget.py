@@ -121,7 +121,9 @@ class Budget:
         return self.life_h is None or self.life_h >= EVENING_H
 
 
-def _number(raw: dict, column: str, where: str, *, low: float, high: float | None = None, low_open=False) -> float:
+def _number(
+    raw: dict, column: str, where: str, *, low: float, high: float | None = None, low_open=False
+) -> float:
     try:
         value = float(raw[column])
     except (TypeError, ValueError):
@@ -248,7 +250,8 @@ def render(budgets: list[Budget]) -> str:
             )
         else:
             tables = ", ".join(
-                f"{n} nodes {n * b.average_ma:.0f} mA average, {n * b.peak_ma:.0f} mA peak" for n in TABLE_SIZES
+                f"{n} nodes {n * b.average_ma:.0f} mA average, {n * b.peak_ma:.0f} mA peak"
+                for n in TABLE_SIZES
             )
             out.append(f"From the table's USB hub: {tables}.")
     out += ["", END]
@@ -259,7 +262,7 @@ def splice(readme: str, section: str) -> str:
     start, stop = readme.find("<!-- power:begin"), readme.find(END)
     if start < 0 or stop < start:
         raise PowerTableError("hardware/README.md lacks the power:begin / power:end markers")
-    return readme[:start] + section + readme[stop + len(END):]
+    return readme[:start] + section + readme[stop + len(END) :]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -281,7 +284,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.check:
         if updated != current:
-            print(f"{args.readme} power budget is stale: run python hardware/tools/power_budget.py --write", file=sys.stderr)
+            print(
+                f"{args.readme} power budget is stale: run python hardware/tools/power_budget.py --write",
+                file=sys.stderr,
+            )
             return 1
         return 0
     if updated != current:

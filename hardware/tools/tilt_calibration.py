@@ -75,7 +75,11 @@ class Settings:
 
     def to_toml(self) -> str:
         """The ``[tilt]`` table for the Pi node's TOML config (the MicroPython config uses the same keys)."""
-        lines = ["[tilt]", f"tilt_debounce_ms = {self.tilt_debounce_ms}", f"tilt_rest_ms = {self.tilt_rest_ms}"]
+        lines = [
+            "[tilt]",
+            f"tilt_debounce_ms = {self.tilt_debounce_ms}",
+            f"tilt_rest_ms = {self.tilt_rest_ms}",
+        ]
         if self.accel_axis:
             lines += [
                 f'accel_axis = "{self.accel_axis}"',
@@ -185,16 +189,24 @@ def accel_calibration(upright: list[dict], inverted: list[dict]) -> tuple[str, f
     axis = max(AXES, key=lambda a: abs(up[a] - down[a]))
     span = (up[axis] - down[axis]) / 2
     if abs(span) < 0.5:
-        raise CalibrationError("upright and inverted recordings barely differ: was the node really turned over?")
+        raise CalibrationError(
+            "upright and inverted recordings barely differ: was the node really turned over?"
+        )
     offset = (up[axis] + down[axis]) / 2
     scale = 1 / span
     # how far the corrected total acceleration strays from 1 g while the node stands still
-    errors = [magnitude(corrected(s, axis, offset, scale)) - 1 for s in upright + inverted if all(a in s for a in AXES)]
+    errors = [
+        magnitude(corrected(s, axis, offset, scale)) - 1
+        for s in upright + inverted
+        if all(a in s for a in AXES)
+    ]
     noise = math.sqrt(statistics.fmean(e * e for e in errors))
     return axis, offset, scale, max(MIN_STILL_G, 4 * noise)
 
 
-def recommend(flips: list[dict], upright: list[dict] | None = None, inverted: list[dict] | None = None) -> Settings:
+def recommend(
+    flips: list[dict], upright: list[dict] | None = None, inverted: list[dict] | None = None
+) -> Settings:
     """All tilt settings from the recordings (the accelerometer ones are optional)."""
     debounce = recommend_debounce_ms(switch_bursts_ms(flips))
     rest = recommend_rest_ms(debounce)
@@ -207,7 +219,9 @@ def recommend(flips: list[dict], upright: list[dict] | None = None, inverted: li
 def orientation(sample: dict, settings: Settings) -> int | None:
     """+1 upright, -1 inverted, None when unclear (lying on its side, mid-turn)."""
     if settings.accel_axis and settings.accel_axis in sample:
-        value = corrected(sample, settings.accel_axis, settings.accel_offset_g, settings.accel_scale)[settings.accel_axis]
+        value = corrected(sample, settings.accel_axis, settings.accel_offset_g, settings.accel_scale)[
+            settings.accel_axis
+        ]
         if value >= settings.accel_flip_g:
             return 1
         if value <= -settings.accel_flip_g:
@@ -235,7 +249,10 @@ def detect_flips(samples: list[dict], settings: Settings) -> list[int]:
         still = (
             not settings.accel_axis
             or "ax" not in s
-            or abs(magnitude(corrected(s, settings.accel_axis, settings.accel_offset_g, settings.accel_scale)) - 1)
+            or abs(
+                magnitude(corrected(s, settings.accel_axis, settings.accel_offset_g, settings.accel_scale))
+                - 1
+            )
             <= settings.accel_still_g
         )
         if now is None or not still:

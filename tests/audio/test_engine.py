@@ -242,11 +242,15 @@ RESTART_OPS = st.one_of(OPS, st.tuples(st.just("restart"), st.just(0.0)))
 
 
 @settings(max_examples=150, deadline=None)
-@given(length=st.sampled_from([12.0, 90.0, 720.0, 1800.0]), ops=st.lists(OPS, max_size=60),
-       disabled=st.sets(st.sampled_from(["start", "remaining", "warning", "countdown", "end"]), max_size=2),
-       runtime_off=st.booleans())
+@given(
+    length=st.sampled_from([12.0, 90.0, 720.0, 1800.0]),
+    ops=st.lists(OPS, max_size=60),
+    disabled=st.sets(st.sampled_from(["start", "remaining", "warning", "countdown", "end"]), max_size=2),
+    runtime_off=st.booleans(),
+)
 def test_irregular_ticks_with_pauses_fire_each_cue_exactly_once_and_never_early(
-        length: float, ops: list[tuple[str, float]], disabled: set[str], runtime_off: bool) -> None:
+    length: float, ops: list[tuple[str, float]], disabled: set[str], runtime_off: bool
+) -> None:
     sim = ClockSim(length)
     rec = Recorder(sim)
     schedule = cue_schedule(length) if runtime_off else cue_schedule(length, disabled=disabled)
@@ -320,8 +324,9 @@ def test_cues_on_a_real_clock_fire_in_order_and_never_early() -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(length=st.sampled_from([12.0, 90.0, 720.0]), ops=st.lists(RESTART_OPS, max_size=60))
-def test_aborts_and_restarts_play_each_run_once_from_its_start(length: float,
-                                                               ops: list[tuple[str, float]]) -> None:
+def test_aborts_and_restarts_play_each_run_once_from_its_start(
+    length: float, ops: list[tuple[str, float]]
+) -> None:
     """The hub calls update on every clock change; each run then plays exactly its cues up to where it ended."""
     sim = ClockSim(length)
     rec = Recorder(sim)

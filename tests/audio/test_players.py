@@ -78,7 +78,9 @@ def test_play_never_blocks_and_plays_in_order(fake_aplay, tmp_path: Path) -> Non
     player.close()
 
 
-def test_no_audio_device_is_logged_not_raised(fake_aplay, wav: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_no_audio_device_is_logged_not_raised(
+    fake_aplay, wav: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     command, calls = fake_aplay
     player = LocalPlayer(command("nodevice"))
     player.play(wav)
@@ -88,12 +90,15 @@ def test_no_audio_device_is_logged_not_raised(fake_aplay, wav: Path, caplog: pyt
     assert len(calls()) == 2
     warnings = [r for r in caplog.records if r.levelname == "WARNING"]
     assert len(warnings) == 1, "the problem is reported once, not on every cue"
-    assert "could not play tick.wav (no audio device?): aplay: main:831: audio open error" in warnings[0].message
+    assert (
+        "could not play tick.wav (no audio device?): aplay: main:831: audio open error" in warnings[0].message
+    )
     player.close()
 
 
-def test_a_missing_player_program_is_logged_not_raised(tmp_path: Path, wav: Path,
-                                                        caplog: pytest.LogCaptureFixture) -> None:
+def test_a_missing_player_program_is_logged_not_raised(
+    tmp_path: Path, wav: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     player = LocalPlayer([str(tmp_path / "no-aplay"), "-q"])
     player.play(wav)
     assert player.wait_idle(10)
@@ -101,8 +106,9 @@ def test_a_missing_player_program_is_logged_not_raised(tmp_path: Path, wav: Path
     assert "cannot run" in caplog.text and "cues are silent" in caplog.text
 
 
-def test_sounds_that_waited_too_long_are_dropped(fake_aplay, tmp_path: Path,
-                                                 caplog: pytest.LogCaptureFixture) -> None:
+def test_sounds_that_waited_too_long_are_dropped(
+    fake_aplay, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     command, calls = fake_aplay
     files = [synth.write_wav(tmp_path / f"{n}.wav", synth.tick()) for n in range(2)]
     player = LocalPlayer(command("slow"), max_delay_s=0.1)

@@ -28,10 +28,17 @@ def run_game(sim: ClockSim, service: CueService) -> None:
 
 def test_a_game_feeds_the_dashboard_and_the_speaker(tmp_path: Path) -> None:
     calls = tmp_path / "calls.log"
-    settings = CueSettings.from_mapping({
-        "language": "de", "speech": False, "local_playback": True, "announce_every_s": 100,
-        "final_countdown_s": 2, "disabled": ["buzz"],
-        "player_command": [sys.executable, "-c", RECORDING_PLAYER, str(calls)]})
+    settings = CueSettings.from_mapping(
+        {
+            "language": "de",
+            "speech": False,
+            "local_playback": True,
+            "announce_every_s": 100,
+            "final_countdown_s": 2,
+            "disabled": ["buzz"],
+            "player_command": [sys.executable, "-c", RECORDING_PLAYER, str(calls)],
+        }
+    )
     sim = ClockSim(150)
     payloads: list[dict] = []
     service = CueService(settings, clock=sim.clock, sounds_dir=tmp_path / "sounds", emit=payloads.append)
@@ -40,7 +47,8 @@ def test_a_game_feeds_the_dashboard_and_the_speaker(tmp_path: Path) -> None:
         ("start", "Das Spiel beginnt."),
         ("remaining", "Noch eine Minute und 40 Sekunden."),
         ("warning", "Noch eine Minute."),
-        ("countdown", ""), ("countdown", ""),
+        ("countdown", ""),
+        ("countdown", ""),
         ("end", "Die Zeit ist um."),
     ]
     # A length nobody prepared got its announcement file built on the fly.
@@ -49,8 +57,15 @@ def test_a_game_feeds_the_dashboard_and_the_speaker(tmp_path: Path) -> None:
     assert service.rule_broken(sim.master) is None  # buzz is turned off
     assert service.player is not None and service.player.wait_idle(10)
     played = [Path(line).name for line in calls.read_text().splitlines()]
-    assert played == ["start.wav", "minutes_seconds_left-1-40.wav", "minutes_left-1.wav", "countdown.wav",
-                      "countdown.wav", "end.wav", "chime.wav"]
+    assert played == [
+        "start.wav",
+        "minutes_seconds_left-1-40.wav",
+        "minutes_left-1.wav",
+        "countdown.wav",
+        "countdown.wav",
+        "end.wav",
+        "chime.wav",
+    ]
     service.close()
 
 
@@ -64,8 +79,9 @@ def test_prepare_builds_the_files_before_the_game(tmp_path: Path) -> None:
 def test_all_cues_off_sounds_nothing(tmp_path: Path) -> None:
     sim = ClockSim(30)
     payloads: list[dict] = []
-    service = CueService(CueSettings(enabled=False, speech=False), clock=sim.clock, sounds_dir=tmp_path,
-                         emit=payloads.append)
+    service = CueService(
+        CueSettings(enabled=False, speech=False), clock=sim.clock, sounds_dir=tmp_path, emit=payloads.append
+    )
     run_game(sim, service)
     assert service.on_table_event(ev.TimerEmptied(node="red-1", at_s=0), sim.master) is None
     assert payloads == []

@@ -39,7 +39,9 @@ class CountingRunner:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("text_key", ["start", "minutes_left:5", "minutes_left:1", "time_up"])
-def test_speech_is_produced_in_each_language(espeak: str, language: str, text_key: str, tmp_path: Path) -> None:
+def test_speech_is_produced_in_each_language(
+    espeak: str, language: str, text_key: str, tmp_path: Path
+) -> None:
     runner = CountingRunner()
     speaker = Speaker(tmp_path, runner=runner)
     said = speaker.say(text_key, language=language)
@@ -68,8 +70,9 @@ def test_speech_is_cached_by_text_and_voice(espeak: str, tmp_path: Path) -> None
     assert len(runner.calls) == 3
 
 
-def test_without_espeak_a_tone_stands_in_and_the_reason_is_given(tmp_path: Path,
-                                                                   caplog: pytest.LogCaptureFixture) -> None:
+def test_without_espeak_a_tone_stands_in_and_the_reason_is_given(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     speaker = Speaker(tmp_path, command=str(tmp_path / "no-espeak-here"))
     assert not speaker.available
     said = speaker.say("time_up", language="es")
@@ -96,8 +99,14 @@ def test_an_unknown_language_is_refused(tmp_path: Path) -> None:
 
 
 # --- the library ---------------------------------------------------------------------------
-SPOKEN_12_AND_30 = {"minutes_left-25", "minutes_left-20", "minutes_left-15", "minutes_left-10",
-                    "minutes_left-5", "minutes_left-1"}
+SPOKEN_12_AND_30 = {
+    "minutes_left-25",
+    "minutes_left-20",
+    "minutes_left-15",
+    "minutes_left-10",
+    "minutes_left-5",
+    "minutes_left-1",
+}
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -112,7 +121,9 @@ def test_build_cue_sounds_with_speech(espeak: str, language: str, tmp_path: Path
         text = library.texts[key]
         expected = tone
         if text:
-            assert text == phrase({"start": "start", "end": "time_up"}.get(key, key.replace("-", ":")), language)
+            assert text == phrase(
+                {"start": "start", "end": "time_up"}.get(key, key.replace("-", ":")), language
+            )
             voice_path = speaker.cache_path(text, language)
             expected += synth.GAP_S + synth.wav_duration_s(voice_path)
         duration = assert_valid_wav(path, expected_s=expected, rate=synth.SAMPLE_RATE)
@@ -131,7 +142,9 @@ def test_tone_only_library_has_exact_lengths_and_every_cue_of_a_schedule(tmp_pat
     assert set(library.paths) == set(FIXED_SOUNDS) | {"minutes_left-1", "seconds_left-45"}
     for key, path in library.paths.items():
         tone = {"start": "start", "end": "end", "countdown": "countdown", "chime": "chime", "buzz": "buzz"}
-        assert_valid_wav(path, expected_s=synth.TONE_DURATIONS_S[tone.get(key, "ding")], rate=synth.SAMPLE_RATE)
+        assert_valid_wav(
+            path, expected_s=synth.TONE_DURATIONS_S[tone.get(key, "ding")], rate=synth.SAMPLE_RATE
+        )
     assert library.texts["seconds_left-45"] == "45 seconds left."
 
 

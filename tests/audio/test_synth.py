@@ -39,7 +39,9 @@ def test_synthesis_is_deterministic_to_the_byte() -> None:
     assert len(set(first.values())) == len(first), "every cue sounds different"
 
 
-@pytest.mark.parametrize("duration_s, samples", [(0.0, 0), (1.0, RATE), (0.08, 1764), (1 / RATE, 1), (2.5, 55125)])
+@pytest.mark.parametrize(
+    "duration_s, samples", [(0.0, 0), (1.0, RATE), (0.08, 1764), (1 / RATE, 1), (2.5, 55125)]
+)
 def test_durations_are_exact_to_the_sample(duration_s: float, samples: int) -> None:
     assert len(synth.tone(440.0, duration_s)) == samples
     assert len(synth.silence(duration_s)) == samples
@@ -57,10 +59,12 @@ def test_a_chime_decays_and_a_buzz_does_not() -> None:
 
     chime, buzz = synth.chime(), synth.buzz()
     tenth = RATE // 10
-    assert rms(chime[tenth:2 * tenth]) > 3 * rms(chime[-3 * tenth:-2 * tenth])
+    assert rms(chime[tenth : 2 * tenth]) > 3 * rms(chime[-3 * tenth : -2 * tenth])
     # The buzz beats about 6.6 times a second; over whole beats its loudness holds steady.
     beats = int(RATE * 2 / 6.6)
-    assert rms(buzz[RATE // 50:RATE // 50 + beats]) == pytest.approx(rms(buzz[RATE // 5:RATE // 5 + beats]), rel=0.15)
+    assert rms(buzz[RATE // 50 : RATE // 50 + beats]) == pytest.approx(
+        rms(buzz[RATE // 5 : RATE // 5 + beats]), rel=0.15
+    )
 
 
 def test_bad_arguments() -> None:

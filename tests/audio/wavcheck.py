@@ -28,7 +28,9 @@ def assert_valid_wav(path: Path, *, expected_s: float | None = None, rate: int |
         if rate is not None:
             assert src.getframerate() == rate
         frames = src.getnframes()
-        assert len(src.readframes(frames)) == 2 * frames, "the header promises more frames than the file holds"
+        assert len(src.readframes(frames)) == 2 * frames, (
+            "the header promises more frames than the file holds"
+        )
         duration = frames / src.getframerate()
     assert duration > 0
     assert abs(soxi_duration_s(path) - duration) <= 0.001, path.name

@@ -31,7 +31,9 @@ def events(messages):
 
 
 def ack(seq, verdict="accepted", boot="0a1b2c3d", **extra):
-    return p.node_topic("t1", "red-1", "cmd"), p.encode("cmd", "ack", boot=boot, seq=seq, verdict=verdict, **extra)
+    return p.node_topic("t1", "red-1", "cmd"), p.encode(
+        "cmd", "ack", boot=boot, seq=seq, verdict=verdict, **extra
+    )
 
 
 def test_connect_announces_online_and_hello(node):
@@ -106,8 +108,13 @@ def test_table_state_pauses_sand_and_marks_game_over(node, ms):
     node.on_connect()
     node.flip()
     ms.t += 10_000
-    state = lambda clock: (p.table_state_topic("t1"), p.encode("state", "table", clock=clock, remaining_ms=0,  # noqa: E731
-                                                              length_ms=720000, game="x", time_scale=1))
+
+    def state(clock: str) -> tuple[str, bytes]:
+        payload = p.encode(
+            "state", "table", clock=clock, remaining_ms=0, length_ms=720000, game="x", time_scale=1
+        )
+        return p.table_state_topic("t1"), payload
+
     node.on_message(*state("paused"))
     ms.t += 100_000
     assert node.sand.upper_ms() == 50_000 and node.show() == "paused"

@@ -15,14 +15,17 @@ def test_topics_are_versioned_and_namespaced_by_table():
     assert p.parse_topic("companion/v1/t1/hub/status") == p.Topic("hub-status", "t1")
 
 
-@pytest.mark.parametrize("topic, reason", [
-    ("other/v1/t1/state", "outside the companion namespace"),
-    ("companion/v2/t1/state", "protocol version"),
-    ("companion/v1/T1/state", "invalid table id"),
-    ("companion/v1/t1/node/red+1/event", "invalid node id"),
-    ("companion/v1/t1/node/red-1/bogus", "not part of the protocol"),
-    ("companion/v1/t1/nodes", "not part of the protocol"),
-])
+@pytest.mark.parametrize(
+    "topic, reason",
+    [
+        ("other/v1/t1/state", "outside the companion namespace"),
+        ("companion/v2/t1/state", "protocol version"),
+        ("companion/v1/T1/state", "invalid table id"),
+        ("companion/v1/t1/node/red+1/event", "invalid node id"),
+        ("companion/v1/t1/node/red-1/bogus", "not part of the protocol"),
+        ("companion/v1/t1/nodes", "not part of the protocol"),
+    ],
+)
 def test_topics_outside_the_schema_are_refused(topic, reason):
     with pytest.raises(p.ProtocolError, match=reason):
         p.parse_topic(topic)
@@ -44,18 +47,21 @@ def test_flip_round_trips():
 GOOD_FLIP = {"v": 1, "kind": "flip", "boot": "0a1b2c3d", "seq": 1, "t_ms": 5, "upper_ms": 10, "lower_ms": 0}
 
 
-@pytest.mark.parametrize("change, reason", [
-    ({"v": 2}, '"v": 1'),
-    ({"v": True}, '"v": 1'),
-    ({"kind": "flop"}, "kind 'flop' is unknown"),
-    ({"seq": "1"}, "'seq' must be a non-negative integer"),
-    ({"seq": True}, "'seq' must be a non-negative integer"),
-    ({"seq": 0}, "'seq' must be 1 or more"),
-    ({"t_ms": -1}, "'t_ms' must be a non-negative integer"),
-    ({"upper_ms": 1.5}, "'upper_ms' must be a non-negative integer"),
-    ({"boot": "XYZ"}, "'boot' must be 8 hex digits"),
-    ({"extra": 1}, "unexpected field 'extra'"),
-])
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        ({"v": 2}, '"v": 1'),
+        ({"v": True}, '"v": 1'),
+        ({"kind": "flop"}, "kind 'flop' is unknown"),
+        ({"seq": "1"}, "'seq' must be a non-negative integer"),
+        ({"seq": True}, "'seq' must be a non-negative integer"),
+        ({"seq": 0}, "'seq' must be 1 or more"),
+        ({"t_ms": -1}, "'t_ms' must be a non-negative integer"),
+        ({"upper_ms": 1.5}, "'upper_ms' must be a non-negative integer"),
+        ({"boot": "XYZ"}, "'boot' must be 8 hex digits"),
+        ({"extra": 1}, "unexpected field 'extra'"),
+    ],
+)
 def test_payloads_are_checked_strictly(change, reason):
     data = dict(GOOD_FLIP, **change)
     with pytest.raises(p.ProtocolError, match=reason):

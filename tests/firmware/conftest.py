@@ -73,8 +73,11 @@ class Recorder:
         return [m for m in out if kind is None or m.get("kind") == kind]
 
     def wait_for(self, count: int, suffix: str = "/event", kind: str | None = None, timeout_s: float = 5.0):
-        wait_until(lambda: len(self.payloads(suffix, kind)) >= count, timeout_s=timeout_s,
-                   message=f"{count} {kind or 'any'} message(s) on *{suffix}")
+        wait_until(
+            lambda: len(self.payloads(suffix, kind)) >= count,
+            timeout_s=timeout_s,
+            message=f"{count} {kind or 'any'} message(s) on *{suffix}",
+        )
         return self.payloads(suffix, kind)
 
     def publish(self, topic: str, payload: bytes, retain: bool = False) -> None:

@@ -36,8 +36,10 @@ class FakeBoard:
         self.path = os.ttyname(self._slave)
         node = shutil.which("node") or "node"
         self.proc = subprocess.Popen([node, str(FAKE_BOARD)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self._threads = [threading.Thread(target=self._to_board, daemon=True),
-                         threading.Thread(target=self._from_board, daemon=True)]
+        self._threads = [
+            threading.Thread(target=self._to_board, daemon=True),
+            threading.Thread(target=self._from_board, daemon=True),
+        ]
         for t in self._threads:
             t.start()
 
@@ -74,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     board = FakeBoard()
     failures = 0
     try:
+
         def step(title: str, cmd: list[str], expect: str | None = None) -> str:
             nonlocal failures
             print(f"## {title}\n$ {' '.join(cmd)}", flush=True)
@@ -86,16 +89,41 @@ def main(argv: list[str] | None = None) -> int:
 
         mp = [args.mpremote, "connect", board.path]
         step("the board answers", mp + ["exec", "import sys; print(sys.implementation.name)"], "micropython")
-        step("deploy (umqtt via mip needs the internet, so --no-mip)",
-             [sys.executable, str(REPO / "firmware" / "micropython" / "deploy.py"), "--config", args.config,
-              "--port", board.path, "--mpremote", args.mpremote, "--no-mip"])
+        step(
+            "deploy (umqtt via mip needs the internet, so --no-mip)",
+            [
+                sys.executable,
+                str(REPO / "firmware" / "micropython" / "deploy.py"),
+                "--config",
+                args.config,
+                "--port",
+                board.path,
+                "--mpremote",
+                args.mpremote,
+                "--no-mip",
+            ],
+        )
         step("files on the board", mp + ["fs", "ls", ":lib/companion/core"], "protocol.py")
-        step("the node program imports on the board and checks its config",
-             mp + ["exec", "import nodeapp, config; c = nodeapp.check_config(config.CONFIG); "
-                           "print(nodeapp.FIRMWARE, c['node_id'], c['board'])"], "companion-mpy/1 blue-2 pico-w")
-        step("the shared core runs on the board",
-             mp + ["exec", "from companion.core.node import NodeCore; n = NodeCore('t1', 'blue-2', lambda: 5, "
-                           "'0a1b2c3d'); print(len(n.flip()), n.show())"], "0 offline")
+        step(
+            "the node program imports on the board and checks its config",
+            mp
+            + [
+                "exec",
+                "import nodeapp, config; c = nodeapp.check_config(config.CONFIG); "
+                "print(nodeapp.FIRMWARE, c['node_id'], c['board'])",
+            ],
+            "companion-mpy/1 blue-2 pico-w",
+        )
+        step(
+            "the shared core runs on the board",
+            mp
+            + [
+                "exec",
+                "from companion.core.node import NodeCore; n = NodeCore('t1', 'blue-2', lambda: 5, "
+                "'0a1b2c3d'); print(len(n.flip()), n.show())",
+            ],
+            "0 offline",
+        )
     finally:
         board.close()
     print("all steps passed" if not failures else f"{failures} step(s) failed")

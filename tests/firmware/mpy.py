@@ -20,8 +20,9 @@ def run_checks(script: Path, module_dirs: list[str]) -> set[str]:
     node = shutil.which("node")
     if node is None or not INTERPRETER.exists():
         pytest.fail("MicroPython (WebAssembly) is not installed: run `npm ci` in tests/micropython")
-    result = subprocess.run([node, str(RUNNER), str(script), *module_dirs],
-                            capture_output=True, text=True, timeout=120, cwd=REPO)
+    result = subprocess.run(
+        [node, str(RUNNER), str(script), *module_dirs], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert ", 0 failed" in result.stdout, result.stdout
     return set(re.findall(r"^PASS (\w+)$", result.stdout, re.M))

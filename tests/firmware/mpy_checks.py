@@ -124,9 +124,9 @@ def check_accelerometer_hysteresis():
     cls = OrientationClassifier(axis="az", flip_g=0.7, release_g=0.5, still_g=0.1)
     # tilted 45-60 degrees: nothing yet
     assert cls.classify(0.6, 0.0, 0.8) == UPRIGHT
-    assert cls.classify(0.8, 0.0, 0.6) == UPRIGHT      # 0.6 >= release: still upright
-    assert cls.classify(0.9, 0.0, 0.44) is None        # below release: unclear
-    assert cls.classify(0.8, 0.0, 0.6) is None         # 0.6 < flip_g: not upright again yet
+    assert cls.classify(0.8, 0.0, 0.6) == UPRIGHT  # 0.6 >= release: still upright
+    assert cls.classify(0.9, 0.0, 0.44) is None  # below release: unclear
+    assert cls.classify(0.8, 0.0, 0.6) is None  # 0.6 < flip_g: not upright again yet
     assert cls.classify(0.0, 0.0, -1.0) == INVERTED
     assert cls.classify(0.0, 0.8, -0.6) == INVERTED
 
@@ -134,7 +134,7 @@ def check_accelerometer_hysteresis():
 def check_accelerometer_motion_is_unclear():
     cls = OrientationClassifier(axis="az", still_g=0.05)
     assert cls.classify(0.0, 0.0, 1.0) == UPRIGHT
-    assert cls.classify(0.0, 0.3, 1.3) is None   # knock: 1.33 g
+    assert cls.classify(0.0, 0.3, 1.3) is None  # knock: 1.33 g
     assert cls.classify(0.0, 0.0, 1.0) == UPRIGHT
 
 
@@ -163,7 +163,7 @@ def check_accelerometer_feeds_debouncer():
 def check_sensor_conversions():
     ax, ay, az = adxl345_g(bytes([0x00, 0x01, 0x00, 0xFF, 0x00, 0x00]))
     assert abs(ax - 0.9984) < 1e-6 and abs(ay - (-0.9984)) < 1e-6 and az == 0
-    assert max17048_mv(bytes([0xCD, 0x00])) == 4100   # 0xCD00 * 78.125 uV
+    assert max17048_mv(bytes([0xCD, 0x00])) == 4100  # 0xCD00 * 78.125 uV
     for bad in (b"12345", b"1"):
         try:
             adxl345_g(bad) if len(bad) != 1 else max17048_mv(bad)
@@ -223,13 +223,18 @@ def check_low_battery_overrides_only_calm_patterns():
 
 
 def check_pixels_and_beeps():
-    assert leds.to_pixels([1.0, 0.5, 0.0], colour=(200, 100, 0), brightness=1.0) == [(200, 100, 0), (100, 50, 0),
-                                                                                     (0, 0, 0)]
+    assert leds.to_pixels([1.0, 0.5, 0.0], colour=(200, 100, 0), brightness=1.0) == [
+        (200, 100, 0),
+        (100, 50, 0),
+        (0, 0, 0),
+    ]
     cue = leds.beeps("rejected")
     assert leds.tone_at(cue, 0) == 400 and leds.tone_at(cue, 160) == 0 and leds.tone_at(cue, 300) == 400
     assert leds.tone_at(cue, 10000) == 0 and leds.beeps("running") == []
     assert leds.beeps("empty", "running") == [(1200, 120)]
-    assert leds.beeps("empty", "offline") == [] and leds.beeps("empty", "paused") == []   # reconnecting is silent
+    assert (
+        leds.beeps("empty", "offline") == [] and leds.beeps("empty", "paused") == []
+    )  # reconnecting is silent
     assert leds.beeps("over", "running") == [(800, 400)] and leds.beeps("over", "offline") == []
 
 

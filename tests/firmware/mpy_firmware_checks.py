@@ -22,13 +22,20 @@ from umqtt import simple  # noqa: E402
 from companion.core import leds, protocol, serial_lines  # noqa: E402
 
 BOOT = "0a1b2c3d"
-TILT = 14           # pico-w tilt pin (pins.csv)
+TILT = 14  # pico-w tilt pin (pins.csv)
 STATUS = (18, 19, 20)
 
 
 def _cfg(**kw):
-    raw = {"node_id": "blue-2", "table": "t1", "board": "pico-w", "wifi_ssid": "net", "wifi_password": "pw",
-           "broker_host": "10.0.0.1", "sand_ms": 8000}
+    raw = {
+        "node_id": "blue-2",
+        "table": "t1",
+        "board": "pico-w",
+        "wifi_ssid": "net",
+        "wifi_password": "pw",
+        "broker_host": "10.0.0.1",
+        "sand_ms": 8000,
+    }
     raw.update(kw)
     return nodeapp.check_config(raw)
 
@@ -56,6 +63,7 @@ def _wifi_app(ms, **kw):
 
     def link_factory(core):
         return nodeapp.MqttLink(core, cfg, sta, board.mqtt_client, lambda: 1.0)
+
     return nodeapp.App(cfg, b, link_factory, ms, BOOT), sta
 
 
@@ -81,8 +89,12 @@ def _status_rgb():
 def check_config_defaults():
     cfg = _cfg()
     assert cfg["tilt_rest_ms"] == 150 and cfg["link"] == "wifi" and cfg["broker_port"] == 1883
-    assert nodeapp.check_config({"node_id": "u1", "table": "t", "board": "pico-usb", "link": "serial"})["sand_ms"] \
+    assert (
+        nodeapp.check_config({"node_id": "u1", "table": "t", "board": "pico-usb", "link": "serial"})[
+            "sand_ms"
+        ]
         == 60000
+    )
 
 
 def check_config_errors():
@@ -113,9 +125,9 @@ def check_config_errors():
 def check_backoff_doubles_up_to_the_cap():
     waits = [nodeapp.backoff_ms(n, 1000, 30000) for n in range(0, 8)]
     assert waits == [0, 1000, 2000, 4000, 8000, 16000, 30000, 30000], waits
-    assert nodeapp.backoff_ms(3, 1000, 30000, rand=0.0) == 2000      # jitter spreads over the upper half
+    assert nodeapp.backoff_ms(3, 1000, 30000, rand=0.0) == 2000  # jitter spreads over the upper half
     assert nodeapp.backoff_ms(3, 1000, 30000, rand=0.5) == 3000
-    assert nodeapp.backoff_ms(60, 1000, 30000) == 30000                # no overflow after a long night
+    assert nodeapp.backoff_ms(60, 1000, 30000) == 30000  # no overflow after a long night
 
 
 def check_ticks_clock_survives_wrap():
@@ -124,9 +136,10 @@ def check_ticks_clock_survives_wrap():
 
     def ticks_diff(a, b):
         return ((a - b + period // 2) % period) - period // 2
+
     clock = nodeapp.TicksClock(lambda: now["t"], ticks_diff)
     assert clock() == 0
-    now["t"] = (period - 5 + 20) % period   # wrapped to 15
+    now["t"] = (period - 5 + 20) % period  # wrapped to 15
     assert clock() == 20
     now["t"] = 515
     assert clock() == 520
@@ -136,19 +149,19 @@ def check_board_pins_and_battery():
     _fresh()
     b = board.Board("esp32")
     assert b.pins["tilt"] == 27 and b.pins["neopixel"] == 18 and b.pins["status"] == (25, 26, 33)
-    machine.set_adc(34, 1900000)             # 1.9 V at the divider
+    machine.set_adc(34, 1900000)  # 1.9 V at the divider
     assert b.battery_mv() == 3800
     _fresh()
     b = board.Board("pico-w", {"tilt": 13})
     assert b.pins["tilt"] == 13 and b.pins["buzzer"] == 15
     machine.set_adc(3, 26000)
-    assert b.battery_mv() == 3927             # VSYS/3 on ADC3
+    assert b.battery_mv() == 3927  # VSYS/3 on ADC3
     assert board.Board("pico-usb").battery_mv() is None
     machine.set_adc(3, 100)
-    assert b.battery_mv() is None              # under 1 V: no cell on the divider
+    assert b.battery_mv() is None  # under 1 V: no cell on the divider
     assert board.esp32_battery_mv(2100000) == 4200 and board.picow_battery_mv(65535) == 9900
     machine.drive(13, 0)
-    assert b.tilt() == 1                       # the ball closes the switch: input pulled low
+    assert b.tilt() == 1  # the ball closes the switch: input pulled low
     machine.drive(13, 1)
     assert b.tilt() == 0
     assert len(board.boot_id()) == 8
@@ -159,22 +172,25 @@ def check_flip_offline_is_buffered_then_delivered_in_order():
     app, sta = _wifi_app(ms)
     _run(app, ms, 1100)
     assert app.pattern == "offline" and sta.connects == ["net"]
-    machine.drive(TILT, 0)                     # turned over
+    machine.drive(TILT, 0)  # turned over
     _run(app, ms, 1300)
     assert app.core.seq == 1 and len(app.core.outbox) == 1 and simple.broker["published"] == []
     strip = neopixel.strips[-1]
-    assert strip.shown[7] != (0, 0, 0)       # the sand runs on the node while offline
+    assert strip.shown[7] != (0, 0, 0)  # the sand runs on the node while offline
     network.state["reachable"] = True
     simple.broker["up"] = True
-    _run(app, ms, 1400)                        # Wi-Fi is back: MQTT connects on the next pass
+    _run(app, ms, 1400)  # Wi-Fi is back: MQTT connects on the next pass
     assert app.link.is_up(), (app.link.attempts, app.link.next_try_ms)
     kinds = [(ch, kind) for ch, kind, retain, qos in _published()]
     assert kinds[:3] == [("status", "online"), ("event", "hello"), ("event", "flip")], kinds
     assert _published("online")[0][2] is True and all(q == 1 for _, _, _, q in _published())
     client = simple.broker["clients"][-1]
     assert client.will[0].endswith("/node/blue-2/status") and client.will[2] is True
-    assert [t for t, q in client.subscriptions] == [protocol.node_topic("t1", "blue-2", "cmd"),
-                                                    protocol.table_state_topic("t1"), protocol.hub_status_topic("t1")]
+    assert [t for t, q in client.subscriptions] == [
+        protocol.node_topic("t1", "blue-2", "cmd"),
+        protocol.table_state_topic("t1"),
+        protocol.hub_status_topic("t1"),
+    ]
 
 
 def check_wifi_retries_back_off():
@@ -184,7 +200,7 @@ def check_wifi_retries_back_off():
     # each attempt waits 15 s for Wi-Fi, then 1 s, 2 s, 4 s, 4 s ... before the next
     assert len(sta.connects) == 5, len(sta.connects)
     assert app.link.attempts == 4 and not app.link.is_up()
-    assert sta.disconnects == 4                # each timed-out attempt is stopped before the next
+    assert sta.disconnects == 4  # each timed-out attempt is stopped before the next
 
 
 def check_broker_drop_reconnects_and_resends():
@@ -195,7 +211,7 @@ def check_broker_drop_reconnects_and_resends():
     simple.broker["up"] = True
     _run(app, ms, 1100)
     assert app.link.is_up() and app.pattern == "empty"
-    simple.broker["up"] = False                # the broker restarts
+    simple.broker["up"] = False  # the broker restarts
     machine.drive(TILT, 0)
     _run(app, ms, 1400)
     assert not app.link.is_up() and app.pattern == "offline" and len(app.core.outbox) == 1
@@ -219,7 +235,7 @@ def check_ack_from_hub_shows_accepted():
     _run(app, ms, 1310)
     assert app.core.outbox == [] and app.pattern == "accepted"
     assert _status_rgb() == (0.0, 1.0, 0.0)
-    assert machine.pwm(15).duty_u16() == 32768 and machine.pwm(15).freq() == 2000   # the accept beep
+    assert machine.pwm(15).duty_u16() == 32768 and machine.pwm(15).freq() == 2000  # the accept beep
     _run(app, ms, 1400)
     assert machine.pwm(15).duty_u16() == 0
     _run(app, ms, 2900)
@@ -233,20 +249,24 @@ def check_bar_pixels_drain():
     strip = neopixel.strips[-1]
     writes = strip.writes
     _run(app, ms, 1050)
-    assert strip.writes == writes              # an unchanged frame is not sent again
+    assert strip.writes == writes  # an unchanged frame is not sent again
     machine.drive(TILT, 0)
-    _run(app, ms, 1210)                        # the change is seen at 1060, the flip counts at 1210
+    _run(app, ms, 1210)  # the change is seen at 1060, the flip counts at 1210
     assert app.core.seq == 1
     # the sand runs from the turn at 1060: seven LEDs full, the top one a little dimmer
     assert strip.shown[:7] == [(255, 120, 0)] * 7 and (0, 0, 0) < strip.shown[7] < (255, 120, 0)
-    _run(app, ms, 1060 + 1500)                 # 6.5 of 8 LEDs of sand left
-    assert strip.shown[:6] == [(255, 120, 0)] * 6 and strip.shown[6] == (128, 60, 0) and strip.shown[7] == (0, 0, 0)
+    _run(app, ms, 1060 + 1500)  # 6.5 of 8 LEDs of sand left
+    assert (
+        strip.shown[:6] == [(255, 120, 0)] * 6
+        and strip.shown[6] == (128, 60, 0)
+        and strip.shown[7] == (0, 0, 0)
+    )
 
 
 def check_low_battery_and_heartbeat_voltage():
     ms = Ms()
     app, sta = _wifi_app(ms, heartbeat_ms=1000)
-    machine.set_adc(3, 22000)                  # 3.3 V
+    machine.set_adc(3, 22000)  # 3.3 V
     app._next_battery = 0
     network.state["reachable"] = True
     simple.broker["up"] = True
@@ -262,10 +282,10 @@ def check_lightsleep_only_offline_when_allowed():
     assert app.step() == (nodeapp.LIGHTSLEEP_MS, True)
     machine.drive(TILT, 0)
     ms.t += 10
-    assert app.step() == (nodeapp.POLL_MS, False)      # a flip is pending: keep sampling fast
+    assert app.step() == (nodeapp.POLL_MS, False)  # a flip is pending: keep sampling fast
     ms2 = Ms()
     app2, sta2 = _wifi_app(ms2)
-    assert app2.step() == (nodeapp.POLL_MS, False)     # not allowed by config
+    assert app2.step() == (nodeapp.POLL_MS, False)  # not allowed by config
     app2.board.idle(5, True)
     assert machine.sleeps == [5]
 
@@ -279,8 +299,9 @@ def check_main_loop_survives_a_failing_pass():
     def flaky_tilt():
         calls["n"] += 1
         if calls["n"] == 2:
-            raise OSError(5)   # EIO from a loose wire, once
+            raise OSError(5)  # EIO from a loose wire, once
         return real_tilt()
+
     app.board.tilt = flaky_tilt
     idles = []
     app.board.idle = lambda ms_, deep: idles.append(ms_)
@@ -309,26 +330,37 @@ def check_serial_link_round_trip():
     _fresh()
     ms = Ms()
     port = FakePort()
-    cfg = nodeapp.check_config({"node_id": "u1", "table": "t1", "board": "pico-usb", "link": "serial",
-                                "sand_ms": 8000})
+    cfg = nodeapp.check_config(
+        {"node_id": "u1", "table": "t1", "board": "pico-usb", "link": "serial", "sand_ms": 8000}
+    )
     b = board.Board("pico-usb")
     app = nodeapp.App(cfg, b, lambda core: nodeapp.SerialLink(core, port), ms, BOOT)
     _run(app, ms, 2500)
-    assert port.lines() == [{"link": "hello", "node": "u1"}] * 2     # once a second while the link is down
+    assert port.lines() == [{"link": "hello", "node": "u1"}] * 2  # once a second while the link is down
     machine.drive(TILT, 0)
-    _run(app, ms, 2700)                        # flipped while the link is down: kept in the outbox
+    _run(app, ms, 2700)  # flipped while the link is down: kept in the outbox
     port.incoming.append(b'{"link": "up"}')
     _run(app, ms, 2710)
     lines = port.lines()
     assert [(x["ch"], x["node"], x["msg"]["kind"]) for x in lines] == [
-        ("status", "u1", "online"), ("event", "u1", "hello"), ("event", "u1", "flip")]
+        ("status", "u1", "online"),
+        ("event", "u1", "hello"),
+        ("event", "u1", "flip"),
+    ]
     assert lines[1]["msg"]["node_kind"] == "serial"
-    port.incoming.append(('{"ch": "cmd", "msg": ' + protocol.encode("cmd", "ack", boot=BOOT, seq=1,
-                                                                    verdict="rejected").decode() + "}").encode())
+    port.incoming.append(
+        (
+            '{"ch": "cmd", "msg": '
+            + protocol.encode("cmd", "ack", boot=BOOT, seq=1, verdict="rejected").decode()
+            + "}"
+        ).encode()
+    )
     port.incoming.append(b"garbage")
     _run(app, ms, 2720)
     assert app.core.outbox == [] and app.pattern == "rejected" and app.link.bad_lines == 1
-    state = protocol.encode("state", "table", clock="paused", remaining_ms=1, length_ms=2, game="g", time_scale=1)
+    state = protocol.encode(
+        "state", "table", clock="paused", remaining_ms=1, length_ms=2, game="g", time_scale=1
+    )
     port.incoming.append(b'{"ch": "state", "msg": ' + state + b"}")
     _run(app, ms, 2730)
     assert app.core.sand.is_paused()
@@ -339,7 +371,9 @@ def check_serial_link_round_trip():
 
 
 def check_serial_node_line_format():
-    line = serial_lines.node_line("u1", protocol.node_topic("t1", "u1", "status"), protocol.status_payload(True))
+    line = serial_lines.node_line(
+        "u1", protocol.node_topic("t1", "u1", "status"), protocol.status_payload(True)
+    )
     assert json.loads(line) == {"ch": "status", "node": "u1", "msg": {"v": 1, "kind": "online"}}
     assert line.endswith(b"\n") and line.count(b"\n") == 1
 

@@ -14,8 +14,9 @@ from tests.firmware.conftest import REPO
 
 def _tool():
     if "tilt_calibration" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("tilt_calibration",
-                                                      REPO / "hardware" / "tools" / "tilt_calibration.py")
+        spec = importlib.util.spec_from_file_location(
+            "tilt_calibration", REPO / "hardware" / "tools" / "tilt_calibration.py"
+        )
         module = importlib.util.module_from_spec(spec)
         sys.modules["tilt_calibration"] = module  # its dataclasses look themselves up there
         spec.loader.exec_module(module)
@@ -45,7 +46,9 @@ def _node_flips(samples, rest_ms):
 def test_node_rule_equals_the_calibration_rule(recording, rest_ms):
     tool = _tool()
     samples = _samples(recording)
-    reference = tool.detect_flips(samples, tool.Settings(tilt_debounce_ms=min(30, rest_ms), tilt_rest_ms=rest_ms))
+    reference = tool.detect_flips(
+        samples, tool.Settings(tilt_debounce_ms=min(30, rest_ms), tilt_rest_ms=rest_ms)
+    )
     assert _node_flips(samples, rest_ms) == reference
 
 

@@ -14,10 +14,21 @@ _spec = importlib.util.spec_from_file_location("deploy", MPY / "deploy.py")
 deploy = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(deploy)
 
-BOARD_FILES = ["board.py", "boot.py", "config.py", "lib/companion/__init__.py", "lib/companion/core/__init__.py",
-               "lib/companion/core/debounce.py", "lib/companion/core/leds.py", "lib/companion/core/node.py",
-               "lib/companion/core/protocol.py", "lib/companion/core/sand.py", "lib/companion/core/serial_lines.py",
-               "main.py", "nodeapp.py"]
+BOARD_FILES = [
+    "board.py",
+    "boot.py",
+    "config.py",
+    "lib/companion/__init__.py",
+    "lib/companion/core/__init__.py",
+    "lib/companion/core/debounce.py",
+    "lib/companion/core/leds.py",
+    "lib/companion/core/node.py",
+    "lib/companion/core/protocol.py",
+    "lib/companion/core/sand.py",
+    "lib/companion/core/serial_lines.py",
+    "main.py",
+    "nodeapp.py",
+]
 
 
 def _commands(out: str) -> list[list[str]]:
@@ -25,8 +36,20 @@ def _commands(out: str) -> list[list[str]]:
 
 
 def test_dry_run_wifi_node(capsys, tmp_path):
-    assert deploy.main(["--config", str(MPY / "config.example.py"), "--port", "/dev/ttyACM0", "--dry-run",
-                        "--stage-dir", str(tmp_path / "stage")]) == 0
+    assert (
+        deploy.main(
+            [
+                "--config",
+                str(MPY / "config.example.py"),
+                "--port",
+                "/dev/ttyACM0",
+                "--dry-run",
+                "--stage-dir",
+                str(tmp_path / "stage"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert out.startswith("node blue-2 (pico-w, link wifi): 13 files staged in ")
     steps = _commands(out)
@@ -36,12 +59,15 @@ def test_dry_run_wifi_node(capsys, tmp_path):
     assert [v[1] for v in verbs[2:5]] == [
         'import os; os.mkdir("/lib") if "lib" not in os.listdir("/") else None',
         'import os; os.mkdir("/lib/companion") if "companion" not in os.listdir("/lib") else None',
-        'import os; os.mkdir("/lib/companion/core") if "core" not in os.listdir("/lib/companion") else None']
+        'import os; os.mkdir("/lib/companion/core") if "core" not in os.listdir("/lib/companion") else None',
+    ]
     copies = [v for v in verbs if v[:2] == ["fs", "cp"]]
     assert [v[3] for v in copies] == [":" + f for f in BOARD_FILES]
     staged = copies[0][2].rsplit("/", 1)[0]
     assert staged == str(tmp_path / "stage")
-    assert (REPO / "companion" / "core" / "node.py").read_text() in open(f"{staged}/lib/companion/core/node.py").read()
+    assert (REPO / "companion" / "core" / "node.py").read_text() in open(
+        f"{staged}/lib/companion/core/node.py"
+    ).read()
     assert open(f"{staged}/lib/companion/__init__.py").read() == ""
     assert verbs[-1] == ["reset"] and len(steps) == 2 + 3 + 13 + 1
 
@@ -51,18 +77,27 @@ def test_serial_node_needs_no_umqtt(tmp_path, capsys):
     config.write_text('CONFIG = {"node_id": "u1", "table": "t", "board": "pico-usb", "link": "serial"}\n')
     assert deploy.main(["--config", str(config), "--dry-run", "--stage-dir", str(tmp_path / "stage")]) == 0
     steps = _commands(capsys.readouterr().out)
-    assert not any("mip" in s for s in steps) and steps[0][:2] == ["mpremote", "exec"] and len(steps) == 3 + 13 + 1
+    assert (
+        not any("mip" in s for s in steps)
+        and steps[0][:2] == ["mpremote", "exec"]
+        and len(steps) == 3 + 13 + 1
+    )
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("CONFIG = {", "is not valid Python: line 1"),
-    ("SETTINGS = {}", "defines no CONFIG"),
-    ("CONFIG = dict(a=1)", "CONFIG must be a plain dict of literals"),
-    ("CONFIG = [1]", "CONFIG must be a dict"),
-    ('CONFIG = {"node_id": "u1", "table": "t", "board": "pico-usb"}', "a pico-usb board has no Wi-Fi"),
-    ('CONFIG = {"node_id": "u1", "table": "t", "board": "pico-w", "link": "serial", "tilt_rest_ms": 500}',
-     "tilt_rest_ms must be a whole number from 1 to 190"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("CONFIG = {", "is not valid Python: line 1"),
+        ("SETTINGS = {}", "defines no CONFIG"),
+        ("CONFIG = dict(a=1)", "CONFIG must be a plain dict of literals"),
+        ("CONFIG = [1]", "CONFIG must be a dict"),
+        ('CONFIG = {"node_id": "u1", "table": "t", "board": "pico-usb"}', "a pico-usb board has no Wi-Fi"),
+        (
+            'CONFIG = {"node_id": "u1", "table": "t", "board": "pico-w", "link": "serial", "tilt_rest_ms": 500}',
+            "tilt_rest_ms must be a whole number from 1 to 190",
+        ),
+    ],
+)
 def test_bad_config_is_refused_before_flashing(tmp_path, capsys, text, reason):
     config = tmp_path / "bad.py"
     config.write_text(text + "\n")
@@ -72,15 +107,28 @@ def test_bad_config_is_refused_before_flashing(tmp_path, capsys, text, reason):
 
 
 def test_missing_mpremote_is_named(capsys):
-    assert deploy.main(["--config", str(MPY / "config.example.py"), "--mpremote", "/nonexistent/mpremote"]) == 2
+    assert (
+        deploy.main(["--config", str(MPY / "config.example.py"), "--mpremote", "/nonexistent/mpremote"]) == 2
+    )
     assert "not found: pip install mpremote" in capsys.readouterr().err
 
 
 def test_failed_step_stops_the_deploy(tmp_path, capsys):
     fake = tmp_path / "mpremote"
-    fake.write_text("#!/bin/sh\necho \"$@\" >> " + str(tmp_path / "calls") + "\nexit 1\n")
+    fake.write_text('#!/bin/sh\necho "$@" >> ' + str(tmp_path / "calls") + "\nexit 1\n")
     fake.chmod(0o755)
-    assert deploy.main(["--config", str(MPY / "config.example.py"), "--mpremote", str(fake),
-                        "--stage-dir", str(tmp_path / "stage")]) == 1
+    assert (
+        deploy.main(
+            [
+                "--config",
+                str(MPY / "config.example.py"),
+                "--mpremote",
+                str(fake),
+                "--stage-dir",
+                str(tmp_path / "stage"),
+            ]
+        )
+        == 1
+    )
     assert (tmp_path / "calls").read_text() == "mip install umqtt.simple\n"
     assert "is the board plugged in" in capsys.readouterr().err

@@ -38,15 +38,21 @@ def test_hub_does_not_care_which_kind_of_node(mosquitto, table_id, mock_pins, tm
         import nodeapp
     finally:
         sys.path.remove(str(REPO / "firmware" / "micropython"))
-    options = RunOptions(hub=HubConfig(table=table_id, players=1, timers=2), broker_url=str(mosquitto.address),
-                         http_port=None, simulate=False)
+    options = RunOptions(
+        hub=HubConfig(table=table_id, players=1, timers=2),
+        broker_url=str(mosquitto.address),
+        http_port=None,
+        simulate=False,
+    )
     table = Table(options).start()
     ms = Ms()
-    pi = PiNode(PiNodeConfig(node_id="red-1", table=table_id, broker=mosquitto.address), clock=ms,
-                boot_id="0a1b2c3d").start()
+    pi = PiNode(
+        PiNodeConfig(node_id="red-1", table=table_id, broker=mosquitto.address), clock=ms, boot_id="0a1b2c3d"
+    ).start()
     usb = FakeUsbNode(tmp_path / "usb-pico")
-    bridge = SerialBridge(table_id, mosquitto.address, ports=[str(usb.link)], reopen_s=0.05,
-                          link_every_s=0.2).start()
+    bridge = SerialBridge(
+        table_id, mosquitto.address, ports=[str(usb.link)], reopen_s=0.05, link_every_s=0.2
+    ).start()
     serial_core = NodeCore("usb", "red-2", ms, "0b1c2d3e", node_kind="serial", firmware=nodeapp.FIRMWARE)
     link = nodeapp.SerialLink(serial_core, PtyPort(usb.master))
 
@@ -61,12 +67,14 @@ def test_hub_does_not_care_which_kind_of_node(mosquitto, table_id, mock_pins, tm
 
     try:
         spin(lambda: serial_core.connected and pi.connected.is_set(), "both nodes connected")
-        wait_until(lambda: all(n["online"] for n in _api(table, "/api/state")["nodes"]), message="nodes online")
+        wait_until(
+            lambda: all(n["online"] for n in _api(table, "/api/state")["nodes"]), message="nodes online"
+        )
         assert {n["node"] for n in _api(table, "/api/state")["nodes"]} == {"red-1", "red-2"}
         _api(table, "/api/clock/start", "POST")
         ms.t += 1000
-        mock_pins.pin(17).drive_low()          # the Pi node is turned over
-        link.publish(serial_core.flip())       # and the USB node
+        mock_pins.pin(17).drive_low()  # the Pi node is turned over
+        link.publish(serial_core.flip())  # and the USB node
         spin(lambda: pi.core.last_verdict and serial_core.last_verdict, "both verdicts")
         assert (pi.core.last_verdict, serial_core.last_verdict) == ("accepted", "accepted")
         assert pi.core.outbox == [] and serial_core.outbox == []

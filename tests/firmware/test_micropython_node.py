@@ -20,7 +20,9 @@ from tests.firmware import mpy_firmware_checks  # noqa: E402
 MODULE_DIRS = ["companion/core", "firmware/micropython", "tests/firmware/fakes", "tests/firmware/fakes/umqtt"]
 
 
-@pytest.mark.parametrize("name, check", mpy_firmware_checks.checks(), ids=[n for n, _ in mpy_firmware_checks.checks()])
+@pytest.mark.parametrize(
+    "name, check", mpy_firmware_checks.checks(), ids=[n for n, _ in mpy_firmware_checks.checks()]
+)
 def test_check_under_cpython(name, check):
     check()
 

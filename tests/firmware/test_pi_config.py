@@ -49,33 +49,44 @@ def test_credentials_from_url_and_password_file(tmp_path):
     secret = tmp_path / "node.secret"
     secret.write_text("s3cret\n")
     path = tmp_path / "node.toml"
-    path.write_text(MINIMAL.replace('url = "mqtt://hub.local"',
-                                    f'url = "mqtt://red:x@hub.local:1884"\npassword_file = "{secret}"'))
+    path.write_text(
+        MINIMAL.replace(
+            'url = "mqtt://hub.local"', f'url = "mqtt://red:x@hub.local:1884"\npassword_file = "{secret}"'
+        )
+    )
     cfg = load_config(path)
     assert (cfg.broker.username, cfg.broker.password, cfg.broker.port) == ("red", "s3cret", 1884)
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("[node\n", "not valid TOML"),
-    ('[broker]\nurl = "mqtt://h"\n', "needs a [node] table"),
-    ('[node]\nid = "red-1"\n[broker]\nurl = "mqtt://h"\n', "[node] needs table"),
-    ('[node]\nid = "Red 1"\ntable = "t"\n[broker]\nurl = "mqtt://h"\n', "node id 'Red 1' must be"),
-    ('[node]\nid = "r"\ntable = "t"\n', "[broker] needs url"),
-    ('[node]\nid = "r"\ntable = "t"\n[broker]\nurl = "http://h"\n', "must start with mqtt://"),
-    (MINIMAL + "[pins]\ntilt = 40\n", "[pins] tilt must be a BCM GPIO number 0-27, not 40"),
-    (MINIMAL + "[pins]\ntilt = 5\n", "use one GPIO twice"),
-    (MINIMAL + "[pins]\nstatus = [1, 2]\n", "status must list 3 pins"),
-    (MINIMAL + '[pins]\nbar = "5,6"\n', "[pins] bar must be list, not str"),
-    (MINIMAL + "[tilt]\ntilt_rest_ms = 300\n", "tilt_rest_ms = 300 must be 1-190 ms"),
-    (MINIMAL + "[tilt]\ntilt_rest_ms = true\n", "tilt_rest_ms must be int, not true/false"),
-    (MINIMAL + "[tilt]\ntilt_debounce_ms = 100\ntilt_rest_ms = 50\n", "must not be longer than tilt_rest_ms"),
-    (MINIMAL + '[tilt]\naccel_axis = "z"\n', 'accel_axis must be "ax", "ay" or "az"'),
-    (MINIMAL + "[tilt]\ndebounce = 3\n", "unknown key 'debounce' in [tilt]"),
-    (MINIMAL + "[wifi]\nssid = 'x'\n", "unknown section [wifi]"),
-    (MINIMAL.replace("[node]\n", "[node]\nsand_s = 0\n"), "sand_s = 0.0 must be between 1 and 86400"),
-    (MINIMAL.replace('url = "mqtt://hub.local"', 'url = "mqtt://h"\npassword_file = "/nonexistent/x"'),
-     "password_file '/nonexistent/x' cannot be read"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("[node\n", "not valid TOML"),
+        ('[broker]\nurl = "mqtt://h"\n', "needs a [node] table"),
+        ('[node]\nid = "red-1"\n[broker]\nurl = "mqtt://h"\n', "[node] needs table"),
+        ('[node]\nid = "Red 1"\ntable = "t"\n[broker]\nurl = "mqtt://h"\n', "node id 'Red 1' must be"),
+        ('[node]\nid = "r"\ntable = "t"\n', "[broker] needs url"),
+        ('[node]\nid = "r"\ntable = "t"\n[broker]\nurl = "http://h"\n', "must start with mqtt://"),
+        (MINIMAL + "[pins]\ntilt = 40\n", "[pins] tilt must be a BCM GPIO number 0-27, not 40"),
+        (MINIMAL + "[pins]\ntilt = 5\n", "use one GPIO twice"),
+        (MINIMAL + "[pins]\nstatus = [1, 2]\n", "status must list 3 pins"),
+        (MINIMAL + '[pins]\nbar = "5,6"\n', "[pins] bar must be list, not str"),
+        (MINIMAL + "[tilt]\ntilt_rest_ms = 300\n", "tilt_rest_ms = 300 must be 1-190 ms"),
+        (MINIMAL + "[tilt]\ntilt_rest_ms = true\n", "tilt_rest_ms must be int, not true/false"),
+        (
+            MINIMAL + "[tilt]\ntilt_debounce_ms = 100\ntilt_rest_ms = 50\n",
+            "must not be longer than tilt_rest_ms",
+        ),
+        (MINIMAL + '[tilt]\naccel_axis = "z"\n', 'accel_axis must be "ax", "ay" or "az"'),
+        (MINIMAL + "[tilt]\ndebounce = 3\n", "unknown key 'debounce' in [tilt]"),
+        (MINIMAL + "[wifi]\nssid = 'x'\n", "unknown section [wifi]"),
+        (MINIMAL.replace("[node]\n", "[node]\nsand_s = 0\n"), "sand_s = 0.0 must be between 1 and 86400"),
+        (
+            MINIMAL.replace('url = "mqtt://hub.local"', 'url = "mqtt://h"\npassword_file = "/nonexistent/x"'),
+            "password_file '/nonexistent/x' cannot be read",
+        ),
+    ],
+)
 def test_broken_config_names_file_and_reason(tmp_path, text, reason):
     path = tmp_path / "node.toml"
     path.write_text(text)
@@ -101,8 +112,13 @@ def test_entry_point_checks_config(capsys, tmp_path):
 
 
 def test_entry_point_runs_as_module():
-    result = subprocess.run([sys.executable, "-m", "companion_node_pi", "--help"], cwd=PI, capture_output=True,
-                            text=True, timeout=30)
+    result = subprocess.run(
+        [sys.executable, "-m", "companion_node_pi", "--help"],
+        cwd=PI,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert result.returncode == 0 and "--calibrate SECONDS" in result.stdout
 
 
@@ -125,18 +141,28 @@ def test_systemd_unit_runs_the_node_and_restarts(tmp_path):
 
 def test_calibration_mode_streams_what_the_calibration_tool_reads(tmp_path):
     """``--calibrate`` output goes straight into hardware/tools/tilt_calibration.py."""
-    spec = importlib.util.spec_from_file_location("tilt_calibration",
-                                                  REPO / "hardware" / "tools" / "tilt_calibration.py")
+    spec = importlib.util.spec_from_file_location(
+        "tilt_calibration", REPO / "hardware" / "tools" / "tilt_calibration.py"
+    )
     tool = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("tilt_calibration", tool)  # its dataclasses look themselves up there
     spec.loader.exec_module(sys.modules["tilt_calibration"])
     tool = sys.modules["tilt_calibration"]
-    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", GPIOZERO_MOCK_PIN_CLASS="mockpwmpin",
-               PYTHONPATH=os.pathsep.join([str(PI), str(REPO)]))
-    result = subprocess.run([sys.executable, "-m", "companion_node_pi", "--config", str(EXAMPLE), "--calibrate", "0.2"],
-                            env=env, capture_output=True, text=True, timeout=30)
+    env = dict(
+        os.environ,
+        GPIOZERO_PIN_FACTORY="mock",
+        GPIOZERO_MOCK_PIN_CLASS="mockpwmpin",
+        PYTHONPATH=os.pathsep.join([str(PI), str(REPO)]),
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "companion_node_pi", "--config", str(EXAMPLE), "--calibrate", "0.2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert result.returncode == 0, result.stderr
     samples = tool.parse_recording(result.stdout, "calibrate")
-    assert len(samples) >= 5 and all(s["tilt"] == 0 for s in samples)   # pull-up, switch open
+    assert len(samples) >= 5 and all(s["tilt"] == 0 for s in samples)  # pull-up, switch open
     gaps = [b["t_ms"] - a["t_ms"] for a, b in zip(samples, samples[1:], strict=False)]
-    assert all(5 <= g <= 60 for g in gaps), gaps                        # about one sample per 10 ms
+    assert all(5 <= g <= 60 for g in gaps), gaps  # about one sample per 10 ms

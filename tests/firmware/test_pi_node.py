@@ -80,11 +80,11 @@ def test_knock_and_slide_are_not_flips(started, mock_pins, ms):
     node, rec = started
     pin = mock_pins.pin(TILT)
     ms.t = 2000
-    pin.drive_low()          # knock: the ball jumps for 30 ms
+    pin.drive_low()  # knock: the ball jumps for 30 ms
     _steps(node, ms, 2030)
     pin.drive_high()
     _steps(node, ms, 3000)
-    pin.drive_low()          # slide: 140 ms, still inside the rest window
+    pin.drive_low()  # slide: 140 ms, still inside the rest window
     _steps(node, ms, 3140)
     pin.drive_high()
     assert _steps(node, ms, 4000) == []
@@ -97,7 +97,7 @@ def test_leds_drain_and_show_verdicts_over_time(started, mock_pins, ms):
     node, rec = started
     pin = mock_pins.pin(TILT)
     assert node.step() == "empty" and _bar(mock_pins) == [0.0] * 8
-    assert mock_pins.pin(BUZZER).frequency is None   # the first frame makes no sound
+    assert mock_pins.pin(BUZZER).frequency is None  # the first frame makes no sound
     ms.t = 10_000
     pin.drive_low()
     flips = _steps(node, ms, 10_150)
@@ -109,8 +109,10 @@ def test_leds_drain_and_show_verdicts_over_time(started, mock_pins, ms):
     _steps(node, ms, 11_650)
     assert _bar(mock_pins) == [1.0] * 6 + [0.35, 0.0]
     # the hub accepts the flip: bright green and a short beep, then back to running after 1.5 s
-    rec.publish(protocol.node_topic(node.config.table, "pi-1", "cmd"),
-                protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="accepted"))
+    rec.publish(
+        protocol.node_topic(node.config.table, "pi-1", "cmd"),
+        protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="accepted"),
+    )
     wait_until(lambda: node.core.last_verdict == "accepted", message="the ack")
     _steps(node, ms, 11_660)
     assert node.pattern == "accepted" and _rgb(mock_pins) == leds.GREEN
@@ -172,8 +174,9 @@ def test_events_made_offline_go_out_after_hello(mosquitto, table_id, mock_pins, 
 
 def test_low_battery_shows_and_is_reported(mosquitto, table_id, mock_pins, ms, recorder_factory):
     rec = recorder_factory(protocol.table_prefix(table_id) + "/node/pi-1/event")
-    node = PiNode(_config(mosquitto, table_id, heartbeat_s=1.0), clock=ms, boot_id="0a1b2c3d",
-                  battery=lambda: 3420).start()
+    node = PiNode(
+        _config(mosquitto, table_id, heartbeat_s=1.0), clock=ms, boot_id="0a1b2c3d", battery=lambda: 3420
+    ).start()
     try:
         assert node.connected.wait(5)
         assert _steps(node, ms, 2100) == []
@@ -187,14 +190,15 @@ def test_low_battery_shows_and_is_reported(mosquitto, table_id, mock_pins, ms, r
 def test_accelerometer_orientation_drives_flips(mosquitto, table_id, mock_pins, ms):
     readings = {"now": (0.0, 0.0, 1.0)}
     tilt = TiltSettings(accel_axis="az", accel_still_g=0.1)
-    node = PiNode(_config(mosquitto, table_id, tilt=tilt), clock=ms, boot_id="0a1b2c3d",
-                  accel=lambda: readings["now"])
+    node = PiNode(
+        _config(mosquitto, table_id, tilt=tilt), clock=ms, boot_id="0a1b2c3d", accel=lambda: readings["now"]
+    )
     try:
         _steps(node, ms, 1500)
-        readings["now"] = (0.0, 0.4, 1.5)    # knocked: not still, no answer
+        readings["now"] = (0.0, 0.4, 1.5)  # knocked: not still, no answer
         _steps(node, ms, 1600)
-        readings["now"] = (0.0, 0.0, -1.0)   # upside down and still
-        mock_pins.pin(TILT).drive_low()      # the ball switch is ignored with an accelerometer
+        readings["now"] = (0.0, 0.0, -1.0)  # upside down and still
+        mock_pins.pin(TILT).drive_low()  # the ball switch is ignored with an accelerometer
         flips = _steps(node, ms, 2000)
         assert flips == [1760]  # first still reading at 1610, plus the 150 ms rest window
     finally:
@@ -226,12 +230,23 @@ def test_service_command_starts_and_stops_cleanly(mosquitto, table_id, tmp_path,
     """The unit's ExecStart, on mock pins chosen by gpiozero's environment variables; SIGTERM leaves cleanly."""
     rec = recorder_factory(protocol.table_prefix(table_id) + "/node/pi-9/#")
     config = tmp_path / "node.toml"
-    config.write_text(f'[node]\nid = "pi-9"\ntable = "{table_id}"\n[broker]\nurl = "{mosquitto.address}"\n'
-                      "[battery]\ngauge = false\n")
-    env = dict(os.environ, GPIOZERO_PIN_FACTORY="mock", GPIOZERO_MOCK_PIN_CLASS="mockpwmpin",
-               PYTHONPATH=os.pathsep.join([str(PI_DIR), str(REPO)]))
-    proc = subprocess.Popen([sys.executable, "-m", "companion_node_pi", "--config", str(config)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    config.write_text(
+        f'[node]\nid = "pi-9"\ntable = "{table_id}"\n[broker]\nurl = "{mosquitto.address}"\n'
+        "[battery]\ngauge = false\n"
+    )
+    env = dict(
+        os.environ,
+        GPIOZERO_PIN_FACTORY="mock",
+        GPIOZERO_MOCK_PIN_CLASS="mockpwmpin",
+        PYTHONPATH=os.pathsep.join([str(PI_DIR), str(REPO)]),
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion_node_pi", "--config", str(config)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         hello = rec.wait_for(1, kind="hello", timeout_s=15)[0]
         assert hello["node_kind"] == "pi" and hello["sand_ms"] == 60000

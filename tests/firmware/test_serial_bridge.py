@@ -35,8 +35,10 @@ def _line(ch: str, msg: dict, node: str = "ser-1") -> dict:
 
 HELLO_LINK = {"link": "hello", "node": "ser-1"}
 ONLINE = _line("status", _msg("online"))
-HELLO = _line("event", _msg("hello", boot="0a1b2c3d", t_ms=5, sand_ms=60000, node_kind="serial",
-                            firmware="companion-mpy/1"))
+HELLO = _line(
+    "event",
+    _msg("hello", boot="0a1b2c3d", t_ms=5, sand_ms=60000, node_kind="serial", firmware="companion-mpy/1"),
+)
 FLIP = _line("event", _msg("flip", boot="0a1b2c3d", seq=1, t_ms=900, upper_ms=60000, lower_ms=0))
 
 
@@ -50,8 +52,9 @@ def usb(tmp_path):
 
 @pytest.fixture
 def bridge(mosquitto, table_id, usb):
-    b = SerialBridge(table_id, mosquitto.address, ports=[str(usb.link)], reopen_s=0.05, scan_s=0.1,
-                     link_every_s=0.2).start()
+    b = SerialBridge(
+        table_id, mosquitto.address, ports=[str(usb.link)], reopen_s=0.05, scan_s=0.1, link_every_s=0.2
+    ).start()
     yield b
     b.stop()
 
@@ -80,29 +83,46 @@ def test_node_lines_reach_mqtt_and_hub_messages_reach_the_node(bridge, usb, tabl
     rec.publish(protocol.node_topic(table_id, "ser-1", "cmd"), ack)
     line = usb.wait_line(lambda line: line.get("ch") == "cmd")
     assert line == {"ch": "cmd", "msg": json.loads(ack)}
-    state = protocol.encode("state", "table", clock="paused", remaining_ms=5, length_ms=9, game="g", time_scale=1)
+    state = protocol.encode(
+        "state", "table", clock="paused", remaining_ms=5, length_ms=9, game="g", time_scale=1
+    )
     rec.publish(protocol.table_state_topic(table_id), state, retain=True)
     assert usb.wait_line(lambda line: line.get("ch") == "state")["msg"]["clock"] == "paused"
     assert bridge.node_on(str(usb.link)) == "ser-1"
     assert bridge.stats["bad_lines"] == 0 and bridge.stats["published"] == 3
 
 
-@pytest.mark.parametrize("raw, reason", [
-    (b"not json\n", "line is not JSON"),
-    (b"[1, 2]\n", "must be a JSON object"),
-    (b'{"ch": "event", "msg": {}}\n', "names no valid node id"),
-    (b'{"ch": "cmd", "node": "ser-1", "msg": {"v": 1, "kind": "show", "pattern": "identify"}}\n',
-     "cannot send on channel 'cmd'"),
-    (json.dumps(_line("event", _msg("flip", boot="0a1b2c3d", t_ms=1, upper_ms=1, lower_ms=1))).encode() + b"\n",
-     "flip payload lacks field 'seq'"),
-    (json.dumps(_line("event", _msg("flip", boot="0a1b2c3d", seq=1, t_ms=True, upper_ms=1, lower_ms=1))).encode()
-     + b"\n", "'t_ms' must be a non-negative integer"),
-    (json.dumps({**FLIP, "extra": 1}).encode() + b"\n", "exactly ch, node and msg"),
-    (json.dumps({"link": "bye", "node": "ser-1"}).encode() + b"\n", "a link line must be"),
-    (b'{"ch": "event", "node": "ser-1", "msg": "' + b"x" * 5000 + b'"}\n', "line longer than"),
-    (b"\xff\xfe\n", "line is not JSON"),
-])
-def test_bad_lines_are_counted_and_logged_never_fatal(bridge, usb, table_id, recorder_factory, raw, reason, caplog):
+@pytest.mark.parametrize(
+    "raw, reason",
+    [
+        (b"not json\n", "line is not JSON"),
+        (b"[1, 2]\n", "must be a JSON object"),
+        (b'{"ch": "event", "msg": {}}\n', "names no valid node id"),
+        (
+            b'{"ch": "cmd", "node": "ser-1", "msg": {"v": 1, "kind": "show", "pattern": "identify"}}\n',
+            "cannot send on channel 'cmd'",
+        ),
+        (
+            json.dumps(_line("event", _msg("flip", boot="0a1b2c3d", t_ms=1, upper_ms=1, lower_ms=1))).encode()
+            + b"\n",
+            "flip payload lacks field 'seq'",
+        ),
+        (
+            json.dumps(
+                _line("event", _msg("flip", boot="0a1b2c3d", seq=1, t_ms=True, upper_ms=1, lower_ms=1))
+            ).encode()
+            + b"\n",
+            "'t_ms' must be a non-negative integer",
+        ),
+        (json.dumps({**FLIP, "extra": 1}).encode() + b"\n", "exactly ch, node and msg"),
+        (json.dumps({"link": "bye", "node": "ser-1"}).encode() + b"\n", "a link line must be"),
+        (b'{"ch": "event", "node": "ser-1", "msg": "' + b"x" * 5000 + b'"}\n', "line longer than"),
+        (b"\xff\xfe\n", "line is not JSON"),
+    ],
+)
+def test_bad_lines_are_counted_and_logged_never_fatal(
+    bridge, usb, table_id, recorder_factory, raw, reason, caplog
+):
     rec = recorder_factory(protocol.table_prefix(table_id) + "/node/ser-1/event")
     _link_up(usb)
     usb.send(raw)
@@ -120,14 +140,14 @@ def test_unplug_mid_line_marks_node_offline_and_replug_resumes(bridge, usb, tabl
     usb.send(HELLO)
     rec.wait_for(1, kind="hello")
     flip = json.dumps(FLIP).encode() + b"\n"
-    usb.send(flip[:40])            # half a line ...
+    usb.send(flip[:40])  # half a line ...
     time.sleep(0.1)
-    usb.unplug()                   # ... and the cable is pulled
+    usb.unplug()  # ... and the cable is pulled
     wait_until(lambda: bridge.stats["offline_published"] == 1, message="the node to be published offline")
     rec.wait_for(2, suffix="/status")
     assert [m["kind"] for m in rec.payloads("/status")] == ["online", "offline"]
     assert bridge.stats["truncated"] == 1 and bridge.stats["bad_lines"] == 0
-    assert rec.payloads(kind="flip") == []   # the half line was never published
+    assert rec.payloads(kind="flip") == []  # the half line was never published
     assert bridge.node_on(str(usb.link)) is None
     # plugged in again (a USB-powered node has rebooted): link, online, and the flip from its outbox
     usb.plug()
@@ -149,8 +169,15 @@ def test_firmware_serial_link_talks_to_the_bridge(bridge, usb, table_id, recorde
         sys.path.remove(str(REPO / "firmware" / "micropython"))
     rec = recorder_factory(protocol.table_prefix(table_id) + "/node/ser-1/#")
     clock = {"t": 1000}
-    core = NodeCore("usb-table", "ser-1", lambda: clock["t"], "0a1b2c3d", sand_ms=8000, node_kind="serial",
-                    firmware=nodeapp.FIRMWARE)
+    core = NodeCore(
+        "usb-table",
+        "ser-1",
+        lambda: clock["t"],
+        "0a1b2c3d",
+        sand_ms=8000,
+        node_kind="serial",
+        firmware=nodeapp.FIRMWARE,
+    )
     link = nodeapp.SerialLink(core, PtyPort(usb.master))
 
     def spin(until) -> None:
@@ -161,13 +188,15 @@ def test_firmware_serial_link_talks_to_the_bridge(bridge, usb, table_id, recorde
             link.service(clock["t"])
             time.sleep(0.005)
 
-    link.publish(core.flip())                  # flipped before the link is up: kept in the outbox
+    link.publish(core.flip())  # flipped before the link is up: kept in the outbox
     spin(lambda: core.connected)
     events = rec.wait_for(2)
     assert [e["kind"] for e in events] == ["hello", "flip"] and events[0]["node_kind"] == "serial"
     assert rec.payloads("/status")[0]["kind"] == "online"
-    rec.publish(protocol.node_topic(table_id, "ser-1", "cmd"),
-                protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="accepted"))
+    rec.publish(
+        protocol.node_topic(table_id, "ser-1", "cmd"),
+        protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="accepted"),
+    )
     spin(lambda: not core.outbox)
     assert core.last_verdict == "accepted" and core.show() == "accepted" and link.bad_lines == 0
 
@@ -175,8 +204,9 @@ def test_firmware_serial_link_talks_to_the_bridge(bridge, usb, table_id, recorde
 def test_two_nodes_on_two_ports(mosquitto, table_id, tmp_path, recorder_factory):
     a, b = FakeUsbNode(tmp_path / "usb-a"), FakeUsbNode(tmp_path / "usb-b")
     rec = recorder_factory(protocol.table_prefix(table_id) + "/node/+/event")
-    br = SerialBridge(table_id, mosquitto.address, ports=[str(tmp_path / "usb-*")], scan_s=0.1,
-                      link_every_s=0.2).start()
+    br = SerialBridge(
+        table_id, mosquitto.address, ports=[str(tmp_path / "usb-*")], scan_s=0.1, link_every_s=0.2
+    ).start()
     try:
         for usb, node in ((a, "ser-a"), (b, "ser-b")):
             _link_up(usb, {"link": "hello", "node": node})
@@ -222,10 +252,15 @@ def test_usb_ids_and_port_discovery(monkeypatch, tmp_path):
     by_id = tmp_path / "by-id"
     by_id.mkdir()
     (by_id / "usb-MicroPython_Board_in_FS_mode_e6614103-if00").symlink_to(dev)
-    ports = [Port(str(dev), 0x2E8A, 0x0005), Port(str(tmp_path / "ttyUSB0"), 0x10C4, 0xEA60),
-             Port("/dev/ttyS0", None, None)]
+    ports = [
+        Port(str(dev), 0x2E8A, 0x0005),
+        Port(str(tmp_path / "ttyUSB0"), 0x10C4, 0xEA60),
+        Port("/dev/ttyS0", None, None),
+    ]
     monkeypatch.setattr("serial.tools.list_ports.comports", lambda: ports)
-    assert find_ports([(0x2E8A, 0x0005)], str(by_id)) == [str(by_id / "usb-MicroPython_Board_in_FS_mode_e6614103-if00")]
+    assert find_ports([(0x2E8A, 0x0005)], str(by_id)) == [
+        str(by_id / "usb-MicroPython_Board_in_FS_mode_e6614103-if00")
+    ]
     assert find_ports([(0x10C4, 0xEA60)], str(by_id)) == [str(tmp_path / "ttyUSB0")]
     assert find_ports([(1, 2)], str(by_id)) == []
 
@@ -256,6 +291,7 @@ def test_an_unexpected_failure_on_one_line_is_counted(bridge, usb, table_id, rec
         if calls["n"] == 1:
             raise RuntimeError("boom")
         return real(*args, **kwargs)
+
     monkeypatch.setattr(link.client, "publish", flaky)
     usb.send(FLIP)
     wait_until(lambda: bridge.stats["bad_lines"] == 1, message="the failure to be counted")

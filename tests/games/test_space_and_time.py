@@ -76,6 +76,7 @@ def position(board, *, round_=1, to_move="A", last=None, trophies=NO_TROPHIES) -
 
 def with_trophies(round1: str, round2: str = "") -> tuple:
     """Trophy table from strings like "AAB-B-": one letter per rank, '-' for free."""
+
     def row(text: str) -> tuple:
         text = text.ljust(6, "-")
         return tuple(None if ch == "-" else ch for ch in text)
@@ -191,24 +192,46 @@ def test_legal_time_swaps(move):
 @pytest.mark.parametrize(
     ("to_move", "last", "move", "reason"),
     [
-        ("A", None, ((0, 0), (2, 0)), "Player A plays Space and may only swap a coin with one of its eight "
-         "neighbours (the board wraps at the edges); (0, 0) and (2, 0) are not neighbours."),
+        (
+            "A",
+            None,
+            ((0, 0), (2, 0)),
+            "Player A plays Space and may only swap a coin with one of its eight "
+            "neighbours (the board wraps at the edges); (0, 0) and (2, 0) are not neighbours.",
+        ),
         ("A", None, ((0, 0), (1, 4)), "(0, 0) and (1, 4) are not neighbours."),
-        ("A", None, ((0, 0), (0, 1)), "Both coins at (0, 0) and (0, 1) show rank ace; a swap must exchange "
-         "coins of different ranks."),
+        (
+            "A",
+            None,
+            ((0, 0), (0, 1)),
+            "Both coins at (0, 0) and (0, 1) show rank ace; a swap must exchange coins of different ranks.",
+        ),
         ("B", None, ((0, 0), (0, 1)), "show rank ace; a swap must exchange coins of different ranks."),
-        ("B", None, ((0, 0), (0, 4)), "Player B plays Time and may only swap coins whose ranks follow each "
-         "other (null, ace, 2, 3, 4, 5, then null again); ace and 3 do not."),
+        (
+            "B",
+            None,
+            ((0, 0), (0, 4)),
+            "Player B plays Time and may only swap coins whose ranks follow each "
+            "other (null, ace, 2, 3, 4, 5, then null again); ace and 3 do not.",
+        ),
         ("B", None, ((1, 0), (0, 3)), "null and 2 do not."),
         ("B", None, ((0, 5), (1, 0)), "4 and null do not."),
         ("A", None, ((0, 0), (0, 0)), "A swap needs two different coins, but both cells are (0, 0)."),
-        ("A", None, ((4, 0), (0, 0)), "Cell (4, 0) is not on the board; rows run from 0 to 3 and columns "
-         "from 0 to 5."),
+        (
+            "A",
+            None,
+            ((4, 0), (0, 0)),
+            "Cell (4, 0) is not on the board; rows run from 0 to 3 and columns from 0 to 5.",
+        ),
         ("A", None, ((0, 0), (0, -1)), "Cell (0, -1) is not on the board"),
         ("A", None, ((0, 0),), "A swap names two cells, but ((0, 0),) does not."),
         ("A", None, ((0, 0), "b2"), "A cell is given as (row, column), but 'b2' is not one."),
-        ("B", ((0, 3), (1, 3)), ((1, 3), (0, 3)), "Player B may not swap back the two coins player A has "
-         "just swapped, (1, 3) and (0, 3)."),
+        (
+            "B",
+            ((0, 3), (1, 3)),
+            ((1, 3), (0, 3)),
+            "Player B may not swap back the two coins player A has just swapped, (1, 3) and (0, 3).",
+        ),
         ("A", ((0, 0), (0, 5)), ((0, 0), (0, 5)), "Player A may not swap back the two coins player B"),
     ],
 )

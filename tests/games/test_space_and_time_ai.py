@@ -90,7 +90,9 @@ def test_level_two_does_not_hand_the_opponent_a_molecule(seed, steps):
     # a molecule-completing reply, and a few would not.
     state = played(seed, steps)
     assert not molecule_completing_moves(state)
-    gives_away = {frozenset(m): bool(molecule_completing_moves(apply(state, m).state)) for m in legal_moves(state)}
+    gives_away = {
+        frozenset(m): bool(molecule_completing_moves(apply(state, m).state)) for m in legal_moves(state)
+    }
     assert any(gives_away.values()) and not all(gives_away.values())
     for difficulty in (2, 3):
         move = choose_move(state, difficulty=difficulty, seed=seed)

@@ -89,7 +89,9 @@ def test_recorded_game_from_stdin():
     text = (DATA / "tie_game.json").read_text(encoding="utf-8")
     done = run_referee("-", stdin=text)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == json.loads((DATA / "tie_game.expected.json").read_text(encoding="utf-8"))
+    assert json.loads(done.stdout) == json.loads(
+        (DATA / "tie_game.expected.json").read_text(encoding="utf-8")
+    )
 
 
 def test_tie_game_covers_the_refusals_and_the_tie_rule():
@@ -125,7 +127,11 @@ def test_round_two_is_opened_by_b():
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("bad_board.json", None, "the round 2 board's four central coins all show rank 5; the coins must be re-dealt"),
+        (
+            "bad_board.json",
+            None,
+            "the round 2 board's four central coins all show rank 5; the coins must be re-dealt",
+        ),
         ("broken.json", None, "broken.json is not valid JSON: Expecting ',' delimiter at line 2 column 9"),
         ("-", '{"boards": [], "moves": []}', '"boards" must list exactly two starting boards'),
         ("-", '{"boards": "x"', "standard input is not valid JSON"),

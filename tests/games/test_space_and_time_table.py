@@ -42,8 +42,9 @@ class Table:
         self.session = TableSession(setup, clock=self.clock, referee=referee)
         self.seq = {}
         for seat in setup.seats:
-            self.session.node_message(seat.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim",
-                                                     firmware="x"))
+            self.session.node_message(
+                seat.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim", firmware="x")
+            )
 
     def ms(self):
         return int(self.clock.now_s() * 1000)
@@ -53,8 +54,9 @@ class Table:
         return self.seq[node]
 
     def flip(self, node, upper=SAND_MS, lower=0):
-        [reply] = self.session.node_message(node, msg("flip", seq=self._next(node), t_ms=self.ms(),
-                                                      upper_ms=upper, lower_ms=lower))
+        [reply] = self.session.node_message(
+            node, msg("flip", seq=self._next(node), t_ms=self.ms(), upper_ms=upper, lower_ms=lower)
+        )
         return reply.fields
 
     def empty(self, node):
@@ -88,8 +90,16 @@ class Table:
 
 def setup_for(players=("ana", "ben"), *, turn_limit=True, timers=1, seed=7, variant=""):
     seats = tuple(Seat(name, i, f"{name}-{i}") for name in players for i in range(1, timers + 1))
-    return make_setup(table="sat", game="space-and-time", players=tuple(players), seats=seats, seed=seed,
-                      sand_s=SAND_MS / 1000, turn_limit=turn_limit, variant=variant)
+    return make_setup(
+        table="sat",
+        game="space-and-time",
+        players=tuple(players),
+        seats=seats,
+        seed=seed,
+        sand_s=SAND_MS / 1000,
+        turn_limit=turn_limit,
+        variant=variant,
+    )
 
 
 @pytest.fixture
@@ -120,20 +130,30 @@ def test_the_hub_finds_the_referee_deals_from_the_seed_and_maps_players_to_lette
     assert "Space: ana (A); Time: ben (B)" in lines
 
 
-@pytest.mark.parametrize(("variant", "expected"), [
-    ("", (None, 2)), ("standard", (None, 2)), ("vs-computer", ("B", 2)), ("vs-computer-a", ("A", 2)),
-    ("vs-computer-b-3", ("B", 3)), ("VS-Computer-A-1", ("A", 1)),
-])
+@pytest.mark.parametrize(
+    ("variant", "expected"),
+    [
+        ("", (None, 2)),
+        ("standard", (None, 2)),
+        ("vs-computer", ("B", 2)),
+        ("vs-computer-a", ("A", 2)),
+        ("vs-computer-b-3", ("B", 3)),
+        ("VS-Computer-A-1", ("A", 1)),
+    ],
+)
 def test_variants_name_the_computer_letter_and_difficulty(variant, expected):
     assert parse_variant(variant) == expected
 
 
-@pytest.mark.parametrize(("players", "variant", "message"), [
-    (("ana", "ben", "cy"), "", "exactly 2 players"),
-    (("ana", "ben"), "vs-computer-b", "played by one person"),
-    (("ana",), "speed", "unknown Space and Time variant"),
-    (("ana",), "vs-computer-a-9", "no difficulty 9"),
-])
+@pytest.mark.parametrize(
+    ("players", "variant", "message"),
+    [
+        (("ana", "ben", "cy"), "", "exactly 2 players"),
+        (("ana", "ben"), "vs-computer-b", "played by one person"),
+        (("ana",), "speed", "unknown Space and Time variant"),
+        (("ana",), "vs-computer-a-9", "no difficulty 9"),
+    ],
+)
 def test_a_table_the_game_cannot_start_is_a_config_error(players, variant, message):
     with pytest.raises(ConfigError, match=message):
         table_referee(setup_for(players, variant=variant))
@@ -143,7 +163,10 @@ def test_a_table_the_game_cannot_start_is_a_config_error(players, variant, messa
 
 
 def test_a_flip_starts_the_turn(table):
-    assert table.session.snapshot()["view"]["summary"] == "Night round: ana (A, Space) to move: flip timer 1 to start"
+    assert (
+        table.session.snapshot()["view"]["summary"]
+        == "Night round: ana (A, Space) to move: flip timer 1 to start"
+    )
     assert "select" not in table.board_panel("ana"), "no tapping coins before the turn starts"
     assert table.flip("ana-1") == {"boot": BOOT, "seq": 1, "verdict": "accepted"}
     assert table.table.turn_open and table.acted() == [{"type": "turn_started", "player": "A"}]
@@ -170,7 +193,10 @@ def test_a_flip_out_of_turn_is_refused_with_the_reason(table):
 def test_another_timer_of_the_player_is_not_a_turn_timer():
     table = Table(setup_for(timers=2))
     reply = table.flip("ana-2")
-    assert reply["reason"] == "Timer 2 is not used in Space and Time: flip timer 1 to start your turn (Turn timer)"
+    assert (
+        reply["reason"]
+        == "Timer 2 is not used in Space and Time: flip timer 1 to start your turn (Turn timer)"
+    )
     assert table.flip("ana-1")["verdict"] == "accepted"
 
 
@@ -198,8 +224,10 @@ def test_an_illegal_swap_is_refused_with_the_engines_reason_and_the_same_player_
     before = table.table
     refused = table.tap("ana", type="swap", cells=[[0, 0], [2, 3]])  # not neighbours: Space may not
     assert isinstance(refused, Rejected)
-    assert refused.reason == ("Player A plays Space and may only swap a coin with one of its eight neighbours "
-                              "(the board wraps at the edges); (0, 0) and (2, 3) are not neighbours.")
+    assert refused.reason == (
+        "Player A plays Space and may only swap a coin with one of its eight neighbours "
+        "(the board wraps at the edges); (0, 0) and (2, 3) are not neighbours."
+    )
     assert refused.rule == "Space and Time rulebook, Space"
     assert table.table == before and table.game.to_move == "A" and table.table.turn_open
     assert table.session.player_snapshot("ana")["refusal"]["reason"] == str(refused)
@@ -263,7 +291,8 @@ def test_the_turn_timer_running_out_passes_the_turn(table):
     assert table.game.to_move == "A" and not table.table.turn_open
     assert table.game.last_swap is None, "nothing to protect from reversing after a lost turn"
     assert table.session.snapshot()["recent"][0]["text"] == (
-        "ben (B, Time) ran out of time: no swap this turn, ana (A, Space) to move")
+        "ben (B, Time) ran out of time: no swap this turn, ana (A, Space) to move"
+    )
     assert table.flip("ana-1")["verdict"] == "accepted"
     assert table.replays()
 
@@ -315,8 +344,10 @@ def test_against_the_computer_it_answers_each_human_swap_at_once():
         swaps = table.table.swaps
         assert isinstance(table.swap("ana", move), Decision)
         answer = choose_move(after_human, difficulty=2, seed=5 + swaps + 1)
-        assert table.acted()[-2:] == [{"type": "swap", "player": "A", "cells": cells(move)},
-                                      {"type": "swap", "player": "B", "cells": cells(answer)}]
+        assert table.acted()[-2:] == [
+            {"type": "swap", "player": "A", "cells": cells(move)},
+            {"type": "swap", "player": "B", "cells": cells(answer)},
+        ]
         assert table.game.to_move == "A" and not table.table.turn_open
     assert table.session.snapshot()["recent"][0]["text"].startswith("computer (B, Time) swapped the ")
     again = solo()
@@ -333,8 +364,10 @@ def test_the_computer_playing_a_opens_the_game_at_the_first_flip():
     assert [i["id"] for i in table.session.player_snapshot("ana")["menu"]] == ["computer-move", "hints-show"]
     opening = choose_move(table.game, difficulty=1, seed=5)
     assert table.flip("ana-1")["verdict"] == "accepted"
-    assert table.acted() == [{"type": "swap", "player": "A", "cells": cells(opening)},
-                             {"type": "turn_started", "player": "B"}]
+    assert table.acted() == [
+        {"type": "swap", "player": "A", "cells": cells(opening)},
+        {"type": "turn_started", "player": "B"},
+    ]
     assert table.game.to_move == "B" and table.table.turn_open
     assert table.replays()
 

@@ -96,30 +96,90 @@ def test_user_override_changes_the_engine(tmp_path: Path) -> None:
 BROKEN = [
     pytest.param("format = 2", "format must be 1", id="format"),
     pytest.param("this is = not toml [", "not valid TOML", id="not-toml"),
-    pytest.param(("cargo_limit = 8", 'cargo_limit = "eight"'), "box.cargo_limit has the wrong type", id="box-type"),
+    pytest.param(
+        ("cargo_limit = 8", 'cargo_limit = "eight"'), "box.cargo_limit has the wrong type", id="box-type"
+    ),
     pytest.param(("cargo_limit = 8", "cargo_limit = -1"), "must not be negative", id="negative"),
     pytest.param(('kind = "converter"', 'kind = "teleporter"'), "is not one of", id="kind"),
-    pytest.param(("{ yellow = 1, blue = 1 }, points = [2, 1]", "{ purple = 1 }, points = [2, 1]"), "unknown goods colour", id="colour"),
-    pytest.param(("{ yellow = 1, blue = 1 }, points = [2, 1]", "{ yellow = 1 }, points = [2]"), "points must be 2", id="arity"),
-    pytest.param(("Metropolis = 3\n", "Metropolis = 3\nWarpgate = 1\n"), "unknown card type 'Warpgate'", id="count-type"),
+    pytest.param(
+        ("{ yellow = 1, blue = 1 }, points = [2, 1]", "{ purple = 1 }, points = [2, 1]"),
+        "unknown goods colour",
+        id="colour",
+    ),
+    pytest.param(
+        ("{ yellow = 1, blue = 1 }, points = [2, 1]", "{ yellow = 1 }, points = [2]"),
+        "points must be 2",
+        id="arity",
+    ),
+    pytest.param(
+        ("Metropolis = 3\n", "Metropolis = 3\nWarpgate = 1\n"),
+        "unknown card type 'Warpgate'",
+        id="count-type",
+    ),
     pytest.param(("[types.Depot]", "[types.Store]"), "types.Depot is missing", id="no-depot"),
     pytest.param(("x_range = [-8, 9]", "x_range = [0, 1]"), "x_range", id="x-range"),
-    pytest.param(('"5" = { basic = ["3", "3-5"]', '"5" = { basic = ["7"]'), "may only name the sets", id="sets"),
+    pytest.param(
+        ('"5" = { basic = ["3", "3-5"]', '"5" = { basic = ["7"]'), "may only name the sets", id="sets"
+    ),
     pytest.param(("produces = 2", 'produces = "two"'), "produces must be a whole number", id="produces-type"),
-    pytest.param(("planning_bonus = 2", "planning_bonus = -2"), "planning_bonus must be a whole number", id="bonus-negative"),
+    pytest.param(
+        ("planning_bonus = 2", "planning_bonus = -2"),
+        "planning_bonus must be a whole number",
+        id="bonus-negative",
+    ),
     pytest.param(("capacity = 2", "capacity = true"), "capacity must be a whole number", id="capacity-bool"),
-    pytest.param(("Generator = { own = 2,", 'Generator = { own = "2",'), "power.Generator.own", id="power-type"),
-    pytest.param(('"Solar Satellite" = { own', 'Solar = { own'), "without an entry in \\[power\\]", id="plant-no-power"),
+    pytest.param(
+        ("Generator = { own = 2,", 'Generator = { own = "2",'), "power.Generator.own", id="power-type"
+    ),
+    pytest.param(
+        ('"Solar Satellite" = { own', "Solar = { own"), "without an entry in \\[power\\]", id="plant-no-power"
+    ),
     pytest.param(('colour = "any"', 'colour = "rainbow"'), "colour must be", id="mine-colour"),
     pytest.param(('on = "Generator"', 'on = "Planet"'), "unknown card 'Planet'", id="on-unknown"),
-    pytest.param(("level = 2\nkind = \"city\"", "level = 4\nkind = \"city\""), "level must be 1, 2 or 3", id="level"),
-    pytest.param(("connections = 0\ntimer = false\nassumption = \"ASSUMPTION: level 2, no power connection, an order card with a large order\"\norders", "connections = 3\ntimer = false\nassumption = \"x\"\norders"), "connections must be 0, 1 or 2", id="connections"),
-    pytest.param(('types = ["Mining Complex", "Fusion Mine"]', 'types = ["Warp Mine"]'), "unknown card type 'Warp Mine'", id="coloured"),
-    pytest.param(("Megacity = 1, \"Fusion Converter\" = 1 }", "Megacity = 9, \"Fusion Converter\" = 1 }"), "takes 9 Megacity", id="removal-too-many"),
-    pytest.param(("orders = [{ goods = { yellow = 1, green = 1 }, points = [2, 1] }]", "orders = 3"), "orders must be a list", id="orders-type"),
-    pytest.param(("orders = [{ goods = { yellow = 1, green = 1 }, points = [2, 1] }]", "orders = []"), "needs at least one order", id="no-orders"),
-    pytest.param(("{ goods = { red = 1, yellow = 1 }, points = 2 },", "{ goods = { red = 0, yellow = 1 }, points = 2 },"), "positive whole number", id="zero-goods"),
-    pytest.param(('goods_colours = ["red", "yellow", "blue", "green"]', "goods_colours = []"), "list colour names", id="no-colours"),
+    pytest.param(
+        ('level = 2\nkind = "city"', 'level = 4\nkind = "city"'), "level must be 1, 2 or 3", id="level"
+    ),
+    pytest.param(
+        (
+            'connections = 0\ntimer = false\nassumption = "ASSUMPTION: level 2, no power connection, an order card with a large order"\norders',
+            'connections = 3\ntimer = false\nassumption = "x"\norders',
+        ),
+        "connections must be 0, 1 or 2",
+        id="connections",
+    ),
+    pytest.param(
+        ('types = ["Mining Complex", "Fusion Mine"]', 'types = ["Warp Mine"]'),
+        "unknown card type 'Warp Mine'",
+        id="coloured",
+    ),
+    pytest.param(
+        ('Megacity = 1, "Fusion Converter" = 1 }', 'Megacity = 9, "Fusion Converter" = 1 }'),
+        "takes 9 Megacity",
+        id="removal-too-many",
+    ),
+    pytest.param(
+        ("orders = [{ goods = { yellow = 1, green = 1 }, points = [2, 1] }]", "orders = 3"),
+        "orders must be a list",
+        id="orders-type",
+    ),
+    pytest.param(
+        ("orders = [{ goods = { yellow = 1, green = 1 }, points = [2, 1] }]", "orders = []"),
+        "needs at least one order",
+        id="no-orders",
+    ),
+    pytest.param(
+        (
+            "{ goods = { red = 1, yellow = 1 }, points = 2 },",
+            "{ goods = { red = 0, yellow = 1 }, points = 2 },",
+        ),
+        "positive whole number",
+        id="zero-goods",
+    ),
+    pytest.param(
+        ('goods_colours = ["red", "yellow", "blue", "green"]', "goods_colours = []"),
+        "list colour names",
+        id="no-colours",
+    ),
     pytest.param(("[box]\n", "[boxes]\n"), "missing 'box'", id="no-box"),
 ]
 

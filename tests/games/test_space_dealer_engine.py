@@ -253,7 +253,9 @@ JOBS = [
     pytest.param(_noop, lambda s: RaiseTechLevel(), None, id="raise-level"),
     pytest.param(_at_level_3, lambda s: RaiseTechLevel(), "highest technology level 3", id="raise-beyond-3"),
     pytest.param(_noop, lambda s: UseCard(mine_of(s, "red")), None, id="use-mine"),
-    pytest.param(_noop, lambda s: UseCard(mine_of(s, "green")), "card in your action row", id="use-others-card"),
+    pytest.param(
+        _noop, lambda s: UseCard(mine_of(s, "green")), "card in your action row", id="use-others-card"
+    ),
     pytest.param(_noop, lambda s: MoveShip("red", 1), None, id="move-adjacent"),
     pytest.param(_noop, lambda s: MoveShip("red", 5), None, id="move-adjacent-backwards"),
     pytest.param(_noop, lambda s: MoveShip("red", 3), None, id="move-empty-anywhere"),
@@ -266,37 +268,92 @@ JOBS = [
     pytest.param(_noop, lambda s: MoveShip("ufo", 1), "no spaceship", id="move-unknown-ship"),
     pytest.param(_with_planned_depot, lambda s: BuildCard(_first(s, "Depot"), -3), None, id="build-depot"),
     pytest.param(_with_planned_depot, lambda s: BuildCard(_first(s, "Depot")), None, id="build-site-later"),
-    pytest.param(_noop, lambda s: BuildCard(s.player("red").stack[0]), "planning area can be built", id="build-unplanned"),
-    pytest.param(_with_planned_depot, lambda s: BuildCard(_first(s, "Depot"), 7), "must touch another card", id="depot-alone"),
     pytest.param(
-        _planned("Mining Complex"), lambda s: BuildCard(_first(s, "Mining Complex"), 5), "supplied by a power plant",
+        _noop,
+        lambda s: BuildCard(s.player("red").stack[0]),
+        "planning area can be built",
+        id="build-unplanned",
+    ),
+    pytest.param(
+        _with_planned_depot,
+        lambda s: BuildCard(_first(s, "Depot"), 7),
+        "must touch another card",
+        id="depot-alone",
+    ),
+    pytest.param(
+        _planned("Mining Complex"),
+        lambda s: BuildCard(_first(s, "Mining Complex"), 5),
+        "supplied by a power plant",
         id="mine-unpowered",
     ),
     pytest.param(
-        _planned("Mining Complex"), lambda s: BuildCard(_first(s, "Mining Complex"), -2), "never in the order row",
+        _planned("Mining Complex"),
+        lambda s: BuildCard(_first(s, "Mining Complex"), -2),
+        "never in the order row",
         id="over-order-row",
     ),
-    pytest.param(_planned("Mining Complex"), lambda s: BuildCard(_first(s, "Mining Complex"), -1), None, id="mine-powered"),
     pytest.param(
-        _planned("Fusion Mine"), lambda s: BuildCard(_first(s, "Fusion Mine"), -1), "both connections", id="fusion-half-power"
+        _planned("Mining Complex"),
+        lambda s: BuildCard(_first(s, "Mining Complex"), -1),
+        None,
+        id="mine-powered",
     ),
-    pytest.param(_planned("Fusion Mine"), lambda s: BuildCard(_first(s, "Fusion Mine"), -2), None, id="fusion-over-mine"),
-    pytest.param(_planned("Generator"), lambda s: BuildCard(_first(s, "Generator"), 2), None, id="second-generator"),
-    pytest.param(_planned("Generator"), lambda s: BuildCard(_first(s, "Generator"), -2), "already a Generator", id="gen-taken"),
-    pytest.param(_planned("Generator"), lambda s: BuildCard(_first(s, "Generator"), 4), "directly left", id="gen-far"),
-    pytest.param(_planned("Solar Satellite"), lambda s: BuildCard(_first(s, "Solar Satellite"), -2), None, id="solar-on-gen"),
     pytest.param(
-        _planned("Solar Satellite"), lambda s: BuildCard(_first(s, "Solar Satellite"), 2), "on top of a Generator",
+        _planned("Fusion Mine"),
+        lambda s: BuildCard(_first(s, "Fusion Mine"), -1),
+        "both connections",
+        id="fusion-half-power",
+    ),
+    pytest.param(
+        _planned("Fusion Mine"),
+        lambda s: BuildCard(_first(s, "Fusion Mine"), -2),
+        None,
+        id="fusion-over-mine",
+    ),
+    pytest.param(
+        _planned("Generator"), lambda s: BuildCard(_first(s, "Generator"), 2), None, id="second-generator"
+    ),
+    pytest.param(
+        _planned("Generator"),
+        lambda s: BuildCard(_first(s, "Generator"), -2),
+        "already a Generator",
+        id="gen-taken",
+    ),
+    pytest.param(
+        _planned("Generator"), lambda s: BuildCard(_first(s, "Generator"), 4), "directly left", id="gen-far"
+    ),
+    pytest.param(
+        _planned("Solar Satellite"),
+        lambda s: BuildCard(_first(s, "Solar Satellite"), -2),
+        None,
+        id="solar-on-gen",
+    ),
+    pytest.param(
+        _planned("Solar Satellite"),
+        lambda s: BuildCard(_first(s, "Solar Satellite"), 2),
+        "on top of a Generator",
         id="solar-no-gen",
     ),
     pytest.param(
-        _planned("Fusion Reactor"), lambda s: BuildCard(_first(s, "Fusion Reactor"), -2), "on top of a Solar Satellite",
+        _planned("Fusion Reactor"),
+        lambda s: BuildCard(_first(s, "Fusion Reactor"), -2),
+        "on top of a Solar Satellite",
         id="reactor-on-gen",
     ),
-    pytest.param(_built("Depot", -3), lambda s: UseCard(_first(s, "Depot")), "no timer space", id="use-depot"),
-    pytest.param(_built("Multi-Mine", -1), lambda s: UseCard(_first(s, "Multi-Mine")), "Choose the colour", id="multi-no-colour"),
     pytest.param(
-        _built("Multi-Mine", -1), lambda s: UseCard(_first(s, "Multi-Mine"), colour="green"), None, id="multi-colour"
+        _built("Depot", -3), lambda s: UseCard(_first(s, "Depot")), "no timer space", id="use-depot"
+    ),
+    pytest.param(
+        _built("Multi-Mine", -1),
+        lambda s: UseCard(_first(s, "Multi-Mine")),
+        "Choose the colour",
+        id="multi-no-colour",
+    ),
+    pytest.param(
+        _built("Multi-Mine", -1),
+        lambda s: UseCard(_first(s, "Multi-Mine"), colour="green"),
+        None,
+        id="multi-colour",
     ),
     pytest.param(
         _built("Converter", -1),
@@ -305,11 +362,16 @@ JOBS = [
         id="converter-two",
     ),
     pytest.param(
-        _built("Converter", -1), lambda s: UseCard(_first(s, "Converter"), exchanges=(("red", "blue"),)), None, id="converter"
+        _built("Converter", -1),
+        lambda s: UseCard(_first(s, "Converter"), exchanges=(("red", "blue"),)),
+        None,
+        id="converter",
     ),
     pytest.param(_planned("Depot"), lambda s: DiscardCard(_first(s, "Depot")), None, id="discard"),
     pytest.param(_noop, lambda s: DiscardCard(mine_of(s, "red")), "can be discarded", id="discard-built"),
-    pytest.param(_timer0_running, lambda s: RaiseTechLevel(), "Another timer already stands", id="space-taken"),
+    pytest.param(
+        _timer0_running, lambda s: RaiseTechLevel(), "Another timer already stands", id="space-taken"
+    ),
     pytest.param(_ended, lambda s: RaiseTechLevel(), "no new jobs", id="after-end"),
 ]
 
@@ -390,7 +452,12 @@ def test_mine_production_goes_to_ship_at_planet_or_is_lost() -> None:
     state = ok(state, StartJob("red", 0, UseCard(mine)), TimerRanOut("red", 0))
     assert state.ship("red").cargo.count(colour) == 1  # type: ignore[union-attr]
     # ship away and no Depot: the good is lost (stays in the pool)
-    state = ok(state, StartJob("red", 1, MoveShip("red", 1)), StartJob("red", 0, UseCard(mine)), TimerRanOut("red", 0))
+    state = ok(
+        state,
+        StartJob("red", 1, MoveShip("red", 1)),
+        StartJob("red", 0, UseCard(mine)),
+        TimerRanOut("red", 0),
+    )
     assert state.ship("red").cargo.count(colour) == 1  # type: ignore[union-attr]
     assert state.pool.count(colour) == 9
     assert total_goods(state)[colour] == 10
@@ -425,7 +492,11 @@ def test_moving_ship_space_is_taken() -> None:
 def test_converter_exchanges_goods_with_pool() -> None:
     state, conv = build(new_game(), "red", "Converter", -1)
     state = load(state, "red", red=2)
-    state = ok(state, StartJob("red", 0, UseCard(conv, exchanges=(("red", "blue"),), source="red")), TimerRanOut("red", 0))
+    state = ok(
+        state,
+        StartJob("red", 0, UseCard(conv, exchanges=(("red", "blue"),), source="red")),
+        TimerRanOut("red", 0),
+    )
     assert state.ship("red").cargo.as_dict() == {"red": 1, "blue": 1}  # type: ignore[union-attr]
     assert total_goods(state) == {c: 10 for c in ("red", "yellow", "blue", "green")}
 
@@ -562,7 +633,10 @@ def test_depot_exchange_and_return_goods() -> None:
     assert state.player("red").built_card(depot).stored.as_dict() == {"yellow": 2}  # type: ignore[union-attr]
     state = ok(state, ReturnGoods("red", InDepot("red"), Goods.of(yellow=1)))
     assert total_goods(state)["yellow"] == 10 and state.pool.count("yellow") == 8
-    assert "no Depot" in rejected(state, TransferGoods("red", InShip("red"), InDepot("blue"), Goods.of(yellow=1))).reason
+    assert (
+        "no Depot"
+        in rejected(state, TransferGoods("red", InShip("red"), InDepot("blue"), Goods.of(yellow=1))).reason
+    )
 
 
 def test_satisfy_order_at_another_planet() -> None:
@@ -586,12 +660,24 @@ def test_satisfy_order_at_another_planet() -> None:
 @pytest.mark.parametrize(
     ("prepare", "action", "reason"),
     [
-        (lambda s: load(s, "red", red=5, yellow=5), lambda s: SatisfyOrder("red", "red", mine_of(s, "red")), "their own planet"),
-        (lambda s: dock(s, "red", 2), lambda s: SatisfyOrder("red", "red", mine_of(s, "green")), "does not carry"),
+        (
+            lambda s: load(s, "red", red=5, yellow=5),
+            lambda s: SatisfyOrder("red", "red", mine_of(s, "red")),
+            "their own planet",
+        ),
+        (
+            lambda s: dock(s, "red", 2),
+            lambda s: SatisfyOrder("red", "red", mine_of(s, "green")),
+            "does not carry",
+        ),
         (lambda s: s, lambda s: SatisfyOrder("red", "green", mine_of(s, "green")), "spaceship you control"),
         (lambda s: s, lambda s: SatisfyOrder("red", "red", "no-such-order"), "no order of that name"),
         (lambda s: s, lambda s: SatisfyOrder("red", "red", s.stack2[0]), "no order of that name"),
-        (lambda s: dock(s, "red", 2), lambda s: SatisfyOrder("red", "red", "gizzi-1"), "neutral planet where your spaceship"),
+        (
+            lambda s: dock(s, "red", 2),
+            lambda s: SatisfyOrder("red", "red", "gizzi-1"),
+            "neutral planet where your spaceship",
+        ),
     ],
 )
 def test_illegal_orders(prepare, action, reason: str) -> None:
@@ -640,9 +726,12 @@ def test_goods_left_at_neutral_planet_can_be_collected() -> None:
     assert state.ship("green").cargo.as_dict() == {"blue": 1}  # type: ignore[union-attr]
     r = rejected(state, TransferGoods("green", AtNeutralPlanet(1), InShip("red"), Goods.of(blue=1)))
     assert "collected by a spaceship" in r.reason
-    assert "not a neutral planet" in rejected(
-        dock(state, "red", 2), TransferGoods("red", InShip("red"), AtNeutralPlanet(2), Goods.of(blue=1))
-    ).reason
+    assert (
+        "not a neutral planet"
+        in rejected(
+            dock(state, "red", 2), TransferGoods("red", InShip("red"), AtNeutralPlanet(2), Goods.of(blue=1))
+        ).reason
+    )
 
 
 # =====================================================================================
@@ -704,7 +793,12 @@ def test_engine_final_score_equals_score_command() -> None:
     record = {
         "players": PLAYERS,
         "orders": [
-            {"order": o.order, "by": o.by, "points": list(o.points), **({"owner": o.owner} if o.owner else {})}
+            {
+                "order": o.order,
+                "by": o.by,
+                "points": list(o.points),
+                **({"owner": o.owner} if o.owner else {}),
+            }
             for o in state.satisfied
         ],
     }
@@ -773,7 +867,11 @@ def test_sabotaged_timer_frees_its_space_at_once() -> None:
     ("prepare", "action", "reason"),
     [
         (lambda s: s, Sabotage("red", "green", 0), "need a built Sabotage Probe"),
-        (lambda s: _armed(s, "red", "Sabotage Probe")[0], Sabotage("red", "green", 0), "only an active timer"),
+        (
+            lambda s: _armed(s, "red", "Sabotage Probe")[0],
+            Sabotage("red", "green", 0),
+            "only an active timer",
+        ),
         (lambda s: _armed(s, "red", "Sabotage Probe")[0], Sabotage("red", "zed", 0), "no player 'zed'"),
         (lambda s: s, LaunchRocket("red", "green", "mine-x"), "need a built Interstellar Rocket"),
         (
@@ -835,12 +933,18 @@ def test_at_most_two_rocket_markers_on_one_player() -> None:
     state, extra1 = build(state, "green", "Mining Complex", -1)
     state, extra2 = build(state, "green", "Generator", 2)
     state, extra3 = build(state, "green", "Multi-Mine", 2)
-    state = ok(state, LaunchRocket("red", "green", mine_of(state, "green")), LaunchRocket("red", "green", extra1))
+    state = ok(
+        state, LaunchRocket("red", "green", mine_of(state, "green")), LaunchRocket("red", "green", extra1)
+    )
     r = rejected(state, LaunchRocket("blue", "green", extra3))
     assert "already blocked by 2 attack markers" in r.reason
-    assert "timer stands on" in rejected(
-        ok(state, StartJob("blue", 1, UseCard(mine_of(state, "blue")))), LaunchRocket("blue", "blue", mine_of(state, "blue"))
-    ).reason
+    assert (
+        "timer stands on"
+        in rejected(
+            ok(state, StartJob("blue", 1, UseCard(mine_of(state, "blue")))),
+            LaunchRocket("blue", "blue", mine_of(state, "blue")),
+        ).reason
+    )
 
 
 def test_rocket_cannot_hit_card_with_timer() -> None:
@@ -858,9 +962,12 @@ def test_transport_probe_stores_two_and_sends_them_to_the_ship() -> None:
     state = ok(state, TransferGoods("red", InShip("red"), OnProbe("red", probe), Goods.of(green=2)))
     state = ok(state, StartJob("red", 1, MoveShip("red", 1)), TimerRanOut("red", 1))
     state = ok(state, StartJob("red", 0, UseCard(probe)))
-    assert "no timer stands on it" in rejected(
-        state, TransferGoods("red", InShip("red"), OnProbe("red", probe), Goods.of(green=1))
-    ).reason
+    assert (
+        "no timer stands on it"
+        in rejected(
+            state, TransferGoods("red", InShip("red"), OnProbe("red", probe), Goods.of(green=1))
+        ).reason
+    )
     state = ok(state, TimerRanOut("red", 0))
     assert state.ship("red").cargo.as_dict() == {"green": 3} and state.ship("red").field == 1  # type: ignore[union-attr]
 
@@ -1005,7 +1112,11 @@ def test_snapshot_shows_track_ring_sabotage_and_blocks_as_json() -> None:
 
     state, _ = _armed(new_game(), "red", "Sabotage Probe")
     state, _ = build(state, "blue", "Interstellar Rocket", -1)
-    state = ok(state, StartJob("blue", 0, UseCard(_first_of(state, "blue", "Interstellar Rocket"))), TimerRanOut("blue", 0))
+    state = ok(
+        state,
+        StartJob("blue", 0, UseCard(_first_of(state, "blue", "Interstellar Rocket"))),
+        TimerRanOut("blue", 0),
+    )
     order = mine_of(state, "green")
     state = dock(load(state, "red", **state.cards[order].order.goods_dict()), "red", 2)  # type: ignore[union-attr]
     state = ok(
@@ -1079,19 +1190,59 @@ def _empty_stack3(state: GameState) -> GameState:
 
 
 FREE = [
-    pytest.param(_noop, lambda s: DrawTechCards("red", 1), "TechLevel 2 or TechLevel 3 stack", "3.2.1", id="draw-level-1"),
+    pytest.param(
+        _noop,
+        lambda s: DrawTechCards("red", 1),
+        "TechLevel 2 or TechLevel 3 stack",
+        "3.2.1",
+        id="draw-level-1",
+    ),
     pytest.param(_full_planning, lambda s: DrawTechCards("red", 2), "no free space", "3.1", id="draw-full"),
-    pytest.param(_empty_stack3, lambda s: DrawTechCards("red", 3), "stack is empty", "3.2.1", id="draw-empty"),
-    pytest.param(_noop, lambda s: KeepDrawnCard("red", "x"), "not drawn any cards", "3.2.1", id="keep-nothing"),
+    pytest.param(
+        _empty_stack3, lambda s: DrawTechCards("red", 3), "stack is empty", "3.2.1", id="draw-empty"
+    ),
+    pytest.param(
+        _noop, lambda s: KeepDrawnCard("red", "x"), "not drawn any cards", "3.2.1", id="keep-nothing"
+    ),
     pytest.param(_drawn, lambda s: KeepDrawnCard("zed", "x"), "no player 'zed'", "2", id="keep-unknown"),
     pytest.param(
-        lambda s: ok(_drawn(s), MasterClockExpired()), lambda s: KeepDrawnCard("red", "x"), "has ended", "4", id="keep-after-end"
+        lambda s: ok(_drawn(s), MasterClockExpired()),
+        lambda s: KeepDrawnCard("red", "x"),
+        "has ended",
+        "4",
+        id="keep-after-end",
     ),
-    pytest.param(_red_planned, lambda s: GiveCard("red", "red", _red_card(s)), "another player", "5.2", id="give-self"),
-    pytest.param(_red_planned, lambda s: GiveCard("red", "zed", _red_card(s)), "no player 'zed'", "2", id="give-unknown"),
-    pytest.param(_busy_planned, lambda s: GiveCard("red", "blue", _red_card(s)), "timer stands on", "5.2", id="give-busy"),
-    pytest.param(_both_planned, lambda s: TradeCards("red", _red_card(s), "red", _red_card(s)), "another player", "5.2", id="trade-self"),
-    pytest.param(_both_planned, lambda s: TradeCards("red", "x", "blue", "y"), "two planning areas", "5.2", id="trade-unplanned"),
+    pytest.param(
+        _red_planned, lambda s: GiveCard("red", "red", _red_card(s)), "another player", "5.2", id="give-self"
+    ),
+    pytest.param(
+        _red_planned,
+        lambda s: GiveCard("red", "zed", _red_card(s)),
+        "no player 'zed'",
+        "2",
+        id="give-unknown",
+    ),
+    pytest.param(
+        _busy_planned,
+        lambda s: GiveCard("red", "blue", _red_card(s)),
+        "timer stands on",
+        "5.2",
+        id="give-busy",
+    ),
+    pytest.param(
+        _both_planned,
+        lambda s: TradeCards("red", _red_card(s), "red", _red_card(s)),
+        "another player",
+        "5.2",
+        id="trade-self",
+    ),
+    pytest.param(
+        _both_planned,
+        lambda s: TradeCards("red", "x", "blue", "y"),
+        "two planning areas",
+        "5.2",
+        id="trade-unplanned",
+    ),
     pytest.param(
         _busy_planned,
         lambda s: TradeCards("red", _red_card(s), "blue", s.player("blue").planning[0]),
@@ -1099,39 +1250,125 @@ FREE = [
         "5.2",
         id="trade-busy",
     ),
-    pytest.param(_noop, lambda s: TransferGoods("red", InShip("red"), InShip("green"), Goods()), "at least one good", "3.3", id="no-goods"),
     pytest.param(
-        _noop, lambda s: TransferGoods("red", InShip("red"), InShip("green"), Goods.of(purple=1)), "Goods come in", "3.3", id="purple"
+        _noop,
+        lambda s: TransferGoods("red", InShip("red"), InShip("green"), Goods()),
+        "at least one good",
+        "3.3",
+        id="no-goods",
     ),
-    pytest.param(_noop, lambda s: TransferGoods("red", InShip("red"), InShip("red"), Goods.of(red=1)), "two different", "3.3", id="same"),
-    pytest.param(_noop, lambda s: TransferGoods("red", InShip("red"), InShip("ufo"), Goods.of(red=1)), "no spaceship", "3.3", id="ufo"),
-    pytest.param(_flying, lambda s: TransferGoods("red", InShip("red"), InDepot("red"), Goods.of(red=1)), "in flight", "3.3", id="flying"),
-    pytest.param(_noop, lambda s: TransferGoods("red", InShip("red"), InDepot("zed"), Goods.of(red=1)), "no player 'zed'", "3.3", id="depot-zed"),
     pytest.param(
-        _noop, lambda s: TransferGoods("red", InShip("red"), OnProbe("red", mine_of(s, "red")), Goods.of(red=1)),
-        "not a Transport Probe", "3.3", id="not-probe",
+        _noop,
+        lambda s: TransferGoods("red", InShip("red"), InShip("green"), Goods.of(purple=1)),
+        "Goods come in",
+        "3.3",
+        id="purple",
     ),
-    pytest.param(_noop, lambda s: ReturnGoods("red", InShip("green"), Goods.of(red=1)), "your own spaceship", "3.3", id="return-others"),
-    pytest.param(_noop, lambda s: ReturnGoods("red", InDepot("red"), Goods.of(red=1)), "no Depot", "3.3", id="return-no-depot"),
-    pytest.param(_noop, lambda s: ReturnGoods("red", InShip("red"), Goods.of(red=1)), "not there", "3.3", id="return-missing"),
-    pytest.param(_noop, lambda s: ReturnGoods("zed", InShip("red"), Goods.of(red=1)), "no player 'zed'", "2", id="return-zed"),
-    pytest.param(_flying, lambda s: SatisfyOrder("red", "red", mine_of(s, "green")), "in flight", "3.4", id="order-flying"),
+    pytest.param(
+        _noop,
+        lambda s: TransferGoods("red", InShip("red"), InShip("red"), Goods.of(red=1)),
+        "two different",
+        "3.3",
+        id="same",
+    ),
+    pytest.param(
+        _noop,
+        lambda s: TransferGoods("red", InShip("red"), InShip("ufo"), Goods.of(red=1)),
+        "no spaceship",
+        "3.3",
+        id="ufo",
+    ),
+    pytest.param(
+        _flying,
+        lambda s: TransferGoods("red", InShip("red"), InDepot("red"), Goods.of(red=1)),
+        "in flight",
+        "3.3",
+        id="flying",
+    ),
+    pytest.param(
+        _noop,
+        lambda s: TransferGoods("red", InShip("red"), InDepot("zed"), Goods.of(red=1)),
+        "no player 'zed'",
+        "3.3",
+        id="depot-zed",
+    ),
+    pytest.param(
+        _noop,
+        lambda s: TransferGoods("red", InShip("red"), OnProbe("red", mine_of(s, "red")), Goods.of(red=1)),
+        "not a Transport Probe",
+        "3.3",
+        id="not-probe",
+    ),
+    pytest.param(
+        _noop,
+        lambda s: ReturnGoods("red", InShip("green"), Goods.of(red=1)),
+        "your own spaceship",
+        "3.3",
+        id="return-others",
+    ),
+    pytest.param(
+        _noop,
+        lambda s: ReturnGoods("red", InDepot("red"), Goods.of(red=1)),
+        "no Depot",
+        "3.3",
+        id="return-no-depot",
+    ),
+    pytest.param(
+        _noop,
+        lambda s: ReturnGoods("red", InShip("red"), Goods.of(red=1)),
+        "not there",
+        "3.3",
+        id="return-missing",
+    ),
+    pytest.param(
+        _noop,
+        lambda s: ReturnGoods("zed", InShip("red"), Goods.of(red=1)),
+        "no player 'zed'",
+        "2",
+        id="return-zed",
+    ),
+    pytest.param(
+        _flying,
+        lambda s: SatisfyOrder("red", "red", mine_of(s, "green")),
+        "in flight",
+        "3.4",
+        id="order-flying",
+    ),
     pytest.param(_noop, lambda s: SatisfyOrder("red", "red", 42), "Name the order", "3.4", id="order-type"),
     pytest.param(
-        lambda s: dock(s, "red", 1), lambda s: SatisfyOrder("red", "red", s.neutral_at(1).order), "does not carry", "3.4",
+        lambda s: dock(s, "red", 1),
+        lambda s: SatisfyOrder("red", "red", s.neutral_at(1).order),
+        "does not carry",
+        "3.4",
         id="neutral-no-goods",
     ),
     pytest.param(_noop, lambda s: Sabotage("zed", "green", 0), "no player 'zed'", "2", id="sabotage-zed"),
     pytest.param(_noop, lambda s: LaunchRocket("red", "zed", "x"), "no player 'zed'", "2", id="rocket-zed"),
     pytest.param(_noop, lambda s: "not an action", "Unknown action", "3.2", id="garbage"),
     pytest.param(_noop, lambda s: StartJob("red", 0, "dance"), "Unknown job", "3.2", id="garbage-job"),
-    pytest.param(_flying, lambda s: StartJob("red", 1, MoveShip("red", 2)), "Another timer", "3.2", id="ship-busy"),
-    pytest.param(_red_planned, lambda s: StartJob("red", 0, BuildCard(_red_card(s), "left")), "whole-number unit", "3.2.2", id="x-type"),
     pytest.param(
-        _noop, lambda s: PlaceBuiltCard("red", 0, "left"), "no finished build", "3.2.2", id="place-nothing",
+        _flying, lambda s: StartJob("red", 1, MoveShip("red", 2)), "Another timer", "3.2", id="ship-busy"
     ),
     pytest.param(
-        lambda s: ok(_red_planned(s), MasterClockExpired()), lambda s: PlaceBuiltCard("red", 0, 1), "game is over", "4", id="place-over"
+        _red_planned,
+        lambda s: StartJob("red", 0, BuildCard(_red_card(s), "left")),
+        "whole-number unit",
+        "3.2.2",
+        id="x-type",
+    ),
+    pytest.param(
+        _noop,
+        lambda s: PlaceBuiltCard("red", 0, "left"),
+        "no finished build",
+        "3.2.2",
+        id="place-nothing",
+    ),
+    pytest.param(
+        lambda s: ok(_red_planned(s), MasterClockExpired()),
+        lambda s: PlaceBuiltCard("red", 0, 1),
+        "game is over",
+        "4",
+        id="place-over",
     ),
 ]
 
@@ -1234,7 +1471,11 @@ def test_loading_attack_marker_with_empty_pool_does_nothing() -> None:
 def test_every_neutral_card_contested_leaves_the_last_one_drawn() -> None:
     state = new_game()
     first = state.neutral_at(1).order  # type: ignore[union-attr]
-    small = [c for c, spec in state.order_cards.items() if c != first and len(spec.goods) == 2 and spec.points == (2,)]
+    small = [
+        c
+        for c, spec in state.order_cards.items()
+        if c != first and len(spec.goods) == 2 and spec.points == (2,)
+    ]
     a, b = small[:2]
     state = replace(state, order_stack=(a, b))
     state = dock(load(state, "red", **state.order_cards[first].goods_dict()), "red", 1)  # type: ignore[index]

@@ -23,15 +23,23 @@ pytestmark = pytest.mark.broker
 
 @pytest.fixture
 def table(mosquitto, table_id):
-    options = RunOptions(hub=HubConfig(table=table_id, game="space-dealer", players=3, timers=2, time_scale=200,
-                                       clock_minutes=30),
-                         broker_url=str(mosquitto.address), http_port=None, heartbeat_s=0.5)
+    options = RunOptions(
+        hub=HubConfig(
+            table=table_id, game="space-dealer", players=3, timers=2, time_scale=200, clock_minutes=30
+        ),
+        broker_url=str(mosquitto.address),
+        http_port=None,
+        heartbeat_s=0.5,
+    )
     table = Table(options).start()
     try:
         assert table.fleet.wait_connected(10)
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(info.online for info in session.nodes.values()), timeout_s=10,
-                   message="all simulated nodes online")
+        wait_until(
+            lambda: all(info.online for info in session.nodes.values()),
+            timeout_s=10,
+            message="all simulated nodes online",
+        )
         yield table
     finally:
         table.stop()
@@ -39,8 +47,12 @@ def table(mosquitto, table_id):
 
 def api(table: Table, path: str, body: dict | None = None) -> tuple[int, dict]:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(table.url.rstrip("/") + path, data=data, method="GET" if body is None else "POST",
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        table.url.rstrip("/") + path,
+        data=data,
+        method="GET" if body is None else "POST",
+        headers={"Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as res:
             return res.status, json.loads(res.read())
@@ -61,8 +73,11 @@ def flip(table: Table, node: str, job: dict) -> tuple[str, str]:
     assert status == 200, body
     sim = table.fleet.nodes[node]
     sim.flip()
-    wait_until(lambda: not any(kind == "flip" for _, kind, _ in sim.core.outbox), timeout_s=5,
-               message=f"the verdict on {node}")
+    wait_until(
+        lambda: not any(kind == "flip" for _, kind, _ in sim.core.outbox),
+        timeout_s=5,
+        message=f"the verdict on {node}",
+    )
     return sim.core.last_verdict, sim.core.last_reason
 
 
@@ -105,14 +120,21 @@ def test_a_game_on_the_hub_with_a_third_timer_and_a_sabotage_that_turns_a_node_r
     assert flip(table, "red-2", {"type": "RaiseTechLevel"}) == ("accepted", "")
     done(table, "red-1", "red-2")
     assert session.seat_request == ("red", 3)
-    spare = SimNode(session.setup.table, "spare-9", table.broker_address, table.clock, sand_s=60, heartbeat_s=0.5)
+    spare = SimNode(
+        session.setup.table, "spare-9", table.broker_address, table.clock, sand_s=60, heartbeat_s=0.5
+    )
     table.fleet.nodes["spare-9"] = spare.start()
     assert spare.connected.wait(10)
     spare.flip()
-    wait_until(lambda: spare.core.last_verdict is not None, timeout_s=5, message="the verdict on the new node")
+    wait_until(
+        lambda: spare.core.last_verdict is not None, timeout_s=5, message="the verdict on the new node"
+    )
     assert session.setup.seat_of("spare-9").index == 3 and spare.core.last_verdict == "accepted"
-    wait_until(lambda: session.state.game.node_of("red", 3) == "spare-9", timeout_s=5,
-               message="the pairing flip of the new node to run out")
+    wait_until(
+        lambda: session.state.game.node_of("red", 3) == "spare-9",
+        timeout_s=5,
+        message="the pairing flip of the new node to run out",
+    )
 
     # level 3: a Sabotage Probe, built on the new Generator's connection and loaded by the third timer
     act(table, "red", {"type": "DrawTechCards", "level": 3})
@@ -139,8 +161,14 @@ def test_a_game_on_the_hub_with_a_third_timer_and_a_sabotage_that_turns_a_node_r
     assert game.player("green").timers[0].sabotaged_by is None
 
     # the master clock runs out; nothing runs any more, so the score is final at once
-    wait_until(lambda: session.state.game.game.phase is Phase.OVER, timeout_s=12,
-               message="the master clock to run out")
+    wait_until(
+        lambda: session.state.game.game.phase is Phase.OVER,
+        timeout_s=12,
+        message="the master clock to run out",
+    )
     scores = api(table, "/api/state")[1]["scores"]
-    assert scores == {"players": {name: {"total": 0, "markers": 0} for name in ("red", "yellow", "green")},
-                      "ranking": ["red", "yellow", "green"], "winners": ["red", "yellow", "green"]}
+    assert scores == {
+        "players": {name: {"total": 0, "markers": 0} for name in ("red", "yellow", "green")},
+        "ranking": ["red", "yellow", "green"],
+        "winners": ["red", "yellow", "green"],
+    }

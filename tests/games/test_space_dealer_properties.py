@@ -117,7 +117,11 @@ def actions_for(state: GameState) -> st.SearchStrategy:
         st.builds(StartJob, players, timers, jobs),
         st.builds(PlayCard, players, cards),
         st.builds(DrawTechCards, players, st.integers(1, 4)),
-        st.builds(KeepDrawnCard, players, st.sampled_from(list(state.stack2[:4]) + list(state.stack3[:4]) + ["nope"])),
+        st.builds(
+            KeepDrawnCard,
+            players,
+            st.sampled_from(list(state.stack2[:4]) + list(state.stack3[:4]) + ["nope"]),
+        ),
         st.builds(PlaceBuiltCard, players, timers, x),
         st.builds(AbandonJob, players, timers),
         st.builds(TransferGoods, players, holders, holders, goods),
@@ -134,7 +138,12 @@ def actions_for(state: GameState) -> st.SearchStrategy:
 
 
 def check_invariants(
-    before: GameState, state: GameState, goods: dict[str, int], markers: int, timers: int, placed: dict[str, int]
+    before: GameState,
+    state: GameState,
+    goods: dict[str, int],
+    markers: int,
+    timers: int,
+    placed: dict[str, int],
 ) -> None:
     assert goods_totals(state) == goods, "goods are conserved"
     for ship in state.ships:
@@ -161,7 +170,9 @@ def check_invariants(
     assert len(orders) == len(set(orders)), "each order once"
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(st.data(), st.integers(0, 10_000), st.sampled_from([3, 4]), st.booleans())
 def test_random_play_keeps_invariants(data: st.DataObject, seed: int, n: int, boost: bool) -> None:
     state = start_state(seed, n, boost)
@@ -181,7 +192,9 @@ def test_random_play_keeps_invariants(data: st.DataObject, seed: int, n: int, bo
             assert isinstance(result, Rejected)
             assert result.reason and result.rule.startswith("rulebook")
     score = final_score(state)
-    assert sum(s.markers for s in score.players.values()) == sum(p.markers_placed - placed[p.name] for p in state.players)
+    assert sum(s.markers for s in score.players.values()) == sum(
+        p.markers_placed - placed[p.name] for p in state.players
+    )
 
 
 @settings(max_examples=30, deadline=None)
@@ -230,7 +243,12 @@ def sensible_actions(state: GameState, rng: random.Random) -> list[object]:
                         StartJob(
                             name,
                             t.index,
-                            UseCard(card, to=rng.choice(["", "depot"]), colour=rng.choice(COLOURS), exchanges=exchanges),
+                            UseCard(
+                                card,
+                                to=rng.choice(["", "depot"]),
+                                colour=rng.choice(COLOURS),
+                                exchanges=exchanges,
+                            ),
                         )
                     ] * 3
                 for card in p.planning:
@@ -262,7 +280,9 @@ def sensible_actions(state: GameState, rng: random.Random) -> list[object]:
             planet = state.neutral_at(own_ship.field)
             if planet is not None and planet.goods:
                 colour, _ = planet.goods.items[0]
-                out.append(TransferGoods(name, AtNeutralPlanet(own_ship.field), InShip(name), Goods.of({colour: 1})))
+                out.append(
+                    TransferGoods(name, AtNeutralPlanet(own_ship.field), InShip(name), Goods.of({colour: 1}))
+                )
         for ship in state.ships:
             if ship.controller == name and ship.field is not None:
                 owner = state.field_owner(ship.field)

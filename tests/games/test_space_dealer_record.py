@@ -105,22 +105,36 @@ BASE = {"players": ["red", "green", "blue"], "seed": 1}
     [
         ([], "JSON object"),
         ({**BASE, "moves": []}, "unknown field 'moves'"),
-        ({"seed": 1, "actions": []}, "\"players\""),
+        ({"seed": 1, "actions": []}, '"players"'),
         ({**BASE, "seed": True}, "seed must be a whole number"),
         ({**BASE, "experienced": "yes"}, "true or false"),
         ({**BASE, "actions": {}}, "must be a list"),
         ({**BASE, "players": ["a", "b"], "actions": []}, "3 to 8 players"),
         ({**BASE, "actions": [{"type": "Teleport"}]}, "unknown type 'Teleport'"),
-        ({**BASE, "actions": [{"player": "red"}]}, "\"type\""),
+        ({**BASE, "actions": [{"player": "red"}]}, '"type"'),
         ({**BASE, "actions": [{"type": "PlayCard", "player": "red"}]}, "missing the field 'card'"),
-        ({**BASE, "actions": [{"type": "PlayCard", "player": "red", "card": "x", "when": 3}]}, "unknown field 'when'"),
-        ({**BASE, "actions": [{"type": "StartJob", "player": "red", "timer": 0, "job": {"type": "Dance"}}]}, "'Dance'"),
+        (
+            {**BASE, "actions": [{"type": "PlayCard", "player": "red", "card": "x", "when": 3}]},
+            "unknown field 'when'",
+        ),
+        (
+            {
+                **BASE,
+                "actions": [{"type": "StartJob", "player": "red", "timer": 0, "job": {"type": "Dance"}}],
+            },
+            "'Dance'",
+        ),
         ({**BASE, "actions": [{"type": "PlayCard", "player": ["red"], "card": "x"}]}, "plain value"),
         (
             {
                 **BASE,
                 "actions": [
-                    {"type": "ReturnGoods", "player": "red", "source": {"type": "InShip", "ship": "red"}, "goods": {"red": -1}}
+                    {
+                        "type": "ReturnGoods",
+                        "player": "red",
+                        "source": {"type": "InShip", "ship": "red"},
+                        "goods": {"red": -1},
+                    }
                 ],
             },
             "whole numbers",
@@ -129,7 +143,12 @@ BASE = {"players": ["red", "green", "blue"], "seed": 1}
             {
                 **BASE,
                 "actions": [
-                    {"type": "StartJob", "player": "red", "timer": 0, "job": {"type": "UseCard", "card": "c", "exchanges": ["rb"]}}
+                    {
+                        "type": "StartJob",
+                        "player": "red",
+                        "timer": 0,
+                        "job": {"type": "UseCard", "card": "c", "exchanges": ["rb"]},
+                    }
                 ],
             },
             "colour pairs",

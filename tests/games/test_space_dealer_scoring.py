@@ -116,46 +116,94 @@ def test_ten_markers_allowed() -> None:
 
 
 def _eleven_markers() -> dict:
-    return {"players": ["a", "b", "c"], "orders": [order(f"b-{i}", "a", [1, 1], owner="b") for i in range(11)]}
+    return {
+        "players": ["a", "b", "c"],
+        "orders": [order(f"b-{i}", "a", [1, 1], owner="b") for i in range(11)],
+    }
 
 
 BROKEN = [
     pytest.param(
-        {"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 1], owner="b"), order("x", "c", [1, 1], owner="b")]},
+        {
+            "players": ["a", "b", "c"],
+            "orders": [order("x", "a", [1, 1], owner="b"), order("x", "c", [1, 1], owner="b")],
+        },
         "satisfied twice",
         id="order-twice",
     ),
-    pytest.param({"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 1], owner="a")]}, "own planet", id="own-planet"),
-    pytest.param({"players": ["a", "b", "c"], "orders": [order("x", "zed", [1])]}, "unknown player 'zed'", id="unknown-deliverer"),
     pytest.param(
-        {"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 1], owner="zed")]}, "unknown player 'zed'", id="unknown-owner"
+        {"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 1], owner="a")]},
+        "own planet",
+        id="own-planet",
+    ),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [order("x", "zed", [1])]},
+        "unknown player 'zed'",
+        id="unknown-deliverer",
+    ),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 1], owner="zed")]},
+        "unknown player 'zed'",
+        id="unknown-owner",
     ),
     pytest.param(_eleven_markers(), "more than 10 orders", id="eleven-markers"),
-    pytest.param({"players": ["a", "b", "c"], "orders": [order("x", "a", [1], owner="b")]}, "must have 2 point", id="owner-arity"),
-    pytest.param({"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 2])]}, "must have 1 point", id="neutral-arity"),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [order("x", "a", [1], owner="b")]},
+        "must have 2 point",
+        id="owner-arity",
+    ),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 2])]},
+        "must have 1 point",
+        id="neutral-arity",
+    ),
     pytest.param({"players": ["a", "b", "c"], "orders": [order("x", "a", [-1])]}, "negative", id="negative"),
-    pytest.param({"players": ["a", "b", "c"], "orders": [order("x", "a", ["3"])]}, "whole numbers", id="points-str"),
-    pytest.param({"players": ["a", "b", "c"], "orders": [order("x", "a", [True])]}, "whole numbers", id="points-bool"),
-    pytest.param({"players": ["a", "b", "c"], "orders": [{"order": "x", "by": "a"}]}, "missing the field 'points'", id="no-points"),
-    pytest.param({"players": ["a", "b", "c"], "orders": [{"by": "a", "points": [1]}]}, "missing the field 'order'", id="no-id"),
-    pytest.param({"players": ["a", "b", "c"], "orders": [{"order": "x", "points": [1]}]}, "missing the field 'by'", id="no-by"),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [order("x", "a", ["3"])]}, "whole numbers", id="points-str"
+    ),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [order("x", "a", [True])]}, "whole numbers", id="points-bool"
+    ),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [{"order": "x", "by": "a"}]},
+        "missing the field 'points'",
+        id="no-points",
+    ),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [{"by": "a", "points": [1]}]},
+        "missing the field 'order'",
+        id="no-id",
+    ),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [{"order": "x", "points": [1]}]},
+        "missing the field 'by'",
+        id="no-by",
+    ),
     pytest.param(
         {"players": ["a", "b", "c"], "orders": [{"order": "x", "by": "a", "onwer": "b", "points": [1, 1]}]},
         "unknown field 'onwer'",
         id="typo-field",
     ),
-    pytest.param({"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 1], owner=3)]}, "owner", id="owner-type"),
-    pytest.param({"players": ["a", "b", "c"], "orders": [order("x", 5, [1])]}, "\"by\" must be", id="by-type"),
-    pytest.param({"players": ["a", "b", "c"], "orders": [order("", "a", [1])]}, "non-empty string", id="empty-id"),
-    pytest.param({"players": ["a", "b", "c"], "orders": ["x"]}, "must be a JSON object", id="order-not-object"),
-    pytest.param({"players": ["a", "b", "c"], "orders": {}}, "\"orders\" must be a list", id="orders-type"),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 1], owner=3)]}, "owner", id="owner-type"
+    ),
+    pytest.param({"players": ["a", "b", "c"], "orders": [order("x", 5, [1])]}, '"by" must be', id="by-type"),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [order("", "a", [1])]}, "non-empty string", id="empty-id"
+    ),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": ["x"]}, "must be a JSON object", id="order-not-object"
+    ),
+    pytest.param({"players": ["a", "b", "c"], "orders": {}}, '"orders" must be a list', id="orders-type"),
     pytest.param({"players": ["a", "b", "c"]}, "missing the field 'orders'", id="no-orders"),
     pytest.param({"orders": []}, "missing the field 'players'", id="no-players"),
     pytest.param({"players": "abc", "orders": []}, "list of non-empty player names", id="players-type"),
     pytest.param({"players": ["a", "a", "b"], "orders": []}, "listed twice", id="duplicate-player"),
     pytest.param({"players": ["a", "b"], "orders": []}, "3 to 8 players", id="two-players"),
     pytest.param({"players": [str(i) for i in range(9)], "orders": []}, "3 to 8 players", id="nine-players"),
-    pytest.param({"players": ["a", "b", "c"], "orders": [], "bonus": 1}, "unknown field 'bonus'", id="extra-top"),
+    pytest.param(
+        {"players": ["a", "b", "c"], "orders": [], "bonus": 1}, "unknown field 'bonus'", id="extra-top"
+    ),
     pytest.param([1, 2], "JSON object", id="not-object"),
 ]
 
@@ -170,7 +218,12 @@ def test_broken_records_are_rejected(record: object, message: str) -> None:
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.sampled_from("abcd"), st.sampled_from(["a", "b", "c", "d", None]), st.integers(0, 9), st.integers(0, 9)),
+        st.tuples(
+            st.sampled_from("abcd"),
+            st.sampled_from(["a", "b", "c", "d", None]),
+            st.integers(0, 9),
+            st.integers(0, 9),
+        ),
         max_size=30,
     )
 )
@@ -190,7 +243,9 @@ def test_points_are_conserved_and_ranking_consistent(raw: list[tuple[str, str | 
     assert sum(s.markers for s in result.players.values()) == sum(1 for o in orders if o.owner)
     keys = [(result.players[n].total, result.players[n].markers) for n in result.ranking]
     assert keys == sorted(keys, reverse=True)
-    assert set(result.winners) == {n for n in players if (result.players[n].total, result.players[n].markers) == keys[0]}
+    assert set(result.winners) == {
+        n for n in players if (result.players[n].total, result.players[n].markers) == keys[0]
+    }
 
 
 # --- the command line ------------------------------------------------------------------
@@ -212,14 +267,27 @@ def test_cli_reads_stdin() -> None:
     ("record", "message"),
     [
         pytest.param(
-            {"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 1], owner="b"), order("x", "c", [1, 1], owner="a")]},
+            {
+                "players": ["a", "b", "c"],
+                "orders": [order("x", "a", [1, 1], owner="b"), order("x", "c", [1, 1], owner="a")],
+            },
             "satisfied twice",
             id="twice",
         ),
-        pytest.param({"players": ["a", "b", "c"], "orders": [order("x", "b", [1, 1], owner="b")]}, "own planet", id="own"),
-        pytest.param({"players": ["a", "b", "c"], "orders": [order("x", "q", [1])]}, "unknown player", id="unknown"),
+        pytest.param(
+            {"players": ["a", "b", "c"], "orders": [order("x", "b", [1, 1], owner="b")]},
+            "own planet",
+            id="own",
+        ),
+        pytest.param(
+            {"players": ["a", "b", "c"], "orders": [order("x", "q", [1])]}, "unknown player", id="unknown"
+        ),
         pytest.param(_eleven_markers(), "victory-point markers", id="markers"),
-        pytest.param({"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 2, 3], owner="b")]}, "point value", id="arity"),
+        pytest.param(
+            {"players": ["a", "b", "c"], "orders": [order("x", "a", [1, 2, 3], owner="b")]},
+            "point value",
+            id="arity",
+        ),
         pytest.param({"players": ["a", "b", "c"]}, "missing the field", id="missing"),
     ],
 )

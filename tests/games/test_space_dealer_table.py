@@ -43,8 +43,11 @@ def ok(game: GameState, *actions: object) -> GameState:
 
 def plan(game: GameState, player: str, card: str) -> GameState:
     """Lay-out by hand: move ``card`` from a common stack into the player's planning area."""
-    game = replace(game, stack2=tuple(c for c in game.stack2 if c != card),
-                   stack3=tuple(c for c in game.stack3 if c != card))
+    game = replace(
+        game,
+        stack2=tuple(c for c in game.stack2 if c != card),
+        stack3=tuple(c for c in game.stack3 if c != card),
+    )
     me = game.player(player)
     return game.with_player(replace(me, planning=me.planning + (card,)))
 
@@ -52,14 +55,24 @@ def plan(game: GameState, player: str, card: str) -> GameState:
 def with_probe(game: GameState, player: str = "yellow") -> GameState:
     """The player has built a Sabotage Probe at unit -1 and loaded one attack marker, through the engine."""
     game = plan(game, player, "sabotage-probe-1")
-    return ok(game, A.StartJob(player, 0, A.BuildCard("sabotage-probe-1", -1)), A.TimerRanOut(player, 0),
-              A.StartJob(player, 0, A.UseCard("sabotage-probe-1")), A.TimerRanOut(player, 0))
+    return ok(
+        game,
+        A.StartJob(player, 0, A.BuildCard("sabotage-probe-1", -1)),
+        A.TimerRanOut(player, 0),
+        A.StartJob(player, 0, A.UseCard("sabotage-probe-1")),
+        A.TimerRanOut(player, 0),
+    )
 
 
 def with_rocket(game: GameState, player: str = "yellow") -> GameState:
     game = plan(game, player, "interstellar-rocket-1")
-    return ok(game, A.StartJob(player, 0, A.BuildCard("interstellar-rocket-1", -1)), A.TimerRanOut(player, 0),
-              A.StartJob(player, 0, A.UseCard("interstellar-rocket-1")), A.TimerRanOut(player, 0))
+    return ok(
+        game,
+        A.StartJob(player, 0, A.BuildCard("interstellar-rocket-1", -1)),
+        A.TimerRanOut(player, 0),
+        A.StartJob(player, 0, A.UseCard("interstellar-rocket-1")),
+        A.TimerRanOut(player, 0),
+    )
 
 
 def cargo(game: GameState, ship: str, field: int, **goods: int) -> GameState:
@@ -72,19 +85,28 @@ def cargo(game: GameState, ship: str, field: int, **goods: int) -> GameState:
 class Table:
     """A Space Dealer table on a fake clock, driven like the nodes and phones drive the hub."""
 
-    def __init__(self, game: GameState | None = None, *, timers: int = 2, variant: str = "",
-                 players: int = 3) -> None:
+    def __init__(
+        self, game: GameState | None = None, *, timers: int = 2, variant: str = "", players: int = 3
+    ) -> None:
         self.clock = FakeClock(start_s=0.0)
-        self.setup = default_setup("sd", players=players, timers=timers, game="space-dealer", variant=variant,
-                                   seed=0, clock_length_s=30 * 60)
+        self.setup = default_setup(
+            "sd",
+            players=players,
+            timers=timers,
+            game="space-dealer",
+            variant=variant,
+            seed=0,
+            clock_length_s=30 * 60,
+        )
         self.prepared = game
         self.session = TableSession(self.setup, clock=self.clock, referee=self.referee())
         self.seq: Counter[str] = Counter()
         self.seen: list[tuple[str, dict]] = []
         self.session.add_listener(lambda kind, data: self.seen.append((kind, data)))
         for seat in self.setup.seats:
-            self.session.node_message(seat.node, self._msg("hello", t_ms=0, sand_ms=60000,
-                                                           node_kind="sim", firmware="x"))
+            self.session.node_message(
+                seat.node, self._msg("hello", t_ms=0, sand_ms=60000, node_kind="sim", firmware="x")
+            )
 
     def referee(self) -> SpaceDealerReferee:
         return SpaceDealerReferee(self.setup, game=self.prepared)
@@ -103,15 +125,18 @@ class Table:
             assert self.session.set_intent(player, node, {"job": job}) is None
         self.seq[node] += 1
         upper, lower = (60000, 0) if ran_out else (20000, 40000)
-        replies = self.session.node_message(node, self._msg("flip", seq=self.seq[node], t_ms=self._now_ms(),
-                                                            upper_ms=upper, lower_ms=lower))
+        replies = self.session.node_message(
+            node, self._msg("flip", seq=self.seq[node], t_ms=self._now_ms(), upper_ms=upper, lower_ms=lower)
+        )
         assert replies[0].kind == "ack"
         return replies[0].fields
 
     def empty(self, *nodes: str) -> None:
         for node in nodes:
             self.seq[node] += 1
-            [ack] = self.session.node_message(node, self._msg("empty", seq=self.seq[node], t_ms=self._now_ms()))
+            [ack] = self.session.node_message(
+                node, self._msg("empty", seq=self.seq[node], t_ms=self._now_ms())
+            )
             assert ack.fields["verdict"] == "accepted"
 
     def run(self, seconds: float = 60) -> None:
@@ -150,8 +175,10 @@ class Table:
     def replays(self) -> bool:
         """A hub restart rebuilds the same state from the log, with a fresh referee."""
         events = self.session.log.events()
-        return (fold(self.setup, events, self.session.referee) == self.session.state
-                and fold(self.setup, events, self.referee()) == self.session.state)
+        return (
+            fold(self.setup, events, self.session.referee) == self.session.state
+            and fold(self.setup, events, self.referee()) == self.session.state
+        )
 
 
 # --- set-up ----------------------------------------------------------------------------------------------
@@ -174,7 +201,8 @@ def test_the_seeded_setup_is_the_engines():
     assert t.game == setup(PLAYERS, seed=0)
     assert t.session.snapshot()["view"]["summary"].endswith("waiting for the master clock")
     assert {i["group"] for i in t.session.player_snapshot("red")["menu"]} == {
-        "Start (secret until the clock starts): Generator and first Mine"}
+        "Start (secret until the clock starts): Generator and first Mine"
+    }
     assert Table(setup(PLAYERS, seed=1)).session.player_snapshot("red")["menu"] == []  # laid out by hand
 
 
@@ -221,18 +249,43 @@ ILLEGAL = [
     ("before the master clock", lambda t: None, "red-1", RAISE, "The game has not started"),
     ("without a job", _started, "red-1", None, "Choose a job for timer 1 on your phone"),
     ("a job the engine does not know", _started, "red-1", {"type": "Teleport"}, "unknown type 'Teleport'"),
-    ("a card not planned", _started, "red-1", {"type": "BuildCard", "card": "depot-3", "x": -1},
-     "Only cards in your planning area can be built"),
-    ("an unpowered build site", _started, "yellow-1", {"type": "BuildCard", "card": "multi-mine-1", "x": 4},
-     "must stand on a connection supplied by a power plant"),
-    ("the order row over a card", _started, "yellow-1", {"type": "BuildCard", "card": "multi-mine-1", "x": -2},
-     "never in the order row"),
+    (
+        "a card not planned",
+        _started,
+        "red-1",
+        {"type": "BuildCard", "card": "depot-3", "x": -1},
+        "Only cards in your planning area can be built",
+    ),
+    (
+        "an unpowered build site",
+        _started,
+        "yellow-1",
+        {"type": "BuildCard", "card": "multi-mine-1", "x": 4},
+        "must stand on a connection supplied by a power plant",
+    ),
+    (
+        "the order row over a card",
+        _started,
+        "yellow-1",
+        {"type": "BuildCard", "card": "multi-mine-1", "x": -2},
+        "never in the order row",
+    ),
     ("a used timer space", _raising, "red-2", RAISE, "Another timer already stands on that timer space"),
     ("a timer still running", _raising, "red-1", RAISE, "Timer 1 is still running its job"),
-    ("a card without a timer space", _started, "red-1", {"type": "UseCard", "card": "generator-3"},
-     "A timer can only be used on a card in your action row"),
-    ("somebody else's ship", _started, "red-1", {"type": "MoveShip", "ship": "green", "to": 1},
-     "You can only move a spaceship you control"),
+    (
+        "a card without a timer space",
+        _started,
+        "red-1",
+        {"type": "UseCard", "card": "generator-3"},
+        "A timer can only be used on a card in your action row",
+    ),
+    (
+        "somebody else's ship",
+        _started,
+        "red-1",
+        {"type": "MoveShip", "ship": "green", "to": 1},
+        "You can only move a spaceship you control",
+    ),
 ]
 
 
@@ -277,8 +330,10 @@ def test_a_build_over_a_rocket_blocked_card_is_refused_and_the_block_shows_on_th
     # a Fusion Mine lies across the action row only, but a blocked card cannot be built over
     ack = t.flip("red-2", {"type": "BuildCard", "card": "fusion-mine-yellow-2", "x": -2})
     assert ack["verdict"] == "rejected"
-    assert ack["reason"] == ("The Mine is blocked by an Interstellar Rocket and cannot be built over "
-                             "(rulebook 5.1e, Interstellar Rocket)")
+    assert ack["reason"] == (
+        "The Mine is blocked by an Interstellar Rocket and cannot be built over "
+        "(rulebook 5.1e, Interstellar Rocket)"
+    )
     # a rocket block can only be cleared by running a timer there; the Mine is not used
     assert t.flip("red-1", {"type": "UseCard", "card": "mine-yellow-1"})["verdict"] == "accepted"
     assert "only clears the rocket block" in t.panel("Players")["rows"][0][2]
@@ -286,7 +341,10 @@ def test_a_build_over_a_rocket_blocked_card_is_refused_and_the_block_shows_on_th
     t.empty("red-1")
     assert t.game.ship("red").cargo == Goods()
     assert t.panel("Sabotage and rocket blocks")["lines"] == ["no attacks"]
-    assert t.flip("red-2", {"type": "BuildCard", "card": "fusion-mine-yellow-2", "x": -2})["verdict"] == "accepted"
+    assert (
+        t.flip("red-2", {"type": "BuildCard", "card": "fusion-mine-yellow-2", "x": -2})["verdict"]
+        == "accepted"
+    )
     assert t.replays()
 
 
@@ -305,8 +363,10 @@ def test_a_job_tapped_on_the_phone_starts_at_the_flip_and_applies_when_the_sand_
     assert t.flip("red-1")["verdict"] == "accepted"
     assert t.flip("red-2")["verdict"] == "accepted"
     assert t.game.player("red").tech_level == 1
-    assert t.panel("My timers", "red")["lines"] == ["Timer 1: running: raise the tech level",
-                                                    "Timer 2: running: use yellow Mine"]
+    assert t.panel("My timers", "red")["lines"] == [
+        "Timer 1: running: raise the tech level",
+        "Timer 2: running: use yellow Mine",
+    ]
     t.run(60)
     t.empty("red-1", "red-2")
     red = t.game.player("red")
@@ -328,8 +388,10 @@ def test_a_missed_empty_report_is_made_up_by_the_next_full_flip():
     t.run(61)
     assert t.flip("red-1", {"type": "UseCard", "card": "mine-yellow-1"})["verdict"] == "accepted"
     assert t.game.player("red").tech_level == 2
-    assert [e.action["type"] for e in t.session.log.events() if isinstance(e, ev.GameActed)][-2:] == \
-        ["TimerRanOut", "StartJob"]
+    assert [e.action["type"] for e in t.session.log.events() if isinstance(e, ev.GameActed)][-2:] == [
+        "TimerRanOut",
+        "StartJob",
+    ]
     assert t.replays()
 
 
@@ -358,7 +420,9 @@ def test_free_actions_from_the_phone_use_table_timer_numbers_and_act_for_the_pho
 def test_a_sabotage_turns_the_target_node_red_and_voids_its_effect():
     t = Table(with_probe(setup(PLAYERS, seed=0)))
     t.start()
-    assert "sabotage red's timer 1 (raise the tech level)" not in {i["label"] for i in t.menu("yellow").values()}
+    assert "sabotage red's timer 1 (raise the tech level)" not in {
+        i["label"] for i in t.menu("yellow").values()
+    }
     refused = t.act("yellow", {"type": "Sabotage", "target_player": "red", "target_timer": 1})
     assert isinstance(refused, Rejected) and "A Sabotage Probe attacks only an active timer" in refused.reason
     assert t.flip("red-1", RAISE)["verdict"] == "accepted"
@@ -367,8 +431,10 @@ def test_a_sabotage_turns_the_target_node_red_and_voids_its_effect():
     assert isinstance(step, Decision) and step.show == (("red-1", "sabotaged"),)
     assert ("show", {"shows": [("red-1", "sabotaged")]}) in t.seen  # the hub lights the node red
     assert t.game.player("red").timers[0].sabotaged_by == "yellow"
-    assert "red's timer 1 sabotaged by yellow: runs out with no effect" in t.panel("Sabotage and rocket blocks")[
-        "lines"]
+    assert (
+        "red's timer 1 sabotaged by yellow: runs out with no effect"
+        in t.panel("Sabotage and rocket blocks")["lines"]
+    )
     assert "SABOTAGED by yellow" in t.panel("My timers", "red")["lines"][0]
     pool = t.game.attack_pool
     t.run(60)
@@ -401,9 +467,12 @@ def test_a_robot_factory_asks_for_a_third_node_which_the_next_unseated_flip_beco
     assert len(t.game.player("red").timers) == 3
     assert "red: flip a new sandtimer to pair it as timer 3" in t.panel("Latest")["lines"]
     # the next node flipped that has no seat becomes red's timer 3
-    replies = t.session.node_message("spare-7", t._msg("flip", seq=1, t_ms=t._now_ms(), upper_ms=60000,
-                                                        lower_ms=0))
-    assert [r.kind for r in replies] == ["ack", "show", "config"] and replies[0].fields["verdict"] == "accepted"
+    replies = t.session.node_message(
+        "spare-7", t._msg("flip", seq=1, t_ms=t._now_ms(), upper_ms=60000, lower_ms=0)
+    )
+    assert [r.kind for r in replies] == ["ack", "show", "config"] and replies[0].fields[
+        "verdict"
+    ] == "accepted"
     t.seq["spare-7"] = 1
     assert t.session.setup.seat_of("spare-7").index == 3 and t.session.seat_request is None
     assert "Timer 3" not in {i["group"].split(":")[0] for i in t.menu("red").values()}
@@ -436,7 +505,13 @@ def test_the_last_victory_point_marker_ends_the_game_and_running_timers_complete
     t = Table(_last_marker())
     t.start()
     assert t.flip("green-1", {"type": "UseCard", "card": "mine-red-7"})["verdict"] == "accepted"
-    assert t.panel("Orbital ring")["rows"][2] == [2, "yellow's planet", "red, yellow", "-", "red+yellow for 2/1"]
+    assert t.panel("Orbital ring")["rows"][2] == [
+        2,
+        "yellow's planet",
+        "red, yellow",
+        "-",
+        "red+yellow for 2/1",
+    ]
     assert isinstance(t.tap("red", "deliver red+yellow for 2/1 (yellow's red Mine)"), Decision)
     assert t.game.phase is Phase.ENDING and t.game.player("red").markers_placed == 10
     assert t.panel("Orbital ring")["rows"][2] == [2, "yellow's planet", "red, yellow", "red", "-"]
@@ -452,9 +527,15 @@ def test_the_last_victory_point_marker_ends_the_game_and_running_timers_complete
     scores = t.session.snapshot()["scores"]
     assert scores == final_score(t.game).to_json()
     # (the 9 markers laid out by hand carry no orders: the score counts the one satisfied here)
-    assert scores == {"players": {"red": {"total": 2, "markers": 1}, "yellow": {"total": 1, "markers": 0},
-                                  "green": {"total": 0, "markers": 0}},
-                      "ranking": ["red", "yellow", "green"], "winners": ["red"]}
+    assert scores == {
+        "players": {
+            "red": {"total": 2, "markers": 1},
+            "yellow": {"total": 1, "markers": 0},
+            "green": {"total": 0, "markers": 0},
+        },
+        "ranking": ["red", "yellow", "green"],
+        "winners": ["red"],
+    }
     assert t.session.player_snapshot("red")["menu"] == []
     assert t.session.snapshot()["view"]["summary"].startswith("Space Dealer: game over \u00b7 red wins")
     assert t.replays()
@@ -470,7 +551,9 @@ def test_the_master_clock_running_out_ends_the_game():
     assert t.game.phase is Phase.ENDING
     assert t.session.snapshot()["scores"] is None
     ack = t.flip("red-2", RAISE)
-    assert ack["verdict"] == "rejected" and "master clock has run out" in ack["reason"]  # the session's own rule
+    assert (
+        ack["verdict"] == "rejected" and "master clock has run out" in ack["reason"]
+    )  # the session's own rule
     t.empty("red-1")
     assert t.game.phase is Phase.OVER and t.game.player("red").tech_level == 2
     assert t.session.snapshot()["scores"]["winners"] == PLAYERS  # nobody scored: a shared win
@@ -486,20 +569,34 @@ def test_the_dashboard_and_the_phone_pages():
     view = t.session.snapshot()["view"]
     assert view["summary"] == "Space Dealer (experienced rules): running \u00b7 red 0, yellow 0, green 0"
     assert [panel["title"] for panel in view["panels"]] == [
-        "Victory-point track", "Orbital ring (victory-point track)", "Victory points", "Players",
-        "Sabotage and rocket blocks", "Planets", "Common pool", "Latest"]
+        "Victory-point track",
+        "Orbital ring (victory-point track)",
+        "Victory points",
+        "Players",
+        "Sabotage and rocket blocks",
+        "Planets",
+        "Common pool",
+        "Latest",
+    ]
     picture = view["panels"][0]
     assert picture["kind"] == "ring" and len(picture["fields"]) == len(t.panel("Orbital ring")["rows"])
     assert [f["owner"] for f in picture["fields"][:2]] == ["red", None]
     ring = t.panel("Orbital ring")["rows"]
-    assert [row[1] for row in ring] == ["red's planet", "neutral planet"] * 1 + ["yellow's planet",
-                                                                                 "neutral planet",
-                                                                                 "green's planet",
-                                                                                 "neutral planet"]
+    assert [row[1] for row in ring] == ["red's planet", "neutral planet"] * 1 + [
+        "yellow's planet",
+        "neutral planet",
+        "green's planet",
+        "neutral planet",
+    ]
     assert ring[0][2] == "red" and ring[1][4] == "blue+green for 2"  # gizzi-2 lies at field 1
     mine = t.session.player_snapshot("red")["view"]
-    assert [panel["title"] for panel in mine["panels"]][:5] == ["My timers", "My planning area", "My cards",
-                                                                "My goods", "My planet"]
+    assert [panel["title"] for panel in mine["panels"]][:5] == [
+        "My timers",
+        "My planning area",
+        "My cards",
+        "My goods",
+        "My planet",
+    ]
     assert t.panel("My planning area", "red")["lines"] == ["0 of 2 spaces used"]
     assert t.panel("My goods", "red")["lines"] == ["Spaceship at field 0 (red's planet): none (0/8)"]
     groups = {item["group"] for item in t.session.player_snapshot("red")["menu"]}
@@ -507,8 +604,10 @@ def test_the_dashboard_and_the_phone_pages():
     basic = Table(variant="basic")
     basic.start()
     assert "Space Dealer (basic game)" in basic.session.snapshot()["view"]["summary"]
-    assert not any(item["intent"] and item["intent"]["job"]["type"] == "DiscardCard"
-                   for item in basic.session.player_snapshot("red")["menu"])
+    assert not any(
+        item["intent"] and item["intent"]["job"]["type"] == "DiscardCard"
+        for item in basic.session.player_snapshot("red")["menu"]
+    )
 
 
 # --- a build that lost its site, undo ---------------------------------------------------------------------
@@ -519,16 +618,27 @@ def test_a_build_whose_site_was_taken_waits_for_a_site_or_is_given_up_on_the_pho
     t = Table(game)
     t.start()
     assert t.flip("red-1", {"type": "BuildCard", "card": "multi-mine-1", "x": -1})["verdict"] == "accepted"
-    assert t.flip("red-2", {"type": "BuildCard", "card": "mining-complex-red-1", "x": -1})["verdict"] == "accepted"
+    assert (
+        t.flip("red-2", {"type": "BuildCard", "card": "mining-complex-red-1", "x": -1})["verdict"]
+        == "accepted"
+    )
     t.run()
     t.empty("red-1", "red-2")
     assert t.game.player("red").timers[1].status is TimerStatus.USABLE
-    assert t.panel("My timers", "red")["lines"][1] == \
-        "Timer 2: done: build red Mining Complex at unit -1, choose a build site"
+    assert (
+        t.panel("My timers", "red")["lines"][1]
+        == "Timer 2: done: build red Mining Complex at unit -1, choose a build site"
+    )
     ack = t.flip("red-2", RAISE)
-    assert ack["verdict"] == "rejected" and "still holds the finished build of red Mining Complex" in ack["reason"]
-    group = {i["label"]: i for i in t.session.player_snapshot("red")["menu"]
-             if i["group"] == "Timer 2: place red Mining Complex"}
+    assert (
+        ack["verdict"] == "rejected"
+        and "still holds the finished build of red Mining Complex" in ack["reason"]
+    )
+    group = {
+        i["label"]: i
+        for i in t.session.player_snapshot("red")["menu"]
+        if i["group"] == "Timer 2: place red Mining Complex"
+    }
     assert list(group) == ["give the build up"]  # no powered unit is free
     assert group["give the build up"]["action"] == {"type": "AbandonJob", "timer": 2}
     assert isinstance(t.tap("red", "give the build up"), Decision)
@@ -553,9 +663,14 @@ def test_undo_takes_back_a_free_action_and_the_log_still_replays():
 def test_before_the_clock_each_player_picks_the_generator_side_and_first_mine_in_secret():
     t = Table()
     menu = t.session.player_snapshot("red")["menu"]
-    assert [i["label"] for i in menu] == ["Generator left, blue Mine", "Generator left, green Mine",
-                                          "Generator left, yellow Mine", "Generator right, blue Mine",
-                                          "Generator right, green Mine", "Generator right, yellow Mine"]
+    assert [i["label"] for i in menu] == [
+        "Generator left, blue Mine",
+        "Generator left, green Mine",
+        "Generator left, yellow Mine",
+        "Generator right, blue Mine",
+        "Generator right, green Mine",
+        "Generator right, yellow Mine",
+    ]
     assert [i["label"] for i in menu if i["selected"]] == ["Generator left, yellow Mine"]  # as dealt
     assert isinstance(t.tap("red", "Generator right, blue Mine"), Decision)
     assert isinstance(t.tap("green", "Generator left, green Mine"), Decision)
@@ -563,16 +678,20 @@ def test_before_the_clock_each_player_picks_the_generator_side_and_first_mine_in
     assert red.plants == ((), ("generator-3",)) and [(b.card, b.x) for b in red.built] == [("mine-blue-2", 2)]
     assert "mine-yellow-1" in red.stack
     assert [b.card for b in green.built] == ["mine-green-9"]
-    assert [i["label"] for i in t.session.player_snapshot("red")["menu"] if i["selected"]] == \
-        ["Generator right, blue Mine"]
+    assert [i["label"] for i in t.session.player_snapshot("red")["menu"] if i["selected"]] == [
+        "Generator right, blue Mine"
+    ]
     assert t.panel("Planets")["lines"] == [
         "red: start chosen (secret until the master clock starts)",
         "yellow: choosing where to start (secret until the master clock starts)",
-        "green: start chosen (secret until the master clock starts)"]
+        "green: start chosen (secret until the master clock starts)",
+    ]
     refused = t.act("yellow", {"type": "start_choice", "side": "up", "mine": "red"})
     assert str(refused) == "yellow: the Generator goes 'left' or 'right' of the planet (rulebook 2, Setup)"
     t.start()
-    assert t.panel("Planets")["lines"][0] == "red: right: Generator; blue Mine at 2 (order blue+green for 2/1)"
+    assert (
+        t.panel("Planets")["lines"][0] == "red: right: Generator; blue Mine at 2 (order blue+green for 2/1)"
+    )
     refused = t.act("red", {"type": "start_choice", "side": "left", "mine": "green"})
     assert isinstance(refused, Rejected) and "before the game starts" in refused.reason
     assert t.flip("red-1", {"type": "UseCard", "card": "mine-blue-2"})["verdict"] == "accepted"

@@ -20,15 +20,29 @@ pytestmark = pytest.mark.broker
 
 @pytest.fixture
 def table(mosquitto, table_id):
-    options = RunOptions(hub=HubConfig(table=table_id, game="time-n-space", variant="intro", players=3, timers=2,
-                                       time_scale=200, clock_minutes=12),
-                         broker_url=str(mosquitto.address), http_port=None, heartbeat_s=0.5)
+    options = RunOptions(
+        hub=HubConfig(
+            table=table_id,
+            game="time-n-space",
+            variant="intro",
+            players=3,
+            timers=2,
+            time_scale=200,
+            clock_minutes=12,
+        ),
+        broker_url=str(mosquitto.address),
+        http_port=None,
+        heartbeat_s=0.5,
+    )
     table = Table(options).start()
     try:
         assert table.fleet.wait_connected(10)
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(info.online for info in session.nodes.values()), timeout_s=10,
-                   message="all simulated nodes online")
+        wait_until(
+            lambda: all(info.online for info in session.nodes.values()),
+            timeout_s=10,
+            message="all simulated nodes online",
+        )
         yield table
     finally:
         table.stop()
@@ -36,8 +50,12 @@ def table(mosquitto, table_id):
 
 def api(table: Table, path: str, body: dict | None = None) -> tuple[int, dict]:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(table.url.rstrip("/") + path, data=data, method="GET" if body is None else "POST",
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        table.url.rstrip("/") + path,
+        data=data,
+        method="GET" if body is None else "POST",
+        headers={"Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as res:
             return res.status, json.loads(res.read())
@@ -52,8 +70,11 @@ def flip(table: Table, node: str, **intent) -> tuple[str, str]:
         assert session.set_intent(session.setup.seat_of(node).player, node, intent) is None
     sim = table.fleet.nodes[node]
     sim.flip()
-    wait_until(lambda: not any(kind == "flip" for _, kind, _ in sim.core.outbox), timeout_s=5,
-               message=f"the verdict on {node}")
+    wait_until(
+        lambda: not any(kind == "flip" for _, kind, _ in sim.core.outbox),
+        timeout_s=5,
+        message=f"the verdict on {node}",
+    )
     return sim.core.last_verdict, sim.core.last_reason
 
 
@@ -98,7 +119,9 @@ def test_a_short_introductory_game_on_the_hub_ends_with_the_scoring(table):
     assert not any(o.color == "gray" for o in red.above)
 
     # the master clock runs out; the running sandtimers finish; the finished ones are lifted
-    wait_until(lambda: session.state.game.game.phase == "ending", timeout_s=8, message="the master clock to run out")
+    wait_until(
+        lambda: session.state.game.game.phase == "ending", timeout_s=8, message="the master clock to run out"
+    )
     assert session.snapshot()["scores"] is None
     finished(table, "red-1", "red-2")
     status, body = api(table, "/api/players/green/action", {"action": {"type": "finish"}})
@@ -107,8 +130,13 @@ def test_a_short_introductory_game_on_the_hub_ends_with_the_scoring(table):
 
     scores = session.snapshot()["scores"]
     assert api(table, "/api/state")[1]["scores"] == scores
-    assert scores["players"]["red"]["rows"]["gray"] == {"value": 1, "players": 1, "bonus": 0, "points": 1,
-                                                        "void": False}
+    assert scores["players"]["red"]["rows"]["gray"] == {
+        "value": 1,
+        "players": 1,
+        "bonus": 0,
+        "points": 1,
+        "void": False,
+    }
     assert scores["players"]["red"]["total"] == 1
     assert scores["players"]["yellow"]["total"] == 0 and scores["players"]["green"]["total"] == 0
     assert scores["ranking"][0] == "red" and scores["winners"] == ["red"]

@@ -27,14 +27,16 @@ class Table:
 
     def __init__(self, variant: str = "intro", players: int = 3, seed: int = 0, path=None) -> None:
         self.clock = FakeClock(start_s=0.0)
-        self.setup = default_setup("tns", players=players, timers=2, game="time-n-space",
-                                   variant=variant, seed=seed)
+        self.setup = default_setup(
+            "tns", players=players, timers=2, game="time-n-space", variant=variant, seed=seed
+        )
         log = EventLog(self.setup, path, fsync=False) if path is not None else None
         self.session = TableSession(self.setup, clock=self.clock, log=log)
         self.seq: Counter[str] = Counter()
         for seat in self.setup.seats:
-            self.session.node_message(seat.node, self._msg("hello", t_ms=0, sand_ms=60000,
-                                                           node_kind="sim", firmware="x"))
+            self.session.node_message(
+                seat.node, self._msg("hello", t_ms=0, sand_ms=60000, node_kind="sim", firmware="x")
+            )
 
     @staticmethod
     def _msg(kind, **fields):
@@ -55,15 +57,18 @@ class Table:
             self.intend(node, **intent)
         self.seq[node] += 1
         upper, lower = (60000, 0) if ran_out else (20000, 40000)
-        [ack] = self.session.node_message(node, self._msg("flip", seq=self.seq[node], t_ms=self._now_ms(),
-                                                          upper_ms=upper, lower_ms=lower))
+        [ack] = self.session.node_message(
+            node, self._msg("flip", seq=self.seq[node], t_ms=self._now_ms(), upper_ms=upper, lower_ms=lower)
+        )
         assert ack.kind == "ack"
         return ack.fields
 
     def empty(self, *nodes: str) -> None:
         for node in nodes:
             self.seq[node] += 1
-            [ack] = self.session.node_message(node, self._msg("empty", seq=self.seq[node], t_ms=self._now_ms()))
+            [ack] = self.session.node_message(
+                node, self._msg("empty", seq=self.seq[node], t_ms=self._now_ms())
+            )
             assert ack.fields["verdict"] == "accepted"
 
     def run(self, seconds: float) -> None:
@@ -94,8 +99,10 @@ class Table:
     def replays(self) -> bool:
         """A hub restart rebuilds the same state from the log, with a fresh referee."""
         events = self.session.log.events()
-        return (fold(self.setup, events, self.session.referee) == self.session.state
-                and fold(self.setup, events, table_referee(self.setup)) == self.session.state)
+        return (
+            fold(self.setup, events, self.session.referee) == self.session.state
+            and fold(self.setup, events, table_referee(self.setup)) == self.session.state
+        )
 
 
 # --- legal and illegal flips ---------------------------------------------------------------------
@@ -130,39 +137,124 @@ def _clock_over(t: Table) -> None:
 
 FLIPS = [
     # (case, prepare, node, intent, ran_out, verdict, reason)
-    ("before the master clock starts", lambda t: None, "red-1", {}, True, "rejected",
-     "The sandtimers may not be flipped before the game starts (Setup for the Introductory Game)"),
+    (
+        "before the master clock starts",
+        lambda t: None,
+        "red-1",
+        {},
+        True,
+        "rejected",
+        "The sandtimers may not be flipped before the game starts (Setup for the Introductory Game)",
+    ),
     ("first flip onto a building", _started, "red-1", {"symbol": "b6"}, True, "accepted", ""),
     ("first flip with the default symbol", _started, "red-1", {}, True, "accepted", ""),
-    ("spaceship to a neighbouring moon", _started, "red-1", {"symbol": "ship", "destination": "moon-1"},
-     True, "accepted", ""),
-    ("spaceship past a moon", _started, "red-1", {"symbol": "ship", "destination": "planet-2"}, True,
-     "rejected", "'planet-2' is not one wormhole away from planet-1"),
-    ("symbol already occupied", _on_b6, "red-2", {"symbol": "b6"}, True, "rejected",
-     "Each time symbol holds one sandtimer at a time; building b6 is occupied "
-     "(General rules for placing and using the sandtimers)"),
-    ("no tile in the research plant", _started, "red-1", {"symbol": "research"}, True, "rejected",
-     "Your research plant is empty; take a tile at a moon before placing a sandtimer here (5. Research plant)"),
-    ("another player's symbol", _started, "red-1", {"symbol": "yellow:b6"}, True, "rejected",
-     "never on another player's"),
-    ("lift before the sand ran through", _on_b6, "red-1", {}, False, "rejected",
-     "The sand on this timer has not run through yet (General rules for placing and using the sandtimers)"),
+    (
+        "spaceship to a neighbouring moon",
+        _started,
+        "red-1",
+        {"symbol": "ship", "destination": "moon-1"},
+        True,
+        "accepted",
+        "",
+    ),
+    (
+        "spaceship past a moon",
+        _started,
+        "red-1",
+        {"symbol": "ship", "destination": "planet-2"},
+        True,
+        "rejected",
+        "'planet-2' is not one wormhole away from planet-1",
+    ),
+    (
+        "symbol already occupied",
+        _on_b6,
+        "red-2",
+        {"symbol": "b6"},
+        True,
+        "rejected",
+        "Each time symbol holds one sandtimer at a time; building b6 is occupied "
+        "(General rules for placing and using the sandtimers)",
+    ),
+    (
+        "no tile in the research plant",
+        _started,
+        "red-1",
+        {"symbol": "research"},
+        True,
+        "rejected",
+        "Your research plant is empty; take a tile at a moon before placing a sandtimer here (5. Research plant)",
+    ),
+    (
+        "another player's symbol",
+        _started,
+        "red-1",
+        {"symbol": "yellow:b6"},
+        True,
+        "rejected",
+        "never on another player's",
+    ),
+    (
+        "lift before the sand ran through",
+        _on_b6,
+        "red-1",
+        {},
+        False,
+        "rejected",
+        "The sand on this timer has not run through yet (General rules for placing and using the sandtimers)",
+    ),
     ("lift after the sand ran through", _b6_finished, "red-1", {}, True, "accepted", ""),
-    ("a finished timer flipped with sand on top", _b6_finished, "red-1", {}, False, "rejected",
-     "Let the sand run through completely before you flip this sandtimer"),
-    ("beam a cube that is not there", _b7_finished, "red-1", {"beam": [["b1", 0]]}, True, "rejected",
-     "There is no goods cube on production plant b1 spot 0 (3. Beam station)"),
-    ("upgrade a stage III building", _b6_finished, "red-1", {"upgrade": True}, True, "rejected",
-     "Only a stage II building can be upgraded to stage III (Upgrading stage II buildings)"),
-    ("forfeit the action and stay on the symbol", _b6_finished, "red-1", {"symbol": "b6", "forfeit": True},
-     True, "accepted", ""),
-    ("start after the master clock ran out", _clock_over, "red-1", {"symbol": "b6"}, True, "rejected",
-     "The master clock has run out"),
+    (
+        "a finished timer flipped with sand on top",
+        _b6_finished,
+        "red-1",
+        {},
+        False,
+        "rejected",
+        "Let the sand run through completely before you flip this sandtimer",
+    ),
+    (
+        "beam a cube that is not there",
+        _b7_finished,
+        "red-1",
+        {"beam": [["b1", 0]]},
+        True,
+        "rejected",
+        "There is no goods cube on production plant b1 spot 0 (3. Beam station)",
+    ),
+    (
+        "upgrade a stage III building",
+        _b6_finished,
+        "red-1",
+        {"upgrade": True},
+        True,
+        "rejected",
+        "Only a stage II building can be upgraded to stage III (Upgrading stage II buildings)",
+    ),
+    (
+        "forfeit the action and stay on the symbol",
+        _b6_finished,
+        "red-1",
+        {"symbol": "b6", "forfeit": True},
+        True,
+        "accepted",
+        "",
+    ),
+    (
+        "start after the master clock ran out",
+        _clock_over,
+        "red-1",
+        {"symbol": "b6"},
+        True,
+        "rejected",
+        "The master clock has run out",
+    ),
 ]
 
 
-@pytest.mark.parametrize("case, prepare, node, intent, ran_out, verdict, reason", FLIPS,
-                         ids=[case[0] for case in FLIPS])
+@pytest.mark.parametrize(
+    "case, prepare, node, intent, ran_out, verdict, reason", FLIPS, ids=[case[0] for case in FLIPS]
+)
 def test_flips_are_checked_against_the_engine(case, prepare, node, intent, ran_out, verdict, reason):
     t = Table()
     prepare(t)
@@ -211,7 +303,9 @@ def test_menu_offers_the_next_symbol_with_the_default_preselected_and_a_tap_stor
     t.start()
     menu = t.menu("red")
     nexts = {i: m for i, m in menu.items() if m["group"] == "Timer 1: next symbol"}
-    assert {"t1-next-ship", "t1-next-ship-moon-1", "t1-next-ship-moon-3", "t1-next-b6", "t1-next-b8"} <= set(nexts)
+    assert {"t1-next-ship", "t1-next-ship-moon-1", "t1-next-ship-moon-3", "t1-next-b6", "t1-next-b8"} <= set(
+        nexts
+    )
     assert "t1-next-research" not in nexts  # the research plant is empty
     assert [i for i, m in nexts.items() if m["selected"]] == ["t1-next-b1"]
     assert t.tap("red", "t1-next-ship-moon-3") is None
@@ -234,8 +328,13 @@ def test_menu_shows_the_choices_of_the_pending_lift():
     assert menu["t1-beam-b6-0"]["group"] == "Timer 1: when lifted from b7 beam station III"
     assert menu["t1-forfeit"]["selected"] is False
     trade = {i: m for i, m in menu.items() if i.startswith("t2-trade-")}
-    assert set(trade) == {"t2-trade-gray-1", "t2-trade-yellow-1", "t2-trade-blue-1", "t2-trade-brown-1",
-                          "t2-trade-none"}
+    assert set(trade) == {
+        "t2-trade-gray-1",
+        "t2-trade-yellow-1",
+        "t2-trade-blue-1",
+        "t2-trade-brown-1",
+        "t2-trade-none",
+    }
     spaces = [i for i, m in menu.items() if i.startswith("t2-space-") and m["selected"]]
     assert spaces == ["t2-space-b1-0", "t2-space-b4-0", "t2-space-b5-0"]  # stage I buildings first
     assert "t1-lift" not in menu  # the sand is still running
@@ -329,8 +428,9 @@ def test_the_planet_owner_shows_identical_orders_and_the_deliverer_picks_how_man
     assert menu["handover-yellow-1-b3-0"]["group"] == "My planet: which yellow 1 I hand over first"
     assert not hasattr(t.tap("green", "handover-yellow-1-b3-0"), "reason")
     assert t.menu("green")["handover-yellow-1-b3-0"]["selected"]
-    refused = t.session.player_action("green", {"type": "handover", "color": "yellow", "value": 1,
-                                                "building": "b4", "spot": 0})
+    refused = t.session.player_action(
+        "green", {"type": "handover", "color": "yellow", "value": 1, "building": "b4", "spot": 0}
+    )
     assert refused.reason == "You show no yellow 1 order on b4 spot 1"
     assert t.flip("yellow-2")["verdict"] == "accepted"
     assert [(c.color, c.source) for c in t.game.player("yellow").collected] == [("yellow", "green")]
@@ -341,9 +441,13 @@ def test_the_planet_owner_shows_identical_orders_and_the_deliverer_picks_how_man
 
 # --- random play -------------------------------------------------------------------------------
 
-OPS = st.lists(st.tuples(st.sampled_from(["flip", "flip", "flip-early", "empty", "empty", "tap", "tap", "act",
-                                          "wait"]),
-                         st.integers(0, 10**6)), max_size=50)
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["flip", "flip", "flip-early", "empty", "empty", "tap", "tap", "act", "wait"]),
+        st.integers(0, 10**6),
+    ),
+    max_size=50,
+)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -385,21 +489,29 @@ def test_a_short_introductory_game_ends_with_the_scoring(caplog):
     assert t.session.snapshot()["scores"] is None
     t.start()
     # minute 1: beam and fly; green trades and produces
-    for node, intent in [("red-1", {"symbol": "b7"}), ("red-2", {"symbol": "ship", "destination": "moon-3"}),
-                         ("yellow-1", {"symbol": "b7"}), ("yellow-2", {"symbol": "ship", "destination": "moon-1"}),
-                         ("green-1", {"symbol": "b8"}), ("green-2", {"symbol": "b6"})]:
+    for node, intent in [
+        ("red-1", {"symbol": "b7"}),
+        ("red-2", {"symbol": "ship", "destination": "moon-3"}),
+        ("yellow-1", {"symbol": "b7"}),
+        ("yellow-2", {"symbol": "ship", "destination": "moon-1"}),
+        ("green-1", {"symbol": "b8"}),
+        ("green-2", {"symbol": "b6"}),
+    ]:
         assert t.flip(node, **intent)["verdict"] == "accepted", node
     t.run(60)
     t.empty(*[s.node for s in t.setup.seats])
-    assert t.flip("red-1", symbol="b8")["verdict"] == "accepted"        # beams gray, gray
+    assert t.flip("red-1", symbol="b8")["verdict"] == "accepted"  # beams gray, gray
     assert t.flip("red-2", symbol="ship", destination="planet-3")["verdict"] == "accepted"
-    assert t.flip("yellow-1", symbol="b8")["verdict"] == "accepted"     # beams yellow, yellow
+    assert t.flip("yellow-1", symbol="b8")["verdict"] == "accepted"  # beams yellow, yellow
     assert t.flip("yellow-2", symbol="ship", destination="planet-1")["verdict"] == "accepted"
     assert t.flip("green-1", trade=[["yellow", 1], ["blue", 1]], spaces=[["b7", 0]])["verdict"] == "accepted"
-    assert t.flip("green-2")["verdict"] == "accepted"                   # produces blue
+    assert t.flip("green-2")["verdict"] == "accepted"  # produces blue
     assert t.game.player("red").building("b7").contents[0].color == "gray"
     green = t.game.player("green")
-    assert green.building("b7").contents[0].color == "yellow" and green.building("b2").contents[0].color == "blue"
+    assert (
+        green.building("b7").contents[0].color == "yellow"
+        and green.building("b2").contents[0].color == "blue"
+    )
     # a lift too early turns the node red
     t.run(30)
     assert "has not run through" in t.flip("red-1", ran_out=False)["reason"]
@@ -414,7 +526,9 @@ def test_a_short_introductory_game_ends_with_the_scoring(caplog):
     red, yellow = t.game.player("red"), t.game.player("yellow")
     assert [(c.color, c.value, c.source) for c in red.collected] == [("gray", 1, "green")]
     assert [(c.color, c.value, c.source) for c in yellow.collected] == [("yellow", 1, "red")]
-    orders = next(x for x in t.session.snapshot()["view"]["panels"] if x["title"] == "Orders on the control centers")
+    orders = next(
+        x for x in t.session.snapshot()["view"]["panels"] if x["title"] == "Orders on the control centers"
+    )
     assert orders["rows"][0][0] == "red" and orders["rows"][0][3] == "gray 1 (green)"
     assert "Collected: gray 1 (green)" in t.session.player_snapshot("red")["view"]["panels"][2]["lines"]
     assert t.timer("red", 2).symbol == "ship" and t.game.player("red").ship == "planet-3"
@@ -441,8 +555,13 @@ def test_a_short_introductory_game_ends_with_the_scoring(caplog):
     scores = t.session.snapshot()["scores"]
     assert scores == final_scores(t.game)
     assert scores["players"]["red"]["total"] == 1 and scores["players"]["yellow"]["total"] == 1
-    assert scores["players"]["red"]["rows"]["gray"] == {"value": 1, "players": 1, "bonus": 0, "points": 1,
-                                                        "void": False}
+    assert scores["players"]["red"]["rows"]["gray"] == {
+        "value": 1,
+        "players": 1,
+        "bonus": 0,
+        "points": 1,
+        "void": False,
+    }
     assert scores["players"]["yellow"]["rows"]["yellow"]["points"] == 1
     assert scores["players"]["green"]["total"] == 0
     assert scores["winners"] == ["red", "yellow"]  # same points, same number of counters: shared
@@ -462,7 +581,11 @@ def test_views_show_the_table_and_my_counters():
     board = next(panel for panel in view["panels"] if panel["title"] == "Board")
     assert "red's ship flies planet-1 \u2192 moon-1 (timer 2)" in board["lines"]
     mine = t.session.player_snapshot("red")["view"]
-    assert [panel["title"] for panel in mine["panels"]] == ["My sandtimers", "My control center", "My counters"]
+    assert [panel["title"] for panel in mine["panels"]] == [
+        "My sandtimers",
+        "My control center",
+        "My counters",
+    ]
     assert "Timer 2: on spaceship: planet-1 \u2192 moon-1 (sand running)" in mine["panels"][0]["lines"]
     center = mine["panels"][1]["rows"]
     assert ["b6", "production plant", "III", "gray cube, gray cube, free (gray)", ""] in center
@@ -480,10 +603,14 @@ def test_full_game_needs_starting_orders_then_moons_feed_the_research_plant():
     t.tap("red", "start-pick-brown-3")  # replaces the older of the two preselected counters
     assert not hasattr(t.tap("red", "start-place"), "reason")
     assert t.game.player("red").ready
-    orders = [{"color": "gray", "value": 1, "building": "b1", "spot": 0},
-              {"color": "blue", "value": 2, "building": "b5", "spot": 0}]
+    orders = [
+        {"color": "gray", "value": 1, "building": "b1", "spot": 0},
+        {"color": "blue", "value": 2, "building": "b5", "spot": 0},
+    ]
     for player in ("yellow", "green"):
-        assert not hasattr(t.session.player_action(player, {"type": "starting-orders", "orders": orders}), "reason")
+        assert not hasattr(
+            t.session.player_action(player, {"type": "starting-orders", "orders": orders}), "reason"
+        )
     again = t.session.player_action("green", {"type": "starting-orders", "orders": orders})
     assert again.reason == "You already placed your 2 starting orders"
     t.start()
@@ -508,10 +635,19 @@ def test_full_game_needs_starting_orders_then_moons_feed_the_research_plant():
 # --- light mode ---------------------------------------------------------------------------------
 
 SHEET = {
-    "red": {"collected": [{"color": "gray", "value": 2, "from": "yellow"},
-                          {"color": "gray", "value": 1, "from": "green"}], "bonus": [2], "above": []},
-    "yellow": {"collected": [{"color": "blue", "value": 3, "from": "red"}], "bonus": [],
-               "above": [{"color": "blue", "value": 1}]},
+    "red": {
+        "collected": [
+            {"color": "gray", "value": 2, "from": "yellow"},
+            {"color": "gray", "value": 1, "from": "green"},
+        ],
+        "bonus": [2],
+        "above": [],
+    },
+    "yellow": {
+        "collected": [{"color": "blue", "value": 3, "from": "red"}],
+        "bonus": [],
+        "above": [{"color": "blue", "value": 1}],
+    },
     "green": {"collected": [{"color": "brown", "value": 1, "from": "red"}], "bonus": [], "above": []},
 }
 
@@ -522,7 +658,9 @@ def test_light_mode_tracks_timers_and_clock_and_scores_the_entered_sheet():
     t.start()
     assert t.flip("red-1")["verdict"] == "accepted"
     t.run(20)
-    assert t.flip("red-1", ran_out=False)["reason"].startswith("The sand on this timer has not run through yet")
+    assert t.flip("red-1", ran_out=False)["reason"].startswith(
+        "The sand on this timer has not run through yet"
+    )
     t.run(700)
     assert t.session.state.game.phase == "ending"  # red-1 still runs (its empty report is pending)
     t.empty("red-1")
@@ -530,12 +668,17 @@ def test_light_mode_tracks_timers_and_clock_and_scores_the_entered_sheet():
     assert t.session.snapshot()["scores"] is None
     assert t.menu("red") == {}
     # red enters their own counters first: nothing to score until everybody has
-    step = t.session.player_action("red", {"type": "score-sheet", "sheet": {"players": {"red": SHEET["red"]}}})
+    step = t.session.player_action(
+        "red", {"type": "score-sheet", "sheet": {"players": {"red": SHEET["red"]}}}
+    )
     assert not hasattr(step, "reason")
     assert t.session.snapshot()["scores"] is None
     assert "waiting for: yellow, green" in t.session.snapshot()["view"]["panels"][1]["lines"]
-    bad = {"players": {"green": {"collected": [{"color": "pink", "value": 1, "from": "red"}],
-                                 "bonus": [], "above": []}}}
+    bad = {
+        "players": {
+            "green": {"collected": [{"color": "pink", "value": 1, "from": "red"}], "bonus": [], "above": []}
+        }
+    }
     refused = t.session.player_action("green", {"type": "score-sheet", "sheet": bad})
     assert "unknown color 'pink'" in refused.reason and refused.rule == "Final Scoring"
     stranger = t.session.player_action("green", {"type": "score-sheet", "sheet": {"players": {"purple": {}}}})

@@ -125,8 +125,13 @@ def test_a_special_starting_card_is_held_apart_from_the_timelines():
         ({"timelines": [["red-5", "blue-6"]]}, "mixes colours"),
         ({"timelines": [["red-5"], ["red-7"]]}, "two red Timelines"),
         ({"timelines": [["red-5"]], "positions": {"Ann": "blue-5"}}, "not on the table"),
-        ({"start": "red-5", "hands": {"Ann": ["red-1", "red-2", "red-3", "red-4", "red-6", "red-7", "red-8", "red-9"]}},
-         "more than 7"),
+        (
+            {
+                "start": "red-5",
+                "hands": {"Ann": ["red-1", "red-2", "red-3", "red-4", "red-6", "red-7", "red-8", "red-9"]},
+            },
+            "more than 7",
+        ),
         ({"start": "red-5", "crystals": {"Ann": 7}}, "7 or more crystals"),
     ],
 )
@@ -160,36 +165,99 @@ LEGAL = [
     ("adjacent right", _with(), Move("Ann", "red-8"), "red-8", lambda s, e: len(s.player("Ann").hand) == 4),
     ("adjacent left", _with(), Move("Ann", "red-3"), "red-3", lambda s, e: "CardsDrawn" in kinds(e)),
     ("same era other timeline", _with(), Move("Ann", "blue-5"), "blue-5", lambda s, e: cards_of(s, "red")),
-    ("enter portal draws two", _with(hands={"Ann": ["green-1", "green-2", "green-3", "green-4", "green-6"]}),
-     EnterPortal("Ann"), "time-portal", lambda s, e: len(s.player("Ann").hand) == 7),
-    ("leave portal to any card, no draw", _with(positions={"Ann": "time-portal", "Bob": "red-3"},
-                                               hands={"Ann": SEVEN[:4]}),
-     Move("Ann", "blue-9"), "blue-9", lambda s, e: "CardsDrawn" not in kinds(e) and len(s.player("Ann").hand) == 4),
-    ("place right with shift", _with(hands={"Ann": ["red-6"]}), PlaceCard("Ann", "red-6"), "red-6",
-     lambda s, e: cards_of(s, "red") == ["red-3", "red-5", "red-6", "red-8"] and e[0].shifted),
-    ("place left with shift", _with(positions={"Ann": "red-8", "Bob": "red-3"}, hands={"Ann": ["red-6"]}),
-     PlaceCard("Ann", "red-6"), "red-6",
-     lambda s, e: cards_of(s, "red") == ["red-3", "red-5", "red-6", "red-8"] and e[0].shifted),
-    ("place at the end, no shift", _with(positions={"Ann": "red-8", "Bob": "red-3"}, hands={"Ann": ["red-11"]}),
-     PlaceCard("Ann", "red-11"), "red-11", lambda s, e: not e[0].shifted and not e[0].new_timeline),
-    ("splice a new timeline", _with(hands={"Ann": ["green-5"]}), PlaceCard("Ann", "green-5"), "green-5",
-     lambda s, e: cards_of(s, "green") == ["green-5"] and e[0].new_timeline),
-    ("place from portal into a timeline", _with(positions={"Ann": "time-portal", "Bob": "red-3"},
-                                                 hands={"Ann": ["blue-7"]}),
-     PlaceCard("Ann", "blue-7"), "blue-7", lambda s, e: cards_of(s, "blue") == ["blue-5", "blue-7", "blue-9"]),
-    ("place from portal as a new timeline", _with(positions={"Ann": "time-portal", "Bob": "red-3"},
-                                                   hands={"Ann": ["yellow-12"]}),
-     PlaceCard("Ann", "yellow-12"), "yellow-12", lambda s, e: cards_of(s, "yellow") == ["yellow-12"]),
-    ("quantum tunnel is free", _with(hands={"Ann": ["quantum-tunnel-1"]}), UseQuantumTunnel("Ann", "blue-9"),
-     "blue-9", lambda s, e: s.current_player == "Ann" and "quantum-tunnel-1" in s.discard),
-    ("time jump card", _with(positions={"Ann": "red-3", "Bob": "red-3"}, hands={"Ann": ["time-jump-2"]}),
-     UseTimeJump("Ann", "red-8"), "red-8", lambda s, e: s.current_player == "Ann" and "time-jump-2" in s.discard),
-    ("time jump token", _with(positions={"Ann": "red-3", "Bob": "red-3"}), UseTimeJump("Ann", "red-8", token=True),
-     "red-8", lambda s, e: s.player("Ann").time_jump_tokens == 1 and s.token_supply == 9),
-    ("redraw with a token", _with(hands={"Ann": ["red-1", "red-2"]}), RedrawHand("Ann"), "red-5",
-     lambda s, e: len(s.player("Ann").hand) == 4 and {"red-1", "red-2"} <= set(s.discard)),
-    ("time freeze", _with(hands={"Ann": ["time-freeze-2"]}), PlaceTimeFreeze("Ann"), "red-5",
-     lambda s, e: s.timelines[0].freezes == (("time-freeze-2", "Ann"),) and s.player("Ann").freeze_markers == 1),
+    (
+        "enter portal draws two",
+        _with(hands={"Ann": ["green-1", "green-2", "green-3", "green-4", "green-6"]}),
+        EnterPortal("Ann"),
+        "time-portal",
+        lambda s, e: len(s.player("Ann").hand) == 7,
+    ),
+    (
+        "leave portal to any card, no draw",
+        _with(positions={"Ann": "time-portal", "Bob": "red-3"}, hands={"Ann": SEVEN[:4]}),
+        Move("Ann", "blue-9"),
+        "blue-9",
+        lambda s, e: "CardsDrawn" not in kinds(e) and len(s.player("Ann").hand) == 4,
+    ),
+    (
+        "place right with shift",
+        _with(hands={"Ann": ["red-6"]}),
+        PlaceCard("Ann", "red-6"),
+        "red-6",
+        lambda s, e: cards_of(s, "red") == ["red-3", "red-5", "red-6", "red-8"] and e[0].shifted,
+    ),
+    (
+        "place left with shift",
+        _with(positions={"Ann": "red-8", "Bob": "red-3"}, hands={"Ann": ["red-6"]}),
+        PlaceCard("Ann", "red-6"),
+        "red-6",
+        lambda s, e: cards_of(s, "red") == ["red-3", "red-5", "red-6", "red-8"] and e[0].shifted,
+    ),
+    (
+        "place at the end, no shift",
+        _with(positions={"Ann": "red-8", "Bob": "red-3"}, hands={"Ann": ["red-11"]}),
+        PlaceCard("Ann", "red-11"),
+        "red-11",
+        lambda s, e: not e[0].shifted and not e[0].new_timeline,
+    ),
+    (
+        "splice a new timeline",
+        _with(hands={"Ann": ["green-5"]}),
+        PlaceCard("Ann", "green-5"),
+        "green-5",
+        lambda s, e: cards_of(s, "green") == ["green-5"] and e[0].new_timeline,
+    ),
+    (
+        "place from portal into a timeline",
+        _with(positions={"Ann": "time-portal", "Bob": "red-3"}, hands={"Ann": ["blue-7"]}),
+        PlaceCard("Ann", "blue-7"),
+        "blue-7",
+        lambda s, e: cards_of(s, "blue") == ["blue-5", "blue-7", "blue-9"],
+    ),
+    (
+        "place from portal as a new timeline",
+        _with(positions={"Ann": "time-portal", "Bob": "red-3"}, hands={"Ann": ["yellow-12"]}),
+        PlaceCard("Ann", "yellow-12"),
+        "yellow-12",
+        lambda s, e: cards_of(s, "yellow") == ["yellow-12"],
+    ),
+    (
+        "quantum tunnel is free",
+        _with(hands={"Ann": ["quantum-tunnel-1"]}),
+        UseQuantumTunnel("Ann", "blue-9"),
+        "blue-9",
+        lambda s, e: s.current_player == "Ann" and "quantum-tunnel-1" in s.discard,
+    ),
+    (
+        "time jump card",
+        _with(positions={"Ann": "red-3", "Bob": "red-3"}, hands={"Ann": ["time-jump-2"]}),
+        UseTimeJump("Ann", "red-8"),
+        "red-8",
+        lambda s, e: s.current_player == "Ann" and "time-jump-2" in s.discard,
+    ),
+    (
+        "time jump token",
+        _with(positions={"Ann": "red-3", "Bob": "red-3"}),
+        UseTimeJump("Ann", "red-8", token=True),
+        "red-8",
+        lambda s, e: s.player("Ann").time_jump_tokens == 1 and s.token_supply == 9,
+    ),
+    (
+        "redraw with a token",
+        _with(hands={"Ann": ["red-1", "red-2"]}),
+        RedrawHand("Ann"),
+        "red-5",
+        lambda s, e: len(s.player("Ann").hand) == 4 and {"red-1", "red-2"} <= set(s.discard),
+    ),
+    (
+        "time freeze",
+        _with(hands={"Ann": ["time-freeze-2"]}),
+        PlaceTimeFreeze("Ann"),
+        "red-5",
+        lambda s, e: (
+            s.timelines[0].freezes == (("time-freeze-2", "Ann"),) and s.player("Ann").freeze_markers == 1
+        ),
+    ),
 ]
 
 
@@ -212,64 +280,159 @@ def test_main_action_ends_the_turn_and_refills_to_four():
 ILLEGAL = [
     ("not your turn", _with(), Move("Bob", "red-5"), "It is Ann's turn, not Bob's", ts.R_TURN),
     ("unknown player", _with(), Move("Zed", "red-5"), "no player called 'Zed'", ts.R_TURN),
-    ("two steps along", _with(positions={"Ann": "red-3", "Bob": "red-3"}), Move("Ann", "red-8"),
-     "red-8 is not next to red-3", ts.R_ADJACENT),
+    (
+        "two steps along",
+        _with(positions={"Ann": "red-3", "Bob": "red-3"}),
+        Move("Ann", "red-8"),
+        "red-8 is not next to red-3",
+        ts.R_ADJACENT,
+    ),
     ("other timeline, other era", _with(), Move("Ann", "blue-9"), "not the same Era", ts.R_ADJACENT),
     ("not on the table", _with(), Move("Ann", "green-2"), "not a card in a Timeline", ts.R_MOVING),
     ("stay put", _with(), Move("Ann", "red-5"), "already on red-5", ts.R_ADJACENT),
     ("walk into the portal", _with(), Move("Ann", "time-portal"), "use the portal action", ts.R_PORTAL),
-    ("portal twice", _with(positions={"Ann": "time-portal", "Bob": "red-3"}), EnterPortal("Ann"),
-     "already in the Time Portal", ts.R_PORTAL),
+    (
+        "portal twice",
+        _with(positions={"Ann": "time-portal", "Bob": "red-3"}),
+        EnterPortal("Ann"),
+        "already in the Time Portal",
+        ts.R_PORTAL,
+    ),
     ("card not in hand", _with(), PlaceCard("Ann", "red-6"), "red-6 is not in your hand", ts.R_PLACE),
     ("no such card", _with(), PlaceCard("Ann", "red-66"), "no card called 'red-66'", ts.R_PLACE),
-    ("special card placed", _with(hands={"Ann": ["time-jump-1"]}), PlaceCard("Ann", "time-jump-1"),
-     "special card", ts.R_SPECIAL),
-    ("right but past the neighbour", _with(hands={"Ann": ["red-9"]}), PlaceCard("Ann", "red-9"),
-     "must be lower than the next card red-8", ts.R_SAME),
-    ("left but below the neighbour", _with(hands={"Ann": ["red-2"]}), PlaceCard("Ann", "red-2"),
-     "must be higher than the previous card red-3", ts.R_SAME),
-    ("splice with another era", _with(hands={"Ann": ["green-6"]}), PlaceCard("Ann", "green-6"),
-     "neither red", ts.R_NEW),
-    ("splice a colour already on the table", _with(positions={"Ann": "red-8", "Bob": "red-3"},
-                                                   hands={"Ann": ["blue-8"]}),
-     PlaceCard("Ann", "blue-8"), "blue Timeline is already on the table", ts.R_NEW),
-    ("quantum tunnel without the card", _with(), UseQuantumTunnel("Ann", "blue-9"),
-     "no Quantum Tunnel card", ts.R_QT),
-    ("time jump out of the timeline", _with(hands={"Ann": ["time-jump-1"]}), UseTimeJump("Ann", "blue-9"),
-     "not in your red Timeline", ts.R_TJ),
+    (
+        "special card placed",
+        _with(hands={"Ann": ["time-jump-1"]}),
+        PlaceCard("Ann", "time-jump-1"),
+        "special card",
+        ts.R_SPECIAL,
+    ),
+    (
+        "right but past the neighbour",
+        _with(hands={"Ann": ["red-9"]}),
+        PlaceCard("Ann", "red-9"),
+        "must be lower than the next card red-8",
+        ts.R_SAME,
+    ),
+    (
+        "left but below the neighbour",
+        _with(hands={"Ann": ["red-2"]}),
+        PlaceCard("Ann", "red-2"),
+        "must be higher than the previous card red-3",
+        ts.R_SAME,
+    ),
+    (
+        "splice with another era",
+        _with(hands={"Ann": ["green-6"]}),
+        PlaceCard("Ann", "green-6"),
+        "neither red",
+        ts.R_NEW,
+    ),
+    (
+        "splice a colour already on the table",
+        _with(positions={"Ann": "red-8", "Bob": "red-3"}, hands={"Ann": ["blue-8"]}),
+        PlaceCard("Ann", "blue-8"),
+        "blue Timeline is already on the table",
+        ts.R_NEW,
+    ),
+    (
+        "quantum tunnel without the card",
+        _with(),
+        UseQuantumTunnel("Ann", "blue-9"),
+        "no Quantum Tunnel card",
+        ts.R_QT,
+    ),
+    (
+        "time jump out of the timeline",
+        _with(hands={"Ann": ["time-jump-1"]}),
+        UseTimeJump("Ann", "blue-9"),
+        "not in your red Timeline",
+        ts.R_TJ,
+    ),
     ("time jump without the card", _with(), UseTimeJump("Ann", "red-8"), "no Time Jump card", ts.R_TJ),
-    ("time jump without a token", _with(tokens={"Ann": 0}), UseTimeJump("Ann", "red-8", token=True),
-     "no Time Jump token", ts.R_TJ),
-    ("time jump from the portal", _with(positions={"Ann": "time-portal", "Bob": "red-3"},
-                                        hands={"Ann": ["time-jump-1"]}),
-     UseTimeJump("Ann", "red-8"), "not on a Timeline card", ts.R_TJ),
+    (
+        "time jump without a token",
+        _with(tokens={"Ann": 0}),
+        UseTimeJump("Ann", "red-8", token=True),
+        "no Time Jump token",
+        ts.R_TJ,
+    ),
+    (
+        "time jump from the portal",
+        _with(positions={"Ann": "time-portal", "Bob": "red-3"}, hands={"Ann": ["time-jump-1"]}),
+        UseTimeJump("Ann", "red-8"),
+        "not on a Timeline card",
+        ts.R_TJ,
+    ),
     ("redraw without a token", _with(tokens={"Ann": 0}), RedrawHand("Ann"), "no Time Jump token", ts.R_TJ),
     ("freeze without the card", _with(), PlaceTimeFreeze("Ann"), "no Time Freeze card", ts.R_TF),
-    ("freeze in the portal", _with(positions={"Ann": "time-portal", "Bob": "red-3"},
-                                   hands={"Ann": ["time-freeze-1"]}),
-     PlaceTimeFreeze("Ann"), "not on one", ts.R_TF),
-    ("ambiguous sequence", {"timelines": [["red-2", "red-4", "red-6", "red-7"]], "positions": {"Ann": "red-4"},
-                            "hands": {"Ann": ["red-5"]}},
-     PlaceCard("Ann", "red-5"), "sequence must be one of 4 (4-5-6), 5 (5-6-7)", ts.R_PARTIAL),
-    ("sequence that does not exist", _with(hands={"Ann": ["red-6"]}), PlaceCard("Ann", "red-6", sequence=5),
-     "makes no 3-card sequence", ts.R_PARTIAL),
-    ("relocation target needed", {"timelines": [["red-4", "red-6"], ["blue-1"], ["green-1"]],
-                                  "positions": {"Ann": "red-4", "Bob": "blue-1"}, "hands": {"Ann": ["red-5"]}},
-     PlaceCard("Ann", "red-5"), "relocate_to must be one of blue, green", ts.R_PARTIAL),
-    ("relocation target not a timeline", {"timelines": [["red-4", "red-6"], ["blue-1"], ["green-1"]],
-                                          "positions": {"Ann": "red-4", "Bob": "blue-1"},
-                                          "hands": {"Ann": ["red-5"]}},
-     PlaceCard("Ann", "red-5", relocate_to="red"), "relocate_to must be one of blue, green", ts.R_PARTIAL),
-    ("quantum tunnel start: move to an unlinked card", {"start": "quantum-tunnel-1", "timelines": [["red-5"]],
-                                                        "positions": {"Bob": "red-5"}},
-     Move("Ann", "red-5"), "only move to a card placed next to it", ts.R_QT),
-    ("time jump start: no timeline chosen yet", {"start": "time-jump-1", "timelines": [["red-5"]],
-                                                 "positions": {"Bob": "red-5"}},
-     Move("Ann", "red-5"), "chosen by the first player to leave it (none yet)", ts.R_TJ),
+    (
+        "freeze in the portal",
+        _with(positions={"Ann": "time-portal", "Bob": "red-3"}, hands={"Ann": ["time-freeze-1"]}),
+        PlaceTimeFreeze("Ann"),
+        "not on one",
+        ts.R_TF,
+    ),
+    (
+        "ambiguous sequence",
+        {
+            "timelines": [["red-2", "red-4", "red-6", "red-7"]],
+            "positions": {"Ann": "red-4"},
+            "hands": {"Ann": ["red-5"]},
+        },
+        PlaceCard("Ann", "red-5"),
+        "sequence must be one of 4 (4-5-6), 5 (5-6-7)",
+        ts.R_PARTIAL,
+    ),
+    (
+        "sequence that does not exist",
+        _with(hands={"Ann": ["red-6"]}),
+        PlaceCard("Ann", "red-6", sequence=5),
+        "makes no 3-card sequence",
+        ts.R_PARTIAL,
+    ),
+    (
+        "relocation target needed",
+        {
+            "timelines": [["red-4", "red-6"], ["blue-1"], ["green-1"]],
+            "positions": {"Ann": "red-4", "Bob": "blue-1"},
+            "hands": {"Ann": ["red-5"]},
+        },
+        PlaceCard("Ann", "red-5"),
+        "relocate_to must be one of blue, green",
+        ts.R_PARTIAL,
+    ),
+    (
+        "relocation target not a timeline",
+        {
+            "timelines": [["red-4", "red-6"], ["blue-1"], ["green-1"]],
+            "positions": {"Ann": "red-4", "Bob": "blue-1"},
+            "hands": {"Ann": ["red-5"]},
+        },
+        PlaceCard("Ann", "red-5", relocate_to="red"),
+        "relocate_to must be one of blue, green",
+        ts.R_PARTIAL,
+    ),
+    (
+        "quantum tunnel start: move to an unlinked card",
+        {"start": "quantum-tunnel-1", "timelines": [["red-5"]], "positions": {"Bob": "red-5"}},
+        Move("Ann", "red-5"),
+        "only move to a card placed next to it",
+        ts.R_QT,
+    ),
+    (
+        "time jump start: no timeline chosen yet",
+        {"start": "time-jump-1", "timelines": [["red-5"]], "positions": {"Bob": "red-5"}},
+        Move("Ann", "red-5"),
+        "chosen by the first player to leave it (none yet)",
+        ts.R_TJ,
+    ),
 ]
 
 
-@pytest.mark.parametrize("layout, action, reason, rule", [c[1:] for c in ILLEGAL], ids=[c[0] for c in ILLEGAL])
+@pytest.mark.parametrize(
+    "layout, action, reason, rule", [c[1:] for c in ILLEGAL], ids=[c[0] for c in ILLEGAL]
+)
 def test_illegal_actions_are_rejected_with_the_rule(layout, action, reason, rule):
     state = table(**layout)
     result = apply(state, action)
@@ -296,8 +459,11 @@ def test_a_rejection_leaves_the_same_player_to_act_on_an_unchanged_state():
 
 
 def test_turn_order_wraps_around_three_players():
-    state = table(timelines=[["red-1", "red-5", "red-9"]], players=("Ann", "Bob", "Cy"),
-                  positions={"Ann": "red-5", "Bob": "red-5", "Cy": "red-5"})
+    state = table(
+        timelines=[["red-1", "red-5", "red-9"]],
+        players=("Ann", "Bob", "Cy"),
+        positions={"Ann": "red-5", "Bob": "red-5", "Cy": "red-5"},
+    )
     order = []
     for name, dest in (("Ann", "red-9"), ("Bob", "red-1"), ("Cy", "red-9"), ("Ann", "red-5")):
         order.append(state.current_player)
@@ -332,8 +498,11 @@ def test_time_jump_start_first_leaver_chooses_the_timeline_for_everyone():
 
 
 def test_third_and_fourth_card_of_an_era_each_earn_a_time_jump_token():
-    state = table(timelines=[["red-4"], ["blue-4"]], positions={"Ann": "blue-4", "Bob": "blue-4"},
-                  hands={"Ann": ["green-4"], "Bob": ["yellow-4"]})
+    state = table(
+        timelines=[["red-4"], ["blue-4"]],
+        positions={"Ann": "blue-4", "Bob": "blue-4"},
+        hands={"Ann": ["green-4"], "Bob": ["yellow-4"]},
+    )
     state, events = accept(state, PlaceCard("Ann", "green-4"))
     fixed = [e for e in events if isinstance(e, ts.FixedPointReached)]
     assert fixed == [ts.FixedPointReached("Ann", 4, 3, True)]
@@ -349,7 +518,9 @@ def test_third_and_fourth_card_of_an_era_each_earn_a_time_jump_token():
 
 
 def test_empty_timeline_collapse_with_three_cards_gives_a_crystal():
-    state = table(timelines=[["red-3", "red-5", "red-8"], ["blue-5"]], positions={"Ann": "red-5", "Bob": "blue-5"})
+    state = table(
+        timelines=[["red-3", "red-5", "red-8"], ["blue-5"]], positions={"Ann": "red-5", "Bob": "blue-5"}
+    )
     state, events = accept(state, Move("Ann", "blue-5"))
     assert cards_of(state, "red") == []
     collapse = next(e for e in events if isinstance(e, ts.TimelineCollapsed))
@@ -365,14 +536,19 @@ def test_empty_timeline_collapse_with_two_cards_gives_nothing():
 
 
 def test_no_empty_collapse_while_another_player_is_still_there():
-    state = table(timelines=[["red-3", "red-5", "red-8"], ["blue-5"]], positions={"Ann": "red-5", "Bob": "red-3"})
+    state = table(
+        timelines=[["red-3", "red-5", "red-8"], ["blue-5"]], positions={"Ann": "red-5", "Bob": "red-3"}
+    )
     state, events = accept(state, Move("Ann", "blue-5"))
     assert cards_of(state, "red") == ["red-3", "red-5", "red-8"] and "TimelineCollapsed" not in kinds(events)
 
 
 def test_time_freeze_prevents_the_empty_collapse_until_its_owner_returns():
-    state = table(timelines=[["red-3", "red-5", "red-8"], ["blue-5"]], positions={"Ann": "red-5", "Bob": "blue-5"},
-                  hands={"Ann": ["time-freeze-1"]})
+    state = table(
+        timelines=[["red-3", "red-5", "red-8"], ["blue-5"]],
+        positions={"Ann": "red-5", "Bob": "blue-5"},
+        hands={"Ann": ["time-freeze-1"]},
+    )
     state, _ = accept(state, PlaceTimeFreeze("Ann"))
     state, events = accept(state, Move("Ann", "blue-5"))
     assert cards_of(state, "red") == ["red-3", "red-5", "red-8"] and "TimelineCollapsed" not in kinds(events)
@@ -384,27 +560,44 @@ def test_time_freeze_prevents_the_empty_collapse_until_its_owner_returns():
 
 
 def test_partial_collapse_rulebook_example_both_choices():
-    layout = {"timelines": [["red-2", "red-4", "red-6", "red-7"]], "positions": {"Ann": "red-4", "Bob": "red-7"},
-              "hands": {"Ann": ["red-5"]}}
+    layout = {
+        "timelines": [["red-2", "red-4", "red-6", "red-7"]],
+        "positions": {"Ann": "red-4", "Bob": "red-7"},
+        "hands": {"Ann": ["red-5"]},
+    }
     low, events = accept(table(**layout), PlaceCard("Ann", "red-5", sequence=4))
-    assert cards_of(low, "red") == ["red-2", "red-7"] and pos(low, "Ann") == "red-2" and pos(low, "Bob") == "red-7"
+    assert (
+        cards_of(low, "red") == ["red-2", "red-7"]
+        and pos(low, "Ann") == "red-2"
+        and pos(low, "Bob") == "red-7"
+    )
     high, _ = accept(table(**layout), PlaceCard("Ann", "red-5", sequence=5))
-    assert cards_of(high, "red") == ["red-2", "red-4"] and pos(high, "Ann") == "red-4" and pos(high, "Bob") == "red-4"
+    assert (
+        cards_of(high, "red") == ["red-2", "red-4"]
+        and pos(high, "Ann") == "red-4"
+        and pos(high, "Bob") == "red-4"
+    )
     for state in (low, high):
         assert state.player("Ann").crystals == 1 and state.crystal_supply == 24
     assert [e.kind for e in events if isinstance(e, ts.TimelineCollapsed)] == ["partial"]
 
 
 def test_partial_collapse_at_the_left_end_sends_meeples_to_the_earliest_remaining_card():
-    state = table(timelines=[["red-2", "red-3", "red-9"]], positions={"Ann": "red-2", "Bob": "red-9"},
-                  hands={"Ann": ["red-1"]})
+    state = table(
+        timelines=[["red-2", "red-3", "red-9"]],
+        positions={"Ann": "red-2", "Bob": "red-9"},
+        hands={"Ann": ["red-1"]},
+    )
     state, _ = accept(state, PlaceCard("Ann", "red-1"))
     assert cards_of(state, "red") == ["red-9"] and pos(state, "Ann") == "red-9"
 
 
 def test_partial_collapse_of_a_whole_timeline_moves_meeples_to_the_chosen_timeline():
-    state = table(timelines=[["red-4", "red-6"], ["blue-1", "blue-2"], ["green-8"]],
-                  positions={"Ann": "red-4", "Bob": "red-6"}, hands={"Ann": ["red-5"]})
+    state = table(
+        timelines=[["red-4", "red-6"], ["blue-1", "blue-2"], ["green-8"]],
+        positions={"Ann": "red-4", "Bob": "red-6"},
+        hands={"Ann": ["red-5"]},
+    )
     state, events = accept(state, PlaceCard("Ann", "red-5", relocate_to="blue"))
     assert cards_of(state, "red") == []
     assert pos(state, "Ann") == pos(state, "Bob") == "blue-1"
@@ -412,8 +605,12 @@ def test_partial_collapse_of_a_whole_timeline_moves_meeples_to_the_chosen_timeli
 
 
 def test_partial_collapse_with_no_timeline_left_flips_a_new_one_from_the_deck():
-    state = table(timelines=[["red-4", "red-6"]], positions={"Ann": "red-4", "Bob": "red-6"},
-                  hands={"Ann": ["red-5"]}, deck=["time-jump-3", "yellow-7", "blue-1"])
+    state = table(
+        timelines=[["red-4", "red-6"]],
+        positions={"Ann": "red-4", "Bob": "red-6"},
+        hands={"Ann": ["red-5"]},
+        deck=["time-jump-3", "yellow-7", "blue-1"],
+    )
     state, events = accept(state, PlaceCard("Ann", "red-5"))
     assert [t.colour for t in state.timelines] == ["yellow"]
     assert pos(state, "Ann") == pos(state, "Bob") == "yellow-7"
@@ -422,8 +619,11 @@ def test_partial_collapse_with_no_timeline_left_flips_a_new_one_from_the_deck():
 
 
 def test_complete_collapse_on_the_fifth_card_with_a_singularity_gives_two_crystals():
-    state = table(timelines=[["red-1", "red-5", "red-9", "red-13"], ["blue-3", "blue-7"]],
-                  positions={"Ann": "red-9", "Bob": "red-1"}, hands={"Ann": ["red-11"]})
+    state = table(
+        timelines=[["red-1", "red-5", "red-9", "red-13"], ["blue-3", "blue-7"]],
+        positions={"Ann": "red-9", "Bob": "red-1"},
+        hands={"Ann": ["red-11"]},
+    )
     state, events = accept(state, PlaceCard("Ann", "red-11"))
     collapse = next(e for e in events if isinstance(e, ts.TimelineCollapsed))
     assert collapse.kind == "complete" and len(collapse.cards) == 5
@@ -432,24 +632,34 @@ def test_complete_collapse_on_the_fifth_card_with_a_singularity_gives_two_crysta
 
 
 def test_complete_collapse_when_the_placed_card_is_the_singularity():
-    state = table(timelines=[["red-1", "red-4", "red-7", "red-10"]], positions={"Ann": "red-10", "Bob": "red-1"},
-                  hands={"Ann": ["red-13"]}, deck=["green-6"])
+    state = table(
+        timelines=[["red-1", "red-4", "red-7", "red-10"]],
+        positions={"Ann": "red-10", "Bob": "red-1"},
+        hands={"Ann": ["red-13"]},
+        deck=["green-6"],
+    )
     state, events = accept(state, PlaceCard("Ann", "red-13"))
     assert [t.colour for t in state.timelines] == ["green"] and pos(state, "Bob") == "green-6"
     assert state.player("Ann").crystals == 2
 
 
 def test_complete_collapse_takes_precedence_over_a_sequence():
-    state = table(timelines=[["red-9", "red-10", "red-12", "red-13"], ["blue-2"]],
-                  positions={"Ann": "red-10", "Bob": "blue-2"}, hands={"Ann": ["red-11"]})
+    state = table(
+        timelines=[["red-9", "red-10", "red-12", "red-13"], ["blue-2"]],
+        positions={"Ann": "red-10", "Bob": "blue-2"},
+        hands={"Ann": ["red-11"]},
+    )
     state, events = accept(state, PlaceCard("Ann", "red-11"))
     assert [e.kind for e in events if isinstance(e, ts.TimelineCollapsed)] == ["complete"]
     assert state.player("Ann").crystals == 2
 
 
 def test_four_cards_with_a_singularity_do_not_collapse():
-    state = table(timelines=[["red-1", "red-5", "red-13"]], positions={"Ann": "red-5", "Bob": "red-1"},
-                  hands={"Ann": ["red-9"]})
+    state = table(
+        timelines=[["red-1", "red-5", "red-13"]],
+        positions={"Ann": "red-5", "Bob": "red-1"},
+        hands={"Ann": ["red-9"]},
+    )
     state, events = accept(state, PlaceCard("Ann", "red-9"))
     assert "TimelineCollapsed" not in kinds(events) and len(cards_of(state, "red")) == 4
 
@@ -458,8 +668,12 @@ def test_four_cards_with_a_singularity_do_not_collapse():
 
 
 def test_the_seventh_crystal_wins_immediately_and_ends_the_game():
-    state = table(timelines=[["red-4", "red-6", "red-9"]], positions={"Ann": "red-4", "Bob": "red-9"},
-                  hands={"Ann": ["red-5"]}, crystals={"Ann": 6, "Bob": 3})
+    state = table(
+        timelines=[["red-4", "red-6", "red-9"]],
+        positions={"Ann": "red-4", "Bob": "red-9"},
+        hands={"Ann": ["red-5"]},
+        crystals={"Ann": 6, "Bob": 3},
+    )
     state, events = accept(state, PlaceCard("Ann", "red-5"))
     assert state.winner == "Ann" and state.is_over
     assert kinds(events)[-1] == "GameWon" and "TurnEnded" not in kinds(events)
@@ -468,20 +682,28 @@ def test_the_seventh_crystal_wins_immediately_and_ends_the_game():
 
 
 def test_an_empty_collapse_can_bring_the_seventh_crystal():
-    state = table(timelines=[["red-3", "red-5", "red-8"], ["blue-5"]], positions={"Ann": "red-5", "Bob": "blue-5"},
-                  crystals={"Ann": 6})
+    state = table(
+        timelines=[["red-3", "red-5", "red-8"], ["blue-5"]],
+        positions={"Ann": "red-5", "Bob": "blue-5"},
+        crystals={"Ann": 6},
+    )
     state, events = accept(state, Move("Ann", "blue-5"))
     assert state.winner == "Ann" and kinds(events)[-1] == "GameWon"
 
 
 def test_six_crystals_do_not_win():
-    state = table(timelines=[["red-4", "red-6", "red-9"]], positions={"Ann": "red-4", "Bob": "red-9"},
-                  hands={"Ann": ["red-5"]}, crystals={"Ann": 5})
+    state = table(
+        timelines=[["red-4", "red-6", "red-9"]],
+        positions={"Ann": "red-4", "Bob": "red-9"},
+        hands={"Ann": ["red-5"]},
+        crystals={"Ann": 5},
+    )
     state, _ = accept(state, PlaceCard("Ann", "red-5"))
     assert state.winner is None and state.player("Ann").crystals == 6
 
 
 # --------------------------------------------------------------------------- hand limits
+
 
 def test_going_over_seven_costs_the_hand_and_a_token():
     state = table(**_with(hands={"Ann": SEVEN}))
@@ -507,9 +729,13 @@ def test_over_the_limit_without_a_token_eliminates_and_the_last_player_wins():
 
 
 def test_elimination_with_three_players_passes_the_turn_and_locks_the_player_out():
-    state = table(timelines=[["red-3", "red-5", "red-8"]], players=("Ann", "Bob", "Cy"),
-                  positions={"Ann": "red-5", "Bob": "red-3", "Cy": "red-3"}, hands={"Ann": SEVEN},
-                  tokens={"Ann": 0})
+    state = table(
+        timelines=[["red-3", "red-5", "red-8"]],
+        players=("Ann", "Bob", "Cy"),
+        positions={"Ann": "red-5", "Bob": "red-3", "Cy": "red-3"},
+        hands={"Ann": SEVEN},
+        tokens={"Ann": 0},
+    )
     state, events = accept(state, Move("Ann", "red-8"))
     assert "PlayerEliminated" in kinds(events) and state.winner is None
     assert state.current_player == "Bob"
@@ -548,7 +774,9 @@ def test_the_engine_imports_no_clock_randomness_or_io_libraries():
     for module in ("engine.py", "deck.py", "record.py"):
         tree = ast.parse((package / module).read_text(encoding="utf-8"))
         names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-        names |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        names |= {
+            n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+        }
         assert not names & {"random", "time", "datetime", "flask", "paho", "gpiozero", "socket"}, module
 
 
@@ -573,18 +801,31 @@ def test_a_timed_out_turn_passes_without_a_main_action_and_refills_the_hand():
 
 
 def test_a_layout_can_name_who_plays_first():
-    state = new_game(["Ann", "Bob"], layout=Layout(start="red-5", hands={"Ann": (), "Bob": ()}, first_player="Bob"))
+    state = new_game(
+        ["Ann", "Bob"], layout=Layout(start="red-5", hands={"Ann": (), "Bob": ()}, first_player="Bob")
+    )
     assert state.current_player == "Bob"
     with pytest.raises(SetupError, match="first_player 'Zed'"):
-        new_game(["Ann", "Bob"], layout=Layout(start="red-5", hands={"Ann": (), "Bob": ()}, first_player="Zed"))
+        new_game(
+            ["Ann", "Bob"], layout=Layout(start="red-5", hands={"Ann": (), "Bob": ()}, first_player="Zed")
+        )
 
 
 def _empty_deck_table(reshuffle_tops):
     used = {"red-3", "red-5", "red-8", "blue-5", "blue-9"}
     rest = [c for c in ALL_CARDS if c not in used and c != "time-portal"]
-    return new_game(["Ann", "Bob"], seed="t", layout=Layout(
-        start=None, hands={"Ann": (), "Bob": ()}, timelines=(("red-3", "red-5", "red-8"), ("blue-5", "blue-9")),
-        positions={"Ann": "red-5", "Bob": "red-3"}, discard=tuple(rest), reshuffle_tops=reshuffle_tops))
+    return new_game(
+        ["Ann", "Bob"],
+        seed="t",
+        layout=Layout(
+            start=None,
+            hands={"Ann": (), "Bob": ()},
+            timelines=(("red-3", "red-5", "red-8"), ("blue-5", "blue-9")),
+            positions={"Ann": "red-5", "Bob": "red-3"},
+            discard=tuple(rest),
+            reshuffle_tops=reshuffle_tops,
+        ),
+    )
 
 
 def test_a_recorded_reshuffle_order_puts_those_cards_on_top():
@@ -602,23 +843,32 @@ def test_a_recorded_reshuffle_order_naming_a_card_not_discarded_is_refused():
 
 
 def test_splicing_away_from_a_timeline_you_were_alone_on_collapses_it():
-    state = table(timelines=[["red-3", "red-5", "red-8"], ["blue-1"]], positions={"Ann": "red-5", "Bob": "blue-1"},
-                  hands={"Ann": ["green-5"]})
+    state = table(
+        timelines=[["red-3", "red-5", "red-8"], ["blue-1"]],
+        positions={"Ann": "red-5", "Bob": "blue-1"},
+        hands={"Ann": ["green-5"]},
+    )
     state, events = accept(state, PlaceCard("Ann", "green-5"))
     assert cards_of(state, "red") == [] and cards_of(state, "green") == ["green-5"]
     assert state.player("Ann").crystals == 1
 
 
 def test_a_quantum_tunnel_away_can_empty_a_timeline():
-    state = table(timelines=[["red-3", "red-5"], ["blue-9"]], positions={"Ann": "red-5", "Bob": "blue-9"},
-                  hands={"Ann": ["quantum-tunnel-2"]})
+    state = table(
+        timelines=[["red-3", "red-5"], ["blue-9"]],
+        positions={"Ann": "red-5", "Bob": "blue-9"},
+        hands={"Ann": ["quantum-tunnel-2"]},
+    )
     state, events = accept(state, UseQuantumTunnel("Ann", "blue-9"))
     assert cards_of(state, "red") == [] and state.current_player == "Ann"
 
 
 def test_relocation_onto_a_timeline_you_froze_returns_your_marker():
-    state = table(timelines=[["red-4", "red-6"], ["blue-1"]], positions={"Ann": "blue-1", "Bob": "red-4"},
-                  hands={"Ann": ["time-freeze-1", "quantum-tunnel-1"], "Bob": ["red-5"]})
+    state = table(
+        timelines=[["red-4", "red-6"], ["blue-1"]],
+        positions={"Ann": "blue-1", "Bob": "red-4"},
+        hands={"Ann": ["time-freeze-1", "quantum-tunnel-1"], "Bob": ["red-5"]},
+    )
     state, _ = accept(state, PlaceTimeFreeze("Ann"))
     state, events = accept(state, UseQuantumTunnel("Ann", "red-6"))
     assert cards_of(state, "blue") == ["blue-1"] and "TimelineCollapsed" not in kinds(events)  # frozen
@@ -631,8 +881,11 @@ def test_relocation_onto_a_timeline_you_froze_returns_your_marker():
 
 
 def test_complete_collapse_needs_a_choice_between_several_timelines():
-    layout = {"timelines": [["red-1", "red-5", "red-9", "red-13"], ["blue-3"], ["green-2"]],
-              "positions": {"Ann": "red-9", "Bob": "green-2"}, "hands": {"Ann": ["red-11"]}}
+    layout = {
+        "timelines": [["red-1", "red-5", "red-9", "red-13"], ["blue-3"], ["green-2"]],
+        "positions": {"Ann": "red-9", "Bob": "green-2"},
+        "hands": {"Ann": ["red-11"]},
+    }
     refused = apply(table(**layout), PlaceCard("Ann", "red-11"))
     assert isinstance(refused, Rejected) and "relocate_to must be one of blue, green" in refused.reason
     assert refused.rule == ts.R_COMPLETE
@@ -641,8 +894,12 @@ def test_complete_collapse_needs_a_choice_between_several_timelines():
 
 
 def test_no_token_for_a_fixed_point_once_the_supply_is_empty():
-    state = table(timelines=[["red-4"], ["blue-4"]], positions={"Ann": "blue-4", "Bob": "blue-4"},
-                  hands={"Ann": ["green-4"]}, players=("Ann", "Bob", "Cy", "Dee", "Eve", "Fay"))
+    state = table(
+        timelines=[["red-4"], ["blue-4"]],
+        positions={"Ann": "blue-4", "Bob": "blue-4"},
+        hands={"Ann": ["green-4"]},
+        players=("Ann", "Bob", "Cy", "Dee", "Eve", "Fay"),
+    )
     assert state.token_supply == 0
     state, events = accept(state, PlaceCard("Ann", "green-4"))
     assert [e.token_gained for e in events if isinstance(e, ts.FixedPointReached)] == [False]
@@ -651,8 +908,13 @@ def test_no_token_for_a_fixed_point_once_the_supply_is_empty():
 
 def test_crystals_stop_when_the_supply_is_empty():
     players = ("Ann", "Bob", "Cy", "Dee")
-    state = table(timelines=[["red-4", "red-6", "red-9"]], positions={"Ann": "red-4", "Bob": "red-9"},
-                  hands={"Ann": ["red-5"]}, players=players, crystals={"Ann": 1, "Bob": 6, "Cy": 6, "Dee": 6})
+    state = table(
+        timelines=[["red-4", "red-6", "red-9"]],
+        positions={"Ann": "red-4", "Bob": "red-9"},
+        hands={"Ann": ["red-5"]},
+        players=players,
+        crystals={"Ann": 1, "Bob": 6, "Cy": 6, "Dee": 6},
+    )
     assert state.crystal_supply == 6
     state = dataclasses.replace(state, crystal_supply=0)
     state, events = accept(state, PlaceCard("Ann", "red-5"))

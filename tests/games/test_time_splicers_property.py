@@ -132,31 +132,64 @@ CARD_NAMES = sorted(ALL_CARDS) + ["red-0", "nonsense", ""]
 json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 20), st.sampled_from(CARD_NAMES))
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(["a", "to"]), inner,
-                                                                          max_size=2)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(["a", "to"]), inner, max_size=2)
+    ),
     max_leaves=6,
 )
 raw_actions = st.fixed_dictionaries(
-    {"player": st.one_of(st.sampled_from(["Ann", "Bob", "Zed"]), json_scalars),
-     "action": st.sampled_from(["move", "portal", "place", "quantum_tunnel", "time_jump", "redraw",
-                                "time_freeze", "time_out", "fly"])},
-    optional={"to": json_values, "card": json_values, "sequence": json_values, "relocate_to": json_values,
-              "use": st.sampled_from(["card", "token", "x"])},
+    {
+        "player": st.one_of(st.sampled_from(["Ann", "Bob", "Zed"]), json_scalars),
+        "action": st.sampled_from(
+            [
+                "move",
+                "portal",
+                "place",
+                "quantum_tunnel",
+                "time_jump",
+                "redraw",
+                "time_freeze",
+                "time_out",
+                "fly",
+            ]
+        ),
+    },
+    optional={
+        "to": json_values,
+        "card": json_values,
+        "sequence": json_values,
+        "relocate_to": json_values,
+        "use": st.sampled_from(["card", "token", "x"]),
+    },
 )
 layouts = st.fixed_dictionaries(
-    {"hands": st.one_of(st.fixed_dictionaries({"Ann": st.lists(st.sampled_from(CARD_NAMES), max_size=8),
-                                               "Bob": st.lists(st.sampled_from(CARD_NAMES), max_size=8)}),
-                        json_values)},
-    optional={"start": st.sampled_from(CARD_NAMES), "deck": st.lists(st.sampled_from(CARD_NAMES), max_size=5),
-              "timelines": st.lists(st.lists(st.sampled_from(CARD_NAMES), max_size=4), max_size=3),
-              "positions": st.dictionaries(st.sampled_from(["Ann", "Bob", "Zed"]), st.sampled_from(CARD_NAMES),
-                                           max_size=2),
-              "crystals": st.dictionaries(st.sampled_from(["Ann", "Bob"]), json_scalars, max_size=2),
-              "tokens": json_values},
+    {
+        "hands": st.one_of(
+            st.fixed_dictionaries(
+                {
+                    "Ann": st.lists(st.sampled_from(CARD_NAMES), max_size=8),
+                    "Bob": st.lists(st.sampled_from(CARD_NAMES), max_size=8),
+                }
+            ),
+            json_values,
+        )
+    },
+    optional={
+        "start": st.sampled_from(CARD_NAMES),
+        "deck": st.lists(st.sampled_from(CARD_NAMES), max_size=5),
+        "timelines": st.lists(st.lists(st.sampled_from(CARD_NAMES), max_size=4), max_size=3),
+        "positions": st.dictionaries(
+            st.sampled_from(["Ann", "Bob", "Zed"]), st.sampled_from(CARD_NAMES), max_size=2
+        ),
+        "crystals": st.dictionaries(st.sampled_from(["Ann", "Bob"]), json_scalars, max_size=2),
+        "tokens": json_values,
+    },
 )
 records = st.fixed_dictionaries(
-    {"players": st.one_of(st.just(["Ann", "Bob"]), json_values),
-     "actions": st.one_of(st.lists(raw_actions, max_size=8), json_values)},
+    {
+        "players": st.one_of(st.just(["Ann", "Bob"]), json_values),
+        "actions": st.one_of(st.lists(raw_actions, max_size=8), json_values),
+    },
     optional={"seed": json_scalars, "layout": st.one_of(layouts, json_values)},
 )
 

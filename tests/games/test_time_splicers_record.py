@@ -21,7 +21,11 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "games" / "time-splicers.md
 def run_cli(source: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "companion", "referee", "time-splicers", source],
-        input=stdin, capture_output=True, text=True, timeout=60, check=False,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
@@ -82,25 +86,32 @@ def test_seventh_crystal_wins_through_stdin():
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["winner"] == "Ann" and out["crystals"] == {"Ann": 7, "Bob": 2}
-    assert out["results"][0]["events"][-1] == {"event": "GameWon", "player": "Ann",
-                                                "reason": "found Time Crystal number 7"}
+    assert out["results"][0]["events"][-1] == {
+        "event": "GameWon",
+        "player": "Ann",
+        "reason": "found Time Crystal number 7",
+    }
     assert out["results"][1]["ok"] is False and out["results"][1]["rule"] == "Game End"
     assert out["next_player"] is None
 
 
 def test_elimination_through_a_record():
     seven = ["green-1", "green-2", "green-3", "green-4", "green-6", "green-7", "green-9"]
-    out = referee_record({
-        "players": ["Ann", "Bob", "Cy"],
-        "layout": {
-            "timelines": [["red-3", "red-5", "red-8"]],
-            "positions": {"Ann": "red-5", "Bob": "red-3", "Cy": "red-3"},
-            "hands": {"Ann": seven, "Bob": [], "Cy": []},
-            "tokens": {"Ann": 0},
-        },
-        "actions": [{"player": "Ann", "action": "move", "to": "red-8"},
-                    {"player": "Ann", "action": "portal"}],
-    })
+    out = referee_record(
+        {
+            "players": ["Ann", "Bob", "Cy"],
+            "layout": {
+                "timelines": [["red-3", "red-5", "red-8"]],
+                "positions": {"Ann": "red-5", "Bob": "red-3", "Cy": "red-3"},
+                "hands": {"Ann": seven, "Bob": [], "Cy": []},
+                "tokens": {"Ann": 0},
+            },
+            "actions": [
+                {"player": "Ann", "action": "move", "to": "red-8"},
+                {"player": "Ann", "action": "portal"},
+            ],
+        }
+    )
     assert out["eliminated"] == ["Ann"] and out["positions"]["Ann"] is None
     assert out["results"][1]["ok"] is False and "eliminated" in out["results"][1]["reason"]
     assert out["winner"] is None and out["next_player"] == "Bob"
@@ -112,8 +123,10 @@ def test_seeded_records_replay_identically():
     out = referee_record(record)
     assert out["results"][0]["ok"] is True
     dealt = new_game(["Ann", "Bob"], seed=42)
-    assert out["setup"] == {"start": dealt.players[0].position,
-                            "hands": {p.name: list(p.hand) for p in dealt.players}}
+    assert out["setup"] == {
+        "start": dealt.players[0].position,
+        "hands": {p.name: list(p.hand) for p in dealt.players},
+    }
 
 
 def test_a_deck_file_override_is_used(tmp_path):
@@ -124,11 +137,14 @@ def test_a_deck_file_override_is_used(tmp_path):
     deck["total_cards"]["value"] = 65 + 13
     path = tmp_path / "deck.json"
     path.write_text(json.dumps(deck))
-    out = referee_record({
-        "players": ["Ann", "Bob"], "deck_file": str(path),
-        "layout": {"start": "purple-5", "hands": {"Ann": ["purple-6"], "Bob": []}},
-        "actions": [{"player": "Ann", "action": "place", "card": "purple-6"}],
-    })
+    out = referee_record(
+        {
+            "players": ["Ann", "Bob"],
+            "deck_file": str(path),
+            "layout": {"start": "purple-5", "hands": {"Ann": ["purple-6"], "Bob": []}},
+            "actions": [{"player": "Ann", "action": "place", "card": "purple-6"}],
+        }
+    )
     assert out["timelines"] == {"purple": ["purple-5", "purple-6"]}
 
 
@@ -140,21 +156,40 @@ BAD = [
     ('{"players": ["Ann", "Bob"], "actions": [], "colour": "red"}', "unknown field 'colour'"),
     ('{"players": ["Ann", "Bob"], "seed": true, "actions": []}', "'seed' must be"),
     ('{"players": ["Ann"], "actions": []}', "needs 2 to 6 players"),
-    ('{"players": ["Ann", "Bob"], "actions": [{"player": "Ann", "action": "fly"}]}', "action 0 has action 'fly'"),
+    (
+        '{"players": ["Ann", "Bob"], "actions": [{"player": "Ann", "action": "fly"}]}',
+        "action 0 has action 'fly'",
+    ),
     ('{"players": ["Ann", "Bob"], "actions": [{"player": "Ann", "action": "move"}]}', "needs 'to'"),
     ('{"players": ["Ann", "Bob"], "actions": [{"action": "portal"}]}', "needs 'player'"),
-    ('{"players": ["Ann", "Bob"], "actions": [{"player": "Ann", "action": "portal", "to": "x"}]}',
-     "unknown field 'to'"),
-    ('{"players": ["Ann", "Bob"], "actions": [{"player": "Ann", "action": "time_jump", "to": "red-1", '
-     '"use": "wish"}]}', "'use' must be"),
-    ('{"players": ["Ann", "Bob"], "actions": [{"player": "Ann", "action": "place", "card": "red-1", '
-     '"sequence": "4"}]}', "'sequence' must be"),
+    (
+        '{"players": ["Ann", "Bob"], "actions": [{"player": "Ann", "action": "portal", "to": "x"}]}',
+        "unknown field 'to'",
+    ),
+    (
+        '{"players": ["Ann", "Bob"], "actions": [{"player": "Ann", "action": "time_jump", "to": "red-1", '
+        '"use": "wish"}]}',
+        "'use' must be",
+    ),
+    (
+        '{"players": ["Ann", "Bob"], "actions": [{"player": "Ann", "action": "place", "card": "red-1", '
+        '"sequence": "4"}]}',
+        "'sequence' must be",
+    ),
     ('{"players": ["Ann", "Bob"], "layout": {"hands": {}}, "actions": []}', "needs 'start'"),
-    ('{"players": ["Ann", "Bob"], "layout": {"start": "red-5", "hands": {"Ann": ["red-5"], "Bob": []}}, '
-     '"actions": []}', "red-5 is both"),
-    ('{"players": ["Ann", "Bob"], "layout": {"start": "red-5", "hands": {"Ann": []}}, "actions": []}',
-     "no hand for 'Bob'"),
-    ('{"players": ["Ann", "Bob"], "deck_file": "/nonexistent/deck.json", "actions": []}', "cannot read deck file"),
+    (
+        '{"players": ["Ann", "Bob"], "layout": {"start": "red-5", "hands": {"Ann": ["red-5"], "Bob": []}}, '
+        '"actions": []}',
+        "red-5 is both",
+    ),
+    (
+        '{"players": ["Ann", "Bob"], "layout": {"start": "red-5", "hands": {"Ann": []}}, "actions": []}',
+        "no hand for 'Bob'",
+    ),
+    (
+        '{"players": ["Ann", "Bob"], "deck_file": "/nonexistent/deck.json", "actions": []}',
+        "cannot read deck file",
+    ),
 ]
 
 

@@ -18,8 +18,10 @@ SAND_MS = 60_000
 
 LAYOUT = Layout(
     start="red-5",
-    hands={"ana": ("red-6", "blue-5", "quantum-tunnel-1", "green-9"),
-           "ben": ("red-3", "yellow-2", "time-freeze-1", "blue-12")},
+    hands={
+        "ana": ("red-6", "blue-5", "quantum-tunnel-1", "green-9"),
+        "ben": ("red-3", "yellow-2", "time-freeze-1", "blue-12"),
+    },
     deck_top=("green-1", "green-2", "green-3", "green-4", "yellow-7", "yellow-8"),
 )
 
@@ -37,8 +39,9 @@ class Table:
         self.session = TableSession(setup, clock=self.clock, referee=referee, log=log)
         self.seq = {}
         for seat in setup.seats:
-            self.session.node_message(seat.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim",
-                                                     firmware="x"))
+            self.session.node_message(
+                seat.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim", firmware="x")
+            )
 
     def ms(self):
         return int(self.clock.now_s() * 1000)
@@ -48,8 +51,9 @@ class Table:
         return self.seq[node]
 
     def flip(self, node, upper=SAND_MS, lower=0):
-        [reply] = self.session.node_message(node, msg("flip", seq=self._next(node), t_ms=self.ms(),
-                                                      upper_ms=upper, lower_ms=lower))
+        [reply] = self.session.node_message(
+            node, msg("flip", seq=self._next(node), t_ms=self.ms(), upper_ms=upper, lower_ms=lower)
+        )
         return reply.fields
 
     def empty(self, node):
@@ -85,8 +89,16 @@ class Table:
 
 def two_player_setup(*, turn_limit=True, timers=1, seed=7, variant=""):
     seats = tuple(Seat(name, i, f"{name}-{i}") for name in ("ana", "ben") for i in range(1, timers + 1))
-    return make_setup(table="ts", game="time-splicers", players=("ana", "ben"), seats=seats, seed=seed,
-                      sand_s=SAND_MS / 1000, turn_limit=turn_limit, variant=variant)
+    return make_setup(
+        table="ts",
+        game="time-splicers",
+        players=("ana", "ben"),
+        seats=seats,
+        seed=seed,
+        sand_s=SAND_MS / 1000,
+        turn_limit=turn_limit,
+        variant=variant,
+    )
 
 
 def table_with(layout=LAYOUT, **kw):
@@ -144,7 +156,10 @@ def test_a_second_flip_during_the_turn_restarts_nothing(table):
 def test_a_second_timer_of_the_player_is_not_a_turn_timer():
     table = table_with(timers=2)
     reply = table.flip("ana-2")
-    assert reply["reason"] == "Timer 2 is not used in Time Splicers: flip timer 1 to start your turn (Turn timer)"
+    assert (
+        reply["reason"]
+        == "Timer 2 is not used in Time Splicers: flip timer 1 to start your turn (Turn timer)"
+    )
     assert table.flip("ana-1")["verdict"] == "accepted"
 
 
@@ -173,8 +188,11 @@ def test_the_menu_lists_the_legal_actions_from_the_engine(table):
     assert menu["place:red-6::"]["action"] == {"type": "place", "card": "red-6"}
     assert table.menu("ben") == {}
     hand = table.session.player_snapshot("ana")["view"]["panels"][0]
-    assert hand == {"kind": "lines", "title": "Your hand (4)",
-                    "lines": ["blue 5", "green 9", "Quantum Tunnel", "red 6"]}
+    assert hand == {
+        "kind": "lines",
+        "title": "Your hand (4)",
+        "lines": ["blue 5", "green 9", "Quantum Tunnel", "red 6"],
+    }
 
 
 def test_a_placement_from_the_phone_moves_the_meeple_and_ends_the_turn(table):
@@ -195,7 +213,7 @@ def test_free_actions_keep_the_turn_open_until_the_main_action(table):
     table.flip("ana-1")
     table.press("ana", "place:red-6::")
     table.flip("ben-1")
-    table.press("ben", "place:red-3::")       # ben: red 3 left of red 5
+    table.press("ben", "place:red-3::")  # ben: red 3 left of red 5
     assert table.game.timelines[0].cards == ("red-3", "red-5", "red-6")
     table.flip("ana-1")
     assert "quantum_tunnel:red-3" in table.menu("ana")
@@ -229,7 +247,9 @@ def test_the_sand_running_out_forfeits_the_turn(table):
     assert table.empty("ana-1")["verdict"] == "accepted"
     assert table.acted()[-1] == {"type": "time_out", "player": "ana"}
     game = table.game
-    assert game.current_player == "ben" and game.player("ana").position == "red-5" and not table.table.turn_open
+    assert (
+        game.current_player == "ben" and game.player("ana").position == "red-5" and not table.table.turn_open
+    )
     assert "ana's time ran out: the turn is forfeited" in table.session.snapshot()["recent"][0]["text"]
     assert table.flip("ben-1")["verdict"] == "accepted"
     assert table.replays()
@@ -254,8 +274,15 @@ def test_an_old_timer_running_out_during_another_turn_changes_nothing(table):
 
 
 def test_the_menu_offers_each_collapse_choice():
-    layout = Layout(start=None, timelines=(("red-4", "red-6", "red-7"),), positions={"ana": "red-4", "ben": "red-7"},
-                    hands={"ana": ("red-5", "green-9", "green-10", "green-11"), "ben": ("red-1", "red-2", "red-3", "blue-1")})
+    layout = Layout(
+        start=None,
+        timelines=(("red-4", "red-6", "red-7"),),
+        positions={"ana": "red-4", "ben": "red-7"},
+        hands={
+            "ana": ("red-5", "green-9", "green-10", "green-11"),
+            "ben": ("red-1", "red-2", "red-3", "blue-1"),
+        },
+    )
     table = table_with(layout)
     table.flip("ana-1")
     places = {k: v["label"] for k, v in table.menu("ana").items() if k.startswith("place:")}
@@ -266,54 +293,84 @@ def test_the_menu_offers_each_collapse_choice():
 
 
 def test_the_menu_asks_where_displaced_meeples_go():
-    layout = Layout(start=None, timelines=(("red-4", "red-5"), ("blue-5",), ("green-5",)),
-                    positions={"ana": "red-5", "ben": "blue-5"},
-                    hands={"ana": ("red-6", "yellow-9", "yellow-10", "yellow-11"),
-                           "ben": ("red-1", "red-2", "red-3", "blue-1")})
+    layout = Layout(
+        start=None,
+        timelines=(("red-4", "red-5"), ("blue-5",), ("green-5",)),
+        positions={"ana": "red-5", "ben": "blue-5"},
+        hands={
+            "ana": ("red-6", "yellow-9", "yellow-10", "yellow-11"),
+            "ben": ("red-1", "red-2", "red-3", "blue-1"),
+        },
+    )
     table = table_with(layout)
     table.flip("ana-1")
     places = {k: v["label"] for k, v in table.menu("ana").items() if k.startswith("place:red-6")}
-    assert places == {"place:red-6::blue": "red 6, meeples to blue", "place:red-6::green": "red 6, meeples to green"}
+    assert places == {
+        "place:red-6::blue": "red 6, meeples to blue",
+        "place:red-6::green": "red 6, meeples to green",
+    }
     table.press("ana", "place:red-6::green")
     assert table.game.player("ana").position == "green-5"
 
 
 def test_a_game_to_the_seventh_crystal_with_scores_and_replay():
-    layout = Layout(start=None, timelines=(("red-4",), ("blue-5",)), positions={"ana": "red-4", "ben": "blue-5"},
-                    hands={"ana": ("red-5", "red-6", "yellow-9", "yellow-10"),
-                           "ben": ("blue-6", "green-5", "green-2", "green-3")},
-                    deck_top=("yellow-1", "yellow-2", "yellow-3", "yellow-4", "yellow-5"),
-                    crystals={"ana": 6, "ben": 2})
+    layout = Layout(
+        start=None,
+        timelines=(("red-4",), ("blue-5",)),
+        positions={"ana": "red-4", "ben": "blue-5"},
+        hands={
+            "ana": ("red-5", "red-6", "yellow-9", "yellow-10"),
+            "ben": ("blue-6", "green-5", "green-2", "green-3"),
+        },
+        deck_top=("yellow-1", "yellow-2", "yellow-3", "yellow-4", "yellow-5"),
+        crystals={"ana": 6, "ben": 2},
+    )
     table = table_with(layout)
     cards = sorted(all_card_ids(table.game))
     assert table.session.snapshot()["scores"] is None
     table.flip("ana-1")
-    table.press("ana", "place:red-5::")         # red 4 5, ana on red 5
+    table.press("ana", "place:red-5::")  # red 4 5, ana on red 5
     table.flip("ben-1")
-    table.press("ben", "place:green-5::")       # ben splices green 5 beside blue 5; blue is left empty and collapses
+    table.press(
+        "ben", "place:green-5::"
+    )  # ben splices green 5 beside blue 5; blue is left empty and collapses
     assert table.game.player("ben").time_jump_tokens == 3  # a third 5 on the table: a fixed point in time
     assert [t.colour for t in table.game.timelines] == ["red", "green"]
     table.flip("ana-1")
     table.clock.advance(60)
-    table.empty("ana-1")                        # ana's time runs out: turn forfeited
+    table.empty("ana-1")  # ana's time runs out: turn forfeited
     assert table.game.current_player == "ben" and table.game.player("ana").position == "red-5"
     table.flip("ben-1")
-    table.press("ben", "move:red-5")            # same Era in another Timeline; green is left empty
+    table.press("ben", "move:red-5")  # same Era in another Timeline; green is left empty
     table.flip("ana-1")
-    table.press("ana", "place:red-6::")         # red 4-5-6 collapses: ana's seventh crystal
+    table.press("ana", "place:red-6::")  # red 4-5-6 collapses: ana's seventh crystal
     game = table.game
     assert game.winner == "ana" and game.player("ana").crystals == 7
     snapshot = table.session.snapshot()
     assert snapshot["view"]["summary"] == "ana wins with 7 Time Crystals!"
     assert snapshot["scores"] == {
-        "winners": ["ana"], "ranking": ["ana", "ben"], "turns": 4,
-        "players": {"ana": {"total": 7, "crystals": 7, "tokens": 2, "eliminated": False},
-                    "ben": {"total": 2, "crystals": 2, "tokens": 3, "eliminated": False}},
+        "winners": ["ana"],
+        "ranking": ["ana", "ben"],
+        "turns": 4,
+        "players": {
+            "ana": {"total": 7, "crystals": 7, "tokens": 2, "eliminated": False},
+            "ben": {"total": 2, "crystals": 2, "tokens": 3, "eliminated": False},
+        },
     }
     assert table.flip("ben-1")["reason"] == "The game is over: ana has won (Game End)"
     assert table.menu("ben") == {} and isinstance(table.tap("ben", type="portal"), Rejected)
-    assert [a["type"] for a in table.acted()] == ["turn_started", "place", "turn_started", "place", "turn_started",
-                                                   "time_out", "turn_started", "move", "turn_started", "place"]
+    assert [a["type"] for a in table.acted()] == [
+        "turn_started",
+        "place",
+        "turn_started",
+        "place",
+        "turn_started",
+        "time_out",
+        "turn_started",
+        "move",
+        "turn_started",
+        "place",
+    ]
     assert table.replays()
     assert sorted(all_card_ids(game)) == cards
 
@@ -323,8 +380,13 @@ def test_random_play_from_the_phone_menus_is_always_legal_and_replays(seed):
     import random
 
     rng = random.Random(seed)
-    setup = make_setup(table="ts", game="time-splicers", players=("ana", "ben", "cleo"), seed=seed,
-                       seats=tuple(Seat(n, 1, f"{n}-1") for n in ("ana", "ben", "cleo")))
+    setup = make_setup(
+        table="ts",
+        game="time-splicers",
+        players=("ana", "ben", "cleo"),
+        seed=seed,
+        seats=tuple(Seat(n, 1, f"{n}-1") for n in ("ana", "ben", "cleo")),
+    )
     table = Table(setup)
     cards = sorted(all_card_ids(table.game))
     for _ in range(80):

@@ -72,7 +72,10 @@ def test_user_deck_loads_with_quotes_negative_years_and_translations() -> None:
 
 
 def test_semicolon_deck_without_translation() -> None:
-    assert load_deck(DATA / "semicolon_deck.csv") == (Card("uno", 1900, "Primero"), Card("dos", 1950, "Segundo"))
+    assert load_deck(DATA / "semicolon_deck.csv") == (
+        Card("uno", 1900, "Primero"),
+        Card("dos", 1950, "Segundo"),
+    )
 
 
 def test_byte_order_mark_is_ignored() -> None:
@@ -82,7 +85,10 @@ def test_byte_order_mark_is_ignored() -> None:
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("missing_column.csv", "missing_column.csv, line 1: missing column year (the header needs id, year, title)"),
+        (
+            "missing_column.csv",
+            "missing_column.csv, line 1: missing column year (the header needs id, year, title)",
+        ),
         ("bad_year.csv", "bad_year.csv, line 3: year 'mil' is not a whole number"),
         ("duplicate_id.csv", "duplicate_id.csv, line 4: duplicate id 'uno' (first used at {path}, line 2)"),
         ("short_row.csv", "short_row.csv, line 3: expected 3 fields but found 2"),
@@ -125,11 +131,18 @@ def test_a_user_deck_can_be_played() -> None:
         ([], "the record's deck must be a non-empty list of cards or the name of a shipped deck"),
         (["x"], "the record's deck, card 1: each card must be an object with id, year and title"),
         ([{"id": "a", "title": "A"}], "the record's deck, card 1: missing year"),
-        ([{"id": "a", "year": "1900", "title": "A"}, {"id": "b", "year": 1.5, "title": "B"}],
-         "the record's deck, card 2: year 1.5 is not a whole number"),
-        ([{"id": "a", "year": True, "title": "A"}], "the record's deck, card 1: year True is not a whole number"),
-        ([{"id": "a", "year": 1, "title": "A"}, {"id": "a", "year": 2, "title": "B"}],
-         "the record's deck, card 2: duplicate id 'a' (first used at the record's deck, card 1)"),
+        (
+            [{"id": "a", "year": "1900", "title": "A"}, {"id": "b", "year": 1.5, "title": "B"}],
+            "the record's deck, card 2: year 1.5 is not a whole number",
+        ),
+        (
+            [{"id": "a", "year": True, "title": "A"}],
+            "the record's deck, card 1: year True is not a whole number",
+        ),
+        (
+            [{"id": "a", "year": 1, "title": "A"}, {"id": "a", "year": 2, "title": "B"}],
+            "the record's deck, card 2: duplicate id 'a' (first used at the record's deck, card 1)",
+        ),
         ([{"id": None, "year": 1, "title": "A"}], "the record's deck, card 1: the id must be text"),
     ],
 )
@@ -146,7 +159,9 @@ def test_deck_list_accepts_numeric_ids_and_string_years() -> None:
 def test_shipped_settings_mark_their_assumptions() -> None:
     settings = load_settings()
     assert (settings.hand_size, settings.min_players, settings.max_players) == (4, 2, 8)
-    raw = json.loads((Path(__file__).resolve().parents[2] / "companion/games/timeline/settings.json").read_text())
+    raw = json.loads(
+        (Path(__file__).resolve().parents[2] / "companion/games/timeline/settings.json").read_text()
+    )
     assert "assumption" in raw["max_players_assumption"].lower()
     assert "assumption" in raw["min_players_assumption"].lower()
 

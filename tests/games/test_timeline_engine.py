@@ -53,8 +53,13 @@ TIMELINE = cards(t1000=1000, t1500=1500, t1800=1800)
 
 def placement_state(year: int) -> TimelineState:
     deck = TIMELINE + cards(card=year, other=1700, spare=1600, spare2=1650)
-    state = game_from_deal(deck, ["ana", "ben"], hands={"ana": ["card", "spare2"], "ben": ["other"]},
-                           reference="t1000", draw_pile=["spare"])
+    state = game_from_deal(
+        deck,
+        ["ana", "ben"],
+        hands={"ana": ["card", "spare2"], "ben": ["other"]},
+        reference="t1000",
+        draw_pile=["spare"],
+    )
     return replace(state, timeline=("t1000", "t1500", "t1800"), deck=("spare",))
 
 
@@ -130,8 +135,13 @@ def test_fits(years: list[int], gap: int, year: int, expected: bool) -> None:
 
 def two_player_state() -> TimelineState:
     deck = cards(ref=1500, a1=1000, a2=1900, b1=1200, b2=1700, d1=1100, d2=1300)
-    return game_from_deal(deck, ["ana", "ben"], hands={"ana": ["a1", "a2"], "ben": ["b1", "b2"]},
-                          reference="ref", draw_pile=["d1", "d2"])
+    return game_from_deal(
+        deck,
+        ["ana", "ben"],
+        hands={"ana": ["a1", "a2"], "ben": ["b1", "b2"]},
+        reference="ref",
+        draw_pile=["d1", "d2"],
+    )
 
 
 def finished_state() -> TimelineState:
@@ -143,8 +153,13 @@ def finished_state() -> TimelineState:
 
 def playoff_state() -> TimelineState:
     deck = cards(ref=1500, a1=1000, b1=1900, c1=1200, c2=1300, d1=1100, d2=1600, d3=1700, d4=1750)
-    state = game_from_deal(deck, ["ana", "ben", "cara"], hands={"ana": ["a1"], "ben": ["b1"], "cara": ["c1", "c2"]},
-                           reference="ref", draw_pile=["d1", "d2", "d3", "d4"])
+    state = game_from_deal(
+        deck,
+        ["ana", "ben", "cara"],
+        hands={"ana": ["a1"], "ben": ["b1"], "cara": ["c1", "c2"]},
+        reference="ref",
+        draw_pile=["d1", "d2", "d3", "d4"],
+    )
     state = play(state, "ana", "a1", 0)
     state = play(state, "ben", "b1", 2)
     return play(state, "cara", "c1", 1)
@@ -157,20 +172,42 @@ def playoff_state() -> TimelineState:
         (two_player_state, PlaceCard("zoe", "a1", 0), "'zoe' is not playing in this game", "Setup"),
         (two_player_state, PlaceCard("ana", "b1", 0), "ana has no card 'b1' in hand", "Gameplay"),
         (two_player_state, PlaceCard("ana", "nope", 0), "ana has no card 'nope' in hand", "Gameplay"),
-        (two_player_state, PlaceCard("ana", "a1", 2),
-         "There is no gap 2: a timeline of 1 cards has gaps 0 to 1", "Gameplay"),
-        (two_player_state, PlaceCard("ana", "a1", -1),
-         "There is no gap -1: a timeline of 1 cards has gaps 0 to 1", "Gameplay"),
-        (finished_state, PlaceCard("ben", "b2", 0), "The game is over: ana has already won",
-         "End of the Game - Victory"),
-        (finished_state, PlaceCard("ana", "a2", 0), "The game is over: ana has already won",
-         "End of the Game - Victory"),
-        (playoff_state, PlaceCard("cara", "c2", 0), "cara was eliminated when the play-off began",
-         "End of the Game - Victory"),
+        (
+            two_player_state,
+            PlaceCard("ana", "a1", 2),
+            "There is no gap 2: a timeline of 1 cards has gaps 0 to 1",
+            "Gameplay",
+        ),
+        (
+            two_player_state,
+            PlaceCard("ana", "a1", -1),
+            "There is no gap -1: a timeline of 1 cards has gaps 0 to 1",
+            "Gameplay",
+        ),
+        (
+            finished_state,
+            PlaceCard("ben", "b2", 0),
+            "The game is over: ana has already won",
+            "End of the Game - Victory",
+        ),
+        (
+            finished_state,
+            PlaceCard("ana", "a2", 0),
+            "The game is over: ana has already won",
+            "End of the Game - Victory",
+        ),
+        (
+            playoff_state,
+            PlaceCard("cara", "c2", 0),
+            "cara was eliminated when the play-off began",
+            "End of the Game - Victory",
+        ),
         (playoff_state, PlaceCard("ben", "d2", 0), "It is ana's turn, not ben's", "Gameplay"),
     ],
 )
-def test_illegal_actions_are_rejected_with_a_reason(make_state, action: PlaceCard, reason: str, rule: str) -> None:
+def test_illegal_actions_are_rejected_with_a_reason(
+    make_state, action: PlaceCard, reason: str, rule: str
+) -> None:
     state = make_state()
     result = apply(state, action)
     assert isinstance(result, Rejected)
@@ -236,8 +273,9 @@ def test_reshuffle_order_depends_on_the_seed() -> None:
     deck = cards(ref=1500, a1=1000, a2=1900, b1=1200, **{f"x{i}": 1000 + i for i in range(20)})
     orders = set()
     for seed in range(5):
-        state = game_from_deal(deck, ["ana", "ben"], hands={"ana": ["a1", "a2"], "ben": ["b1"]},
-                               reference="ref", seed=seed)
+        state = game_from_deal(
+            deck, ["ana", "ben"], hands={"ana": ["a1", "a2"], "ben": ["b1"]}, reference="ref", seed=seed
+        )
         state = replace(state, discard=state.deck, deck=())
         after = play(state, "ana", "a2", 0)
         orders.add(after.deck)
@@ -273,8 +311,13 @@ def test_a_later_player_in_the_round_can_still_force_a_playoff() -> None:
 
 def test_playoff_start_events() -> None:
     deck = cards(ref=1500, a1=1000, b1=1900, c1=1200, c2=1300, d1=1100, d2=1600)
-    state = game_from_deal(deck, ["ana", "ben", "cara"], hands={"ana": ["a1"], "ben": ["b1"], "cara": ["c1", "c2"]},
-                           reference="ref", draw_pile=["d1", "d2"])
+    state = game_from_deal(
+        deck,
+        ["ana", "ben", "cara"],
+        hands={"ana": ["a1"], "ben": ["b1"], "cara": ["c1", "c2"]},
+        reference="ref",
+        draw_pile=["d1", "d2"],
+    )
     state = play(state, "ana", "a1", 0)
     state = play(state, "ben", "b1", 2)
     result = accepted(apply(state, PlaceCard("cara", "c1", 0)))  # wrong: cara draws, then the round ends
@@ -318,8 +361,13 @@ def test_playoff_both_correct_goes_on_and_both_draw_again() -> None:
 
 def test_playoff_among_three_eliminates_those_who_miss_when_others_succeed() -> None:
     deck = cards(ref=1500, a1=1000, b1=1900, c1=1600, x1=1100, x2=1950, x3=1200, x4=1300)
-    state = game_from_deal(deck, ["ana", "ben", "cara"], hands={"ana": ["a1"], "ben": ["b1"], "cara": ["c1"]},
-                           reference="ref", draw_pile=["x1", "x2", "x3", "x4"])
+    state = game_from_deal(
+        deck,
+        ["ana", "ben", "cara"],
+        hands={"ana": ["a1"], "ben": ["b1"], "cara": ["c1"]},
+        reference="ref",
+        draw_pile=["x1", "x2", "x3", "x4"],
+    )
     state = play(state, "ana", "a1", 0)
     state = play(state, "ben", "b1", 2)
     state = play(state, "cara", "c1", 2)  # timeline 1000 1500 1600 1900: all three emptied
@@ -335,8 +383,13 @@ def test_playoff_among_three_eliminates_those_who_miss_when_others_succeed() -> 
 
 def test_round_starts_with_the_first_remaining_player_after_elimination() -> None:
     deck = cards(ref=1500, a1=1000, a2=1100, b1=1900, c1=1950, x1=1200, x2=1300)
-    state = game_from_deal(deck, ["ana", "ben", "cara"], hands={"ana": ["a1", "a2"], "ben": ["b1"], "cara": ["c1"]},
-                           reference="ref", draw_pile=["x1", "x2"])
+    state = game_from_deal(
+        deck,
+        ["ana", "ben", "cara"],
+        hands={"ana": ["a1", "a2"], "ben": ["b1"], "cara": ["c1"]},
+        reference="ref",
+        draw_pile=["x1", "x2"],
+    )
     state = play(state, "ana", "a1", 0)
     state = play(state, "ben", "b1", 2)
     state = play(state, "cara", "c1", 3)
@@ -386,7 +439,11 @@ def test_hand_size_is_adjustable() -> None:
         (["ana", "ana"], 4, "two players have the same name"),
         (["ana", ""], 4, "every player needs a non-empty name"),
         (["ana", "ben"], 0, "the hand size must be a whole number of at least 1, not 0"),
-        (["ana", "ben"], 3, "deck: 6 cards are too few for 2 players with 3 cards each (the deal and the reference card need 7)"),
+        (
+            ["ana", "ben"],
+            3,
+            "deck: 6 cards are too few for 2 players with 3 cards each (the deal and the reference card need 7)",
+        ),
     ],
 )
 def test_new_game_refuses_bad_setups(players: list[str], hand_size: int, message: str) -> None:
@@ -400,11 +457,31 @@ def test_new_game_refuses_bad_setups(players: list[str], hand_size: int, message
     ("hands", "reference", "draw_pile", "message"),
     [
         ({"ana": ["a"], "ben": ["zz"]}, "c", [], "the deal puts unknown card 'zz' in ben's hand"),
-        ({"ana": ["a"], "ben": ["a"]}, "c", [], "the deal puts card 'a' both in ana's hand and in ben's hand"),
-        ({"ana": ["a"], "ben": ["b"]}, "a", [], "the deal puts card 'a' both in ana's hand and in the reference card"),
-        ({"ana": ["a"], "ben": ["b"]}, "c", ["b"], "the deal puts card 'b' both in ben's hand and in the draw pile"),
+        (
+            {"ana": ["a"], "ben": ["a"]},
+            "c",
+            [],
+            "the deal puts card 'a' both in ana's hand and in ben's hand",
+        ),
+        (
+            {"ana": ["a"], "ben": ["b"]},
+            "a",
+            [],
+            "the deal puts card 'a' both in ana's hand and in the reference card",
+        ),
+        (
+            {"ana": ["a"], "ben": ["b"]},
+            "c",
+            ["b"],
+            "the deal puts card 'b' both in ben's hand and in the draw pile",
+        ),
         ({"ana": ["a"]}, "c", [], "the deal gives no cards to ben"),
-        ({"ana": ["a"], "ben": ["b"], "zoe": ["d"]}, "c", [], "the deal gives a hand to 'zoe', who is not among the players"),
+        (
+            {"ana": ["a"], "ben": ["b"], "zoe": ["d"]},
+            "c",
+            [],
+            "the deal gives a hand to 'zoe', who is not among the players",
+        ),
     ],
 )
 def test_explicit_deal_is_checked(hands, reference, draw_pile, message: str) -> None:
@@ -416,7 +493,9 @@ def test_explicit_deal_is_checked(hands, reference, draw_pile, message: str) -> 
 
 def test_explicit_deal_puts_unlisted_cards_under_the_draw_pile() -> None:
     deck = cards(a=1, b=2, c=3, d=4, e=5, f=6)
-    state = game_from_deal(deck, ["ana", "ben"], hands={"ana": ["a"], "ben": ["b"]}, reference="c", draw_pile=["f"])
+    state = game_from_deal(
+        deck, ["ana", "ben"], hands={"ana": ["a"], "ben": ["b"]}, reference="c", draw_pile=["f"]
+    )
     assert state.deck[0] == "f"
     assert sorted(state.deck[1:]) == ["d", "e"]
 

@@ -27,7 +27,11 @@ def load(name: str) -> dict[str, Any]:
 def run_cli(source: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "companion", "referee", "timeline", source],
-        input=stdin, capture_output=True, text=True, timeout=60, check=False,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
@@ -79,8 +83,12 @@ def test_documented_example_and_its_output_match_the_referee() -> None:
 def test_record_with_its_own_deck() -> None:
     record = {
         "players": ["ana", "ben"],
-        "deck": [{"id": "a", "year": 1, "title": "A"}, {"id": "b", "year": 2, "title": "B"},
-                 {"id": "c", "year": 3, "title": "C"}, {"id": "d", "year": 3, "title": "D"}],
+        "deck": [
+            {"id": "a", "year": 1, "title": "A"},
+            {"id": "b", "year": 2, "title": "B"},
+            {"id": "c", "year": 3, "title": "C"},
+            {"id": "d", "year": 3, "title": "D"},
+        ],
         "deal": {"hands": {"ana": ["a"], "ben": ["d"]}, "reference": "c", "draw_pile": ["b"]},
         "moves": [{"player": "ana", "card": "a", "gap": 1}, {"player": "ben", "card": "d", "gap": 0}],
     }
@@ -94,8 +102,11 @@ def test_record_with_its_own_deck() -> None:
 def test_reshuffle_is_reported() -> None:
     record = {
         "players": ["ana", "ben"],
-        "deck": [{"id": "a", "year": 1, "title": "A"}, {"id": "b", "year": 2, "title": "B"},
-                 {"id": "c", "year": 3, "title": "C"}],
+        "deck": [
+            {"id": "a", "year": 1, "title": "A"},
+            {"id": "b", "year": 2, "title": "B"},
+            {"id": "c", "year": 3, "title": "C"},
+        ],
         "deal": {"hands": {"ana": ["a"], "ben": ["b"]}, "reference": "c"},
         "moves": [{"player": "ana", "card": "a", "gap": 1}],
     }
@@ -119,28 +130,57 @@ BASE = {"players": ["ana", "ben"], "seed": 1, "moves": []}
         ({"players": ["ana"]}, "Timeline needs 2 to 8 players, not 1"),
         ({"seed": "x"}, "the seed must be a whole number, not 'x'"),
         ({"hand_size": 0}, "hand_size must be a whole number of at least 1, not 0"),
-        ({"hand_size": 40}, "deck: 79 cards are too few for 2 players with 40 cards each (the deal and the reference card need 81)"),
+        (
+            {"hand_size": 40},
+            "deck: 79 cards are too few for 2 players with 40 cards each (the deal and the reference card need 81)",
+        ),
         ({"deck": "francia"}, "unknown deck 'francia'; shipped decks: espana"),
-        ({"deck": [{"id": "a", "year": "x", "title": "A"}]}, "the record's deck, card 1: year 'x' is not a whole number"),
+        (
+            {"deck": [{"id": "a", "year": "x", "title": "A"}]},
+            "the record's deck, card 1: year 'x' is not a whole number",
+        ),
         ({"moves": {}}, '"moves" must be a list of {player, card, gap} objects'),
         ({"moves": [3]}, "move 1 must be an object with player, card and gap"),
         ({"moves": [{"player": "ana", "card": "rae"}]}, "move 1 is missing gap"),
-        ({"moves": [{"player": "ana", "card": "rae", "gap": "1"}]}, "move 1: the gap must be a whole number, not '1'"),
-        ({"moves": [{"player": "ana", "card": "rae", "gap": 1.0}]}, "move 1: the gap must be a whole number, not 1.0"),
+        (
+            {"moves": [{"player": "ana", "card": "rae", "gap": "1"}]},
+            "move 1: the gap must be a whole number, not '1'",
+        ),
+        (
+            {"moves": [{"player": "ana", "card": "rae", "gap": 1.0}]},
+            "move 1: the gap must be a whole number, not 1.0",
+        ),
         ({"moves": [{"player": 1, "card": "rae", "gap": 1}]}, "move 1: the player must be a name"),
         ({"moves": [{"player": "ana", "card": 5, "gap": 1}]}, "move 1: the card must be a card id"),
-        ({"moves": [{"player": "ana", "card": "x", "gap": 1, "year": 5}]},
-         "move 1 has an unknown field 'year'; known fields: player, card, gap"),
-        ({"players_": []}, "the record has an unknown field 'players_'; known fields: players, seed, hand_size, deck, deal, moves"),
+        (
+            {"moves": [{"player": "ana", "card": "x", "gap": 1, "year": 5}]},
+            "move 1 has an unknown field 'year'; known fields: player, card, gap",
+        ),
+        (
+            {"players_": []},
+            "the record has an unknown field 'players_'; known fields: players, seed, hand_size, deck, deal, moves",
+        ),
         ({"deal": []}, '"deal" must be an object with hands, reference and draw_pile'),
-        ({"deal": {"hands": {"ana": ["rae"], "ben": ["cela"]}}}, 'the deal needs "reference": the id of the face-up starting card'),
-        ({"deal": {"hands": {"ana": "rae"}, "reference": "cela"}}, "deal.hands must map each player to a list of card ids"),
-        ({"deal": {"hands": {"ana": ["rae"], "ben": ["cela"]}, "reference": "euro", "draw_pile": "x"}},
-         "deal.draw_pile must be a list of card ids, top card first"),
-        ({"deal": {"hands": {"ana": ["rae"], "ben": ["rae"]}, "reference": "euro"}},
-         "the deal puts card 'rae' both in ana's hand and in ben's hand"),
-        ({"deal": {"hands": {"ana": ["rae"], "ben": ["cela"]}, "reference": "euro"}, "hand_size": 1},
-         "give either hand_size or an explicit deal, not both"),
+        (
+            {"deal": {"hands": {"ana": ["rae"], "ben": ["cela"]}}},
+            'the deal needs "reference": the id of the face-up starting card',
+        ),
+        (
+            {"deal": {"hands": {"ana": "rae"}, "reference": "cela"}},
+            "deal.hands must map each player to a list of card ids",
+        ),
+        (
+            {"deal": {"hands": {"ana": ["rae"], "ben": ["cela"]}, "reference": "euro", "draw_pile": "x"}},
+            "deal.draw_pile must be a list of card ids, top card first",
+        ),
+        (
+            {"deal": {"hands": {"ana": ["rae"], "ben": ["rae"]}, "reference": "euro"}},
+            "the deal puts card 'rae' both in ana's hand and in ben's hand",
+        ),
+        (
+            {"deal": {"hands": {"ana": ["rae"], "ben": ["cela"]}, "reference": "euro"}, "hand_size": 1},
+            "give either hand_size or an explicit deal, not both",
+        ),
     ],
 )
 def test_malformed_records_raise_one_sentence(change: dict[str, Any], message: str) -> None:
@@ -159,7 +199,10 @@ def test_record_must_be_an_object() -> None:
     ("stdin", "message"),
     [
         ("{not json", "companion: standard input is not valid JSON"),
-        ('{"players": ["ana", "ben"], "moves": [{"player": "ana"}]}', "companion: move 1 is missing card, gap"),
+        (
+            '{"players": ["ana", "ben"], "moves": [{"player": "ana"}]}',
+            "companion: move 1 is missing card, gap",
+        ),
         ('{"players": ["ana", "ben"], "deck": "francia"}', "companion: unknown deck 'francia'"),
     ],
 )

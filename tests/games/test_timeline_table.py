@@ -37,8 +37,9 @@ class Table:
         self.session = TableSession(setup, clock=self.clock, referee=referee, log=log)
         self.seq = {}
         for seat in setup.seats:
-            self.session.node_message(seat.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim",
-                                                     firmware="x"))
+            self.session.node_message(
+                seat.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim", firmware="x")
+            )
 
     def ms(self):
         return int(self.clock.now_s() * 1000)
@@ -48,8 +49,9 @@ class Table:
         return self.seq[node]
 
     def flip(self, node, upper=SAND_MS, lower=0):
-        [reply] = self.session.node_message(node, msg("flip", seq=self._next(node), t_ms=self.ms(),
-                                                      upper_ms=upper, lower_ms=lower))
+        [reply] = self.session.node_message(
+            node, msg("flip", seq=self._next(node), t_ms=self.ms(), upper_ms=upper, lower_ms=lower)
+        )
         return reply.fields
 
     def empty(self, node):
@@ -76,8 +78,16 @@ class Table:
 
 def two_player_setup(*, turn_limit=True, timers=1, seed=7, variant=""):
     seats = tuple(Seat(name, i, f"{name}-{i}") for name in ("ana", "ben") for i in range(1, timers + 1))
-    return make_setup(table="tl", game="timeline", players=("ana", "ben"), seats=seats, seed=seed,
-                      sand_s=SAND_MS / 1000, turn_limit=turn_limit, variant=variant)
+    return make_setup(
+        table="tl",
+        game="timeline",
+        players=("ana", "ben"),
+        seats=seats,
+        seed=seed,
+        sand_s=SAND_MS / 1000,
+        turn_limit=turn_limit,
+        variant=variant,
+    )
 
 
 @pytest.fixture
@@ -163,8 +173,11 @@ def test_the_menu_names_cards_and_gaps_but_never_the_hidden_years(table):
     assert not any("1492" in i["label"] or "1808" in i["label"] for i in menu)
     assert table.session.player_snapshot("ben")["menu"] == []
     hand = table.session.player_snapshot("ana")["view"]["panels"][0]
-    assert hand == {"kind": "lines", "title": "Your hand (2)",
-                    "lines": ["Fall of Granada", "Dos de Mayo uprising in Madrid"]}
+    assert hand == {
+        "kind": "lines",
+        "title": "Your hand (2)",
+        "lines": ["Fall of Granada", "Dos de Mayo uprising in Madrid"],
+    }
 
 
 def test_gap_labels_name_both_neighbours(table):
@@ -185,7 +198,10 @@ def test_a_phone_tap_places_the_card_and_passes_the_turn(table):
     assert table.game.to_move == "ben" and not table.table.turn_open
     assert "ana placed Fall of Granada (1492): correct" in table.session.snapshot()["recent"][0]["text"]
     view = table.session.snapshot()["view"]
-    assert view["panels"][0]["rows"] == [[1492, "Fall of Granada"], [1978, "The Spanish Constitution is approved"]]
+    assert view["panels"][0]["rows"] == [
+        [1492, "Fall of Granada"],
+        [1978, "The Spanish Constitution is approved"],
+    ]
     assert view["summary"] == "Round 1: ben's turn: flip timer 1 to start"
     assert table.flip("ana-1")["reason"] == "It is ben's turn, not ana's (Gameplay)"
 
@@ -195,7 +211,10 @@ def test_a_wrong_placement_discards_and_draws(table):
     table.tap("ana", type="place", card="dos-de-mayo", gap=1)  # 1808 after 1978: wrong
     assert table.game.hand("ana") == ("granada", "armada")
     assert table.game.discard == ("dos-de-mayo",)
-    assert table.session.snapshot()["view"]["panels"][2]["lines"] == [f"Deck: {len(table.game.deck)} cards", "Discard pile: 1 card"]
+    assert table.session.snapshot()["view"]["panels"][2]["lines"] == [
+        f"Deck: {len(table.game.deck)} cards",
+        "Discard pile: 1 card",
+    ]
 
 
 def test_the_sand_running_out_times_the_turn_out(table):
@@ -204,7 +223,9 @@ def test_the_sand_running_out_times_the_turn_out(table):
     assert table.empty("ana-1")["verdict"] == "accepted"
     assert table.acted()[-1] == {"type": "turn_timed_out", "player": "ana"}
     assert table.game.to_move == "ben" and not table.table.turn_open
-    assert table.game.hand("ana") == ("granada", "dos-de-mayo") and table.game.timeline == ("constitucion-1978",)
+    assert table.game.hand("ana") == ("granada", "dos-de-mayo") and table.game.timeline == (
+        "constitucion-1978",
+    )
     assert "ana's time ran out" in table.session.snapshot()["recent"][0]["text"]
     assert table.flip("ben-1")["verdict"] == "accepted"
     # the last player's time-out ends the round like a placement does
@@ -253,21 +274,29 @@ def play(table, player, card, gap):
 
 def test_a_whole_game_to_its_end_with_scores_and_replay(table):
     assert table.session.snapshot()["scores"] is None
-    play(table, "ana", "granada", 0)              # 1492 | 1978
+    play(table, "ana", "granada", 0)  # 1492 | 1978
     play(table, "ben", "conquista-musulmana", 1)  # 1492 | 711? wrong: discarded, ben draws armada (1588)
     assert table.game.hand("ben") == ("barcelona-92", "armada")
-    play(table, "ana", "dos-de-mayo", 1)          # 1492 1808 1978: ana's hand is empty
-    play(table, "ben", "barcelona-92", 3)         # correct, but ben still holds armada: ana alone emptied
+    play(table, "ana", "dos-de-mayo", 1)  # 1492 1808 1978: ana's hand is empty
+    play(table, "ben", "barcelona-92", 3)  # correct, but ben still holds armada: ana alone emptied
     assert table.game.winner == "ana"
     assert table.session.snapshot()["view"]["summary"] == "ana wins!"
     assert table.session.snapshot()["scores"] == {
-        "winners": ["ana"], "shared": False, "ranking": ["ana", "ben"], "rounds": 2,
-        "players": {"ana": {"total": 0, "cards_left": 0, "eliminated": False},
-                    "ben": {"total": 1, "cards_left": 1, "eliminated": False}},
+        "winners": ["ana"],
+        "shared": False,
+        "ranking": ["ana", "ben"],
+        "rounds": 2,
+        "players": {
+            "ana": {"total": 0, "cards_left": 0, "eliminated": False},
+            "ben": {"total": 1, "cards_left": 1, "eliminated": False},
+        },
     }
     assert table.session.player_snapshot("ben")["menu"] == []
     reply = table.flip("ben-1")
-    assert reply["verdict"] == "rejected" and reply["reason"] == "The game is over: ana has won (End of the Game - Victory)"
+    assert (
+        reply["verdict"] == "rejected"
+        and reply["reason"] == "The game is over: ana has won (End of the Game - Victory)"
+    )
     assert isinstance(table.tap("ben", type="place", card="armada", gap=0), Rejected)
     assert table.replays()
 
@@ -276,28 +305,40 @@ def test_a_restarted_hub_rebuilds_the_game_from_the_log(table):
     play(table, "ana", "granada", 0)
     table.flip("ben-1")
     # a new session over the same log folds the logged actions again through a fresh referee
-    resumed = TableSession(table.setup, clock=table.clock, log=table.session.log,
-                           referee=TimelineReferee(table.setup, deal=DEAL))
+    resumed = TableSession(
+        table.setup, clock=table.clock, log=table.session.log, referee=TimelineReferee(table.setup, deal=DEAL)
+    )
     assert resumed.state == table.session.state
     assert resumed.state.game.turn_open and resumed.state.game.game.to_move == "ben"
 
 
 def test_a_playoff_is_refereed_through_the_session():
-    setup = make_setup(table="tl", game="timeline", players=("ana", "ben", "carla"), seed=7,
-                       seats=tuple(Seat(n, 1, f"{n}-1") for n in ("ana", "ben", "carla")))
-    deal = {"hands": {"ana": ["granada"], "ben": ["barcelona-92"], "carla": ["quijote"]},
-            "reference": "constitucion-1978", "draw_pile": ["guernica", "trafalgar", "armada"]}
+    setup = make_setup(
+        table="tl",
+        game="timeline",
+        players=("ana", "ben", "carla"),
+        seed=7,
+        seats=tuple(Seat(n, 1, f"{n}-1") for n in ("ana", "ben", "carla")),
+    )
+    deal = {
+        "hands": {"ana": ["granada"], "ben": ["barcelona-92"], "carla": ["quijote"]},
+        "reference": "constitucion-1978",
+        "draw_pile": ["guernica", "trafalgar", "armada"],
+    }
     table = Table(setup, TimelineReferee(setup, deal=deal))
     play(table, "ana", "granada", 0)
     play(table, "ben", "barcelona-92", 2)
     play(table, "carla", "quijote", 2)  # 1605 after 1978: wrong, carla draws guernica
     assert table.game.playoff and table.game.eliminated == ("carla",)
     assert table.game.hand("ana") == ("trafalgar",) and table.game.hand("ben") == ("armada",)
-    assert table.flip("carla-1")["reason"] == "carla was eliminated when the play-off began (End of the Game - Victory)"
+    assert (
+        table.flip("carla-1")["reason"]
+        == "carla was eliminated when the play-off began (End of the Game - Victory)"
+    )
     play(table, "ana", "trafalgar", 1)  # 1805 between 1492 and 1978: correct
     table.flip("ben-1")
     table.clock.advance(60)
-    table.empty("ben-1")                # ben's time runs out: ana alone emptied her hand
+    table.empty("ben-1")  # ben's time runs out: ana alone emptied her hand
     assert table.game.winner == "ana"
     scores = table.session.snapshot()["scores"]
     assert scores["ranking"] == ["ana", "ben", "carla"] and scores["players"]["carla"]["eliminated"]
@@ -309,8 +350,14 @@ def test_random_play_from_the_phone_menus_ends_with_scores_and_replays(seed):
     import random
 
     rng = random.Random(seed)
-    setup = make_setup(table="tl", game="timeline", players=("ana", "ben", "carla"), seed=seed, variant="hand-2",
-                       seats=tuple(Seat(n, 1, f"{n}-1") for n in ("ana", "ben", "carla")))
+    setup = make_setup(
+        table="tl",
+        game="timeline",
+        players=("ana", "ben", "carla"),
+        seed=seed,
+        variant="hand-2",
+        seats=tuple(Seat(n, 1, f"{n}-1") for n in ("ana", "ben", "carla")),
+    )
     table = Table(setup)
     for _ in range(400):
         if table.game.is_over:

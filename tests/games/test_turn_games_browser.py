@@ -19,16 +19,28 @@ from tests.conftest import wait_until
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 SAND_S = 600.0
 """Turn timers of 10 minutes: the sand runs during the test but never runs out."""
 
 
 def start(mosquitto, table_id, **hub) -> Table:
     """A table not yet started: use it as ``with start(...) as table``."""
-    options = RunOptions(hub=HubConfig(table=table_id, **hub), broker_url=str(mosquitto.address),
-                         http_port=None, heartbeat_s=5.0)
+    options = RunOptions(
+        hub=HubConfig(table=table_id, **hub),
+        broker_url=str(mosquitto.address),
+        http_port=None,
+        heartbeat_s=5.0,
+    )
     return Table(options)
 
 
@@ -101,8 +113,10 @@ def play_turn(page, session, player, game) -> None:
 def test_a_few_turns_from_the_phone_pages(browser, mosquitto, table_id, game):
     with start(mosquitto, table_id, game=game, players=2, timers=1, sand_s=SAND_S, clock_minutes=60) as table:
         session = table.app.extensions["companion.session"]
-        red, yellow = (browser.new_page(viewport={"width": 390, "height": 1600}, is_mobile=True, has_touch=True)
-                       for _ in range(2))
+        red, yellow = (
+            browser.new_page(viewport={"width": 390, "height": 1600}, is_mobile=True, has_touch=True)
+            for _ in range(2)
+        )
         for page, player in ((red, "red"), (yellow, "yellow")):
             page.goto(table.url + f"play/{player}")
             page.wait_for_selector(f".timer[data-node='{player}-1'] button.flip")
@@ -114,7 +128,9 @@ def test_a_few_turns_from_the_phone_pages(browser, mosquitto, table_id, game):
         red.tap(".timer[data-node='red-1'] button.flip")  # out of turn
         red.wait_for_selector("#refusal:not([hidden])")
         assert "It is yellow's turn, not red's" in red.inner_text("#refusal")
-        wait_until(lambda: table.fleet.nodes["red-1"].core.last_verdict == "rejected", message="red-1 turns red")
+        wait_until(
+            lambda: table.fleet.nodes["red-1"].core.last_verdict == "rejected", message="red-1 turns red"
+        )
         assert to_move(session) == "yellow" and not turn_open(session)
 
         play_turn(yellow, session, "yellow", game)

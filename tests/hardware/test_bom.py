@@ -62,7 +62,11 @@ def test_every_node_has_the_parts_the_spec_requires(kind):
 def test_quantities_match_the_wiring_for_the_pi_led_bar():
     rows = {r.ref: r for r in bom_totals.load_boms()["pi-zero-2w"]}
     with (ROOT / "hardware" / "wiring" / "pins.csv").open(newline="", encoding="utf-8") as handle:
-        bar = [r for r in csv.DictReader(handle) if r["node_kind"] == "pi-zero-2w" and r["signal"].startswith("led_bar_")]
+        bar = [
+            r
+            for r in csv.DictReader(handle)
+            if r["node_kind"] == "pi-zero-2w" and r["signal"].startswith("led_bar_")
+        ]
     assert rows["D1-D8"].qty == rows["R2-R9"].qty == len(bar)
 
 
@@ -115,18 +119,24 @@ def test_summary_covers_8_and_10_nodes_for_every_kind_and_adds_up():
     assert {(r["kind"], int(r["nodes"])) for r in rows} == {(k, n) for k in KINDS for n in (8, 10)}
     for row in rows:
         nodes = int(row["nodes"])
-        assert Decimal(row["table_total_eur"]) == nodes * Decimal(row["node_eur"]) + Decimal(row["table_extras_eur"])
+        assert Decimal(row["table_total_eur"]) == nodes * Decimal(row["node_eur"]) + Decimal(
+            row["table_extras_eur"]
+        )
         assert Decimal(row["node_with_options_eur"]) > Decimal(row["node_eur"])
 
 
 def test_check_mode_detects_a_stale_summary(tmp_path):
     for path in BOM_DIR.glob("*.csv"):
         (tmp_path / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
-    ok = subprocess.run([sys.executable, str(SCRIPT), "--check", "--bom-dir", str(tmp_path)], capture_output=True, text=True)
+    ok = subprocess.run(
+        [sys.executable, str(SCRIPT), "--check", "--bom-dir", str(tmp_path)], capture_output=True, text=True
+    )
     assert ok.returncode == 0, ok.stderr
     esp = tmp_path / "esp32.csv"
     esp.write_text(esp.read_text(encoding="utf-8").replace(",10.00,no,", ",11.00,no,", 1), encoding="utf-8")
-    stale = subprocess.run([sys.executable, str(SCRIPT), "--check", "--bom-dir", str(tmp_path)], capture_output=True, text=True)
+    stale = subprocess.run(
+        [sys.executable, str(SCRIPT), "--check", "--bom-dir", str(tmp_path)], capture_output=True, text=True
+    )
     assert stale.returncode == 1
     assert "stale" in stale.stderr
 

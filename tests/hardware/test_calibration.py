@@ -70,6 +70,7 @@ def flips_with_chatter(chatters):
 
 # --- ball switch ---------------------------------------------------------------------------------
 
+
 def test_chatter_bursts_are_measured_per_landing():
     samples, _ = flips_with_chatter([20, 40, 0, 30])
     assert tc.switch_bursts_ms(samples) == [20, 40, 0, 30]
@@ -121,6 +122,7 @@ def test_a_long_tilt_is_a_flip_but_a_return_within_the_rest_window_is_not():
 
 # --- accelerometer -------------------------------------------------------------------------------
 
+
 def accel_at_rest(axis, value, *, offset=0.05, scale=0.9, n=200, seed=1, start=0):
     """Readings at rest with gravity along ``axis`` (+1 or -1 g), a sensor offset, gain error and noise."""
     rng = random.Random(seed)
@@ -131,8 +133,15 @@ def accel_at_rest(axis, value, *, offset=0.05, scale=0.9, n=200, seed=1, start=0
         samples.append(
             {
                 "t_ms": start + i * STEP,
-                **{a: round(g[a] * (scale if a == axis else 1) + (offset if a == axis else 0) + rng.gauss(0, 0.005), 4)
-                   for a in g},
+                **{
+                    a: round(
+                        g[a] * (scale if a == axis else 1)
+                        + (offset if a == axis else 0)
+                        + rng.gauss(0, 0.005),
+                        4,
+                    )
+                    for a in g
+                },
             }
         )
     return samples
@@ -181,6 +190,7 @@ def test_slides_knocks_and_lying_on_the_side_are_not_flips():
 
 # --- recordings and the command line -------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
@@ -208,7 +218,10 @@ def test_settings_print_as_a_valid_toml_tilt_table():
         "accel_flip_g": 0.7,
         "accel_still_g": 0.05,
     }
-    assert tomllib.loads(tc.Settings(20, 150).to_toml())["tilt"] == {"tilt_debounce_ms": 20, "tilt_rest_ms": 150}
+    assert tomllib.loads(tc.Settings(20, 150).to_toml())["tilt"] == {
+        "tilt_debounce_ms": 20,
+        "tilt_rest_ms": 150,
+    }
 
 
 def _write(path: Path, samples) -> Path:
@@ -224,15 +237,22 @@ def test_command_line_prints_settings_and_flags_false_flips(tmp_path):
     quiet, _ = switch_recording([(1000, 0, 0), (1050, 1, 20)], end_ms=3000)
     knocks = _write(tmp_path / "knocks.jsonl", quiet)
     base = [sys.executable, str(SCRIPT), "--flips", str(flips_file), "--expect-flips", "4"]
-    ok = subprocess.run(base + ["--upright", str(up), "--inverted", str(down), "--knocks", str(knocks)],
-                        capture_output=True, text=True)
+    ok = subprocess.run(
+        base + ["--upright", str(up), "--inverted", str(down), "--knocks", str(knocks)],
+        capture_output=True,
+        text=True,
+    )
     assert ok.returncode == 0, ok.stderr
     assert tomllib.loads(ok.stdout)["tilt"]["tilt_debounce_ms"] == 45
     assert "0 false flips" in ok.stderr
     real_flip, _ = switch_recording([(1000, 0, 0)], end_ms=3000)
-    bad = subprocess.run(base + ["--knocks", str(_write(tmp_path / "bad.jsonl", real_flip))],
-                         capture_output=True, text=True)
+    bad = subprocess.run(
+        base + ["--knocks", str(_write(tmp_path / "bad.jsonl", real_flip))], capture_output=True, text=True
+    )
     assert bad.returncode == 1 and "1 false flips" in bad.stderr
-    broken = subprocess.run([sys.executable, str(SCRIPT), "--flips", str(_write(tmp_path / "e.jsonl", []))],
-                            capture_output=True, text=True)
+    broken = subprocess.run(
+        [sys.executable, str(SCRIPT), "--flips", str(_write(tmp_path / "e.jsonl", []))],
+        capture_output=True,
+        text=True,
+    )
     assert broken.returncode == 2 and broken.stderr.startswith("error: e.jsonl: no samples")

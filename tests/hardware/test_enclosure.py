@@ -17,7 +17,6 @@ KINDS = ("pi-zero-2w", "esp32", "pico-w", "pico-usb")
 OPENSCAD = shutil.which("openscad")
 
 
-
 @pytest.fixture
 def needs_openscad_binary() -> None:
     if OPENSCAD is None:

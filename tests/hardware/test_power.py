@@ -116,7 +116,9 @@ def test_check_mode_flags_a_stale_readme(tmp_path):
     stale = tmp_path / "README.md"
     text = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
     stale.write_text(text.replace("**7.4 h**", "**9.9 h**"), encoding="utf-8")
-    run = subprocess.run([sys.executable, str(SCRIPT), "--check", "--readme", str(stale)], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), "--check", "--readme", str(stale)], capture_output=True, text=True
+    )
     assert run.returncode == 1 and "stale" in run.stderr
     fresh = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True)
     assert fresh.returncode == 0, fresh.stderr

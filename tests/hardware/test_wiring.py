@@ -38,10 +38,48 @@ def by_signal(kind: str) -> dict:
 
 # ESP32-DevKitC V4 headers (Espressif user guide): J2 on the 3V3 side, J3 on the GND side.
 DEVKITC = {
-    "J2": ["3V3", "EN", "36", "39", "34", "35", "32", "33", "25", "26", "27", "14", "12", "GND", "13",
-           "9", "10", "11", "5V"],
-    "J3": ["GND", "23", "22", "1", "3", "21", "GND", "19", "18", "5", "17", "16", "4", "0", "2", "15",
-           "8", "7", "6"],
+    "J2": [
+        "3V3",
+        "EN",
+        "36",
+        "39",
+        "34",
+        "35",
+        "32",
+        "33",
+        "25",
+        "26",
+        "27",
+        "14",
+        "12",
+        "GND",
+        "13",
+        "9",
+        "10",
+        "11",
+        "5V",
+    ],
+    "J3": [
+        "GND",
+        "23",
+        "22",
+        "1",
+        "3",
+        "21",
+        "GND",
+        "19",
+        "18",
+        "5",
+        "17",
+        "16",
+        "4",
+        "0",
+        "2",
+        "15",
+        "8",
+        "7",
+        "6",
+    ],
 }
 ESP32_STRAPPING = {0, 2, 5, 12, 15}
 ESP32_FLASH = {6, 7, 8, 9, 10, 11}
@@ -50,9 +88,34 @@ ESP32_ADC1 = set(range(32, 40))
 ESP32_RTC = {0, 2, 4, 12, 13, 14, 15, 25, 26, 27, 32, 33, 34, 35, 36, 37, 38, 39}
 
 # Raspberry Pi Pico / Pico W: header pin of each GPn; the GND pins are 3, 8, 13, 18, 23, 28, 33, 38.
-PICO_HEADER = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16,
-               13: 17, 14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29, 26: 31,
-               27: 32, 28: 34}
+PICO_HEADER = {
+    0: 1,
+    1: 2,
+    2: 4,
+    3: 5,
+    4: 6,
+    5: 7,
+    6: 9,
+    7: 10,
+    8: 11,
+    9: 12,
+    10: 14,
+    11: 15,
+    12: 16,
+    13: 17,
+    14: 19,
+    15: 20,
+    16: 21,
+    17: 22,
+    18: 24,
+    19: 25,
+    20: 26,
+    21: 27,
+    22: 29,
+    26: 31,
+    27: 32,
+    28: 34,
+}
 PICO_POWER = {"VBUS": 40, "VSYS": 39, "3V3": 36}
 PICO_GND = {3, 8, 13, 18, 23, 28, 33, 38}
 PICO_I2C0 = ({0, 4, 8, 12, 16, 20}, {1, 5, 9, 13, 17, 21})  # (SDA, SCL) choices
@@ -64,6 +127,7 @@ def pwm_slice(gp: int) -> tuple[int, str]:
 
 
 # --- every kind ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_kind_wires_the_signals_the_node_needs(kind):
@@ -118,6 +182,7 @@ def test_pi_i2c_and_buzzer_use_the_pins_with_those_functions():
 
 # --- ESP32-DevKitC -------------------------------------------------------------------------------
 
+
 def devkitc_name(board_pin: str) -> str:
     header, number = board_pin.split("-")
     return DEVKITC[header][int(number) - 1]
@@ -146,7 +211,12 @@ def test_esp32_battery_on_adc1_and_tilt_can_wake_the_chip():
 
 # --- Raspberry Pi Pico and Pico W ------------------------------------------------------------------
 
-@pytest.mark.parametrize("row", [r for r in ROWS if r.node_kind in ("pico-w", "pico-usb")], ids=lambda r: f"{r.node_kind}-{r.signal}")
+
+@pytest.mark.parametrize(
+    "row",
+    [r for r in ROWS if r.node_kind in ("pico-w", "pico-usb")],
+    ids=lambda r: f"{r.node_kind}-{r.signal}",
+)
 def test_pico_header_pin_matches_the_gp_number(row):
     if row.mode == "ground":
         assert int(row.board_pin) in PICO_GND
@@ -206,6 +276,7 @@ def test_broken_pin_tables_are_rejected_with_a_reason(lines, reason):
 
 
 # --- generated files -----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_committed_svg_is_exactly_what_the_generator_makes(kind):

@@ -31,8 +31,13 @@ CASES = [
     ("JSON array", topic(), b"[1,2,3]", "schema", "JSON object"),
     ("wrong type", topic(), json.dumps(dict(GOOD, seq="one")).encode(), "schema", "'seq' must be"),
     ("bool for int", topic(), json.dumps(dict(GOOD, upper_ms=True)).encode(), "schema", "'upper_ms' must be"),
-    ("missing field", topic(), json.dumps({k: v for k, v in GOOD.items() if k != "t_ms"}).encode(),
-     "schema", "lacks field 't_ms'"),
+    (
+        "missing field",
+        topic(),
+        json.dumps({k: v for k, v in GOOD.items() if k != "t_ms"}).encode(),
+        "schema",
+        "lacks field 't_ms'",
+    ),
     ("unknown kind", topic(), json.dumps(dict(GOOD, kind="explode")).encode(), "schema", "unknown"),
     ("old version", topic(), json.dumps(dict(GOOD, v=0)).encode(), "schema", '"v": 1'),
     ("unknown node", topic(node="ghost"), json.dumps(GOOD).encode(), "unknown_node", "not paired"),
@@ -49,8 +54,9 @@ def bridge():
 
 
 @pytest.mark.parametrize("label, topic, payload, category, reason", CASES, ids=[c[0] for c in CASES])
-def test_bad_message_is_counted_with_its_reason_and_changes_nothing(bridge, caplog, label, topic, payload,
-                                                                    category, reason):
+def test_bad_message_is_counted_with_its_reason_and_changes_nothing(
+    bridge, caplog, label, topic, payload, category, reason
+):
     session = bridge.session
     before = session.state
     with caplog.at_level(logging.WARNING):
@@ -90,10 +96,14 @@ def test_bad_messages_over_a_real_broker_are_visible_in_the_api(mosquitto, table
         raw.loop_start()
         for payload in (b"garbage", b'{"v":1,"kind":"flip"}'):
             raw.publish(p.node_topic(table_id, "red-1", "event"), payload, qos=1).wait_for_publish(5)
-        raw.publish(p.node_topic(table_id, "nobody", "event"), json.dumps(GOOD).encode(), qos=1).wait_for_publish(5)
+        raw.publish(
+            p.node_topic(table_id, "nobody", "event"), json.dumps(GOOD).encode(), qos=1
+        ).wait_for_publish(5)
         raw.publish(f"companion/v1/{table_id}/whatever", b"{}", qos=1).wait_for_publish(5)
-        wait_until(lambda: client.get("/api/stats").get_json()["counts"].get("rejected") == 4,
-                   message="four rejections counted")
+        wait_until(
+            lambda: client.get("/api/stats").get_json()["counts"].get("rejected") == 4,
+            message="four rejections counted",
+        )
         stats = client.get("/api/stats").get_json()
         assert stats["counts"]["rejected_malformed"] == 1
         assert stats["counts"]["rejected_schema"] == 1

@@ -17,12 +17,23 @@ SCALE = 30.0
 @pytest.fixture
 def hub(tmp_path):
     clock = ScaledClock(SCALE)
-    app = create_app({"table": "cues", "players": 2, "timers": 1, "clock_minutes": 1.0, "sounds_dir": tmp_path,
-                      "audio": {"speech": False}}, clock=clock)
+    app = create_app(
+        {
+            "table": "cues",
+            "players": 2,
+            "timers": 1,
+            "clock_minutes": 1.0,
+            "sounds_dir": tmp_path,
+            "audio": {"speech": False},
+        },
+        clock=clock,
+    )
     app.extensions["companion.cues"].prepare(60.0)
     heard: list[tuple[str, float]] = []
     session = app.extensions["companion.session"]
-    session.add_listener(lambda kind, data: heard.append((data["name"], clock.now_s())) if kind == "cue" else None)
+    session.add_listener(
+        lambda kind, data: heard.append((data["name"], clock.now_s())) if kind == "cue" else None
+    )
     start_services(app)
     yield app, session, clock, heard
     stop_services(app)
@@ -74,27 +85,61 @@ def test_turn_timer_warns_once_before_it_runs_out(tmp_path):
     from companion.core import protocol as p
 
     clock = ScaledClock(SCALE)
-    app = create_app({"table": "turns", "game": "timeline", "players": 2, "timers": 1, "sand_s": 20.0,
-                      "sounds_dir": tmp_path, "audio": {"speech": False, "turn_warning_s": 10}}, clock=clock)
+    app = create_app(
+        {
+            "table": "turns",
+            "game": "timeline",
+            "players": 2,
+            "timers": 1,
+            "sand_s": 20.0,
+            "sounds_dir": tmp_path,
+            "audio": {"speech": False, "turn_warning_s": 10},
+        },
+        clock=clock,
+    )
     app.extensions["companion.cues"].prepare(60.0)
     session = app.extensions["companion.session"]
     heard: list[tuple[str, float]] = []
-    session.add_listener(lambda kind, data: heard.append((data["name"], clock.now_s())) if kind == "cue" else None)
+    session.add_listener(
+        lambda kind, data: heard.append((data["name"], clock.now_s())) if kind == "cue" else None
+    )
     start_services(app)
     try:
         to_move = session.state.game.game.to_move  # the Timeline engine's player to move
         node = session.setup.seats[session.setup.players.index(to_move)].node
-        hello = p.validate("event", {"v": 1, "kind": "hello", "boot": "0a1b2c3d", "t_ms": clock.now_ms(),
-                                     "sand_ms": 20000, "node_kind": "sim", "firmware": "x"})
+        hello = p.validate(
+            "event",
+            {
+                "v": 1,
+                "kind": "hello",
+                "boot": "0a1b2c3d",
+                "t_ms": clock.now_ms(),
+                "sand_ms": 20000,
+                "node_kind": "sim",
+                "firmware": "x",
+            },
+        )
         session.node_message(node, hello)
-        flip = p.validate("event", {"v": 1, "kind": "flip", "boot": "0a1b2c3d", "seq": 1, "t_ms": clock.now_ms(),
-                                    "upper_ms": 20000, "lower_ms": 0})
+        flip = p.validate(
+            "event",
+            {
+                "v": 1,
+                "kind": "flip",
+                "boot": "0a1b2c3d",
+                "seq": 1,
+                "t_ms": clock.now_ms(),
+                "upper_ms": 20000,
+                "lower_ms": 0,
+            },
+        )
         [ack] = session.node_message(node, flip)
         assert ack.fields["verdict"] == "accepted", ack.fields
         flipped_at = clock.now_s()
         wait_until(lambda: any(n == "hurry" for n, _ in heard), timeout_s=5, message="the hurry cue")
         [(_, at)] = [h for h in heard if h[0] == "hurry"]
-        assert -0.001 <= (at - (flipped_at + 10)) / SCALE <= 0.5, "the warning sounds when 10 s of sand are left"
+        assert -0.001 <= (at - (flipped_at + 10)) / SCALE <= 0.5, (
+            "the warning sounds when 10 s of sand are left"
+        )
         time.sleep(0.5)  # the rest of the turn's sand: no second warning
         assert [n for n, _ in heard].count("hurry") == 1
     finally:

@@ -11,22 +11,28 @@ from companion.runtime import RunOptions, Table
 from tests.conftest import wait_until
 
 
-@pytest.mark.parametrize("url, expected", [
-    ("mqtt://127.0.0.1:1884", BrokerAddress("127.0.0.1", 1884)),
-    ("mqtt://node:s%40cret@broker.local", BrokerAddress("broker.local", 1883, "node", "s@cret")),
-    ("localhost:1999", BrokerAddress("localhost", 1999)),
-    ("mqtt://[::1]:1883", BrokerAddress("::1", 1883)),
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("mqtt://127.0.0.1:1884", BrokerAddress("127.0.0.1", 1884)),
+        ("mqtt://node:s%40cret@broker.local", BrokerAddress("broker.local", 1883, "node", "s@cret")),
+        ("localhost:1999", BrokerAddress("localhost", 1999)),
+        ("mqtt://[::1]:1883", BrokerAddress("::1", 1883)),
+    ],
+)
 def test_broker_urls(url, expected):
     assert BrokerAddress.parse(url) == expected
 
 
-@pytest.mark.parametrize("url, reason", [
-    ("mqtts://host", "must start with mqtt://"),
-    ("mqtt://", "names no host"),
-    ("mqtt://host:99999", "invalid port"),
-    ("mqtt://host/path", "must not have a path"),
-])
+@pytest.mark.parametrize(
+    "url, reason",
+    [
+        ("mqtts://host", "must start with mqtt://"),
+        ("mqtt://", "names no host"),
+        ("mqtt://host:99999", "invalid port"),
+        ("mqtt://host/path", "must not have a path"),
+    ],
+)
 def test_bad_broker_urls(url, reason):
     with pytest.raises(ConfigError, match=reason):
         BrokerAddress.parse(url)
@@ -37,12 +43,19 @@ def test_credentials_are_not_printed():
 
 
 def test_table_over_the_in_process_amqtt_broker(table_id):
-    options = RunOptions(hub=HubConfig(table=table_id, players=2, timers=1), embedded="amqtt",
-                         mqtt_port=None, http_port=None, heartbeat_s=0.5)
+    options = RunOptions(
+        hub=HubConfig(table=table_id, players=2, timers=1),
+        embedded="amqtt",
+        mqtt_port=None,
+        http_port=None,
+        heartbeat_s=0.5,
+    )
     with Table(options) as table:
         assert isinstance(table.broker, AmqttBroker)
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(info.online for info in session.nodes.values()), message="nodes online via amqtt")
+        wait_until(
+            lambda: all(info.online for info in session.nodes.values()), message="nodes online via amqtt"
+        )
         node = table.fleet.nodes["red-1"]
         node.flip()
         wait_until(lambda: node.core.last_verdict == "accepted", message="verdict via amqtt")

@@ -36,11 +36,17 @@ def timer_of(state, node):
 
 
 def start_table(mosquitto, table_id, **hub):
-    options = RunOptions(hub=HubConfig(table=table_id, **hub), broker_url=str(mosquitto.address),
-                         http_port=None, heartbeat_s=0.5)
+    options = RunOptions(
+        hub=HubConfig(table=table_id, **hub),
+        broker_url=str(mosquitto.address),
+        http_port=None,
+        heartbeat_s=0.5,
+    )
     table = Table(options).start()
-    wait_until(lambda: all(n["online"] for n in api(table, "/api/state")[1]["nodes"]),
-               message="all simulated nodes online")
+    wait_until(
+        lambda: all(n["online"] for n in api(table, "/api/state")[1]["nodes"]),
+        message="all simulated nodes online",
+    )
     return table
 
 
@@ -72,7 +78,9 @@ def test_flips_reach_the_api_and_the_live_stream_once(table, mosquitto, table_id
     raw.loop_start()
     payload = p.encode("event", "flip", boot=node.core.boot_id, seq=1, t_ms=0, upper_ms=60000, lower_ms=0)
     raw.publish(p.node_topic(table_id, "red-1", "event"), payload, qos=1).wait_for_publish(5)
-    wait_until(lambda: api(table, "/api/stats")[1]["counts"].get("duplicate") == 1, message="duplicate counted")
+    wait_until(
+        lambda: api(table, "/api/stats")[1]["counts"].get("duplicate") == 1, message="duplicate counted"
+    )
     state = api(table, "/api/state")[1]
     assert timer_of(state, "red-1")["flips"] == 1
     assert state["events"] == 2  # clock start + one flip
@@ -83,8 +91,10 @@ def test_flips_reach_the_api_and_the_live_stream_once(table, mosquitto, table_id
 
 def test_a_node_killed_without_disconnect_shows_offline(table):
     table.fleet.nodes["yellow-1"].kill()
-    wait_until(lambda: not timer_of(api(table, "/api/state")[1], "yellow-1")["online"],
-               message="last will marks yellow-1 offline")
+    wait_until(
+        lambda: not timer_of(api(table, "/api/state")[1], "yellow-1")["online"],
+        message="last will marks yellow-1 offline",
+    )
     state = api(table, "/api/state")[1]
     assert timer_of(state, "yellow-2")["online"]
 
@@ -118,8 +128,11 @@ def test_at_high_time_scale_a_12_minute_game_ends_and_starts_are_refused(mosquit
         api(table, "/api/clock/start", "POST")
         node.flip()
         wait_until(lambda: node.core.last_verdict == "accepted", message="flip accepted while running")
-        wait_until(lambda: api(table, "/api/state")[1]["clock"]["phase"] == "expired", timeout_s=5,
-                   message="the master clock to run out")
+        wait_until(
+            lambda: api(table, "/api/state")[1]["clock"]["phase"] == "expired",
+            timeout_s=5,
+            message="the master clock to run out",
+        )
         wait_until(lambda: node.core.game_over, message="nodes learn the game is over")
         node.flip()
         wait_until(lambda: node.core.last_verdict == "rejected", message="the late flip's verdict")

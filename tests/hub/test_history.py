@@ -10,20 +10,39 @@ import pytest
 from companion.clock import FakeClock
 from companion.hub import create_app
 
-SHEET = {"players": {
-    "red": {"collected": [{"color": "gray", "value": 2, "from": "yellow"}, {"color": "gray", "value": 1,
-                                                                            "from": "green"}],
-            "bonus": [], "above": []},
-    "yellow": {"collected": [{"color": "blue", "value": 3, "from": "red"}], "bonus": [], "above": []},
-    "green": {"collected": [], "bonus": [], "above": [{"color": "brown", "value": 1}]},
-}}
+SHEET = {
+    "players": {
+        "red": {
+            "collected": [
+                {"color": "gray", "value": 2, "from": "yellow"},
+                {"color": "gray", "value": 1, "from": "green"},
+            ],
+            "bonus": [],
+            "above": [],
+        },
+        "yellow": {"collected": [{"color": "blue", "value": 3, "from": "red"}], "bonus": [], "above": []},
+        "green": {"collected": [], "bonus": [], "above": [{"color": "brown", "value": 1}]},
+    }
+}
 
 
 @pytest.fixture
 def app(tmp_path):
     clock = FakeClock()
-    app = create_app({"table": "hist", "game": "time-n-space", "variant": "light", "players": 3, "timers": 2, "clock_minutes": 12,
-                      "data_dir": tmp_path, "fsync": False, "sounds_dir": tmp_path / "sounds"}, clock=clock)
+    app = create_app(
+        {
+            "table": "hist",
+            "game": "time-n-space",
+            "variant": "light",
+            "players": 3,
+            "timers": 2,
+            "clock_minutes": 12,
+            "data_dir": tmp_path,
+            "fsync": False,
+            "sounds_dir": tmp_path / "sounds",
+        },
+        clock=clock,
+    )
     app.extensions["test.clock"] = clock
     return app
 

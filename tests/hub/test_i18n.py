@@ -103,7 +103,9 @@ def test_catalogs_translate_rather_than_copy():
         same = {k for k, v in raw_catalog(lang).items() if k == v}
         assert len(same) < 8, (lang, same)
     assert translate("Start", "de") == "Starten" and translate("Flip", "es") == "Girar"
-    assert translate("Master clock", "es") == "Reloj principal" and translate("Master clock", "de") == "Hauptuhr"
+    assert (
+        translate("Master clock", "es") == "Reloj principal" and translate("Master clock", "de") == "Hauptuhr"
+    )
 
 
 def test_english_is_the_source_and_needs_no_catalog():
@@ -130,27 +132,32 @@ def test_translate_fills_placeholders_and_falls_back_to_english():
     assert translate("Nothing translates this {x}", "de", x=1) == "Nothing translates this 1"
     assert translate("Timer {index}", "xx", index=3) == "Timer 3"
     assert translate("Timer {index}", None) == "Timer {index}", "a missing value leaves its placeholder"
-    assert translate("Timer {index}", "es", index="{player}", player="x") == "Reloj {player}", "values are not re-read"
+    assert translate("Timer {index}", "es", index="{player}", player="x") == "Reloj {player}", (
+        "values are not re-read"
+    )
     assert translate('send {"game": 1}', "de") == 'send {"game": 1}', "braces around other text are kept"
 
 
 # --- choosing the language ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("query", "cookie", "header", "default", "expected"), [
-    ("es", "de", "de-DE,de;q=0.9", "en", "es"),          # the query beats everything
-    (None, "de", "es-ES,es;q=0.9", "en", "de"),          # then the cookie
-    (None, None, "fr-FR,de;q=0.8,es;q=0.9", "en", "es"),  # then Accept-Language by q-value
-    (None, None, "de;q=0.5, es-MX;q=0.5", "en", "de"),   # equal q: the first listed
-    (None, None, "es;q=0, de;q=0.1", "en", "de"),        # q=0 means "not this one"
-    (None, None, "fr, it", "de", "de"),                  # nothing supported: the hub's default
-    (None, None, None, "es", "es"),
-    ("fr", "xx", "*", "de", "de"),                        # unknown languages are ignored at every step
-    ("ES", None, None, "en", "es"),                      # tags are case-insensitive
-    ("de-AT", None, None, "en", "de"),
-    (None, None, None, "klingon", "en"),                 # an unknown default falls back to English
-    ("", "", "", "en", "en"),
-])
+@pytest.mark.parametrize(
+    ("query", "cookie", "header", "default", "expected"),
+    [
+        ("es", "de", "de-DE,de;q=0.9", "en", "es"),  # the query beats everything
+        (None, "de", "es-ES,es;q=0.9", "en", "de"),  # then the cookie
+        (None, None, "fr-FR,de;q=0.8,es;q=0.9", "en", "es"),  # then Accept-Language by q-value
+        (None, None, "de;q=0.5, es-MX;q=0.5", "en", "de"),  # equal q: the first listed
+        (None, None, "es;q=0, de;q=0.1", "en", "de"),  # q=0 means "not this one"
+        (None, None, "fr, it", "de", "de"),  # nothing supported: the hub's default
+        (None, None, None, "es", "es"),
+        ("fr", "xx", "*", "de", "de"),  # unknown languages are ignored at every step
+        ("ES", None, None, "en", "es"),  # tags are case-insensitive
+        ("de-AT", None, None, "en", "de"),
+        (None, None, None, "klingon", "en"),  # an unknown default falls back to English
+        ("", "", "", "en", "en"),
+    ],
+)
 def test_choose_language(query, cookie, header, default, expected):
     assert choose_language(query, cookie, header, default) == expected
 
@@ -188,23 +195,37 @@ def test_recent_event_lines_are_translated(lang, event):
     english = describe(event, SETUP)
     translated = translate_sentence(english, lang)
     assert translated != english
-    assert not re.search(r"\b(timer|flipped|refused|ran out|master clock|undone|sandtimer)\b", translated), translated
+    assert not re.search(r"\b(timer|flipped|refused|ran out|master clock|undone|sandtimer)\b", translated), (
+        translated
+    )
 
 
 def test_recent_event_lines_translate_their_parts():
     line = describe(ev.FlipRefused("yellow-2", 2.0, 60.0, 0.0, decide.REASON_CLOCK_OVER), SETUP)
-    assert translate_sentence(line, "de") == ("Umdrehen von Sanduhr 2 von yellow abgelehnt: Die Hauptuhr ist "
-                                              "abgelaufen: Es darf keine Sanduhr mehr gestartet werden")
-    assert translate_sentence(describe(ev.TimerFlipped("red-1", 1.0, 60.0, 0.0), SETUP), "es") == \
-        "reloj 1 de red girado (60 s de arena)"
-    assert translate_sentence(describe(ev.ClockStarted(0.0, 720.0), SETUP), "de") == "Hauptuhr gestartet (12 min)"
+    assert translate_sentence(line, "de") == (
+        "Umdrehen von Sanduhr 2 von yellow abgelehnt: Die Hauptuhr ist "
+        "abgelaufen: Es darf keine Sanduhr mehr gestartet werden"
+    )
+    assert (
+        translate_sentence(describe(ev.TimerFlipped("red-1", 1.0, 60.0, 0.0), SETUP), "es")
+        == "reloj 1 de red girado (60 s de arena)"
+    )
+    assert (
+        translate_sentence(describe(ev.ClockStarted(0.0, 720.0), SETUP), "de")
+        == "Hauptuhr gestartet (12 min)"
+    )
     unseated = describe(ev.TimerEmptied("blue-9", 1.0), SETUP)
     assert translate_sentence(unseated, "es") == "blue-9 se ha vaciado", "a node id stays as it is"
 
 
 def test_game_engine_reasons_stay_english_inside_a_translated_line():
-    line = describe(ev.ActionRefused(1.0, "red", "The sand has not run through yet (Placing sandtimers)"), SETUP)
-    assert translate_sentence(line, "es") == "red: rechazado: The sand has not run through yet (Placing sandtimers)"
+    line = describe(
+        ev.ActionRefused(1.0, "red", "The sand has not run through yet (Placing sandtimers)"), SETUP
+    )
+    assert (
+        translate_sentence(line, "es")
+        == "red: rechazado: The sand has not run through yet (Placing sandtimers)"
+    )
     assert translate_sentence("Something only a game says", "de") == "Something only a game says"
     assert translate_sentence("", "de") == ""
     assert translate_sentence(describe(ev.TimerEmptied("red-1", 1.0), SETUP), "en") == "red timer 1 ran out"
@@ -224,7 +245,10 @@ def test_clock_refusals_are_translated(lang):
     for error in errors:
         translated = translate_sentence(error, lang)
         assert translated != error and "master clock" not in translated.lower(), (error, translated)
-    assert translate_sentence(errors[0], "es") == "El reloj principal no puede ponerse en marcha: ya está en marcha"
+    assert (
+        translate_sentence(errors[0], "es")
+        == "El reloj principal no puede ponerse en marcha: ya está en marcha"
+    )
     assert translate_sentence(errors[0], "de") == "Die Hauptuhr kann nicht gestartet werden (Zustand: läuft)"
 
 
@@ -245,26 +269,55 @@ def test_hub_errors_the_pages_show_are_translated():
     for error in errors:
         for lang in TRANSLATED:
             assert translate_sentence(error, lang) != error, (lang, error)
-    assert translate_sentence(errors[0], "de") == "der Spielername 'a b' muss aus 1–16 Buchstaben, Ziffern oder _ bestehen"
+    assert (
+        translate_sentence(errors[0], "de")
+        == "der Spielername 'a b' muss aus 1–16 Buchstaben, Ziffern oder _ bestehen"
+    )
     assert translate_sentence(errors[-1], "es") == "el reloj 'yellow-1' no es de red (Mesa)"
 
 
-@pytest.mark.parametrize(("scores", "es", "de"), [
-    ({"players": {"ana": {"total": 5}}, "ranking": ["ana"], "winners": ["ana"]},
-     "Gana ana con 5 puntos.", "ana gewinnt mit 5 Punkten."),
-    ({"players": {}, "ranking": [], "winners": []}, "Sin ganador.", "Kein Sieger."),
-    ({"players": {"ana": {"total": 5, "crystals": 2}, "ben": {"total": 5, "crystals": 2},
-                  "eva": {"total": 5, "crystals": 2}}, "ranking": ["ana", "ben", "eva"],
-      "winners": ["ana", "ben", "eva"]},
-     "Victoria compartida: ana, ben y eva, empatados a 5 puntos y en cristales de tiempo.",
-     "Geteilter Sieg: ana, ben und eva, gleichauf mit 5 Punkten und bei Zeitkristalle."),
-    ({"players": {"ana": {"total": 5}, "ben": {"total": 5}}, "ranking": ["ana", "ben"], "winners": ["ana", "ben"]},
-     "Victoria compartida: ana y ben, empatados a 5 puntos.", "Geteilter Sieg: ana und ben, gleichauf mit 5 Punkten."),
-    ({"players": {"ana": {"total": 5, "trophies": 3}, "ben": {"total": 5, "trophies": 1}},
-      "ranking": ["ana", "ben"], "winners": ["ana"]},
-     "Gana ana: empata a 5 puntos con ben, pero va por delante en trofeos (3 frente a ben 1).",
-     "ana gewinnt: gleichauf mit ben bei 5 Punkten, aber vorn bei Trophäen (3 gegen ben 1)."),
-])
+@pytest.mark.parametrize(
+    ("scores", "es", "de"),
+    [
+        (
+            {"players": {"ana": {"total": 5}}, "ranking": ["ana"], "winners": ["ana"]},
+            "Gana ana con 5 puntos.",
+            "ana gewinnt mit 5 Punkten.",
+        ),
+        ({"players": {}, "ranking": [], "winners": []}, "Sin ganador.", "Kein Sieger."),
+        (
+            {
+                "players": {
+                    "ana": {"total": 5, "crystals": 2},
+                    "ben": {"total": 5, "crystals": 2},
+                    "eva": {"total": 5, "crystals": 2},
+                },
+                "ranking": ["ana", "ben", "eva"],
+                "winners": ["ana", "ben", "eva"],
+            },
+            "Victoria compartida: ana, ben y eva, empatados a 5 puntos y en cristales de tiempo.",
+            "Geteilter Sieg: ana, ben und eva, gleichauf mit 5 Punkten und bei Zeitkristalle.",
+        ),
+        (
+            {
+                "players": {"ana": {"total": 5}, "ben": {"total": 5}},
+                "ranking": ["ana", "ben"],
+                "winners": ["ana", "ben"],
+            },
+            "Victoria compartida: ana y ben, empatados a 5 puntos.",
+            "Geteilter Sieg: ana und ben, gleichauf mit 5 Punkten.",
+        ),
+        (
+            {
+                "players": {"ana": {"total": 5, "trophies": 3}, "ben": {"total": 5, "trophies": 1}},
+                "ranking": ["ana", "ben"],
+                "winners": ["ana"],
+            },
+            "Gana ana: empata a 5 puntos con ben, pero va por delante en trofeos (3 frente a ben 1).",
+            "ana gewinnt: gleichauf mit ben bei 5 Punkten, aber vorn bei Trophäen (3 gegen ben 1).",
+        ),
+    ],
+)
 def test_winner_explanations_are_translated(scores, es, de):
     english = explain(scores)
     assert translate_sentence(english, "es") == es
@@ -274,15 +327,26 @@ def test_winner_explanations_are_translated(scores, es, de):
 def test_the_browser_translates_sentences_as_python_does():
     """i18n.js (run in node) gives the same result as translate_sentence for every kind of hub sentence."""
     sentences = [describe(e, SETUP) for e in _events()]
-    sentences += [explain({"players": {"ana": {"total": 5}, "ben": {"total": 5}}, "ranking": ["ana", "ben"],
-                           "winners": ["ana", "ben"]}),
-                  "red: refused: The sand has not run through yet (Placing sandtimers)",
-                  "timer 'yellow-1' does not belong to red (Table)", "Start", "not in any catalog"]
+    sentences += [
+        explain(
+            {
+                "players": {"ana": {"total": 5}, "ben": {"total": 5}},
+                "ranking": ["ana", "ben"],
+                "winners": ["ana", "ben"],
+            }
+        ),
+        "red: refused: The sand has not run through yet (Placing sandtimers)",
+        "timer 'yellow-1' does not belong to red (Table)",
+        "Start",
+        "not in any catalog",
+    ]
     script = (STATIC / "i18n.js").read_text(encoding="utf-8")
     for lang in TRANSLATED:
-        program = (f"const window = {{ I18N: {json.dumps(catalog(lang))} }};\n{script}\n"
-                   f"console.log(JSON.stringify({json.dumps(sentences)}.map((s) => tSentence(s))));\n"
-                   f"console.log(JSON.stringify([t('Timer {{index}}', {{ index: 4 }}), t('unknown {{x}}', {{ x: 1 }})]));")
+        program = (
+            f"const window = {{ I18N: {json.dumps(catalog(lang))} }};\n{script}\n"
+            f"console.log(JSON.stringify({json.dumps(sentences)}.map((s) => tSentence(s))));\n"
+            f"console.log(JSON.stringify([t('Timer {{index}}', {{ index: 4 }}), t('unknown {{x}}', {{ x: 1 }})]));"
+        )
         out = subprocess.run(["node", "-e", program], capture_output=True, text=True, timeout=30, check=True)
         browser, plain = (json.loads(line) for line in out.stdout.splitlines())
         assert browser == [translate_sentence(s, lang) for s in sentences]
@@ -294,20 +358,34 @@ def test_the_browser_translates_sentences_as_python_does():
 
 @pytest.fixture
 def app(tmp_path):
-    app = create_app({"table": "i18n", "players": 2, "data_dir": tmp_path, "fsync": False,
-                      "sounds_dir": tmp_path / "sounds"}, clock=FakeClock())
+    app = create_app(
+        {
+            "table": "i18n",
+            "players": 2,
+            "data_dir": tmp_path,
+            "fsync": False,
+            "sounds_dir": tmp_path / "sounds",
+        },
+        clock=FakeClock(),
+    )
     init_i18n(app)
     return app
 
 
 PAGES = {
-    "/": {"es": ["Empezar", "Terminar partida", "Últimos sucesos", "Mesa"],
-          "de": ["Starten", "Spiel beenden", "Zuletzt", "Tisch"]},
+    "/": {
+        "es": ["Empezar", "Terminar partida", "Últimos sucesos", "Mesa"],
+        "de": ["Starten", "Spiel beenden", "Zuletzt", "Tisch"],
+    },
     "/play/red": {"es": ["conectando…"], "de": ["Verbindung wird aufgebaut…"]},
-    "/setup": {"es": ["Nueva partida en la mesa i18n", "Reloj principal (minutos)", "Preparar la mesa"],
-               "de": ["Neues Spiel an Tisch i18n", "Hauptuhr (Minuten)", "Tisch vorbereiten"]},
-    "/end": {"es": ["Puntuación final", "La partida aún no ha terminado"],
-             "de": ["Endwertung", "Das Spiel ist noch nicht vorbei"]},
+    "/setup": {
+        "es": ["Nueva partida en la mesa i18n", "Reloj principal (minutos)", "Preparar la mesa"],
+        "de": ["Neues Spiel an Tisch i18n", "Hauptuhr (Minuten)", "Tisch vorbereiten"],
+    },
+    "/end": {
+        "es": ["Puntuación final", "La partida aún no ha terminado"],
+        "de": ["Endwertung", "Das Spiel ist noch nicht vorbei"],
+    },
     "/history": {"es": ["Historial de partidas", "Tiempo jugado"], "de": ["Vergangene Spiele", "Gespielt"]},
 }
 
@@ -325,9 +403,14 @@ def test_pages_are_translated(app, path, lang):
         injected = re.search(r"window\.I18N = (.*?);</script>", page)[1]
         assert json.loads(injected) == catalog(lang)
         assert page.index("window.I18N") < page.index("i18n.js")
-        assert all(page.index("i18n.js") < page.index(s) for s in ("dashboard.js", "player.js", "setup.js",
-                                                                  "fetch(") if s in page)
-    assert 'hreflang="es"' in page and 'hreflang="de"' in page and 'aria-current="true">' + lang.upper() in page
+        assert all(
+            page.index("i18n.js") < page.index(s)
+            for s in ("dashboard.js", "player.js", "setup.js", "fetch(")
+            if s in page
+        )
+    assert (
+        'hreflang="es"' in page and 'hreflang="de"' in page and 'aria-current="true">' + lang.upper() in page
+    )
 
 
 @pytest.mark.parametrize("path", list(PAGES))
@@ -356,7 +439,9 @@ def test_the_browser_language_and_the_hub_default(tmp_path):
     init_i18n(app, default_language="es")
     client = app.test_client()
     assert '<html lang="es">' in client.get("/").get_data(as_text=True)
-    page = client.get("/", headers={"Accept-Language": "fr-FR,fr;q=0.9,de;q=0.8,es;q=0.5"}).get_data(as_text=True)
+    page = client.get("/", headers={"Accept-Language": "fr-FR,fr;q=0.9,de;q=0.8,es;q=0.5"}).get_data(
+        as_text=True
+    )
     assert '<html lang="de">' in page and "Starten" in page
     assert '<html lang="es">' in client.get("/", headers={"Accept-Language": "fr"}).get_data(as_text=True)
 
@@ -364,10 +449,15 @@ def test_the_browser_language_and_the_hub_default(tmp_path):
 def test_no_player_page_and_final_explanation_are_translated(app):
     client = app.test_client()
     res = client.get("/play/nobody?lang=de")
-    assert res.status_code == 404 and "An diesem Tisch gibt es keinen Spieler „nobody“." in res.get_data(as_text=True)
+    assert res.status_code == 404 and "An diesem Tisch gibt es keinen Spieler „nobody“." in res.get_data(
+        as_text=True
+    )
     session = app.extensions["companion.session"]
-    session.referee.scores = lambda game: {"players": {"red": {"total": 4, "trophies": 1}},  # type: ignore[method-assign]
-                                           "ranking": ["red"], "winners": ["red"]}
+    session.referee.scores = lambda game: {
+        "players": {"red": {"total": 4, "trophies": 1}},  # type: ignore[method-assign]
+        "ranking": ["red"],
+        "winners": ["red"],
+    }
     page = client.get("/end?lang=es").get_data(as_text=True)
     assert "Gana red con 4 puntos." in page and "Exportar CSV" in page and "Jugador" in page
 
@@ -378,17 +468,22 @@ def test_pages_render_in_english_without_the_translation_layer():
 
     plain = Flask("companion.hub")  # the hub's templates and static files, nothing else
     plain.add_url_rule("/play/<player>", "play", lambda player: "")
-    pages = {"dashboard.html": {"table": "plain", "simulated": False},
-             "player.html": {"table": "plain", "player": "red", "simulated": False},
-             "setup.html": {"table": "plain", "colours": []},
-             "end.html": {"table": "plain", "game": "sandtimers", "scores": None, "explanation": ""},
-             "history.html": {}, "replay.html": {"game_id": "current"},
-             "no_player.html": {"player": "bob", "players": ["red"]}}
+    pages = {
+        "dashboard.html": {"table": "plain", "simulated": False},
+        "player.html": {"table": "plain", "player": "red", "simulated": False},
+        "setup.html": {"table": "plain", "colours": []},
+        "end.html": {"table": "plain", "game": "sandtimers", "scores": None, "explanation": ""},
+        "history.html": {},
+        "replay.html": {"game_id": "current"},
+        "no_player.html": {"player": "bob", "players": ["red"]},
+    }
     with plain.test_request_context("/?lang=de"):
         rendered = {name: render_template(name, **values) for name, values in pages.items()}
     for name, page in rendered.items():
-        assert page.startswith("<!doctype html>\n<html lang=\"en\">"), name
+        assert page.startswith('<!doctype html>\n<html lang="en">'), name
         assert "window.I18N = {}" in page or "i18n.js" not in page, name
-    assert "New game at table plain" in rendered["setup.html"] and "Set up the table" in rendered["setup.html"]
+    assert (
+        "New game at table plain" in rendered["setup.html"] and "Set up the table" in rendered["setup.html"]
+    )
     assert "There is no player “bob” at this table." in rendered["no_player.html"]
     assert 'aria-current="true">EN' in rendered["dashboard.html"]

@@ -14,8 +14,16 @@ from companion.runtime import RunOptions, Table
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 @pytest.fixture
@@ -33,8 +41,12 @@ def translated(monkeypatch):
 
 
 def start(mosquitto, table_id, **hub) -> Table:
-    options = RunOptions(hub=HubConfig(table=table_id, **hub), broker_url=str(mosquitto.address),
-                         http_port=None, heartbeat_s=0.5)
+    options = RunOptions(
+        hub=HubConfig(table=table_id, **hub),
+        broker_url=str(mosquitto.address),
+        http_port=None,
+        heartbeat_s=0.5,
+    )
     return Table(options)
 
 
@@ -56,9 +68,14 @@ def test_dashboard_in_german(browser, mosquitto, table_id, translated):
         page.goto(table.url + "?lang=de")
         page.wait_for_selector(".timer[data-node='red-1'] .node-state:text('online')")
         assert page.get_attribute("html", "lang") == "de"
-        labels = [page.text_content(f"button[data-clock='{a}']") for a in ("start", "pause", "resume", "abort")]
+        labels = [
+            page.text_content(f"button[data-clock='{a}']") for a in ("start", "pause", "resume", "abort")
+        ]
         assert labels == ["Starten", "Pausieren", "Fortsetzen", "Spiel beenden"]
-        assert page.text_content("#undo") == "Rückgängig" and page.text_content(".button-link[href='/setup']") == "Neues Spiel"
+        assert (
+            page.text_content("#undo") == "Rückgängig"
+            and page.text_content(".button-link[href='/setup']") == "Neues Spiel"
+        )
         assert page.text_content(".timer[data-node='red-1'] .timer-label") == "Sanduhr 1"
         assert page.text_content(".timer[data-node='red-1'] button.flip") == "Umdrehen"
         page.wait_for_function("document.getElementById('clock-phase').textContent === 'startbereit'")
@@ -72,7 +89,9 @@ def test_dashboard_in_german(browser, mosquitto, table_id, translated):
         page.click("button[data-clock='pause']")
         page.wait_for_function("document.getElementById('clock-phase').textContent === 'pausiert'")
         page.click("button[data-clock='pause']")
-        page.wait_for_selector("#message:text('Nur eine laufende Hauptuhr kann pausiert werden (Zustand: pausiert)')")
+        page.wait_for_selector(
+            "#message:text('Nur eine laufende Hauptuhr kann pausiert werden (Zustand: pausiert)')"
+        )
 
         page.goto(table.url)  # the cookie remembers German
         page.wait_for_function("document.getElementById('clock-phase').textContent === 'pausiert'")

@@ -17,8 +17,16 @@ from tests.conftest import wait_until
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 ARTIFACTS = Path(os.environ.get("COMPANION_ARTIFACTS", "test-artifacts"))
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
@@ -33,8 +41,12 @@ def screenshot(page, name: str) -> None:
 
 def start(mosquitto, table_id, **hub) -> Table:
     """A table not yet started: use it as ``with start(...) as table``."""
-    options = RunOptions(hub=HubConfig(table=table_id, **hub), broker_url=str(mosquitto.address),
-                         http_port=None, heartbeat_s=0.5)
+    options = RunOptions(
+        hub=HubConfig(table=table_id, **hub),
+        broker_url=str(mosquitto.address),
+        http_port=None,
+        heartbeat_s=0.5,
+    )
     return Table(options)
 
 
@@ -97,14 +109,18 @@ def test_setup_pairs_simulated_timers_by_flipping_them(browser, mosquitto, table
         table.fleet.nodes["red-1"].flip()
         page.wait_for_selector("#ready:not([hidden])")
         assert page.locator("#qrs img").count() == 2
-        page.wait_for_function("[...document.querySelectorAll('#qrs img')].every(i => i.complete && i.naturalWidth > 0)")
+        page.wait_for_function(
+            "[...document.querySelectorAll('#qrs img')].every(i => i.complete && i.naturalWidth > 0)"
+        )
         screenshot(page, "setup-ready")
         session = table.app.extensions["companion.session"]
         assert [(s.player, s.node) for s in session.setup.seats] == [("ana", "yellow-2"), ("ben", "red-1")]
         assert session.setup.colours == ("red", "purple")
         page.goto(table.url)
         page.wait_for_selector(".player h2 a:text('ben')")
-        colour = page.eval_on_selector_all(".player", "els => els.map(e => e.style.getPropertyValue('--colour'))")
+        colour = page.eval_on_selector_all(
+            ".player", "els => els.map(e => e.style.getPropertyValue('--colour'))"
+        )
         assert colour == ["#e74c3c", "#9b59b6"], "each player card wears its chosen colour"
         page.close()
 
@@ -140,8 +156,16 @@ def test_phone_page_shows_a_refusal_in_red_and_reconnects(browser, mosquitto, ta
 
 
 def test_dashboard_plays_cues_after_one_tap(browser, mosquitto, table_id, tmp_path):
-    with start(mosquitto, table_id, players=2, timers=1, time_scale=60.0, clock_minutes=1,
-               sounds_dir=tmp_path, audio={"disabled": ["countdown"]}) as table:
+    with start(
+        mosquitto,
+        table_id,
+        players=2,
+        timers=1,
+        time_scale=60.0,
+        clock_minutes=1,
+        sounds_dir=tmp_path,
+        audio={"disabled": ["countdown"]},
+    ) as table:
         cues = table.app.extensions["companion.cues"]
         page = browser.new_page()
         page.goto(table.url)
@@ -150,7 +174,9 @@ def test_dashboard_plays_cues_after_one_tap(browser, mosquitto, table_id, tmp_pa
         page.click("#sound")  # the one tap browsers require before sound
         cues.prepare(60.0)
         page.click("button[data-clock='start']")
-        page.wait_for_function("window.__companionCues.some(c => c.name === 'start' && c.played)", timeout=10000)
+        page.wait_for_function(
+            "window.__companionCues.some(c => c.name === 'start' && c.played)", timeout=10000
+        )
         page.wait_for_function("window.__companionCues.some(c => c.name === 'end')", timeout=10000)
         played = page.evaluate("window.__companionCues")
         names = [c["name"] for c in played]
@@ -160,6 +186,7 @@ def test_dashboard_plays_cues_after_one_tap(browser, mosquitto, table_id, tmp_pa
         page.click(".cue-switches summary")
         page.uncheck("#cue-switches input[data-cue='warning']")
         import time as _time
+
         deadline = _time.monotonic() + 5
         while "warning" not in cues.engine.disabled:
             assert _time.monotonic() < deadline, "the switch did not reach the hub"
@@ -192,13 +219,30 @@ def test_pause_and_resume_stop_and_restart_the_sand_on_nodes(browser, mosquitto,
 
 
 def test_end_of_game_screen_shows_the_scores(browser, mosquitto, table_id):
-    sheet = {"players": {
-        "red": {"collected": [{"color": "gray", "value": 2, "from": "yellow"}], "bonus": [], "above": []},
-        "yellow": {"collected": [{"color": "blue", "value": 1, "from": "red"},
-                                 {"color": "blue", "value": 1, "from": "green"}], "bonus": [], "above": []},
-        "green": {"collected": [], "bonus": [], "above": []}}}
-    with start(mosquitto, table_id, game="time-n-space", variant="light", players=3, timers=2,
-               clock_minutes=12, time_scale=720.0) as table:
+    sheet = {
+        "players": {
+            "red": {"collected": [{"color": "gray", "value": 2, "from": "yellow"}], "bonus": [], "above": []},
+            "yellow": {
+                "collected": [
+                    {"color": "blue", "value": 1, "from": "red"},
+                    {"color": "blue", "value": 1, "from": "green"},
+                ],
+                "bonus": [],
+                "above": [],
+            },
+            "green": {"collected": [], "bonus": [], "above": []},
+        }
+    }
+    with start(
+        mosquitto,
+        table_id,
+        game="time-n-space",
+        variant="light",
+        players=3,
+        timers=2,
+        clock_minutes=12,
+        time_scale=720.0,
+    ) as table:
         session = table.app.extensions["companion.session"]
         session.start_clock()
         wait_until(lambda: session.state.clock.phase == "expired", message="the master clock runs out")
@@ -217,13 +261,16 @@ def test_end_of_game_screen_shows_the_scores(browser, mosquitto, table_id):
         assert page.locator(".breakdown[data-player='yellow']").count() == 1
         screenshot(page, "end-of-game")
         page.emulate_media(media="print")
-        assert page.eval_on_selector("a[download]", "e => getComputedStyle(e.parentElement).display") == "none"
+        assert (
+            page.eval_on_selector("a[download]", "e => getComputedStyle(e.parentElement).display") == "none"
+        )
         page.close()
 
 
 def test_time_n_space_player_chooses_a_symbol_on_the_phone(browser, mosquitto, table_id):
-    with start(mosquitto, table_id, game="time-n-space", variant="intro", players=3, timers=2,
-               time_scale=20.0) as table:
+    with start(
+        mosquitto, table_id, game="time-n-space", variant="intro", players=3, timers=2, time_scale=20.0
+    ) as table:
         session = table.app.extensions["companion.session"]
         page = browser.new_page(viewport={"width": 390, "height": 1400}, is_mobile=True, has_touch=True)
         page.goto(table.url + "play/red")
@@ -258,13 +305,17 @@ def test_space_dealer_dashboard_draws_the_victory_point_track(browser, mosquitto
         page.wait_for_selector("svg.ring")
         assert page.locator("svg.ring g.field").count() == game.ring_size
         assert page.locator("svg.ring .ship").count() == len([s for s in game.ships if s.field is not None])
-        owned = page.eval_on_selector_all("svg.ring g.field text.ring-label", "els => els.map(e => e.textContent)")
+        owned = page.eval_on_selector_all(
+            "svg.ring g.field text.ring-label", "els => els.map(e => e.textContent)"
+        )
         assert {label[0] for label in owned if label[0].isalpha()} == {"R", "Y", "G"}, owned
         screenshot(page, "dashboard-space-dealer")
         page.close()
 
 
-@pytest.mark.parametrize("width, height", [(800, 1280), (1280, 800), (390, 844)], ids=["portrait", "landscape", "phone"])
+@pytest.mark.parametrize(
+    "width, height", [(800, 1280), (1280, 800), (390, 844)], ids=["portrait", "landscape", "phone"]
+)
 def test_dashboard_fits_portrait_and_landscape(browser, mosquitto, table_id, width, height):
     with start(mosquitto, table_id) as table:
         page = browser.new_page(viewport={"width": width, "height": height})
@@ -278,8 +329,16 @@ def test_dashboard_fits_portrait_and_landscape(browser, mosquitto, table_id, wid
 
 
 def test_light_mode_score_sheets_are_entered_on_the_phones(browser, mosquitto, table_id):
-    with start(mosquitto, table_id, game="time-n-space", variant="light", players=3, timers=2,
-               clock_minutes=12, time_scale=720.0) as table:
+    with start(
+        mosquitto,
+        table_id,
+        game="time-n-space",
+        variant="light",
+        players=3,
+        timers=2,
+        clock_minutes=12,
+        time_scale=720.0,
+    ) as table:
         session = table.app.extensions["companion.session"]
         session.start_clock()
         wait_until(lambda: session.state.clock.phase == "expired", message="the master clock runs out")

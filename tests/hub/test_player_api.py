@@ -39,7 +39,9 @@ class CountingReferee(FreeTimers):
         if not intent:
             return Rejected("Choose a symbol for this timer first", "Placing sandtimers")
         action = {"type": "place", "node": seat.node, "symbol": intent["symbol"]}
-        return Decision(self._apply(state, action), (action,), (f"{seat.player} placed on {intent['symbol']}",))
+        return Decision(
+            self._apply(state, action), (action,), (f"{seat.player} placed on {intent['symbol']}",)
+        )
 
     def player_action(self, state, player, action: dict[str, Any]):
         if action.get("type") == "cheat":
@@ -48,13 +50,28 @@ class CountingReferee(FreeTimers):
         return Decision(self._apply(state, act), (act,), (f"{player} scored",))
 
     def menu(self, state, player, *, intents):
-        return [MenuItem("point", "Score a point", "Actions", action={"type": "point"}),
-                MenuItem("ship", "Spaceship", "Timer 1", intent={"node": f"{player}-1", "symbol": "ship"},
-                         selected=intents.get(f"{player}-1", {}).get("symbol") == "ship")]
+        return [
+            MenuItem("point", "Score a point", "Actions", action={"type": "point"}),
+            MenuItem(
+                "ship",
+                "Spaceship",
+                "Timer 1",
+                intent={"node": f"{player}-1", "symbol": "ship"},
+                selected=intents.get(f"{player}-1", {}).get("symbol") == "ship",
+            ),
+        ]
 
     def view(self, state):
-        return View("points", ({"kind": "lines", "title": "Points",
-                                "lines": [f"{k}: {v}" for k, v in sorted(state["points"].items())]},))
+        return View(
+            "points",
+            (
+                {
+                    "kind": "lines",
+                    "title": "Points",
+                    "lines": [f"{k}: {v}" for k, v in sorted(state["points"].items())],
+                },
+            ),
+        )
 
     def player_view(self, state, player):
         return View(f"{state['points'].get(player, 0)} points")
@@ -88,14 +105,22 @@ def test_a_refused_tap_shows_the_rule_and_changes_nothing(app):
     assert app.extensions["companion.session"].state.game["points"] == {}
 
 
-@pytest.mark.parametrize("url, body, status, error", [
-    ("/api/players/red/action", None, 400, "send a JSON object"),
-    ("/api/players/red/action", {"action": "point"}, 400, "send a JSON object"),
-    ("/api/players/nobody/action", {"action": {}}, 409, "there is no player 'nobody'"),
-    ("/api/players/nobody/intent", {"node": "red-1", "intent": {}}, 404, "there is no player"),
-    ("/api/players/red/intent", {"node": "yellow-1", "intent": {"symbol": "ship"}}, 409, "does not belong to red"),
-    ("/api/players/red/intent", {"node": 3}, 400, "send a JSON object"),
-])
+@pytest.mark.parametrize(
+    "url, body, status, error",
+    [
+        ("/api/players/red/action", None, 400, "send a JSON object"),
+        ("/api/players/red/action", {"action": "point"}, 400, "send a JSON object"),
+        ("/api/players/nobody/action", {"action": {}}, 409, "there is no player 'nobody'"),
+        ("/api/players/nobody/intent", {"node": "red-1", "intent": {}}, 404, "there is no player"),
+        (
+            "/api/players/red/intent",
+            {"node": "yellow-1", "intent": {"symbol": "ship"}},
+            409,
+            "does not belong to red",
+        ),
+        ("/api/players/red/intent", {"node": 3}, 400, "send a JSON object"),
+    ],
+)
 def test_bad_requests_are_explained(app, url, body, status, error):
     client = app.test_client()
     res = client.post(url, json=body) if body is not None else client.post(url, data="{not json")
@@ -105,14 +130,21 @@ def test_bad_requests_are_explained(app, url, body, status, error):
 def test_intent_is_used_at_the_next_flip(app):
     client = app.test_client()
     session = app.extensions["companion.session"]
-    flip = p.validate("event", {"v": 1, "kind": "flip", "boot": "0a1b2c3d", "seq": 1, "t_ms": 0,
-                                "upper_ms": 60000, "lower_ms": 0})
+    flip = p.validate(
+        "event",
+        {"v": 1, "kind": "flip", "boot": "0a1b2c3d", "seq": 1, "t_ms": 0, "upper_ms": 60000, "lower_ms": 0},
+    )
     [reply] = session.node_message("red-1", flip)
     assert reply.fields["verdict"] == "rejected" and "Choose a symbol" in reply.fields["reason"]
     assert client.get("/api/players/red").get_json()["refusal"]["reason"].startswith("Choose a symbol")
     menu = client.get("/api/players/red").get_json()["menu"]
     assert [m["id"] for m in menu] == ["point", "ship"] and not menu[1]["selected"]
-    assert client.post("/api/players/red/intent", json={"node": "red-1", "intent": menu[1]["intent"]}).status_code == 200
+    assert (
+        client.post(
+            "/api/players/red/intent", json={"node": "red-1", "intent": menu[1]["intent"]}
+        ).status_code
+        == 200
+    )
     assert client.get("/api/players/red").get_json()["menu"][1]["selected"]
     flip2 = p.validate("event", dict(flip.fields(), v=1, kind="flip", seq=2))
     [reply] = session.node_message("red-1", flip2)

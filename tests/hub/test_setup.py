@@ -20,14 +20,26 @@ def session(app):
 
 
 def hello(app, node, boot="0a1b2c3d"):
-    msg = p.validate("event", {"v": 1, "kind": "hello", "boot": boot, "t_ms": 0, "sand_ms": 60000,
-                               "node_kind": "sim", "firmware": "x"})
+    msg = p.validate(
+        "event",
+        {
+            "v": 1,
+            "kind": "hello",
+            "boot": boot,
+            "t_ms": 0,
+            "sand_ms": 60000,
+            "node_kind": "sim",
+            "firmware": "x",
+        },
+    )
     return session(app).node_message(node, msg)
 
 
 def flip(app, node, seq, boot="0a1b2c3d"):
-    msg = p.validate("event", {"v": 1, "kind": "flip", "boot": boot, "seq": seq, "t_ms": 0,
-                               "upper_ms": 60000, "lower_ms": 0})
+    msg = p.validate(
+        "event",
+        {"v": 1, "kind": "flip", "boot": boot, "seq": seq, "t_ms": 0, "upper_ms": 60000, "lower_ms": 0},
+    )
     return session(app).node_message(node, msg)
 
 
@@ -40,23 +52,35 @@ def test_games_are_listed_with_variants(app):
     assert tns["variants"][0]["clock_minutes"] == 12
 
 
-@pytest.mark.parametrize("body, error", [
-    ({"game": "chess", "players": ["a", "b"]}, "unknown game 'chess'"),
-    ({"game": "sandtimers", "players": "ana"}, "players must be a list"),
-    ({"game": "sandtimers", "players": ["Ana Maria"]}, "must be 1-16 letters"),
-    ({"game": "sandtimers", "players": ["ana", "ANA"]}, "same name"),
-    ({"game": "space-and-time", "players": ["a", "b", "c"]}, "is for 1 to 2 players"),
-    ({"game": "space-and-time", "players": ["a", "b"], "variant": "vs-computer-b"}, "is played by one person"),
-    ({"game": "sandtimers", "variant": "blitz", "players": ["a"]}, "has no variant 'blitz'"),
-    ({"game": "sandtimers", "players": ["a"], "sand_s": -1}, "sand_s must be a number"),
-    ({"game": "sandtimers", "players": ["a"], "timers": True}, "timers must be a number"),
-    ({"game": "sandtimers", "players": ["a"], "pairing": "magic"}, "pairing must be"),
-    ({"game": "sandtimers", "players": ["a", "b", "c"], "pairing": "keep"}, "only 0 timers are connected"),
-    ({"game": "sandtimers", "players": ["a", "b"], "colours": ["red", "mauve"]}, "unknown colour 'mauve'"),
-    ({"game": "sandtimers", "players": ["a", "b"], "colours": ["red", "red"]}, "same colour"),
-    ({"game": "sandtimers", "players": ["a", "b"], "colours": ["red"]}, "one colour per player"),
-    ({"game": "sandtimers", "players": ["a"], "colours": "red"}, "colours must be a list"),
-])
+@pytest.mark.parametrize(
+    "body, error",
+    [
+        ({"game": "chess", "players": ["a", "b"]}, "unknown game 'chess'"),
+        ({"game": "sandtimers", "players": "ana"}, "players must be a list"),
+        ({"game": "sandtimers", "players": ["Ana Maria"]}, "must be 1-16 letters"),
+        ({"game": "sandtimers", "players": ["ana", "ANA"]}, "same name"),
+        ({"game": "space-and-time", "players": ["a", "b", "c"]}, "is for 1 to 2 players"),
+        (
+            {"game": "space-and-time", "players": ["a", "b"], "variant": "vs-computer-b"},
+            "is played by one person",
+        ),
+        ({"game": "sandtimers", "variant": "blitz", "players": ["a"]}, "has no variant 'blitz'"),
+        ({"game": "sandtimers", "players": ["a"], "sand_s": -1}, "sand_s must be a number"),
+        ({"game": "sandtimers", "players": ["a"], "timers": True}, "timers must be a number"),
+        ({"game": "sandtimers", "players": ["a"], "pairing": "magic"}, "pairing must be"),
+        (
+            {"game": "sandtimers", "players": ["a", "b", "c"], "pairing": "keep"},
+            "only 0 timers are connected",
+        ),
+        (
+            {"game": "sandtimers", "players": ["a", "b"], "colours": ["red", "mauve"]},
+            "unknown colour 'mauve'",
+        ),
+        ({"game": "sandtimers", "players": ["a", "b"], "colours": ["red", "red"]}, "same colour"),
+        ({"game": "sandtimers", "players": ["a", "b"], "colours": ["red"]}, "one colour per player"),
+        ({"game": "sandtimers", "players": ["a"], "colours": "red"}, "colours must be a list"),
+    ],
+)
 def test_bad_setups_are_explained_and_change_nothing(app, body, error):
     before = session(app).setup
     res = app.test_client().post("/api/setup", json=body)
@@ -68,8 +92,16 @@ def test_pairing_by_flipping_assigns_seats_in_order(app):
     client = app.test_client()
     hello(app, "red-1")
     hello(app, "esp32-a1")  # a node the current game does not know
-    res = client.post("/api/setup", json={"game": "sandtimers", "variant": "full", "players": ["ana", "ben"],
-                                          "timers": 1, "pairing": "flip"})
+    res = client.post(
+        "/api/setup",
+        json={
+            "game": "sandtimers",
+            "variant": "full",
+            "players": ["ana", "ben"],
+            "timers": 1,
+            "pairing": "flip",
+        },
+    )
     assert res.status_code == 200
     pairing = client.get("/api/state").get_json()["pairing"]
     assert pairing["current"] == {"player": "ana", "index": 1}
@@ -90,8 +122,9 @@ def test_pairing_by_flipping_assigns_seats_in_order(app):
 def test_keep_pairs_the_connected_timers(app):
     for node in ("red-1", "red-2", "yellow-1"):
         hello(app, node)
-    res = app.test_client().post("/api/setup", json={"game": "sandtimers", "players": ["a", "b", "c"],
-                                                     "timers": 1, "pairing": "keep"})
+    res = app.test_client().post(
+        "/api/setup", json={"game": "sandtimers", "players": ["a", "b", "c"], "timers": 1, "pairing": "keep"}
+    )
     assert res.status_code == 200
     assert [s.node for s in session(app).setup.seats] == ["red-1", "red-2", "yellow-1"]
 
@@ -126,12 +159,25 @@ def test_players_get_the_colours_they_chose_or_free_ones(app):
     client = app.test_client()
     for node in ("red-1", "red-2", "yellow-1"):
         hello(app, node)
-    res = client.post("/api/setup", json={"game": "sandtimers", "players": ["ana", "ben", "blue"], "timers": 1,
-                                          "colours": ["green", "purple", "orange"], "pairing": "keep"})
+    res = client.post(
+        "/api/setup",
+        json={
+            "game": "sandtimers",
+            "players": ["ana", "ben", "blue"],
+            "timers": 1,
+            "colours": ["green", "purple", "orange"],
+            "pairing": "keep",
+        },
+    )
     assert res.status_code == 200
     state = client.get("/api/state").get_json()
-    assert [(p["name"], p["colour"]) for p in state["players"]] == [("ana", "green"), ("ben", "purple"),
-                                                                    ("blue", "orange")]
-    client.post("/api/setup", json={"game": "sandtimers", "players": ["ana", "blue"], "timers": 1, "pairing": "keep"})
+    assert [(p["name"], p["colour"]) for p in state["players"]] == [
+        ("ana", "green"),
+        ("ben", "purple"),
+        ("blue", "orange"),
+    ]
+    client.post(
+        "/api/setup", json={"game": "sandtimers", "players": ["ana", "blue"], "timers": 1, "pairing": "keep"}
+    )
     state = client.get("/api/state").get_json()
     assert [(p["name"], p["colour"]) for p in state["players"]] == [("ana", "red"), ("blue", "blue")]

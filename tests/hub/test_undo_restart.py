@@ -19,15 +19,19 @@ def app():
     from companion.table.state import default_setup
 
     app = create_app({"table": "t1", "players": 2, "timers": 1}, clock=FakeClock())
-    app.extensions["companion.session"] = TableSession(default_setup("t1", players=2, timers=1), clock=FakeClock(),
-                                                       referee=CountingReferee())
+    app.extensions["companion.session"] = TableSession(
+        default_setup("t1", players=2, timers=1), clock=FakeClock(), referee=CountingReferee()
+    )
     return app
 
 
 def test_undo_needs_confirmation_and_takes_back_the_latest_tap(app):
     client = app.test_client()
     session = app.extensions["companion.session"]
-    assert client.post("/api/undo", json={"confirm": True}).get_json()["error"] == "There is no accepted action to undo"
+    assert (
+        client.post("/api/undo", json={"confirm": True}).get_json()["error"]
+        == "There is no accepted action to undo"
+    )
     client.post("/api/players/red/action", json={"action": {"type": "point"}})
     client.post("/api/players/yellow/action", json={"action": {"type": "point"}})
     res = client.post("/api/undo", json={})
@@ -46,8 +50,12 @@ def test_undo_needs_confirmation_and_takes_back_the_latest_tap(app):
 
 @pytest.mark.broker
 def test_restart_brings_a_node_back_with_a_new_boot(mosquitto, table_id):
-    options = RunOptions(hub=HubConfig(table=table_id, players=1, timers=1), broker_url=str(mosquitto.address),
-                         http_port=None, heartbeat_s=0.5)
+    options = RunOptions(
+        hub=HubConfig(table=table_id, players=1, timers=1),
+        broker_url=str(mosquitto.address),
+        http_port=None,
+        heartbeat_s=0.5,
+    )
     with Table(options) as table:
         session = table.app.extensions["companion.session"]
         wait_until(lambda: session.nodes["red-1"].boot, message="the node's hello")

@@ -82,7 +82,9 @@ def check_protocol_round_trip():
 
 
 def check_protocol_rejects_bool_as_int():
-    bad = b'{"v": 1, "kind": "flip", "boot": "0a1b2c3d", "seq": true, "t_ms": 5, "upper_ms": 7, "lower_ms": 3}'
+    bad = (
+        b'{"v": 1, "kind": "flip", "boot": "0a1b2c3d", "seq": true, "t_ms": 5, "upper_ms": 7, "lower_ms": 3}'
+    )
     try:
         protocol.decode("event", bad)
     except protocol.ProtocolError as exc:
@@ -135,7 +137,9 @@ def check_node_follows_table_state():
     node = NodeCore("t1", "red-1", ms, "0a1b2c3d")
     node.on_connect()
     node.flip()
-    state = protocol.encode("state", "table", clock="paused", remaining_ms=1, length_ms=2, game="g", time_scale=1)
+    state = protocol.encode(
+        "state", "table", clock="paused", remaining_ms=1, length_ms=2, game="g", time_scale=1
+    )
     node.on_message(protocol.table_state_topic("t1"), state)
     ms.t += 30000
     assert node.sand.upper_ms() == 60000 and node.show() == "paused"
@@ -147,7 +151,9 @@ def check_node_stays_red_while_sabotaged():
     node.on_connect()
     node.flip()
     ms.t += 5000
-    node.on_message(protocol.node_topic("t1", "red-1", "cmd"), protocol.encode("cmd", "show", pattern="sabotaged"))
+    node.on_message(
+        protocol.node_topic("t1", "red-1", "cmd"), protocol.encode("cmd", "show", pattern="sabotaged")
+    )
     ms.t += 30000
     assert node.show() == "sabotaged"
     ms.t += 25000

@@ -7,21 +7,36 @@ import pytest
 
 from companion.table.results import explain, scores_csv, tie_break_key
 
-TNS = {"players": {"red": {"total": 10, "counters": 3, "rows": {"gray": {"value": 5, "players": 2, "points": 10}}},
-                   "green": {"total": 10, "counters": 2, "rows": {"gray": {"value": 10, "players": 1, "points": 10}}},
-                   "blue": {"total": 4, "counters": 1, "rows": {}}},
-       "ranking": ["red", "green", "blue"], "winners": ["red"]}
+TNS = {
+    "players": {
+        "red": {"total": 10, "counters": 3, "rows": {"gray": {"value": 5, "players": 2, "points": 10}}},
+        "green": {"total": 10, "counters": 2, "rows": {"gray": {"value": 10, "players": 1, "points": 10}}},
+        "blue": {"total": 4, "counters": 1, "rows": {}},
+    },
+    "ranking": ["red", "green", "blue"],
+    "winners": ["red"],
+}
 
 
-@pytest.mark.parametrize("scores, sentence", [
-    (TNS, "red wins: tied on 10 points with green, and ahead on scored counters (3 against green 2)."),
-    ({"players": {"a": {"total": 7, "markers": 2}, "b": {"total": 7, "markers": 2}},
-      "ranking": ["a", "b"], "winners": ["a", "b"]},
-     "Shared victory: a and b, tied on 7 points and on victory-point markers used."),
-    ({"players": {"a": {"total": 9}, "b": {"total": 3}}, "ranking": ["a", "b"], "winners": ["a"]},
-     "a wins with 9 points."),
-    ({"players": {}, "winners": []}, "No winner."),
-])
+@pytest.mark.parametrize(
+    "scores, sentence",
+    [
+        (TNS, "red wins: tied on 10 points with green, and ahead on scored counters (3 against green 2)."),
+        (
+            {
+                "players": {"a": {"total": 7, "markers": 2}, "b": {"total": 7, "markers": 2}},
+                "ranking": ["a", "b"],
+                "winners": ["a", "b"],
+            },
+            "Shared victory: a and b, tied on 7 points and on victory-point markers used.",
+        ),
+        (
+            {"players": {"a": {"total": 9}, "b": {"total": 3}}, "ranking": ["a", "b"], "winners": ["a"]},
+            "a wins with 9 points.",
+        ),
+        ({"players": {}, "winners": []}, "No winner."),
+    ],
+)
 def test_explanations(scores, sentence):
     assert explain(scores) == sentence
 

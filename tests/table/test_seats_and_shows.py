@@ -29,12 +29,16 @@ class FactoryReferee(FreeTimers):
 
 
 def flip(node, seq, boot="0a1b2c3d"):
-    return p.validate("event", {"v": 1, "kind": "flip", "boot": boot, "seq": seq, "t_ms": 0,
-                                "upper_ms": 60000, "lower_ms": 0})
+    return p.validate(
+        "event",
+        {"v": 1, "kind": "flip", "boot": boot, "seq": seq, "t_ms": 0, "upper_ms": 60000, "lower_ms": 0},
+    )
 
 
 def test_a_new_seat_takes_the_next_unseated_node_flipped():
-    session = TableSession(default_setup("t1", players=2, timers=2), clock=FakeClock(), referee=FactoryReferee())
+    session = TableSession(
+        default_setup("t1", players=2, timers=2), clock=FakeClock(), referee=FactoryReferee()
+    )
     seen = []
     session.add_listener(lambda kind, data: seen.append((kind, data)))
     [refused] = session.node_message("spare-9", flip("spare-9", 1))
@@ -42,7 +46,9 @@ def test_a_new_seat_takes_the_next_unseated_node_flipped():
     session.player_action("red", {"type": "factory"})
     assert session.snapshot()["seat_request"] == {"player": "red", "index": 3}
     replies = session.node_message("spare-9", flip("spare-9", 2))
-    assert [r.kind for r in replies] == ["ack", "show", "config"] and replies[0].fields["verdict"] == "accepted"
+    assert [r.kind for r in replies] == ["ack", "show", "config"] and replies[0].fields[
+        "verdict"
+    ] == "accepted"
     assert session.setup.seat_of("spare-9").index == 3
     assert [t["node"] for t in session.snapshot()["players"][0]["timers"]] == ["red-1", "red-2", "spare-9"]
     assert isinstance(session.log.events()[-1], ev.SeatAdded)
@@ -54,7 +60,9 @@ def test_a_new_seat_takes_the_next_unseated_node_flipped():
 
 
 def test_a_referee_can_light_a_node():
-    session = TableSession(default_setup("t1", players=2, timers=1), clock=FakeClock(), referee=FactoryReferee())
+    session = TableSession(
+        default_setup("t1", players=2, timers=1), clock=FakeClock(), referee=FactoryReferee()
+    )
     seen = []
     session.add_listener(lambda kind, data: seen.append((kind, data)))
     session.player_action("yellow", {"type": "attack"})
@@ -77,7 +85,9 @@ class LastMarkerReferee(FreeTimers):
 
 
 def test_the_rules_can_end_the_master_clock():
-    session = TableSession(default_setup("t1", players=2, timers=1), clock=FakeClock(), referee=LastMarkerReferee())
+    session = TableSession(
+        default_setup("t1", players=2, timers=1), clock=FakeClock(), referee=LastMarkerReferee()
+    )
     seen = []
     session.add_listener(lambda kind, data: seen.append(kind))
     session.start_clock()
@@ -85,7 +95,8 @@ def test_the_rules_can_end_the_master_clock():
     assert session.state.clock.phase == "expired"
     assert [type(e).__name__ for e in session.log.events()][-2:] == ["GameActed", "ClockExpired"]
     [reply] = session.node_message("red-1", flip("red-1", 1))
-    assert reply.fields["reason"] == ("The game has ended (red placed the last marker): "
-                                      "no sandtimer may be started any more")
+    assert reply.fields["reason"] == (
+        "The game has ended (red placed the last marker): no sandtimer may be started any more"
+    )
     assert session.state.clock.remaining_s(0) > 0
     assert fold(session.log.setup, session.log.events(), session.referee) == session.state

@@ -53,12 +53,15 @@ def test_master_clock_runs_pauses_resumes_and_expires_on_time(session, clock):
     assert isinstance(expired, ev.ClockExpired) and expired.at_s == pytest.approx(100 + 100 + 1000 + 620)
 
 
-@pytest.mark.parametrize("first, action, reason", [
-    (None, "pause_clock", "Only a running master clock can be paused; it is ready"),
-    (None, "resume_clock", "Only a paused master clock can be resumed; it is ready"),
-    ("start_clock", "start_clock", "already running"),
-    ("abort_clock", "abort_clock", "already over (aborted)"),
-])
+@pytest.mark.parametrize(
+    "first, action, reason",
+    [
+        (None, "pause_clock", "Only a running master clock can be paused; it is ready"),
+        (None, "resume_clock", "Only a paused master clock can be resumed; it is ready"),
+        ("start_clock", "start_clock", "already running"),
+        ("abort_clock", "abort_clock", "already over (aborted)"),
+    ],
+)
 def test_clock_commands_out_of_turn_are_rejected(session, first, action, reason):
     if first:
         getattr(session, first)()
@@ -89,8 +92,10 @@ def test_duplicate_delivery_is_applied_once_and_answered_the_same(session):
 
 def test_a_new_boot_restarts_the_sequence(session):
     session.node_message("red-1", flip(1, 5000))
-    rebooted = p.validate("event", {"v": 1, "kind": "flip", "boot": "ffffffff", "seq": 1, "t_ms": 10,
-                                    "upper_ms": 60000, "lower_ms": 0})
+    rebooted = p.validate(
+        "event",
+        {"v": 1, "kind": "flip", "boot": "ffffffff", "seq": 1, "t_ms": 10, "upper_ms": 60000, "lower_ms": 0},
+    )
     session.node_message("red-1", rebooted)
     assert session.state.timers["red-1"].flips == 2
 
@@ -111,8 +116,12 @@ def test_flip_while_paused_is_refused(session):
     session.start_clock()
     session.pause_clock()
     [reply] = session.node_message("red-1", flip(1, 1000))
-    assert reply.fields == {"boot": BOOT, "seq": 1, "verdict": "rejected",
-                            "reason": "The master clock is paused: wait until it is resumed"}
+    assert reply.fields == {
+        "boot": BOOT,
+        "seq": 1,
+        "verdict": "rejected",
+        "reason": "The master clock is paused: wait until it is resumed",
+    }
 
 
 def test_buffered_events_are_mapped_onto_hub_time(session, clock):

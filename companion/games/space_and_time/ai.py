@@ -103,6 +103,7 @@ def _bits(mask: int) -> tuple[int, ...]:
             _BITS_CACHE.clear()
     return found
 
+
 def load_ai_levels(path: str | Path | None = None) -> dict[int, Level]:
     """Read the difficulty levels from ``path`` (default: the packaged ``ai_levels.json``).
 
@@ -134,7 +135,9 @@ def load_ai_levels(path: str | Path | None = None) -> dict[int, Level]:
                 threat_bonus=int(raw.get("threat_bonus", 0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise ConfigError(f"{label}: level {key} needs whole-number depth and node_budget ({exc})") from exc
+            raise ConfigError(
+                f"{label}: level {key} needs whole-number depth and node_budget ({exc})"
+            ) from exc
         if level.depth < 1 or level.node_budget < 1 or not 0.0 <= level.random_move_chance <= 1.0:
             raise ConfigError(
                 f"{label}: level {key} needs depth and node_budget of at least 1 and random_move_chance from 0 to 1"
@@ -223,7 +226,9 @@ class _Search:
     def status(self) -> str:
         """'over' (game ended), 'round' (round 1 ended: the look-ahead stops) or 'on'."""
         taken = sum(o is not None for o in self.owner)
-        if max(self.totals.values()) >= TROPHIES_TO_WIN or (taken >= TROPHIES_TO_END_ROUND and self.round == 2):
+        if max(self.totals.values()) >= TROPHIES_TO_WIN or (
+            taken >= TROPHIES_TO_END_ROUND and self.round == 2
+        ):
             return "over"
         if taken >= TROPHIES_TO_END_ROUND:
             return "round"
@@ -376,4 +381,3 @@ def _search_root(
         if value > alpha:
             alpha = value
     return best
-

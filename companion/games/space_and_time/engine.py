@@ -458,9 +458,7 @@ def apply(state: GameState, move: object) -> Accepted[GameState] | Rejected:
         new_state = replace(new_state, winner=winner)
     elif round_over:
         # Round 2 (Day): its own board, roles switch, Space (now B) moves first.
-        new_state = replace(
-            new_state, round=2, board=state.starting_boards[1], to_move="B", last_swap=None
-        )
+        new_state = replace(new_state, round=2, board=state.starting_boards[1], to_move="B", last_swap=None)
     return Accepted(new_state, tuple(events))
 
 

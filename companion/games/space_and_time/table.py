@@ -80,8 +80,10 @@ RANK_SYMBOLS = ("0", "A", "2", "3", "4", "5")
 BOARD_TITLE = "Board (0 = null, A = ace, 2-5)"
 
 _VARIANT = re.compile(r"^vs-computer(?:-([ab]))?(?:-(\d{1,2}))?$")
-VARIANT_HELP = ('use "standard" for two players or "vs-computer-a" / "vs-computer-b" (the computer plays that '
-                'letter), optionally with a difficulty, e.g. "vs-computer-b-3"')
+VARIANT_HELP = (
+    'use "standard" for two players or "vs-computer-a" / "vs-computer-b" (the computer plays that '
+    'letter), optionally with a difficulty, e.g. "vs-computer-b-3"'
+)
 
 
 def parse_variant(variant: str) -> tuple[Player | None, int]:
@@ -142,31 +144,40 @@ class SpaceTimeReferee:
         computer, self.difficulty = parse_variant(setup.variant)
         levels = load_ai_levels()
         if self.difficulty not in levels:
-            raise ConfigError(f"the computer has no difficulty {self.difficulty}; choose one of "
-                              f"{', '.join(map(str, sorted(levels)))}")
+            raise ConfigError(
+                f"the computer has no difficulty {self.difficulty}; choose one of "
+                f"{', '.join(map(str, sorted(levels)))}"
+            )
         players = setup.players
         if computer is None and len(players) == 1:
             computer = "B"
         self.computer: Player | None = computer
         if computer is not None:
             if len(players) != 1:
-                raise ConfigError("Space and Time against the computer is played by one person: set up 1 player "
-                                  f"(this table has {len(players)})")
+                raise ConfigError(
+                    "Space and Time against the computer is played by one person: set up 1 player "
+                    f"(this table has {len(players)})"
+                )
             human = other(computer)
             self.names: dict[str, str] = {human: players[0], computer: COMPUTER}
         else:
             if len(players) != 2:
-                raise ConfigError(f"Space and Time is played by exactly 2 players (or 1 against the computer); "
-                                  f"this table has {len(players)}")
+                raise ConfigError(
+                    f"Space and Time is played by exactly 2 players (or 1 against the computer); "
+                    f"this table has {len(players)}"
+                )
             self.names = {"A": players[0], "B": players[1]}
-        self.letters: dict[str, Player] = {name: letter for letter, name in self.names.items()  # type: ignore[misc]
-                                           if letter != self.computer}
+        self.letters: dict[str, Player] = {
+            name: letter
+            for letter, name in self.names.items()  # type: ignore[misc]
+            if letter != self.computer
+        }
         self.turns = TurnTimers.of(setup, "Space and Time")
         self.turn_timer = self.turns.by_player
 
     # --- names ---------------------------------------------------------------------------
     def who(self, letter: str, game: GameState | None = None) -> str:
-        """"ana (A)", or "ana (A, Space)" with the role in ``game``'s round."""
+        """ "ana (A)", or "ana (A, Space)" with the role in ``game``'s round."""
         if game is None:
             return f"{self.names[letter]} ({letter})"
         return f"{self.names[letter]} ({letter}, {game.role_of(letter)})"  # type: ignore[arg-type]
@@ -182,7 +193,9 @@ class SpaceTimeReferee:
             raise InvalidRecordError(f"a logged Space and Time action cannot be replayed: {step}")
         return step[0]
 
-    def _step(self, state: SpaceTimeTable, action: dict[str, Any]) -> tuple[SpaceTimeTable, list[str]] | Rejected:
+    def _step(
+        self, state: SpaceTimeTable, action: dict[str, Any]
+    ) -> tuple[SpaceTimeTable, list[str]] | Rejected:
         """Apply one logged action (the single place where the state changes)."""
         kind, letter = action.get("type"), action.get("player")
         game = state.game
@@ -195,21 +208,32 @@ class SpaceTimeReferee:
         if game.is_over:
             return Rejected(f"The game is over: {self.who(game.winner)} has won", RULE_END)  # type: ignore[arg-type]
         if game.to_move != letter:
-            return Rejected(f"It is {self.names[game.to_move]}'s turn, not {self.names[letter]}'s", RULE_ROLES)
+            return Rejected(
+                f"It is {self.names[game.to_move]}'s turn, not {self.names[letter]}'s", RULE_ROLES
+            )
         if kind == "turn_started":
             note = f"{self.who(letter, game)} started their turn"
-            return replace(state, turn_open=True, turns=state.turns + 1, last=_keep(state.last, [note])), [note]
+            return replace(state, turn_open=True, turns=state.turns + 1, last=_keep(state.last, [note])), [
+                note
+            ]
         if kind == "swap":
             outcome = apply(game, action.get("cells"))
             if isinstance(outcome, Rejected):
                 return outcome
             notes = self.describe(outcome.events, game)
-            return replace(state, game=outcome.state, turn_open=False, swaps=state.swaps + 1,
-                           last=_keep(state.last, notes)), notes
+            return replace(
+                state,
+                game=outcome.state,
+                turn_open=False,
+                swaps=state.swaps + 1,
+                last=_keep(state.last, notes),
+            ), notes
         if kind == "turn_timed_out":
             after = replace(game, to_move=other(letter), last_swap=None)
-            note = (f"{self.who(letter, game)} ran out of time: no swap this turn, "
-                    f"{self.who(other(letter), game)} to move")
+            note = (
+                f"{self.who(letter, game)} ran out of time: no swap this turn, "
+                f"{self.who(other(letter), game)} to move"
+            )
             return replace(state, game=after, turn_open=False, last=_keep(state.last, [note])), [note]
         return Rejected(f"unknown Space and Time table action {kind!r}", RULE_HUB)
 
@@ -219,15 +243,21 @@ class SpaceTimeReferee:
         for event in events:
             if isinstance(event, CoinsSwapped):
                 (c1, c2), (r1, r2) = event.cells, event.ranks
-                out.append(f"{self.names[event.player]} ({event.player}, {event.role}) swapped the "
-                           f"{rank_name(r1)} at {cell_text(c1)} with the {rank_name(r2)} at {cell_text(c2)}")
+                out.append(
+                    f"{self.names[event.player]} ({event.player}, {event.role}) swapped the "
+                    f"{rank_name(r1)} at {cell_text(c1)} with the {rank_name(r2)} at {cell_text(c2)}"
+                )
             elif isinstance(event, TrophyTaken):
-                out.append(f"{self.who(event.player)} took the {ROUND_NAMES[event.round]} trophy of the "
-                           f"{plural(event.rank)}")
+                out.append(
+                    f"{self.who(event.player)} took the {ROUND_NAMES[event.round]} trophy of the "
+                    f"{plural(event.rank)}"
+                )
             elif isinstance(event, RoundEnded):
                 aside = ", ".join(plural(rank) for rank in event.set_aside)
-                out.append(f"the {ROUND_NAMES[event.round]} round is over"
-                           + (f" (the trophy of the {aside} is set aside)" if aside else ""))
+                out.append(
+                    f"the {ROUND_NAMES[event.round]} round is over"
+                    + (f" (the trophy of the {aside} is set aside)" if aside else "")
+                )
                 if event.round == 1 and not any(isinstance(e, GameEnded) for e in events):
                     out.append(f"Day round on a new board: {self.who('B')} plays Space and moves first")
             elif isinstance(event, GameEnded):
@@ -277,16 +307,22 @@ class SpaceTimeReferee:
             return Rejected(f"The game is over: {self.who(game.winner)} has won", RULE_END)
         return None
 
-    def timer_flipped(self, state: SpaceTimeTable, seat: Seat, *, intent: dict[str, Any] | None,
-                      ran_out: bool) -> Decision | Rejected:
+    def timer_flipped(
+        self, state: SpaceTimeTable, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool
+    ) -> Decision | Rejected:
         over = self._over(state.game)
         if over is not None:
             return over
         first = self._decide(state)  # the computer's opening swap, if it is its turn
         assert isinstance(first, Decision)
         after = first.state
-        refused = self.turns.flip_refusal(seat, to_move=self.names[after.game.to_move], turn_open=after.turn_open,
-                                          rule=RULE_ROLES, what_next="tap two coins to swap them")
+        refused = self.turns.flip_refusal(
+            seat,
+            to_move=self.names[after.game.to_move],
+            turn_open=after.turn_open,
+            rule=RULE_ROLES,
+            what_next="tap two coins to swap them",
+        )
         if refused is not None:
             return refused
         started = self._decide(after, {"type": "turn_started", "player": after.game.to_move})
@@ -295,8 +331,9 @@ class SpaceTimeReferee:
 
     def timer_emptied(self, state: SpaceTimeTable, seat: Seat) -> Decision:
         game = state.game
-        if not self.turns.times_out(seat, to_move=self.names[game.to_move], turn_open=state.turn_open,
-                                    is_over=game.is_over):
+        if not self.turns.times_out(
+            seat, to_move=self.names[game.to_move], turn_open=state.turn_open, is_over=game.is_over
+        ):
             return Decision(state)
         step = self._decide(state, {"type": "turn_timed_out", "player": game.to_move})
         return step if isinstance(step, Decision) else Decision(state)
@@ -305,10 +342,15 @@ class SpaceTimeReferee:
     def can_swap(self, state: SpaceTimeTable, player: str) -> bool:
         """``player`` may tap two coins now: their turn, started (or they have no turn timer)."""
         game = state.game
-        return (not game.is_over and self.letters.get(player) == game.to_move
-                and (state.turn_open or player not in self.turn_timer))
+        return (
+            not game.is_over
+            and self.letters.get(player) == game.to_move
+            and (state.turn_open or player not in self.turn_timer)
+        )
 
-    def player_action(self, state: SpaceTimeTable, player: str, action: dict[str, Any]) -> Decision | Rejected:
+    def player_action(
+        self, state: SpaceTimeTable, player: str, action: dict[str, Any]
+    ) -> Decision | Rejected:
         game = state.game
         letter = self.letters.get(player)
         if letter is None:
@@ -330,8 +372,11 @@ class SpaceTimeReferee:
         if game.to_move == self.computer:
             if kind == "computer_move":
                 return self._decide(state)
-            return Rejected(f"It is the computer's turn ({self.computer}): flip your timer or tap "
-                            "\"Let the computer move\"", RULE_ROLES)
+            return Rejected(
+                f"It is the computer's turn ({self.computer}): flip your timer or tap "
+                '"Let the computer move"',
+                RULE_ROLES,
+            )
         if letter != game.to_move:
             return Rejected(f"It is {self.names[game.to_move]}'s turn, not {player}'s", RULE_ROLES)
         if not state.turn_open:
@@ -350,23 +395,43 @@ class SpaceTimeReferee:
         # a player without a sandtimer at this table starts the turn by swapping
         return self._decide(state, {"type": "turn_started", "player": letter}, swap)
 
-    def menu(self, state: SpaceTimeTable, player: str, *, intents: dict[str, dict[str, Any]]) -> list[MenuItem]:
+    def menu(
+        self, state: SpaceTimeTable, player: str, *, intents: dict[str, dict[str, Any]]
+    ) -> list[MenuItem]:
         game = state.game
         if game.is_over or player not in self.letters:
             return []
         items = []
         if game.to_move == self.computer:
-            items.append(MenuItem("computer-move", f"Let the computer ({self.computer}) move", "Your opponent",
-                                  action={"type": "computer_move"}))
+            items.append(
+                MenuItem(
+                    "computer-move",
+                    f"Let the computer ({self.computer}) move",
+                    "Your opponent",
+                    action={"type": "computer_move"},
+                )
+            )
         elif self.can_swap(state, player):
-            items.append(MenuItem("computer-move", "Computer plays this turn", "Your turn",
-                                  action={"type": "computer_move"}))
+            items.append(
+                MenuItem(
+                    "computer-move", "Computer plays this turn", "Your turn", action={"type": "computer_move"}
+                )
+            )
         if state.hints:
-            items.append(MenuItem("hints-hide", "Hide the molecule hints", "Hints",
-                                  action={"type": "hints", "show": False}))
+            items.append(
+                MenuItem(
+                    "hints-hide", "Hide the molecule hints", "Hints", action={"type": "hints", "show": False}
+                )
+            )
         else:
-            items.append(MenuItem("hints-show", "Show swaps that complete a molecule", "Hints",
-                                  action={"type": "hints", "show": True}))
+            items.append(
+                MenuItem(
+                    "hints-show",
+                    "Show swaps that complete a molecule",
+                    "Hints",
+                    action={"type": "hints", "show": True},
+                )
+            )
         return items
 
     def timer_label(self, state: SpaceTimeTable, seat: Seat) -> str:
@@ -388,7 +453,9 @@ class SpaceTimeReferee:
         game = state.game
         if game.winner is not None:
             a, b = game.trophy_count("A"), game.trophy_count("B")
-            return f"{self.who(game.winner)} wins, {a} trophies to {b}" + (" (at 5 each A wins)" if a == b else "")
+            return f"{self.who(game.winner)} wins, {a} trophies to {b}" + (
+                " (at 5 each A wins)" if a == b else ""
+            )
         stage = f"{ROUND_NAMES[game.round]} round"
         mover = self.who(game.to_move, game)
         name = self.names[game.to_move]
@@ -401,15 +468,20 @@ class SpaceTimeReferee:
         return f"{stage}: {mover} to move"
 
     def _board(self, state: SpaceTimeTable, *, title: str = BOARD_TITLE) -> dict[str, Any]:
-        return {"kind": "grid", "title": title,
-                "rows": [[RANK_SYMBOLS[rank] for rank in row] for row in state.game.board],
-                "highlight": self.hint_cells(state)}
+        return {
+            "kind": "grid",
+            "title": title,
+            "rows": [[RANK_SYMBOLS[rank] for rank in row] for row in state.game.board],
+            "highlight": self.hint_cells(state),
+        }
 
     def _panels(self, state: SpaceTimeTable) -> list[dict[str, Any]]:
         game = state.game
         space = next(p for p in PLAYERS if game.role_of(p) == "Space")
-        lines = [f"Round {game.round}: {ROUND_NAMES[game.round]}",
-                 f"Space: {self.who(space)}; Time: {self.who(other(space))}"]
+        lines = [
+            f"Round {game.round}: {ROUND_NAMES[game.round]}",
+            f"Space: {self.who(space)}; Time: {self.who(other(space))}",
+        ]
         if game.winner is not None:
             lines.append(f"Winner: {self.who(game.winner)}")
         else:
@@ -419,10 +491,14 @@ class SpaceTimeReferee:
                 lines.append(f"May not be swapped back: {cell_text(first)} and {cell_text(second)}")
         if state.hints and not game.is_over:
             found = molecule_completing_moves(game)
-            lines.append(f"Molecule hints: {len(found)} swap{'' if len(found) == 1 else 's'} complete a molecule"
-                         + (" (highlighted)" if found else ""))
+            lines.append(
+                f"Molecule hints: {len(found)} swap{'' if len(found) == 1 else 's'} complete a molecule"
+                + (" (highlighted)" if found else "")
+            )
             for (c1, c2), ranks in found[:8]:
-                lines.append(f"{cell_text(c1)} with {cell_text(c2)}: the {', '.join(plural(k) for k in ranks)}")
+                lines.append(
+                    f"{cell_text(c1)} with {cell_text(c2)}: the {', '.join(plural(k) for k in ranks)}"
+                )
         trophies = [[self.names[p], p, game.trophy_count(p)] for p in PLAYERS]
         by_rank = []
         for rank in RANKS:
@@ -438,8 +514,18 @@ class SpaceTimeReferee:
             by_rank.append(row)
         return [
             {"kind": "lines", "title": "Round and roles", "lines": lines},
-            {"kind": "table", "title": "Trophies", "columns": ["Player", "Letter", "Trophies"], "rows": trophies},
-            {"kind": "table", "title": "Trophies by rank", "columns": ["Rank", "Night", "Day"], "rows": by_rank},
+            {
+                "kind": "table",
+                "title": "Trophies",
+                "columns": ["Player", "Letter", "Trophies"],
+                "rows": trophies,
+            },
+            {
+                "kind": "table",
+                "title": "Trophies by rank",
+                "columns": ["Rank", "Night", "Day"],
+                "rows": by_rank,
+            },
             {"kind": "lines", "title": "Latest", "lines": list(state.last)},
         ]
 
@@ -455,7 +541,9 @@ class SpaceTimeReferee:
         if letter is not None:
             night, day = ("Space", "Time") if letter == "A" else ("Time", "Space")
             opponent = self.who(other(letter))
-            panels[0]["lines"].insert(0, f"You are {letter}: {night} at Night, {day} by Day; against {opponent}")
+            panels[0]["lines"].insert(
+                0, f"You are {letter}: {night} at Night, {day} by Day; against {opponent}"
+            )
         return View(self.summary(state), (board, *panels))
 
     def scores(self, state: SpaceTimeTable) -> dict[str, Any] | None:
@@ -467,8 +555,11 @@ class SpaceTimeReferee:
         for letter in PLAYERS:
             night = sum(holder == letter for holder in game.trophies[0])
             day = sum(holder == letter for holder in game.trophies[1])
-            players[self.names[letter]] = {"total": night + day, "letter": letter,
-                                           "rows": {"Night": {"trophies": night}, "Day": {"trophies": day}}}
+            players[self.names[letter]] = {
+                "total": night + day,
+                "letter": letter,
+                "rows": {"Night": {"trophies": night}, "Day": {"trophies": day}},
+            }
         winner = self.names[game.winner]
         return {
             "winners": [winner],

@@ -269,9 +269,11 @@ def _parse(raw: Mapping[str, Any]) -> CardData:
         orders = tuple(_order(o, f"{where}.orders[{i}]", colours, 2) for i, o in enumerate(raw_orders))
         colour = spec.get("colour", "")
         if kind == "mine" and colour not in ("card", "any"):
-            raise CardDataError(f"{where}.colour must be \"card\" (printed colour) or \"any\" (player's choice)")
+            raise CardDataError(f'{where}.colour must be "card" (printed colour) or "any" (player\'s choice)')
         capacity = spec.get("capacity")
-        if capacity is not None and (not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 0):
+        if capacity is not None and (
+            not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 0
+        ):
             raise CardDataError(f"{where}.capacity must be a whole number")
         types[name] = CardType(
             name=name,
@@ -305,9 +307,13 @@ def _parse(raw: Mapping[str, Any]) -> CardData:
             raise CardDataError(f"coloured.types names unknown card type {name!r}")
     removals = _table(raw, "removals")
     three = _count_map(_get(removals, "three_player", dict, "removals"), "removals.three_player", types)
-    five = _count_map(_get(removals, "five_player_extra", dict, "removals"), "removals.five_player_extra", types)
+    five = _count_map(
+        _get(removals, "five_player_extra", dict, "removals"), "removals.five_player_extra", types
+    )
     three_exp = _count_map(
-        _get(removals, "three_player_experienced", dict, "removals"), "removals.three_player_experienced", types
+        _get(removals, "three_player_experienced", dict, "removals"),
+        "removals.three_player_experienced",
+        types,
     )
     for name, n in three.items():
         if n > counts.get(name, 0):
@@ -321,7 +327,7 @@ def _parse(raw: Mapping[str, Any]) -> CardData:
         basic = tuple(_get(spec, "basic", list, f"sets.{key}"))
         exp = tuple(_get(spec, "experienced", list, f"sets.{key}"))
         if not all(s in ("3", "4", "3-5") for s in basic + exp):
-            raise CardDataError(f"sets.{key} may only name the sets \"3\", \"4\" and \"3-5\"")
+            raise CardDataError(f'sets.{key} may only name the sets "3", "4" and "3-5"')
         sets[int(key)] = (basic, exp)
     neutral = tuple(
         _order(o, f"neutral.orders[{i}]", colours, 1)

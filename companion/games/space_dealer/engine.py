@@ -141,7 +141,9 @@ def setup(
     data = data or load_card_data()
     names = list(players)
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise SetupError(f"Space Dealer is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)} ({R_SETUP})")
+        raise SetupError(
+            f"Space Dealer is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)} ({R_SETUP})"
+        )
     if not all(isinstance(n, str) and n.strip() for n in names) or len(set(names)) != len(names):
         raise SetupError("player names must be distinct, non-empty strings")
     if any(n.startswith("neutral") for n in names):
@@ -168,8 +170,9 @@ def setup(
     common: list[str] = []
     for box_set in basic_sets:
         counts = {name: n for name, n in data.counts.items() if not data.types[name].experienced}
-        for removal in (data.three_player_removals if box_set in ("3", "3-5") else {}), (
-            data.five_player_removals if box_set == "3-5" else {}
+        for removal in (
+            (data.three_player_removals if box_set in ("3", "3-5") else {}),
+            (data.five_player_removals if box_set == "3-5" else {}),
         ):
             for name, n in removal.items():
                 counts[name] = counts.get(name, 0) - n
@@ -191,7 +194,8 @@ def setup(
             box_copies = data.counts[name]
             coloured = name in data.coloured_types
             copies = [
-                new_card(name, data.colours[i % len(data.colours)] if coloured else "") for i in range(box_copies)
+                new_card(name, data.colours[i % len(data.colours)] if coloured else "")
+                for i in range(box_copies)
             ]
             common.extend(rng.sample(copies, max(0, n)))
     if experienced:
@@ -228,7 +232,9 @@ def setup(
         anchor = -2 if side == LEFT else 2
         x = anchor if start.x is None else start.x
         if x not in (anchor, anchor + 1):
-            raise SetupError(f"{name}: the first Mine must stand on a power connection of the Generator ({R_SETUP})")
+            raise SetupError(
+                f"{name}: the first Mine must stand on a power connection of the Generator ({R_SETUP})"
+            )
         plants: list[tuple[str, ...]] = [(), ()]
         plants[side] = (gen,)
         built = (BuiltCard(mine, x, frozenset({("action", x), ("order", x)})),)
@@ -453,7 +459,9 @@ def _holder_place(state: GameState, holder: Holder) -> tuple[int | None, str | N
 
 
 def _depot(state: GameState, player: PlayerState) -> BuiltCard | None:
-    return next((b for b in player.built if state.card_type(b.card).kind == "storage" and not b.covered), None)
+    return next(
+        (b for b in player.built if state.card_type(b.card).kind == "storage" and not b.covered), None
+    )
 
 
 def _holder_goods(state: GameState, holder: Holder) -> Goods:
@@ -658,9 +666,15 @@ def _trade(state: GameState, a: TradeCards) -> Result:
         return _no("Only cards in the two planning areas can be traded", R_TRADE)
     if _card_busy(state, a.card) or _card_busy(state, a.other_card):
         return _no("A timer stands on one of the cards", R_TRADE)
-    state = state.with_player(replace(p, planning=tuple(a.other_card if c == a.card else c for c in p.planning)))
-    state = state.with_player(replace(q, planning=tuple(a.card if c == a.other_card else c for c in q.planning)))
-    return Accepted(state, (Event("CardsTraded", p.name, {"gave": a.card, "got": a.other_card, "with": q.name}),))
+    state = state.with_player(
+        replace(p, planning=tuple(a.other_card if c == a.card else c for c in p.planning))
+    )
+    state = state.with_player(
+        replace(q, planning=tuple(a.card if c == a.other_card else c for c in q.planning))
+    )
+    return Accepted(
+        state, (Event("CardsTraded", p.name, {"gave": a.card, "got": a.other_card, "with": q.name}),)
+    )
 
 
 # --- jobs ---------------------------------------------------------------------------
@@ -691,7 +705,9 @@ def _check_use(state: GameState, p: PlayerState, job: UseCard) -> tuple[bool, Re
             return False, _no("Name the goods colours to give and to take", R_USE)
     if t.kind in ("sabotage", "rocket") and b.attack_markers >= state.data.attack_markers_per_card:
         rule = R_SABOTAGE if t.kind == "sabotage" else R_ROCKET
-        return False, _no(f"The {t.name} already holds {state.data.attack_markers_per_card} attack markers", rule)
+        return False, _no(
+            f"The {t.name} already holds {state.data.attack_markers_per_card} attack markers", rule
+        )
     return False, None
 
 
@@ -718,7 +734,9 @@ def _start_job(state: GameState, a: StartJob) -> Result:
     events: list[Event] = []
     if isinstance(job, RaiseTechLevel):
         if p.tech_level >= state.data.max_tech_level:
-            return _no(f"The planet is already at the highest technology level {state.data.max_tech_level}", R_TECH)
+            return _no(
+                f"The planet is already at the highest technology level {state.data.max_tech_level}", R_TECH
+            )
     elif isinstance(job, BuildCard):
         if job.card not in p.planning:
             return _no("Only cards in your planning area can be built", R_BUILD)
@@ -758,7 +776,9 @@ def _start_job(state: GameState, a: StartJob) -> Result:
         state = state.with_ship(replace(ship, field=None, destination=job.to))
         events.append(Event("ShipLaunched", p.name, {"ship": ship.id, "from": origin, "to": job.to}))
     timers = tuple(
-        replace(t, status=TimerStatus.ACTIVE, job=job, clears_block=clears_block, origin=origin, sabotaged_by=None)
+        replace(
+            t, status=TimerStatus.ACTIVE, job=job, clears_block=clears_block, origin=origin, sabotaged_by=None
+        )
         if t.index == a.timer
         else t
         for t in p.timers
@@ -771,7 +791,9 @@ def _start_job(state: GameState, a: StartJob) -> Result:
 def _set_timer(state: GameState, name: str, timer: Timer) -> GameState:
     p = state.player(name)
     assert p is not None
-    return state.with_player(replace(p, timers=tuple(timer if t.index == timer.index else t for t in p.timers)))
+    return state.with_player(
+        replace(p, timers=tuple(timer if t.index == timer.index else t for t in p.timers))
+    )
 
 
 def _timer_ran_out(state: GameState, a: TimerRanOut) -> Result:
@@ -787,11 +809,17 @@ def _timer_ran_out(state: GameState, a: TimerRanOut) -> Result:
         return _no(f"Timer {a.timer} is not running", R_JOB)
     job = timer.job
     events: list[Event] = []
-    done = replace(timer, status=TimerStatus.INACTIVE, job=None, sabotaged_by=None, clears_block=False, origin=None)
+    done = replace(
+        timer, status=TimerStatus.INACTIVE, job=None, sabotaged_by=None, clears_block=False, origin=None
+    )
     if timer.sabotaged_by is not None:
         state = replace(state, attack_pool=state.attack_pool + 1)
         state = _set_timer(state, p.name, done)
-        events.append(Event("JobVoided", p.name, {"timer": a.timer, "by": timer.sabotaged_by, "job": type(job).__name__}))
+        events.append(
+            Event(
+                "JobVoided", p.name, {"timer": a.timer, "by": timer.sabotaged_by, "job": type(job).__name__}
+            )
+        )
     elif timer.clears_block and isinstance(job, UseCard):
         q = state.player(p.name)
         assert q is not None
@@ -819,7 +847,11 @@ def _complete(state: GameState, name: str, job: Job) -> tuple[GameState, list[Ev
     assert p is not None
     if isinstance(job, RaiseTechLevel):
         level = min(p.tech_level + 1, state.data.max_tech_level)
-        return state.with_player(replace(p, tech_level=level)), [Event("TechLevelRaised", name, {"level": level})], False
+        return (
+            state.with_player(replace(p, tech_level=level)),
+            [Event("TechLevelRaised", name, {"level": level})],
+            False,
+        )
     if isinstance(job, BuildCard):
         if job.card not in p.planning:
             return state, [Event("JobFizzled", name, {"card": job.card})], False
@@ -853,7 +885,9 @@ def _under_stack(state: GameState, name: str, card: str) -> GameState:
     return state.with_player(replace(p, stack=p.stack + (card,)))
 
 
-def _deliver(state: GameState, name: str, goods: Goods, first: str) -> tuple[GameState, dict[str, int], Goods]:
+def _deliver(
+    state: GameState, name: str, goods: Goods, first: str
+) -> tuple[GameState, dict[str, int], Goods]:
     """Put goods from the pool into a Depot or a ship at the owner's planet; the rest is lost (3.2.3a)."""
     p = state.player(name)
     assert p is not None
@@ -905,10 +939,20 @@ def _use(state: GameState, name: str, job: UseCard) -> tuple[GameState, list[Eve
         return _convert(state, name, t, job)
     if t.kind in ("sabotage", "rocket"):
         if state.attack_pool <= 0 or b.attack_markers >= state.data.attack_markers_per_card:
-            return state, [Event("JobFizzled", name, {"card": b.card, "why": "no attack marker left in the pool"})], False
-        built = tuple(replace(c, attack_markers=c.attack_markers + 1) if c.card == b.card else c for c in p.built)
+            return (
+                state,
+                [Event("JobFizzled", name, {"card": b.card, "why": "no attack marker left in the pool"})],
+                False,
+            )
+        built = tuple(
+            replace(c, attack_markers=c.attack_markers + 1) if c.card == b.card else c for c in p.built
+        )
         state = replace(state.with_player(replace(p, built=built)), attack_pool=state.attack_pool - 1)
-        return state, [Event("AttackMarkerLoaded", name, {"card": b.card, "markers": b.attack_markers + 1})], False
+        return (
+            state,
+            [Event("AttackMarkerLoaded", name, {"card": b.card, "markers": b.attack_markers + 1})],
+            False,
+        )
     if t.kind == "transport":
         ship_id = job.ship or name
         ship = state.ship(ship_id)
@@ -923,7 +967,11 @@ def _use(state: GameState, name: str, job: UseCard) -> tuple[GameState, list[Eve
         bag = Goods.of(take)
         state = _set_goods(state, OnProbe(name, b.card), b.stored - bag)
         state = _set_goods(state, InShip(ship.id), ship.cargo + bag)
-        return state, [Event("GoodsSent", name, {"card": b.card, "ship": ship.id, "goods": bag.as_dict()})], False
+        return (
+            state,
+            [Event("GoodsSent", name, {"card": b.card, "ship": ship.id, "goods": bag.as_dict()})],
+            False,
+        )
     return state, [Event("JobFizzled", name, {"card": b.card})], False
 
 
@@ -1008,7 +1056,9 @@ def _retire_timers(state: GameState, name: str) -> GameState:
     assert p is not None
     limit = timer_limit(state, p)
     timers = list(p.timers)
-    while len(timers) > max(limit, state.data.timers_per_player) and timers[-1].status is TimerStatus.INACTIVE:
+    while (
+        len(timers) > max(limit, state.data.timers_per_player) and timers[-1].status is TimerStatus.INACTIVE
+    ):
         timers.pop()
         state = replace(state, timer_pool=state.timer_pool + 1)
     if len(timers) != len(p.timers):
@@ -1098,7 +1148,10 @@ def _transfer(state: GameState, a: TransferGoods) -> Result:
         if isinstance(a.target, InShip):
             return _no(f"A spaceship holds at most {state.data.cargo_limit} goods", R_GOODS)
         if isinstance(a.target, OnProbe):
-            return _no(f"A Transport Probe stores at most {room + _holder_goods(state, a.target).total} goods", R_PROBE)
+            return _no(
+                f"A Transport Probe stores at most {room + _holder_goods(state, a.target).total} goods",
+                R_PROBE,
+            )
         return _no(f"The Depot has room for only {room} more goods", R_GOODS)
     state = _set_goods(state, a.source, have - a.goods)
     state = _set_goods(state, a.target, _holder_goods(state, a.target) + a.goods)
@@ -1131,7 +1184,9 @@ def _return_goods(state: GameState, a: ReturnGoods) -> Result:
 def _able(state: GameState, field: int, wanted: Goods) -> set[str]:
     """Players with a spaceship at ``field`` carrying ``wanted`` (5.3 re-draw rule)."""
     return {
-        s.controller for s in state.ships if s.field == field and s.controller is not None and s.cargo.contains(wanted)
+        s.controller
+        for s in state.ships
+        if s.field == field and s.controller is not None and s.cargo.contains(wanted)
     }
 
 
@@ -1155,7 +1210,9 @@ def _satisfy(state: GameState, a: SatisfyOrder) -> Result:
     neutral = state.neutral_at(ship.field)
     if a.order in state.order_cards:
         if neutral is None or neutral.order != a.order:
-            return _no("That order card is not face up at the neutral planet where your spaceship is", R_NEUTRAL)
+            return _no(
+                "That order card is not face up at the neutral planet where your spaceship is", R_NEUTRAL
+            )
         spec = state.order_cards[a.order]
         wanted = Goods.of(spec.goods_dict())
         if not ship.cargo.contains(wanted):
@@ -1163,8 +1220,12 @@ def _satisfy(state: GameState, a: SatisfyOrder) -> Result:
         state = state.with_ship(replace(ship, cargo=ship.cargo - wanted))
         state = replace(state, pool=state.pool + wanted)
         state = state.with_player(replace(p, neutral_cards=p.neutral_cards + (a.order,)))
-        state = replace(state, satisfied=state.satisfied + (SatisfiedOrder(a.order, p.name, None, spec.points),))
-        events = [Event("OrderSatisfied", p.name, {"order": a.order, "owner": None, "points": list(spec.points)})]
+        state = replace(
+            state, satisfied=state.satisfied + (SatisfiedOrder(a.order, p.name, None, spec.points),)
+        )
+        events = [
+            Event("OrderSatisfied", p.name, {"order": a.order, "owner": None, "points": list(spec.points)})
+        ]
         state, more = _reveal_neutral_order(state, ship.field)
         events.extend(more)
         return Accepted(state, tuple(events))
@@ -1185,12 +1246,19 @@ def _satisfy(state: GameState, a: SatisfyOrder) -> Result:
     state = replace(state, pool=state.pool + wanted)
     p = replace(p, markers_placed=p.markers_placed + 1)
     state = state.with_player(p)
-    state = replace(state, satisfied=state.satisfied + (SatisfiedOrder(a.order, p.name, owner, card.order.points),))
+    state = replace(
+        state, satisfied=state.satisfied + (SatisfiedOrder(a.order, p.name, owner, card.order.points),)
+    )
     events = [
         Event(
             "OrderSatisfied",
             p.name,
-            {"order": a.order, "owner": owner, "points": list(card.order.points), "markers": p.markers_placed},
+            {
+                "order": a.order,
+                "owner": owner,
+                "points": list(card.order.points),
+                "markers": p.markers_placed,
+            },
         )
     ]
     if p.markers_placed >= state.data.placeable_markers:
@@ -1227,12 +1295,19 @@ def _reveal_neutral_order(state: GameState, field: int) -> tuple[GameState, list
 
 def _attack_card(state: GameState, p: PlayerState, kind: str) -> BuiltCard | None:
     return next(
-        (b for b in p.built if state.card_type(b.card).kind == kind and not b.covered and b.attack_markers > 0), None
+        (
+            b
+            for b in p.built
+            if state.card_type(b.card).kind == kind and not b.covered and b.attack_markers > 0
+        ),
+        None,
     )
 
 
 def _spend_marker(state: GameState, p: PlayerState, card: BuiltCard) -> GameState:
-    built = tuple(replace(b, attack_markers=b.attack_markers - 1) if b.card == card.card else b for b in p.built)
+    built = tuple(
+        replace(b, attack_markers=b.attack_markers - 1) if b.card == card.card else b for b in p.built
+    )
     return state.with_player(replace(p, built=built))
 
 

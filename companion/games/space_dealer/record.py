@@ -47,17 +47,21 @@ ACTION_TYPES: dict[str, type] = {
 JOB_TYPES: dict[str, type] = {
     cls.__name__: cls for cls in (A.RaiseTechLevel, A.BuildCard, A.UseCard, A.MoveShip, A.DiscardCard)
 }
-HOLDER_TYPES: dict[str, type] = {cls.__name__: cls for cls in (A.InShip, A.InDepot, A.OnProbe, A.AtNeutralPlanet)}
+HOLDER_TYPES: dict[str, type] = {
+    cls.__name__: cls for cls in (A.InShip, A.InDepot, A.OnProbe, A.AtNeutralPlanet)
+}
 
 RECORD_KEYS = ("players", "seed", "experienced", "actions")
 
 
 def _decode(raw: Any, kinds: dict[str, type], where: str) -> Any:
     if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-        raise InvalidRecordError(f"{where} must be an object with a \"type\" of: {', '.join(kinds)}")
+        raise InvalidRecordError(f'{where} must be an object with a "type" of: {", ".join(kinds)}')
     cls = kinds.get(raw["type"])
     if cls is None:
-        raise InvalidRecordError(f"{where} has unknown type {raw['type']!r}; expected one of: {', '.join(kinds)}")
+        raise InvalidRecordError(
+            f"{where} has unknown type {raw['type']!r}; expected one of: {', '.join(kinds)}"
+        )
     fields = {f.name: f for f in dataclasses.fields(cls)}
     for key in raw:
         if key != "type" and key not in fields:
@@ -79,7 +83,8 @@ def _field(cls: type, name: str, value: Any, where: str) -> Any:
         return _decode(value, HOLDER_TYPES, where)
     if name == "goods":
         if not isinstance(value, dict) or not all(
-            isinstance(c, str) and isinstance(n, int) and not isinstance(n, bool) and n >= 0 for c, n in value.items()
+            isinstance(c, str) and isinstance(n, int) and not isinstance(n, bool) and n >= 0
+            for c, n in value.items()
         ):
             raise InvalidRecordError(f"{where} must map goods colours to whole numbers")
         return Goods.of(value)
@@ -117,22 +122,24 @@ def action_to_json(action: Any) -> dict[str, Any]:
 def referee_record(record: dict) -> dict:
     """Replay a game record through the rules; report rejected actions and the final score."""
     if not isinstance(record, dict):
-        raise InvalidRecordError("the record must be a JSON object with \"players\", \"seed\" and \"actions\"")
+        raise InvalidRecordError('the record must be a JSON object with "players", "seed" and "actions"')
     for key in record:
         if key not in RECORD_KEYS:
-            raise InvalidRecordError(f"the record has an unknown field {key!r}; known fields: {', '.join(RECORD_KEYS)}")
+            raise InvalidRecordError(
+                f"the record has an unknown field {key!r}; known fields: {', '.join(RECORD_KEYS)}"
+            )
     players = record.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise InvalidRecordError("the record needs \"players\": a list of player names in seating order")
+        raise InvalidRecordError('the record needs "players": a list of player names in seating order')
     seed = record.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InvalidRecordError(f"the seed must be a whole number, not {seed!r}")
     experienced = record.get("experienced", True)
     if not isinstance(experienced, bool):
-        raise InvalidRecordError("\"experienced\" must be true or false")
+        raise InvalidRecordError('"experienced" must be true or false')
     raw_actions = record.get("actions", [])
     if not isinstance(raw_actions, list):
-        raise InvalidRecordError("\"actions\" must be a list of actions")
+        raise InvalidRecordError('"actions" must be a list of actions')
     actions = [action_from_json(raw, f"action #{i}") for i, raw in enumerate(raw_actions, start=1)]
     try:
         state = setup(players, seed=seed, experienced=experienced)
@@ -146,7 +153,9 @@ def referee_record(record: dict) -> dict:
             state = result.state  # type: ignore[union-attr]
             accepted += 1
         else:
-            rejected.append({"action": i, "type": type(action).__name__, "reason": result.reason, "rule": result.rule})  # type: ignore[union-attr]
+            rejected.append(
+                {"action": i, "type": type(action).__name__, "reason": result.reason, "rule": result.rule}
+            )  # type: ignore[union-attr]
     return {
         "phase": state.phase.value,
         "accepted": accepted,

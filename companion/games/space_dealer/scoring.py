@@ -94,7 +94,9 @@ def check_orders(players: Sequence[str], orders: Iterable[SatisfiedOrder]) -> No
     markers = dict.fromkeys(players, 0)
     for o in orders:
         if o.order in seen:
-            raise InvalidRecordError(f"order {o.order!r} is satisfied twice; each order counts only once (rulebook 3.4)")
+            raise InvalidRecordError(
+                f"order {o.order!r} is satisfied twice; each order counts only once (rulebook 3.4)"
+            )
         seen.add(o.order)
         if o.by not in known:
             raise InvalidRecordError(f"order {o.order!r} is delivered by unknown player {o.by!r}")
@@ -107,7 +109,9 @@ def check_orders(players: Sequence[str], orders: Iterable[SatisfiedOrder]) -> No
         wanted = 2 if o.owner is not None else 1
         if len(o.points) != wanted:
             kind = "an order at a player's planet" if o.owner is not None else "a neutral-planet order"
-            raise InvalidRecordError(f"order {o.order!r} must have {wanted} point value(s) as {kind}, not {len(o.points)}")
+            raise InvalidRecordError(
+                f"order {o.order!r} must have {wanted} point value(s) as {kind}, not {len(o.points)}"
+            )
         if any(p < 0 for p in o.points):
             raise InvalidRecordError(f"order {o.order!r} has negative points")
         if o.uses_marker:
@@ -150,26 +154,28 @@ def _is_int(value: Any) -> bool:
 def parse_record(record: Any) -> tuple[list[str], list[SatisfiedOrder]]:
     """Read the documented score-sheet JSON into players and satisfied orders."""
     if not isinstance(record, dict):
-        raise InvalidRecordError("the score sheet must be a JSON object with \"players\" and \"orders\"")
+        raise InvalidRecordError('the score sheet must be a JSON object with "players" and "orders"')
     missing = sorted(_RECORD_KEYS - record.keys())
     if missing:
         raise InvalidRecordError(f"the score sheet is missing the field {missing[0]!r}")
     extra = sorted(record.keys() - _RECORD_KEYS)
     if extra:
-        raise InvalidRecordError(f"the score sheet has an unknown field {extra[0]!r}; expected \"players\" and \"orders\"")
+        raise InvalidRecordError(
+            f'the score sheet has an unknown field {extra[0]!r}; expected "players" and "orders"'
+        )
     players = record["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-        raise InvalidRecordError("\"players\" must be a list of non-empty player names")
+        raise InvalidRecordError('"players" must be a list of non-empty player names')
     if len(set(players)) != len(players):
         dup = next(p for p in players if players.count(p) > 1)
-        raise InvalidRecordError(f"player {dup!r} is listed twice in \"players\"")
+        raise InvalidRecordError(f'player {dup!r} is listed twice in "players"')
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise InvalidRecordError(
             f"Space Dealer is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)} (rulebook 2)"
         )
     raw_orders = record["orders"]
     if not isinstance(raw_orders, list):
-        raise InvalidRecordError("\"orders\" must be a list of satisfied orders")
+        raise InvalidRecordError('"orders" must be a list of satisfied orders')
     orders = [_parse_order(i, raw) for i, raw in enumerate(raw_orders, start=1)]
     return players, orders
 
@@ -177,7 +183,7 @@ def parse_record(record: Any) -> tuple[list[str], list[SatisfiedOrder]]:
 def _parse_order(index: int, raw: Any) -> SatisfiedOrder:
     where = f"order #{index}"
     if not isinstance(raw, dict):
-        raise InvalidRecordError(f"{where} must be a JSON object with \"order\", \"by\" and \"points\"")
+        raise InvalidRecordError(f'{where} must be a JSON object with "order", "by" and "points"')
     for key in ("order", "by", "points"):
         if key not in raw:
             raise InvalidRecordError(f"{where} is missing the field {key!r}")
@@ -186,16 +192,16 @@ def _parse_order(index: int, raw: Any) -> SatisfiedOrder:
         raise InvalidRecordError(f"{where} has an unknown field {extra[0]!r}")
     name = raw["order"]
     if not isinstance(name, str) or not name.strip():
-        raise InvalidRecordError(f"{where}: \"order\" must be a non-empty string")
+        raise InvalidRecordError(f'{where}: "order" must be a non-empty string')
     by = raw["by"]
     if not isinstance(by, str):
-        raise InvalidRecordError(f"order {name!r}: \"by\" must be a player name")
+        raise InvalidRecordError(f'order {name!r}: "by" must be a player name')
     owner = raw.get("owner")
     if owner is not None and not isinstance(owner, str):
-        raise InvalidRecordError(f"order {name!r}: \"owner\" must be a player name")
+        raise InvalidRecordError(f'order {name!r}: "owner" must be a player name')
     points = raw["points"]
     if not isinstance(points, list) or not all(_is_int(p) for p in points):
-        raise InvalidRecordError(f"order {name!r}: \"points\" must be a list of whole numbers")
+        raise InvalidRecordError(f'order {name!r}: "points" must be a list of whole numbers')
     return SatisfiedOrder(name, by, owner, tuple(points))
 
 

@@ -74,7 +74,11 @@ ACTOR = {"Sabotage": "attacker", "LaunchRocket": "attacker"}
 TIMER_FIELDS = {"Sabotage": "target_timer", "PlaceBuiltCard": "timer", "AbandonJob": "timer"}
 """Fields holding a timer number: 1-based on phones, 0-based in the engine and the log."""
 
-PHASE_TEXT = {Phase.RUNNING: "running", Phase.ENDING: "ended: running timers complete", Phase.OVER: "game over"}
+PHASE_TEXT = {
+    Phase.RUNNING: "running",
+    Phase.ENDING: "ended: running timers complete",
+    Phase.OVER: "game over",
+}
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,7 @@ def goods_text(goods: Goods) -> str:
 
 
 def card_text(game: GameState, card: str) -> str:
-    """"red Mine", "Robot Factory"."""
+    """ "red Mine", "Robot Factory"."""
     c = game.cards.get(card)
     if c is None:
         return card
@@ -118,7 +122,7 @@ def card_text(game: GameState, card: str) -> str:
 
 
 def order_text(game: GameState, card: str) -> str:
-    """"red+blue for 3/1"."""
+    """ "red+blue for 3/1"."""
     spec = game.order_cards.get(card)
     if spec is None:
         c = game.cards.get(card)
@@ -198,7 +202,9 @@ def describe(game: GameState, events: Iterable[A.Event]) -> list[str]:
             case "CardGiven":
                 out.append(f"{who} gave {card_text(game, d['card'])} to {d['to']}")
             case "CardsTraded":
-                out.append(f"{who} traded {card_text(game, d['gave'])} for {d['with']}'s {card_text(game, d['got'])}")
+                out.append(
+                    f"{who} traded {card_text(game, d['gave'])} for {d['with']}'s {card_text(game, d['got'])}"
+                )
             case "BuildWaiting":
                 out.append(f"{who}'s {card_text(game, d['card'])} waits for a build site")
             case "JobStarted":
@@ -222,9 +228,13 @@ def describe(game: GameState, events: Iterable[A.Event]) -> list[str]:
             case "TechLevelRaised":
                 out.append(f"{who} reached tech level {d['level']}")
             case "GoodsProduced":
-                out.append(f"{who} produced {d['colour']}" + (f" ({d['lost']} lost)" if d.get("lost") else ""))
+                out.append(
+                    f"{who} produced {d['colour']}" + (f" ({d['lost']} lost)" if d.get("lost") else "")
+                )
             case "GoodsConverted":
-                out.append(f"{who} converted " + (", ".join(f"{g} to {t}" for g, t in d["exchanges"]) or "nothing"))
+                out.append(
+                    f"{who} converted " + (", ".join(f"{g} to {t}" for g, t in d["exchanges"]) or "nothing")
+                )
             case "GoodsSent":
                 out.append(f"{who}'s Transport Probe sent {goods_text(Goods.of(d['goods']))}")
             case "GoodsTransferred":
@@ -286,8 +296,10 @@ class SpaceDealerReferee:
             raise ConfigError(f"Space Dealer has no variant {setup.variant!r}; choose experienced or basic")
         for seat in setup.seats:
             if not 1 <= seat.index <= 3:
-                raise ConfigError(f"node {seat.node} is timer {seat.index} of {seat.player}, but a Space Dealer "
-                                  "player has 2 timers, and a third one with a Robot Factory")
+                raise ConfigError(
+                    f"node {seat.node} is timer {seat.index} of {seat.player}, but a Space Dealer "
+                    "player has 2 timers, and a third one with a Robot Factory"
+                )
         self.setup = setup
         self.experienced = variant == "experienced"
         self._game = game
@@ -312,7 +324,9 @@ class SpaceDealerReferee:
             raise InvalidRecordError(f"a logged Space Dealer action cannot be replayed: {step}")
         return step[0]
 
-    def _step(self, state: DealerTable, action: dict[str, Any]) -> tuple[DealerTable, list[str], tuple[str, int] | None] | Rejected:
+    def _step(
+        self, state: DealerTable, action: dict[str, Any]
+    ) -> tuple[DealerTable, list[str], tuple[str, int] | None] | Rejected:
         """Apply one logged action: (new state, notes, a seat to ask for). The only place the state changes."""
         kind = action.get("type")
         if kind == "start_choice":
@@ -347,7 +361,9 @@ class SpaceDealerReferee:
             notes.append(f"{asked[0]}: flip a new sandtimer to pair it as timer {asked[1]}")
         return replace(state, game=game, seats_asked=seats_asked, last=_keep(state.last, notes)), notes, asked
 
-    def _start_choice(self, state: DealerTable, action: dict[str, Any]) -> tuple[DealerTable, list[str], None] | Rejected:
+    def _start_choice(
+        self, state: DealerTable, action: dict[str, Any]
+    ) -> tuple[DealerTable, list[str], None] | Rejected:
         """A player's secret start (rulebook 2): the table is set up again with every choice made so far."""
         if state.started:
             return Rejected("The Generator and the first Mine are chosen before the game starts", R_SETUP)
@@ -355,11 +371,17 @@ class SpaceDealerReferee:
             return Rejected("This table was laid out by hand: its start cannot be chosen again", R_SETUP)
         player, side, mine = action.get("player"), action.get("side", "left"), action.get("mine", "")
         if not all(isinstance(v, str) for v in (player, side, mine)):
-            return Rejected("A start choice names the Generator's side and the colour of the first Mine", R_SETUP)
+            return Rejected(
+                "A start choice names the Generator's side and the colour of the first Mine", R_SETUP
+            )
         starts = tuple(c for c in state.starts if c[0] != player) + ((player, side, mine),)
         try:
-            game = new_game(list(self.setup.players), seed=self.setup.seed, experienced=self.experienced,
-                            starts={p: Start(side=sd, mine=m) for p, sd, m in starts})
+            game = new_game(
+                list(self.setup.players),
+                seed=self.setup.seed,
+                experienced=self.experienced,
+                starts={p: Start(side=sd, mine=m) for p, sd, m in starts},
+            )
         except SetupError as exc:
             return Rejected(str(exc).removesuffix(f" ({R_SETUP})"), R_SETUP)
         note = f"{player} chose where to start"
@@ -381,8 +403,11 @@ class SpaceDealerReferee:
             notes.append("; ".join(said))
             add_seat = asked or add_seat
         # the last victory-point marker ends the game at once: the master clock stops too (rulebook 4)
-        ended = "a player placed their last victory-point marker" if (
-            was_running and state.game.phase is not Phase.RUNNING) else ""
+        ended = (
+            "a player placed their last victory-point marker"
+            if (was_running and state.game.phase is not Phase.RUNNING)
+            else ""
+        )
         return Decision(state, tuple(logged), tuple(notes), add_seat=add_seat, end_clock=ended)
 
     @staticmethod
@@ -424,10 +449,14 @@ class SpaceDealerReferee:
         return step if isinstance(step, Decision) else Decision(state)
 
     # --- a node was flipped -------------------------------------------------------------------
-    def timer_flipped(self, state: DealerTable, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool) -> Step:
+    def timer_flipped(
+        self, state: DealerTable, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool
+    ) -> Step:
         if not state.started:
-            return Rejected("The game has not started: the sandtimers wait, run out, until the master clock "
-                            "starts", R_START)
+            return Rejected(
+                "The game has not started: the sandtimers wait, run out, until the master clock starts",
+                R_START,
+            )
         game = state.game
         name, n, t = seat.player, seat.index, seat.index - 1
         p = game.player(name)
@@ -436,26 +465,36 @@ class SpaceDealerReferee:
         if game.phase is not Phase.RUNNING:
             return Rejected("The game has ended; no new jobs can be assigned, running timers complete", R_END)
         if t >= len(p.timers) or t >= timer_limit(game, p):
-            return Rejected(f"Timer {n} works only while you have a Robot Factory built: it gives you one more "
-                            "timer", R_FACTORY)
+            return Rejected(
+                f"Timer {n} works only while you have a Robot Factory built: it gives you one more timer",
+                R_FACTORY,
+            )
         actions: list[Any] = self._learn(state, seat)
         timer = p.timers[t]
         if timer.status is TimerStatus.ACTIVE:
             if not ran_out:
-                return Rejected(f"Timer {n} is still running its job: let the sand run through, then give it a new "
-                                "job", R_JOB)
+                return Rejected(
+                    f"Timer {n} is still running its job: let the sand run through, then give it a new job",
+                    R_JOB,
+                )
             actions.append(A.TimerRanOut(name, t))  # the node says its sand ran out; its report was missed
             done = apply(game, actions[-1])
             if isinstance(done, Rejected):
                 return done
             timer = done.state.player(name).timers[t]  # type: ignore[union-attr]
         elif not ran_out:
-            return Rejected(f"Let the sand of timer {n} run through before you flip it again: only an inactive, "
-                            "run-out timer takes a job", R_JOB)
+            return Rejected(
+                f"Let the sand of timer {n} run through before you flip it again: only an inactive, "
+                "run-out timer takes a job",
+                R_JOB,
+            )
         if timer.status is TimerStatus.USABLE:
             card = timer.job.card if isinstance(timer.job, A.BuildCard) else ""
-            return Rejected(f"Timer {n} still holds the finished build of {card_text(game, card)}: choose its build "
-                            "site (or give the build up) on your phone first", R_BUILD)
+            return Rejected(
+                f"Timer {n} still holds the finished build of {card_text(game, card)}: choose its build "
+                "site (or give the build up) on your phone first",
+                R_BUILD,
+            )
         raw = (intent or {}).get("job")
         if raw is None:
             return Rejected(f"Choose a job for timer {n} on your phone before you flip it", R_JOB)
@@ -469,15 +508,17 @@ class SpaceDealerReferee:
     # --- phones ----------------------------------------------------------------------------------
     def player_action(self, state: DealerTable, player: str, action: dict[str, Any]) -> Step:
         if not isinstance(action, dict):
-            return Rejected("An action is an object with a \"type\"", R_JOB)
+            return Rejected('An action is an object with a "type"', R_JOB)
         kind = action.get("type")
         if kind == "start_choice":
             return self._run(state, [dict(action, player=player)])
         if not state.started:
             return Rejected("The game has not started: start the master clock first", R_START)
         if kind in ("StartJob", "TimerRanOut", "MasterClockExpired"):
-            return Rejected("Jobs start by flipping a sandtimer, and time comes from the timers and the master "
-                            "clock", R_JOB)
+            return Rejected(
+                "Jobs start by flipping a sandtimer, and time comes from the timers and the master clock",
+                R_JOB,
+            )
         if kind not in PHONE_TYPES:
             return Rejected(f"Unknown action {kind!r}: choose one of the buttons", R_JOB)
         raw = dict(action)
@@ -526,16 +567,29 @@ class SpaceDealerReferee:
         chosen = next(((sd, m) for p, sd, m in state.starts if p == me.name), None)
         first = game.cards[me.built[0].card].colour if me.built else ""
         current = chosen or ("left", first)
-        colours = sorted({game.cards[c].colour for c in (*me.stack, *(b.card for b in me.built))
-                          if game.cards[c].type == "Mine"})
+        colours = sorted(
+            {
+                game.cards[c].colour
+                for c in (*me.stack, *(b.card for b in me.built))
+                if game.cards[c].type == "Mine"
+            }
+        )
         group = "Start (secret until the clock starts): Generator and first Mine"
-        return [MenuItem(f"start:{side}:{colour}", f"Generator {side}, {colour} Mine", group,
-                         action={"type": "start_choice", "side": side, "mine": colour},
-                         selected=(side, colour) == current)
-                for side in ("left", "right") for colour in colours]
+        return [
+            MenuItem(
+                f"start:{side}:{colour}",
+                f"Generator {side}, {colour} Mine",
+                group,
+                action={"type": "start_choice", "side": side, "mine": colour},
+                selected=(side, colour) == current,
+            )
+            for side in ("left", "right")
+            for colour in colours
+        ]
 
-    def _job_items(self, game: GameState, me: PlayerState, t: int, node: str,
-                   intent: dict[str, Any] | None) -> list[MenuItem]:
+    def _job_items(
+        self, game: GameState, me: PlayerState, t: int, node: str, intent: dict[str, Any] | None
+    ) -> list[MenuItem]:
         """The jobs timer ``t`` could take now (when it is running: once it has run out)."""
         timer = me.timers[t]
         base = game
@@ -555,8 +609,15 @@ class SpaceDealerReferee:
                 continue
             raw = action_to_json(job)
             key = ":".join(str(v) for v in raw.values() if not isinstance(v, (list, dict)))
-            items.append(MenuItem(f"t{t + 1}:{key}", job_text(base, job), group,
-                                  intent={"node": node, "job": raw}, selected=raw == chosen))
+            items.append(
+                MenuItem(
+                    f"t{t + 1}:{key}",
+                    job_text(base, job),
+                    group,
+                    intent={"node": node, "job": raw},
+                    selected=raw == chosen,
+                )
+            )
         return items
 
     @staticmethod
@@ -603,7 +664,9 @@ class SpaceDealerReferee:
         low, high = game.data.x_range
         sites = (-2, 2) if game.card_type(card).layout == "plant" else range(low, high + 1)
         for x in sites:
-            self._offer(game, items, A.PlaceBuiltCard(me.name, t, x), f"build {site_text(game, card, x)}", group)
+            self._offer(
+                game, items, A.PlaceBuiltCard(me.name, t, x), f"build {site_text(game, card, x)}", group
+            )
         self._offer(game, items, A.AbandonJob(me.name, t), "give the build up", group)
         return items
 
@@ -631,54 +694,87 @@ class SpaceDealerReferee:
             targets: list[tuple[Any, str]] = []
             if owner == name:
                 targets.append((A.InDepot(name), "Depot"))
-                targets += [(A.OnProbe(name, b.card), "Transport Probe") for b in me.built
-                            if game.card_type(b.card).kind == "transport" and not b.covered]
+                targets += [
+                    (A.OnProbe(name, b.card), "Transport Probe")
+                    for b in me.built
+                    if game.card_type(b.card).kind == "transport" and not b.covered
+                ]
             neutral = game.neutral_at(here)  # type: ignore[arg-type]
             if neutral is not None and game.experienced:
                 targets.append((A.AtNeutralPlanet(here), "neutral planet"))  # type: ignore[arg-type]
-            targets += [(A.InShip(s.id), f"{s.controller or s.id}'s ship") for s in game.ships
-                        if s.field == here and s.id != ship.id]
+            targets += [
+                (A.InShip(s.id), f"{s.controller or s.id}'s ship")
+                for s in game.ships
+                if s.field == here and s.id != ship.id
+            ]
             for colour, _ in ship.cargo.items:
                 one = Goods.of({colour: 1})
                 for target, where in targets:
-                    offer(A.TransferGoods(name, mine, target, one), f"{label} \u2192 {where}: 1 {colour}", "Goods")
+                    offer(
+                        A.TransferGoods(name, mine, target, one),
+                        f"{label} \u2192 {where}: 1 {colour}",
+                        "Goods",
+                    )
                 offer(A.ReturnGoods(name, mine, one), f"{label}: return 1 {colour} to the pool", "Goods")
             if ship.cargo and targets:
-                offer(A.TransferGoods(name, mine, targets[0][0], ship.cargo), f"{label} \u2192 {targets[0][1]}: all",
-                      "Goods")
+                offer(
+                    A.TransferGoods(name, mine, targets[0][0], ship.cargo),
+                    f"{label} \u2192 {targets[0][1]}: all",
+                    "Goods",
+                )
             for source, where in targets:
                 if isinstance(source, A.InShip):
                     continue
                 held = _held(game, source)
                 for colour, _ in held.items:
-                    offer(A.TransferGoods(name, source, mine, Goods.of({colour: 1})),
-                          f"{where} \u2192 {label}: 1 {colour}", "Goods")
+                    offer(
+                        A.TransferGoods(name, source, mine, Goods.of({colour: 1})),
+                        f"{where} \u2192 {label}: 1 {colour}",
+                        "Goods",
+                    )
             if owner is not None and owner != name:
                 for b in game.player(owner).built:  # type: ignore[union-attr]
                     if game.cards[b.card].order is not None:
-                        offer(A.SatisfyOrder(name, ship.id, b.card),
-                              f"deliver {order_text(game, b.card)} ({owner}'s {card_text(game, b.card)})", "Orders")
+                        offer(
+                            A.SatisfyOrder(name, ship.id, b.card),
+                            f"deliver {order_text(game, b.card)} ({owner}'s {card_text(game, b.card)})",
+                            "Orders",
+                        )
             if neutral is not None and neutral.order is not None:
-                offer(A.SatisfyOrder(name, ship.id, neutral.order), f"deliver {order_text(game, neutral.order)} "
-                      f"(neutral order)", "Orders")
+                offer(
+                    A.SatisfyOrder(name, ship.id, neutral.order),
+                    f"deliver {order_text(game, neutral.order)} (neutral order)",
+                    "Orders",
+                )
         others = [q for q in game.players if q.name != name]
         for q in others:
             for t, timer in enumerate(q.timers):
                 if timer.status is TimerStatus.ACTIVE:
-                    offer(A.Sabotage(name, q.name, t), f"sabotage {q.name}'s timer {t + 1} "
-                          f"({job_text(game, timer.job)})", "Attack")
+                    offer(
+                        A.Sabotage(name, q.name, t),
+                        f"sabotage {q.name}'s timer {t + 1} ({job_text(game, timer.job)})",
+                        "Attack",
+                    )
             for b in q.built:
                 if game.card_type(b.card).timer and not b.covered:
-                    offer(A.LaunchRocket(name, q.name, b.card), f"rocket on {q.name}'s {card_text(game, b.card)}",
-                          "Attack")
+                    offer(
+                        A.LaunchRocket(name, q.name, b.card),
+                        f"rocket on {q.name}'s {card_text(game, b.card)}",
+                        "Attack",
+                    )
         for card in me.planning:
             for q in others:
-                offer(A.GiveCard(name, q.name, card), f"give {card_text(game, card)} to {q.name}",
-                      "Give or trade cards (by agreement)")
+                offer(
+                    A.GiveCard(name, q.name, card),
+                    f"give {card_text(game, card)} to {q.name}",
+                    "Give or trade cards (by agreement)",
+                )
                 for theirs in q.planning:
-                    offer(A.TradeCards(name, card, q.name, theirs),
-                          f"trade {card_text(game, card)} for {q.name}'s {card_text(game, theirs)}",
-                          "Give or trade cards (by agreement)")
+                    offer(
+                        A.TradeCards(name, card, q.name, theirs),
+                        f"trade {card_text(game, card)} for {q.name}'s {card_text(game, theirs)}",
+                        "Give or trade cards (by agreement)",
+                    )
         return items
 
     # --- pages ---------------------------------------------------------------------------------
@@ -704,8 +800,11 @@ class SpaceDealerReferee:
                 done = [o for o in game.satisfied if o.owner == owner]
                 markers = ", ".join(o.by for o in done) or "-"
                 built = game.player(owner).built  # type: ignore[union-attr]
-                open_orders = [b.card for b in built if game.cards[b.card].order is not None
-                               and all(o.order != b.card for o in game.satisfied)]
+                open_orders = [
+                    b.card
+                    for b in built
+                    if game.cards[b.card].order is not None and all(o.order != b.card for o in game.satisfied)
+                ]
                 orders = "; ".join(order_text(game, c) for c in open_orders) or "-"
                 rows.append([field, f"{owner}'s planet", ", ".join(ships) or "-", markers, orders])
             else:
@@ -713,8 +812,12 @@ class SpaceDealerReferee:
                 order = order_text(game, planet.order) if planet and planet.order else "-"
                 goods = f" \u00b7 goods left: {goods_text(planet.goods)}" if planet and planet.goods else ""
                 rows.append([field, "neutral planet", ", ".join(ships) or "-", "-", order + goods])
-        return {"kind": "table", "title": "Orbital ring (victory-point track)",
-                "columns": ["Field", "Planet", "Ships", "Markers", "Open orders"], "rows": rows}
+        return {
+            "kind": "table",
+            "title": "Orbital ring (victory-point track)",
+            "columns": ["Field", "Planet", "Ships", "Markers", "Open orders"],
+            "rows": rows,
+        }
 
     def _ring_picture(self, game: GameState) -> dict[str, Any]:
         """The same ring as a picture for the dashboard (panel kind ``ring``): markers and ships per field."""
@@ -722,11 +825,21 @@ class SpaceDealerReferee:
         for field in range(game.ring_size):
             owner = game.field_owner(field)
             markers = [o.by for o in game.satisfied if owner is not None and o.owner == owner]
-            fields.append({"label": str(field), "owner": owner, "markers": markers,
-                           "ships": [s.id for s in game.ships if s.field == field],
-                           "arriving": [s.id for s in game.ships if s.destination == field]})
-        return {"kind": "ring", "title": "Victory-point track", "players": [p.name for p in game.players],
-                "fields": fields}
+            fields.append(
+                {
+                    "label": str(field),
+                    "owner": owner,
+                    "markers": markers,
+                    "ships": [s.id for s in game.ships if s.field == field],
+                    "arriving": [s.id for s in game.ships if s.destination == field],
+                }
+            )
+        return {
+            "kind": "ring",
+            "title": "Victory-point track",
+            "players": [p.name for p in game.players],
+            "fields": fields,
+        }
 
     def _score_panel(self, game: GameState) -> dict[str, Any]:
         score = final_score(game)
@@ -735,20 +848,28 @@ class SpaceDealerReferee:
             p = game.player(n)
             placed = p.markers_placed if p else 0
             rows.append([rank, n, score.players[n].total, placed, game.data.placeable_markers - placed])
-        return {"kind": "table", "title": "Victory points", "columns": ["#", "Player", "Points", "Markers placed",
-                                                                       "Markers left"], "rows": rows}
+        return {
+            "kind": "table",
+            "title": "Victory points",
+            "columns": ["#", "Player", "Points", "Markers placed", "Markers left"],
+            "rows": rows,
+        }
 
     def _attack_lines(self, game: GameState) -> list[str]:
         lines = []
         for p in game.players:
             for t, timer in enumerate(p.timers):
                 if timer.sabotaged_by:
-                    lines.append(f"{p.name}'s timer {t + 1} sabotaged by {timer.sabotaged_by}: runs out with no effect")
+                    lines.append(
+                        f"{p.name}'s timer {t + 1} sabotaged by {timer.sabotaged_by}: runs out with no effect"
+                    )
             for b in p.built:
                 if b.blocked_by:
                     lines.append(f"{p.name}'s {card_text(game, b.card)} blocked by {b.blocked_by}'s rocket")
                 if b.attack_markers:
-                    lines.append(f"{p.name}'s {card_text(game, b.card)} holds {b.attack_markers} attack marker(s)")
+                    lines.append(
+                        f"{p.name}'s {card_text(game, b.card)} holds {b.attack_markers} attack marker(s)"
+                    )
         return lines or ["no attacks"]
 
     def view(self, state: DealerTable) -> View:
@@ -756,27 +877,46 @@ class SpaceDealerReferee:
         rows = []
         for p in game.players:
             ship = game.ship(p.name)
-            depot = next((b for b in p.built if game.card_type(b.card).kind == "storage" and not b.covered), None)
+            depot = next(
+                (b for b in p.built if game.card_type(b.card).kind == "storage" and not b.covered), None
+            )
             timers = "; ".join(f"{t + 1}: {timer_text(game, tm)}" for t, tm in enumerate(p.timers))
-            rows.append([p.name, p.tech_level, timers,
-                         ", ".join(card_text(game, c) for c in p.planning) or "-", len(p.stack),
-                         f"{field_text(game, ship.field if ship else None)}: {goods_text(ship.cargo if ship else Goods())}",
-                         goods_text(depot.stored) if depot else "-"])
+            rows.append(
+                [
+                    p.name,
+                    p.tech_level,
+                    timers,
+                    ", ".join(card_text(game, c) for c in p.planning) or "-",
+                    len(p.stack),
+                    f"{field_text(game, ship.field if ship else None)}: {goods_text(ship.cargo if ship else Goods())}",
+                    goods_text(depot.stored) if depot else "-",
+                ]
+            )
         built = [f"{p.name}: " + "; ".join(_built_text(game, p)) for p in game.players]
         if not state.started:
             chosen = {p for p, _, _ in state.starts}
-            built = [f"{p.name}: " + ("start chosen" if p.name in chosen else "choosing where to start")
-                     + " (secret until the master clock starts)" for p in game.players]
-        common = [f"Pool: {goods_text(game.pool)}",
-                  f"TechLevel 2 stack: {len(game.stack2)} \u00b7 TechLevel 3 stack: {len(game.stack3)}"
-                  + (f" \u00b7 order cards: {len(game.order_stack)}" if game.experienced else ""),
-                  f"Attack markers in the pool: {game.attack_pool} \u00b7 spare timers: {game.timer_pool}"]
+            built = [
+                f"{p.name}: "
+                + ("start chosen" if p.name in chosen else "choosing where to start")
+                + " (secret until the master clock starts)"
+                for p in game.players
+            ]
+        common = [
+            f"Pool: {goods_text(game.pool)}",
+            f"TechLevel 2 stack: {len(game.stack2)} \u00b7 TechLevel 3 stack: {len(game.stack3)}"
+            + (f" \u00b7 order cards: {len(game.order_stack)}" if game.experienced else ""),
+            f"Attack markers in the pool: {game.attack_pool} \u00b7 spare timers: {game.timer_pool}",
+        ]
         panels = (
             self._ring_picture(game),
             self._ring_panel(game),
             self._score_panel(game),
-            {"kind": "table", "title": "Players",
-             "columns": ["Player", "Tech", "Timers", "Planning", "Stack", "Ship", "Depot"], "rows": rows},
+            {
+                "kind": "table",
+                "title": "Players",
+                "columns": ["Player", "Tech", "Timers", "Planning", "Stack", "Ship", "Depot"],
+                "rows": rows,
+            },
             {"kind": "lines", "title": "Sabotage and rocket blocks", "lines": self._attack_lines(game)},
             {"kind": "lines", "title": "Planets", "lines": built},
             {"kind": "lines", "title": "Common pool", "lines": common},
@@ -800,23 +940,32 @@ class SpaceDealerReferee:
             timers.append(line)
         planning = [card_text(game, c) for c in me.planning]
         planning.append(f"{len(me.planning)} of {planning_capacity(game, me)} spaces used")
-        cards = ["Personal stack: " + (", ".join(card_text(game, c) for c in me.stack) or "empty"),
-                 f"Tech level {me.tech_level}"]
+        cards = [
+            "Personal stack: " + (", ".join(card_text(game, c) for c in me.stack) or "empty"),
+            f"Tech level {me.tech_level}",
+        ]
         if me.pending_draw is not None:
             cards.append("Drawn, keep one: " + ", ".join(card_text(game, c) for c in me.pending_draw[1]))
         goods = []
         for ship in game.ships:
             if ship.controller == player:
-                where = field_text(game, ship.field) if ship.field is not None else \
-                    f"flying to {field_text(game, ship.destination)}"
-                goods.append(f"{'Spaceship' if ship.id == player else 'Neutral spaceship'} at {where}: "
-                             f"{goods_text(ship.cargo)} ({ship.cargo.total}/{game.data.cargo_limit})")
+                where = (
+                    field_text(game, ship.field)
+                    if ship.field is not None
+                    else f"flying to {field_text(game, ship.destination)}"
+                )
+                goods.append(
+                    f"{'Spaceship' if ship.id == player else 'Neutral spaceship'} at {where}: "
+                    f"{goods_text(ship.cargo)} ({ship.cargo.total}/{game.data.cargo_limit})"
+                )
         for b in me.built:
             if b.stored or game.card_type(b.card).kind in ("storage", "transport"):
                 goods.append(f"{card_text(game, b.card)}: {goods_text(b.stored)}")
         score = final_score(game).players[player]
-        summary = (f"{player}: {score.total} points, {me.markers_placed} markers placed \u00b7 "
-                   f"{self._summary(state)}")
+        summary = (
+            f"{player}: {score.total} points, {me.markers_placed} markers placed \u00b7 "
+            f"{self._summary(state)}"
+        )
         panels = (
             {"kind": "lines", "title": "My timers", "lines": timers},
             {"kind": "lines", "title": "My planning area", "lines": planning},
@@ -838,7 +987,11 @@ class SpaceDealerReferee:
 def _held(game: GameState, holder: Any) -> Goods:
     if isinstance(holder, A.InDepot):
         p = game.player(holder.player)
-        depot = next((b for b in p.built if game.card_type(b.card).kind == "storage" and not b.covered), None) if p else None
+        depot = (
+            next((b for b in p.built if game.card_type(b.card).kind == "storage" and not b.covered), None)
+            if p
+            else None
+        )
         return depot.stored if depot else Goods()
     if isinstance(holder, A.OnProbe):
         p = game.player(holder.player)

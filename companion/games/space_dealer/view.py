@@ -93,7 +93,12 @@ def snapshot(state: GameState) -> dict[str, Any]:
         "ranking": list(score.ranking),
         "ring": ring,
         "ships": {
-            s.id: {"controller": s.controller, "field": s.field, "destination": s.destination, "cargo": s.cargo.as_dict()}
+            s.id: {
+                "controller": s.controller,
+                "field": s.field,
+                "destination": s.destination,
+                "cargo": s.cargo.as_dict(),
+            }
             for s in state.ships
         },
         "pool": state.pool.as_dict(),

@@ -317,8 +317,11 @@ class TimeNSpaceReferee:
         if self.light:
             if state.status(seat.player, t) != "running":
                 return Decision(state)
-            return _light_step(state, {"action": "light_ran_out", "player": seat.player, "timer": t},
-                               f"{seat.player} timer {seat.index}: sand ran through")
+            return _light_step(
+                state,
+                {"action": "light_ran_out", "player": seat.player, "timer": t},
+                f"{seat.player} timer {seat.index}: sand ran through",
+            )
         player = state.game.player(seat.player)
         if player is None or t >= len(player.timers):
             return Decision(state)
@@ -336,7 +339,9 @@ class TimeNSpaceReferee:
         game = state.game
         player = game.player(name)
         if player is None or t >= len(player.timers):
-            return Rejected(f"Node {seat.node} is not one of the sandtimers of a player in this game", TABLE_RULE)
+            return Rejected(
+                f"Node {seat.node} is not one of the sandtimers of a player in this game", TABLE_RULE
+            )
         timer = player.timers[t]
         actions: list[Any] = []
         if timer.symbol is not None:
@@ -364,8 +369,9 @@ class TimeNSpaceReferee:
         return self._run(state, [self.placement(game, name, t, intent, previous=None)])
 
     # --- what a flip does, by default or as the player chose --------------------------------
-    def placement(self, game: GameState, name: str, t: int, intent: dict[str, Any],
-                  *, previous: str | None) -> A.PlaceTimer:
+    def placement(
+        self, game: GameState, name: str, t: int, intent: dict[str, Any], *, previous: str | None
+    ) -> A.PlaceTimer:
         """The next placement: the intent's symbol, else the default (same symbol, else a useful one)."""
         symbol = intent.get("symbol")
         if symbol is not None:
@@ -374,7 +380,9 @@ class TimeNSpaceReferee:
         # nothing is legal: try the obvious one anyway so the engine names the reason
         return default if default is not None else A.PlaceTimer(name, t, previous or SHIP)
 
-    def default_placement(self, game: GameState, name: str, t: int, *, previous: str | None) -> A.PlaceTimer | None:
+    def default_placement(
+        self, game: GameState, name: str, t: int, *, previous: str | None
+    ) -> A.PlaceTimer | None:
         legal = legal_placements(_running(game), name, t)
         if not legal:
             return None
@@ -391,8 +399,9 @@ class TimeNSpaceReferee:
             return A.PlaceTimer(name, t, RESEARCH)
         return legal[0]
 
-    def choice(self, game: GameState, name: str, t: int, intent: dict[str, Any],
-               table: TableGame | None = None) -> A.Choice | None:
+    def choice(
+        self, game: GameState, name: str, t: int, intent: dict[str, Any], table: TableGame | None = None
+    ) -> A.Choice | None:
         """The choice a lift of this sandtimer carries now: the intent's, else the default; None forfeits.
 
         Deliveries hand over the counters the planet's owner picked (``table.handover``), else the first.
@@ -409,7 +418,11 @@ class TimeNSpaceReferee:
             if owner is not None:
                 if owner.name == name:
                     return None
-                wanted = _pairs(intent["deliver"]) if "deliver" in intent else _default_deliver(game, player, owner)
+                wanted = (
+                    _pairs(intent["deliver"])
+                    if "deliver" in intent
+                    else _default_deliver(game, player, owner)
+                )
                 if not wanted:
                     return None
                 picked: set[tuple[str, int]] = set()
@@ -448,10 +461,13 @@ class TimeNSpaceReferee:
         counters, spaces = self.trade_selection(player, b, intent)
         if not counters:
             return None
-        return A.Trade(tuple(A.OrderPlacement(c, v, s[0], s[1]) for (c, v), s in zip(counters, spaces, strict=False)))
+        return A.Trade(
+            tuple(A.OrderPlacement(c, v, s[0], s[1]) for (c, v), s in zip(counters, spaces, strict=False))
+        )
 
-    def trade_selection(self, player: PlayerState, center: Building,
-                        intent: dict[str, Any]) -> tuple[list[tuple[Any, Any]], list[tuple[Any, Any]]]:
+    def trade_selection(
+        self, player: PlayerState, center: Building, intent: dict[str, Any]
+    ) -> tuple[list[tuple[Any, Any]], list[tuple[Any, Any]]]:
         """(counters, spaces) a trading center lift places: chosen ones first, then defaults."""
         free = _order_spaces(player)
         if "trade" in intent:
@@ -549,8 +565,14 @@ class TimeNSpaceReferee:
         if state.phase == PHASE_ENDING and any(
             tm.symbol is not None and not tm.running for p in state.players for tm in p.timers
         ):
-            items.append(MenuItem("finish", "Lift every finished sandtimer now (default actions)",
-                                  "End of the game", action={"type": "finish"}))
+            items.append(
+                MenuItem(
+                    "finish",
+                    "Lift every finished sandtimer now (default actions)",
+                    "End of the game",
+                    action={"type": "finish"},
+                )
+            )
         items += self._handover_menu(table, me)
         return items
 
@@ -569,27 +591,56 @@ class TimeNSpaceReferee:
             for bid, i in where:
                 b = me.building(bid)
                 assert b is not None
-                items.append(MenuItem(
-                    f"handover-{color}-{value}-{bid}-{i}", f"{color} {value} from {_building_label(b)} spot {i + 1}",
-                    f"My planet: which {color} {value} I hand over first",
-                    action={"type": "handover", "color": color, "value": value, "building": bid, "spot": i},
-                    selected=(bid, i) == current))
+                items.append(
+                    MenuItem(
+                        f"handover-{color}-{value}-{bid}-{i}",
+                        f"{color} {value} from {_building_label(b)} spot {i + 1}",
+                        f"My planet: which {color} {value} I hand over first",
+                        action={
+                            "type": "handover",
+                            "color": color,
+                            "value": value,
+                            "building": bid,
+                            "spot": i,
+                        },
+                        selected=(bid, i) == current,
+                    )
+                )
         return items
 
     def _handover(self, table: TableGame, player: str, action: dict[str, Any]) -> Step:
         me = table.game.player(player)
         color, value, bid, spot = (action.get(k) for k in ("color", "value", "building", "spot"))
         b = me.building(bid) if me is not None and isinstance(bid, str) else None
-        if (b is None or not isinstance(spot, int) or isinstance(spot, bool) or not 0 <= spot < len(b.contents)
-                or b.contents[spot] != Order(player, color, value)):
-            return Rejected(f"You show no {color} {value} order on {bid} spot "
-                            f"{spot + 1 if isinstance(spot, int) else spot}", "1. Your spaceship")
-        logged = {"action": "handover", "player": player, "color": color, "value": value,
-                  "building": bid, "spot": spot}
-        return Decision(self.replay(table, logged), (logged,),
-                        (f"{player} will hand over the {color} {value} on {bid} spot {spot + 1} first",))
+        if (
+            b is None
+            or not isinstance(spot, int)
+            or isinstance(spot, bool)
+            or not 0 <= spot < len(b.contents)
+            or b.contents[spot] != Order(player, color, value)
+        ):
+            return Rejected(
+                f"You show no {color} {value} order on {bid} spot "
+                f"{spot + 1 if isinstance(spot, int) else spot}",
+                "1. Your spaceship",
+            )
+        logged = {
+            "action": "handover",
+            "player": player,
+            "color": color,
+            "value": value,
+            "building": bid,
+            "spot": spot,
+        }
+        return Decision(
+            self.replay(table, logged),
+            (logged,),
+            (f"{player} will hand over the {color} {value} on {bid} spot {spot + 1} first",),
+        )
 
-    def _timer_menu(self, table: TableGame, me: PlayerState, seat: Seat, intent: dict[str, Any]) -> list[MenuItem]:
+    def _timer_menu(
+        self, table: TableGame, me: PlayerState, seat: Seat, intent: dict[str, Any]
+    ) -> list[MenuItem]:
         game = table.game
         t, node, n = seat.index - 1, seat.node, seat.index
         timer = me.timers[t]
@@ -600,10 +651,20 @@ class TimeNSpaceReferee:
             group = f"Timer {n}: when lifted from {here}"
             items += self._choice_menu(game, me, t, node, intent, group, pre)
             if not timer.running:
-                action = {"type": "lift", "timer": n, "intent": {k: v for k, v in intent.items() if k != "node"}}
+                action = {
+                    "type": "lift",
+                    "timer": n,
+                    "intent": {k: v for k, v in intent.items() if k != "node"},
+                }
                 doing = choice_text(self.choice(game, me.name, t, intent, table))
-                items.append(MenuItem(f"{pre}-lift", f"Lift now ({doing}) and set it aside",
-                                      f"Timer {n}: now", action=action))
+                items.append(
+                    MenuItem(
+                        f"{pre}-lift",
+                        f"Lift now ({doing}) and set it aside",
+                        f"Timer {n}: now",
+                        action=action,
+                    )
+                )
         if game.phase in (PHASE_ENDING, PHASE_OVER):
             return items
         after = game
@@ -625,22 +686,40 @@ class TimeNSpaceReferee:
             items.append(MenuItem(f"{pre}-next-none", "No free time symbol for this sandtimer", group))
         for option in legal:
             key = option.symbol + (f"-{option.destination}" if option.destination else "")
-            items.append(MenuItem(
-                f"{pre}-next-{key}", _upper_first(_symbol_label(mover, option.symbol, option.destination)), group,
-                intent=_merge(intent, node, symbol=option.symbol, destination=option.destination),
-                selected=option == chosen))
+            items.append(
+                MenuItem(
+                    f"{pre}-next-{key}",
+                    _upper_first(_symbol_label(mover, option.symbol, option.destination)),
+                    group,
+                    intent=_merge(intent, node, symbol=option.symbol, destination=option.destination),
+                    selected=option == chosen,
+                )
+            )
         return items
 
-    def _choice_menu(self, game: GameState, me: PlayerState, t: int, node: str, intent: dict[str, Any],
-                     group: str, pre: str) -> list[MenuItem]:
+    def _choice_menu(
+        self,
+        game: GameState,
+        me: PlayerState,
+        t: int,
+        node: str,
+        intent: dict[str, Any],
+        group: str,
+        pre: str,
+    ) -> list[MenuItem]:
         timer = me.timers[t]
         symbol = timer.symbol
         forfeit = bool(intent.get("forfeit"))
         items: list[MenuItem] = []
 
         def forfeit_item() -> MenuItem:
-            return MenuItem(f"{pre}-forfeit", "Forfeit the action", group,
-                            intent=_merge(intent, node, forfeit=True, upgrade=False), selected=forfeit)
+            return MenuItem(
+                f"{pre}-forfeit",
+                "Forfeit the action",
+                group,
+                intent=_merge(intent, node, forfeit=True, upgrade=False),
+                selected=forfeit,
+            )
 
         if symbol == SHIP:
             here = timer.destination or me.ship
@@ -649,7 +728,9 @@ class TimeNSpaceReferee:
                 where = "your own planet" if owner is not None else "a moon in the introductory game"
                 return [MenuItem(f"{pre}-nothing", f"Nothing to do at {where}", group)]
             if owner is not None:
-                wanted = _pairs(intent["deliver"]) if "deliver" in intent else _default_deliver(game, me, owner)
+                wanted = (
+                    _pairs(intent["deliver"]) if "deliver" in intent else _default_deliver(game, me, owner)
+                )
                 have = Counter(wanted)
                 seen: Counter[tuple[str, int]] = Counter()
                 for bid, i, order in owner.placed_orders():
@@ -660,12 +741,24 @@ class TimeNSpaceReferee:
                     count = dict(have)
                     count[key] = k - 1 if on else k
                     new = [list(x) for x in wanted if x != key] + [list(key)] * count[key]
-                    items.append(MenuItem(
-                        f"{pre}-deliver-{bid}-{i}", f"Fulfil {owner.name}'s {order.color} {order.value} ({bid})",
-                        group, intent=_merge(intent, node, deliver=new, forfeit=False), selected=on))
-                items.append(MenuItem(f"{pre}-deliver-none", "Fulfil nothing", group,
-                                      intent=_merge(intent, node, deliver=[], forfeit=False),
-                                      selected=not forfeit and not wanted))
+                    items.append(
+                        MenuItem(
+                            f"{pre}-deliver-{bid}-{i}",
+                            f"Fulfil {owner.name}'s {order.color} {order.value} ({bid})",
+                            group,
+                            intent=_merge(intent, node, deliver=new, forfeit=False),
+                            selected=on,
+                        )
+                    )
+                items.append(
+                    MenuItem(
+                        f"{pre}-deliver-none",
+                        "Fulfil nothing",
+                        group,
+                        intent=_merge(intent, node, deliver=[], forfeit=False),
+                        selected=not forfeit and not wanted,
+                    )
+                )
                 return items
             pile = game.pile(here)
             mode = intent.get("moon")
@@ -674,23 +767,42 @@ class TimeNSpaceReferee:
             mode = "skip" if forfeit else mode
             top = pile[0].stage2 if pile else None
             top_label = f"{_TYPE[top.type]} II" if top is not None else "no tile"
-            options = [("research", f"Take the top tile ({top_label}) into the research plant"),
-                       ("bottom", "Put the top tile under the pile"),
-                       ("skip", "Skip: one or no tile is left")]
-            allowed = {"research": bool(pile) and me.research is None, "bottom": bool(pile), "skip": len(pile) <= 1}
+            options = [
+                ("research", f"Take the top tile ({top_label}) into the research plant"),
+                ("bottom", "Put the top tile under the pile"),
+                ("skip", "Skip: one or no tile is left"),
+            ]
+            allowed = {
+                "research": bool(pile) and me.research is None,
+                "bottom": bool(pile),
+                "skip": len(pile) <= 1,
+            }
             for key, label in options:
                 if not allowed[key] and mode != key:
                     continue
-                items.append(MenuItem(f"{pre}-moon-{key}", label, group,
-                                      intent=_merge(intent, node, moon=key, forfeit=False), selected=mode == key))
+                items.append(
+                    MenuItem(
+                        f"{pre}-moon-{key}",
+                        label,
+                        group,
+                        intent=_merge(intent, node, moon=key, forfeit=False),
+                        selected=mode == key,
+                    )
+                )
             return items
         if symbol == RESEARCH:
             target = intent.get("build") or _default_build(me)
             for b in me.buildings:
                 if b.stage == 1 and b.is_unoccupied() and all(tm.symbol != b.id for tm in me.timers):
-                    items.append(MenuItem(f"{pre}-build-{b.id}", f"Build onto {_building_label(b)}", group,
-                                          intent=_merge(intent, node, build=b.id, forfeit=False),
-                                          selected=not forfeit and target == b.id))
+                    items.append(
+                        MenuItem(
+                            f"{pre}-build-{b.id}",
+                            f"Build onto {_building_label(b)}",
+                            group,
+                            intent=_merge(intent, node, build=b.id, forfeit=False),
+                            selected=not forfeit and target == b.id,
+                        )
+                    )
             items.append(forfeit_item())
             return items
         b = me.building(symbol) if symbol else None
@@ -699,8 +811,15 @@ class TimeNSpaceReferee:
         upgrade = bool(intent.get("upgrade")) and not forfeit
         doing = not forfeit and not upgrade
         if b.type == "production":
-            items.append(MenuItem(f"{pre}-produce", "Produce into every free spot", group,
-                                  intent=_merge(intent, node, forfeit=False, upgrade=False), selected=doing))
+            items.append(
+                MenuItem(
+                    f"{pre}-produce",
+                    "Produce into every free spot",
+                    group,
+                    intent=_merge(intent, node, forfeit=False, upgrade=False),
+                    selected=doing,
+                )
+            )
         elif b.type == "beam":
             cubes = _pairs(intent["beam"]) if "beam" in intent else _default_beam(game, me, b)
             room = len(b.free_spots())
@@ -712,31 +831,57 @@ class TimeNSpaceReferee:
                         continue
                     on = (source.id, i) in cubes
                     added = cubes + [(source.id, i)]
-                    new = [x for x in cubes if x != (source.id, i)] if on else added[len(added) - room:]
-                    items.append(MenuItem(
-                        f"{pre}-beam-{source.id}-{i}", f"Beam {c.color} from {source.id} spot {i + 1}", group,
-                        intent=_merge(intent, node, beam=[list(x) for x in new], forfeit=False, upgrade=False),
-                        selected=doing and on))
-            items.append(MenuItem(f"{pre}-beam-none", "Beam nothing", group,
-                                  intent=_merge(intent, node, beam=[], forfeit=False, upgrade=False),
-                                  selected=doing and not cubes))
+                    new = [x for x in cubes if x != (source.id, i)] if on else added[len(added) - room :]
+                    items.append(
+                        MenuItem(
+                            f"{pre}-beam-{source.id}-{i}",
+                            f"Beam {c.color} from {source.id} spot {i + 1}",
+                            group,
+                            intent=_merge(
+                                intent, node, beam=[list(x) for x in new], forfeit=False, upgrade=False
+                            ),
+                            selected=doing and on,
+                        )
+                    )
+            items.append(
+                MenuItem(
+                    f"{pre}-beam-none",
+                    "Beam nothing",
+                    group,
+                    intent=_merge(intent, node, beam=[], forfeit=False, upgrade=False),
+                    selected=doing and not cubes,
+                )
+            )
         else:
             counters, spaces = self.trade_selection(me, b, intent)
             have = Counter(counters)
             cap = b.spec.capacity
             base = counters if "trade" in intent else []  # the first tap starts a selection of one's own
-            for key in sorted(set((o.color, o.value) for o in me.above),
-                              key=lambda k: (COLORS.index(k[0]), k[1])):
+            for key in sorted(
+                set((o.color, o.value) for o in me.above), key=lambda k: (COLORS.index(k[0]), k[1])
+            ):
                 left = sum(1 for o in me.above if (o.color, o.value) == key)
                 new = (base + [key])[-cap:] if cap else base
-                items.append(MenuItem(
-                    f"{pre}-trade-{key[0]}-{key[1]}",
-                    f"Place {key[0]} {key[1]} ({have[key]} of {left} chosen)", group,
-                    intent=_merge(intent, node, trade=[list(x) for x in new], forfeit=False, upgrade=False),
-                    selected=doing and have[key] > 0))
-            items.append(MenuItem(f"{pre}-trade-none", "Place no orders", group,
-                                  intent=_merge(intent, node, trade=[], forfeit=False, upgrade=False),
-                                  selected=doing and not counters))
+                items.append(
+                    MenuItem(
+                        f"{pre}-trade-{key[0]}-{key[1]}",
+                        f"Place {key[0]} {key[1]} ({have[key]} of {left} chosen)",
+                        group,
+                        intent=_merge(
+                            intent, node, trade=[list(x) for x in new], forfeit=False, upgrade=False
+                        ),
+                        selected=doing and have[key] > 0,
+                    )
+                )
+            items.append(
+                MenuItem(
+                    f"{pre}-trade-none",
+                    "Place no orders",
+                    group,
+                    intent=_merge(intent, node, trade=[], forfeit=False, upgrade=False),
+                    selected=doing and not counters,
+                )
+            )
             chosen_spaces = [s for s in _pairs(intent.get("spaces")) if s in _order_spaces(me)]
             space_group = f"{group}: order spaces"
             for bid, i in _order_spaces(me):
@@ -744,12 +889,25 @@ class TimeNSpaceReferee:
                 new_spaces = [x for x in chosen_spaces if x != (bid, i)] if on else chosen_spaces + [(bid, i)]
                 target = me.building(bid)
                 assert target is not None
-                items.append(MenuItem(
-                    f"{pre}-space-{bid}-{i}", f"{_building_label(target)} spot {i + 1}", space_group,
-                    intent=_merge(intent, node, spaces=[list(x) for x in new_spaces]), selected=doing and on))
+                items.append(
+                    MenuItem(
+                        f"{pre}-space-{bid}-{i}",
+                        f"{_building_label(target)} spot {i + 1}",
+                        space_group,
+                        intent=_merge(intent, node, spaces=[list(x) for x in new_spaces]),
+                        selected=doing and on,
+                    )
+                )
         if b.stage == 2:
-            items.append(MenuItem(f"{pre}-upgrade", "Upgrade to stage III instead (unoccupied only)", group,
-                                  intent=_merge(intent, node, upgrade=True, forfeit=False), selected=upgrade))
+            items.append(
+                MenuItem(
+                    f"{pre}-upgrade",
+                    "Upgrade to stage III instead (unoccupied only)",
+                    group,
+                    intent=_merge(intent, node, upgrade=True, forfeit=False),
+                    selected=upgrade,
+                )
+            )
         items.append(forfeit_item())
         return items
 
@@ -759,26 +917,48 @@ class TimeNSpaceReferee:
         chosen_spaces = [s for s in _pairs(intent.get("start_spaces")) if s in _order_spaces(me)]
         items = []
         group = "Starting orders: pick 2 counters"
-        for key in sorted(set((o.color, o.value) for o in me.above), key=lambda k: (COLORS.index(k[0]), k[1])):
+        for key in sorted(
+            set((o.color, o.value) for o in me.above), key=lambda k: (COLORS.index(k[0]), k[1])
+        ):
             new = (counters + [key])[-2:]
-            items.append(MenuItem(f"start-pick-{key[0]}-{key[1]}", f"{key[0]} {key[1]}", group,
-                                  intent=_merge(intent, node, start_orders=[list(x) for x in new]),
-                                  selected=have[key] > 0))
+            items.append(
+                MenuItem(
+                    f"start-pick-{key[0]}-{key[1]}",
+                    f"{key[0]} {key[1]}",
+                    group,
+                    intent=_merge(intent, node, start_orders=[list(x) for x in new]),
+                    selected=have[key] > 0,
+                )
+            )
         group = "Starting orders: pick 2 order spaces"
         for bid, i in _order_spaces(me):
             on = (bid, i) in spaces
-            new_spaces = [x for x in chosen_spaces if x != (bid, i)] if on else (chosen_spaces + [(bid, i)])[-2:]
+            new_spaces = (
+                [x for x in chosen_spaces if x != (bid, i)] if on else (chosen_spaces + [(bid, i)])[-2:]
+            )
             b = me.building(bid)
             assert b is not None
-            items.append(MenuItem(f"start-space-{bid}-{i}", f"{_building_label(b)} spot {i + 1}", group,
-                                  intent=_merge(intent, node, start_spaces=[list(x) for x in new_spaces]),
-                                  selected=on))
-        orders = [{"color": c, "value": v, "building": s[0], "spot": s[1]}
-                  for (c, v), s in zip(counters, spaces, strict=False)]
-        label = "Place " + " and ".join(f"{o['color']} {o['value']} on {o['building']} spot {o['spot'] + 1}"
-                                         for o in orders)
-        items.append(MenuItem("start-place", label, "Starting orders",
-                              action={"type": "starting-orders", "orders": orders}))
+            items.append(
+                MenuItem(
+                    f"start-space-{bid}-{i}",
+                    f"{_building_label(b)} spot {i + 1}",
+                    group,
+                    intent=_merge(intent, node, start_spaces=[list(x) for x in new_spaces]),
+                    selected=on,
+                )
+            )
+        orders = [
+            {"color": c, "value": v, "building": s[0], "spot": s[1]}
+            for (c, v), s in zip(counters, spaces, strict=False)
+        ]
+        label = "Place " + " and ".join(
+            f"{o['color']} {o['value']} on {o['building']} spot {o['spot'] + 1}" for o in orders
+        )
+        items.append(
+            MenuItem(
+                "start-place", label, "Starting orders", action={"type": "starting-orders", "orders": orders}
+            )
+        )
         return items
 
     # --- pages -------------------------------------------------------------------------------
@@ -787,23 +967,39 @@ class TimeNSpaceReferee:
             return _light_view(state)
         game: GameState = state.game
         supply = ", ".join(f"{c} {n}" for c, n in zip(COLORS, game.supply, strict=True))
-        summary = f"Time 'n' Space, {'full' if game.variant == 'full' else 'introductory'} game: " \
-                  f"{_PHASE[game.phase]} \u00b7 supply {supply}"
+        summary = (
+            f"Time 'n' Space, {'full' if game.variant == 'full' else 'introductory'} game: "
+            f"{_PHASE[game.phase]} \u00b7 supply {supply}"
+        )
         players_rows = []
         for p in game.players:
             timers = "; ".join(_timer_text(p, tm) for tm in p.timers)
-            players_rows.append([p.name, p.planet, p.ship, timers, len(p.above),
-                                 len(p.collected), sum(p.bonus)])
+            players_rows.append(
+                [p.name, p.planet, p.ship, timers, len(p.above), len(p.collected), sum(p.bonus)]
+            )
         panels: list[dict[str, Any]] = [
-            {"kind": "table", "title": "Players",
-             "columns": ["Player", "Planet", "Ship", "Sandtimers", "Above", "Collected", "Bonus"],
-             "rows": players_rows},
+            {
+                "kind": "table",
+                "title": "Players",
+                "columns": ["Player", "Planet", "Ship", "Sandtimers", "Above", "Collected", "Bonus"],
+                "rows": players_rows,
+            },
             {"kind": "table", "title": "Goods supply", "columns": list(COLORS), "rows": [list(game.supply)]},
             {"kind": "lines", "title": "Board", "lines": _board_lines(game)},
-            {"kind": "table", "title": "Orders on the control centers",
-             "columns": ["Player", "Placed orders", "Still above", "Collected below"],
-             "rows": [[p.name, _counts((o.color, o.value) for *_, o in p.placed_orders()),
-                       _counts((o.color, o.value) for o in p.above), _collected(p)] for p in game.players]},
+            {
+                "kind": "table",
+                "title": "Orders on the control centers",
+                "columns": ["Player", "Placed orders", "Still above", "Collected below"],
+                "rows": [
+                    [
+                        p.name,
+                        _counts((o.color, o.value) for *_, o in p.placed_orders()),
+                        _counts((o.color, o.value) for o in p.above),
+                        _collected(p),
+                    ]
+                    for p in game.players
+                ],
+            },
         ]
         panels += [_control_center_panel(p, f"{p.name}'s control center") for p in game.players]
         return View(summary, tuple(panels), {"phase": game.phase, "variant": game.variant})
@@ -872,23 +1068,33 @@ def _useful(game: GameState, me: PlayerState, symbol: str) -> bool:
         return any(b.spec.spots[i] and game.supply_of(b.spec.spots[i]) > 0 for i in b.free_spots())
     if b.type == "beam":
         return bool(b.free_spots()) and any(
-            isinstance(c, Cube) for s in me.buildings if s.type == "production" for c in s.contents)
+            isinstance(c, Cube) for s in me.buildings if s.type == "production" for c in s.contents
+        )
     return bool(me.above) and bool(_order_spaces(me))
 
 
 def _default_beam(game: GameState, me: PlayerState, station: Building) -> list[tuple[str, int]]:
     """Cubes to beam: the colours other players order most first, up to the station's free spots."""
     demand = _demand(game, me)
-    cubes = [(b.id, i, c.color) for b in me.buildings if b.type == "production"
-             for i, c in enumerate(b.contents) if isinstance(c, Cube)]
+    cubes = [
+        (b.id, i, c.color)
+        for b in me.buildings
+        if b.type == "production"
+        for i, c in enumerate(b.contents)
+        if isinstance(c, Cube)
+    ]
     cubes.sort(key=lambda x: -demand[x[2]])
     return [(bid, i) for bid, i, _ in cubes[: len(station.free_spots())]]
 
 
 def _default_deliver(game: GameState, me: PlayerState, owner: PlayerState) -> list[tuple[str, int]]:
     """Every order at the planet the beam stations can pay for, the most valuable first."""
-    cubes = Counter(c.color for b in me.buildings if b.type == "beam" for c in b.contents if isinstance(c, Cube))
-    orders = sorted(((o.color, o.value) for *_, o in owner.placed_orders()), key=lambda k: (-k[1], COLORS.index(k[0])))
+    cubes = Counter(
+        c.color for b in me.buildings if b.type == "beam" for c in b.contents if isinstance(c, Cube)
+    )
+    orders = sorted(
+        ((o.color, o.value) for *_, o in owner.placed_orders()), key=lambda k: (-k[1], COLORS.index(k[0]))
+    )
     wanted = []
     for color, value in orders:
         if cubes[color] >= value:
@@ -928,8 +1134,11 @@ def _default_build(me: PlayerState) -> str | None:
     """A free stage I building for the waiting tile: one of the tile's own type first."""
     if me.research is None:
         return None
-    free = [b for b in me.buildings
-            if b.stage == 1 and b.is_unoccupied() and all(tm.symbol != b.id for tm in me.timers)]
+    free = [
+        b
+        for b in me.buildings
+        if b.stage == 1 and b.is_unoccupied() and all(tm.symbol != b.id for tm in me.timers)
+    ]
     same = [b for b in free if b.type == me.research.stage2.type]
     pick = same or free
     return pick[0].id if pick else None
@@ -1009,8 +1218,12 @@ def _control_center_panel(p: PlayerState, title: str) -> dict[str, Any]:
     research = "empty" if p.research is None else f"{_TYPE[p.research.stage2.type]} II tile {p.research.id}"
     on = ", ".join(f"timer {t + 1}" for t, tm in enumerate(p.timers) if tm.symbol == RESEARCH)
     rows.append(["research", "research plant", "", research, on])
-    return {"kind": "table", "title": title, "columns": ["Building", "Type", "Stage", "Spots", "Sandtimer"],
-            "rows": rows}
+    return {
+        "kind": "table",
+        "title": title,
+        "columns": ["Building", "Type", "Stage", "Spots", "Sandtimer"],
+        "rows": rows,
+    }
 
 
 def _board_lines(game: GameState) -> list[str]:
@@ -1039,7 +1252,9 @@ def describe(events: Iterable[Any], game: GameState) -> str:
     for e in events:
         match e:
             case A.StartingOrdersPlaced(player=p, orders=orders):
-                parts.append(f"{p} placed starting orders " + ", ".join(f"{o.color} {o.value}" for o in orders))
+                parts.append(
+                    f"{p} placed starting orders " + ", ".join(f"{o.color} {o.value}" for o in orders)
+                )
             case A.GameStarted():
                 parts.append("the game started")
             case A.TimerPlaced(player=p, timer=t, symbol=s, destination=d):
@@ -1070,8 +1285,10 @@ def describe(events: Iterable[Any], game: GameState) -> str:
             case A.GoodsBeamed(player=p, building=b, colors=cs):
                 parts.append(f"{p} beamed {', '.join(cs) or 'nothing'} into {b}")
             case A.OrdersPlaced(player=p, orders=orders):
-                parts.append(f"{p} placed orders " + (", ".join(f"{o.color} {o.value} on {o.building}"
-                                                               for o in orders) or "none"))
+                parts.append(
+                    f"{p} placed orders "
+                    + (", ".join(f"{o.color} {o.value} on {o.building}" for o in orders) or "none")
+                )
             case A.BuildingBuilt(player=p, building=b, tile=tile):
                 parts.append(f"{p} built tile {tile} onto {b}")
             case A.BuildingUpgraded(player=p, building=b):
@@ -1124,14 +1341,18 @@ def _light_flip(state: LightState, seat: Seat, ran_out: bool) -> Step:
     status = state.status(seat.player, t)
     if not ran_out:
         return Rejected(REASON_NOT_THROUGH if status == "running" else REASON_FULL_SAND, GENERAL)
-    return _light_step(state, {"action": "light_flip", "player": seat.player, "timer": t},
-                       f"{seat.player} timer {seat.index} started")
+    return _light_step(
+        state,
+        {"action": "light_flip", "player": seat.player, "timer": t},
+        f"{seat.player} timer {seat.index} started",
+    )
 
 
 def _light_sheet(state: LightState, sheet: Any) -> Step:
     if not isinstance(sheet, dict) or not isinstance(sheet.get("players"), dict) or not sheet["players"]:
-        return Rejected("The score sheet must list players with their collected, bonus and above counters",
-                        SCORING)
+        return Rejected(
+            "The score sheet must list players with their collected, bonus and above counters", SCORING
+        )
     given = sheet["players"]
     strangers = [p for p in given if p not in state.players]
     if strangers:
@@ -1154,25 +1375,49 @@ def _light_view(state: LightState) -> View:
     sheet = [f"entered: {', '.join(entered) or 'nobody yet'}"]
     if missing:
         sheet.append(f"waiting for: {', '.join(missing)}")
-    summary = (f"Time 'n' Space, light mode (timers and scoring only): {_PHASE[state.phase]}"
-               + (f" \u00b7 running: {', '.join(running)}" if running else ""))
-    return View(summary, ({"kind": "lines", "title": "Sandtimers", "lines": lines},
-                          {"kind": "lines", "title": "Score sheet", "lines": sheet}),
-                {"phase": state.phase, "variant": "light"})
+    summary = f"Time 'n' Space, light mode (timers and scoring only): {_PHASE[state.phase]}" + (
+        f" \u00b7 running: {', '.join(running)}" if running else ""
+    )
+    return View(
+        summary,
+        (
+            {"kind": "lines", "title": "Sandtimers", "lines": lines},
+            {"kind": "lines", "title": "Score sheet", "lines": sheet},
+        ),
+        {"phase": state.phase, "variant": "light"},
+    )
 
 
 def _light_player_view(state: LightState, player: str) -> View:
     mine = [f"Timer {t + 1}: {s}" for p, t, s in state.timers if p == player]
     entry = state.entries().get(player)
-    lines = ["Not entered yet: at the end, enter your collected counters, bonus counters and the "
-             "counters still above your control center"] if entry is None else [
-        f"Collected: {_counts((c['color'], c['value']) for c in entry['collected'])}",
-        f"Bonus counters: {', '.join(str(b) for b in entry['bonus']) or 'none'}",
-        f"Still above: {_counts((c['color'], c['value']) for c in entry['above'])}",
-    ]
-    form = {"kind": "counter-sheet", "title": "Enter my counters", "player": player,
-            "others": [p for p in state.players if p != player], "colors": list(COLORS), "values": [1, 2, 3],
-            "entry": entry if entry is not None else dict(_EMPTY_ENTRY), "action_type": "score-sheet"}
-    return View(f"{player}: light mode, {_PHASE[state.phase]}",
-                ({"kind": "lines", "title": "My sandtimers", "lines": mine},
-                 {"kind": "lines", "title": "My score sheet", "lines": lines}, form))
+    lines = (
+        [
+            "Not entered yet: at the end, enter your collected counters, bonus counters and the "
+            "counters still above your control center"
+        ]
+        if entry is None
+        else [
+            f"Collected: {_counts((c['color'], c['value']) for c in entry['collected'])}",
+            f"Bonus counters: {', '.join(str(b) for b in entry['bonus']) or 'none'}",
+            f"Still above: {_counts((c['color'], c['value']) for c in entry['above'])}",
+        ]
+    )
+    form = {
+        "kind": "counter-sheet",
+        "title": "Enter my counters",
+        "player": player,
+        "others": [p for p in state.players if p != player],
+        "colors": list(COLORS),
+        "values": [1, 2, 3],
+        "entry": entry if entry is not None else dict(_EMPTY_ENTRY),
+        "action_type": "score-sheet",
+    }
+    return View(
+        f"{player}: light mode, {_PHASE[state.phase]}",
+        (
+            {"kind": "lines", "title": "My sandtimers", "lines": mine},
+            {"kind": "lines", "title": "My score sheet", "lines": lines},
+            form,
+        ),
+    )

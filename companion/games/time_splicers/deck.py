@@ -173,7 +173,9 @@ def parse_deck(data: Any, *, label: str = "deck file") -> DeckConfig:
         raise DeckFileError(f"{label}: 'crystals_to_win' must be at least 1")
     counted = len(config.cards())
     if counted != config.total_cards:
-        raise DeckFileError(f"{label}: the card counts add up to {counted}, but 'total_cards' says {config.total_cards}")
+        raise DeckFileError(
+            f"{label}: the card counts add up to {counted}, but 'total_cards' says {config.total_cards}"
+        )
     return config
 
 

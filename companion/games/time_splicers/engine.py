@@ -233,7 +233,16 @@ class ForfeitTurn:
     player: str
 
 
-Action = ForfeitTurn | Move | EnterPortal | PlaceCard | UseQuantumTunnel | UseTimeJump | RedrawHand | PlaceTimeFreeze
+Action = (
+    ForfeitTurn
+    | Move
+    | EnterPortal
+    | PlaceCard
+    | UseQuantumTunnel
+    | UseTimeJump
+    | RedrawHand
+    | PlaceTimeFreeze
+)
 
 
 # --------------------------------------------------------------------------- events
@@ -473,7 +482,9 @@ def new_game(
     if len(set(names)) != len(names) or not all(isinstance(n, str) and n.strip() for n in names):
         raise SetupError("players must be distinct non-empty names")
     if not config.min_players <= len(names) <= config.max_players:
-        raise SetupError(f"Time Splicers needs {config.min_players} to {config.max_players} players, not {len(names)}")
+        raise SetupError(
+            f"Time Splicers needs {config.min_players} to {config.max_players} players, not {len(names)}"
+        )
     index = card_index(config)
     playable = [c for c in index if c != PORTAL_ID]
     discard: list[str] = []
@@ -575,7 +586,9 @@ def _check_rows(rows: list[list[str]], index: dict[str, Card]) -> tuple[Timeline
             raise SetupError("a layout Timeline cannot be empty")
         cards = [index[c] for c in row]
         if any(c.kind != NUMBER for c in cards):
-            raise SetupError(f"the layout Timeline {row} holds a special card; only numbered cards form Timelines")
+            raise SetupError(
+                f"the layout Timeline {row} holds a special card; only numbered cards form Timelines"
+            )
         colour = cards[0].colour or ""
         if any(c.colour != colour for c in cards):
             raise SetupError(f"the layout Timeline {row} mixes colours (How to Play)")
@@ -606,7 +619,9 @@ def _layout_cards(
         raise SetupError("the layout needs a starting card or at least one Timeline")
     start = None if layout.start is None else claim(layout.start, "start")
     if start is not None and index[start].kind == TIME_FREEZE:
-        raise SetupError(f"a Time Freeze card cannot be the starting card; it is discarded and another dealt ({R_SETUP})")
+        raise SetupError(
+            f"a Time Freeze card cannot be the starting card; it is discarded and another dealt ({R_SETUP})"
+        )
     for row in layout.timelines:
         for card in row:
             claim(card, "Timelines")
@@ -667,7 +682,15 @@ class _Table:
         self.cfg = s.config
         self.index = card_index(s.config)
         self.players = [
-            _P(p.name, list(p.hand), p.position, p.time_jump_tokens, p.freeze_markers, p.crystals, p.eliminated)
+            _P(
+                p.name,
+                list(p.hand),
+                p.position,
+                p.time_jump_tokens,
+                p.freeze_markers,
+                p.crystals,
+                p.eliminated,
+            )
             for p in s.players
         ]
         self.timelines = [_T(t.colour, list(t.cards), list(t.freezes)) for t in s.timelines]
@@ -934,7 +957,9 @@ class _Table:
         for m in movers:
             self.move_player(m, dest, "relocated", from_timeline=from_t)
 
-    def collapse_after_placing(self, p: _P, t: _T, card: str, sequence: int | None, relocate_to: str | None) -> None:
+    def collapse_after_placing(
+        self, p: _P, t: _T, card: str, sequence: int | None, relocate_to: str | None
+    ) -> None:
         numbers = [self.num(c) for c in t.cards]
         era = self.num(card)
         if self.cfg.singularity_number in numbers and len(t.cards) >= 5:
@@ -1083,7 +1108,8 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
             if kind == TIME_JUMP:
                 if table.start_colour is None and existing is not None:
                     raise _Refusal(
-                        f"A {colour} Timeline is already on the table; choose a colour for a new Timeline", R_TJ
+                        f"A {colour} Timeline is already on the table; choose a colour for a new Timeline",
+                        R_TJ,
                     )
                 if table.start_colour is not None and colour != table.start_colour:
                     raise _Refusal(
@@ -1294,4 +1320,3 @@ def all_card_ids(state: GameState) -> list[str]:
     if state.start_card is not None:
         out.append(state.start_card)
     return out
-

@@ -40,7 +40,16 @@ from .engine import (
 
 _RECORD_KEYS = {"players", "seed", "layout", "deck_file", "actions"}
 _LAYOUT_KEYS = {
-    "start", "hands", "deck", "discard", "crystals", "tokens", "timelines", "positions", "first_player", "reshuffles",
+    "start",
+    "hands",
+    "deck",
+    "discard",
+    "crystals",
+    "tokens",
+    "timelines",
+    "positions",
+    "first_player",
+    "reshuffles",
 }
 _ACTION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
     # action name: (required fields, optional fields), besides "player" and "action"
@@ -145,7 +154,7 @@ def _parse_action(raw: Any, i: int) -> Action:
     if name == "time_jump":
         use = raw.get("use", "card")
         if use not in ("card", "token"):
-            raise _fail(f"{where} (time_jump): 'use' must be \"card\" or \"token\"")
+            raise _fail(f'{where} (time_jump): \'use\' must be "card" or "token"')
         return UseTimeJump(player, raw["to"], use == "token")
     if name == "redraw":
         return RedrawHand(player)
@@ -209,7 +218,12 @@ def referee_record(record: dict) -> dict:
     results: list[dict[str, Any]] = []
     for i, (raw, action) in enumerate(zip(actions, parsed, strict=True)):
         outcome = apply(state, action)
-        entry: dict[str, Any] = {"index": i, "player": raw["player"], "action": raw["action"], "ok": outcome.ok}
+        entry: dict[str, Any] = {
+            "index": i,
+            "player": raw["player"],
+            "action": raw["action"],
+            "ok": outcome.ok,
+        }
         if isinstance(outcome, Accepted):
             state = outcome.state
             entry["events"] = [event_to_dict(e) for e in outcome.events]

@@ -125,7 +125,7 @@ def to_engine(action: dict[str, Any]) -> Action:
     if kind == "time_jump":
         use = action.get("use", "card")
         if use not in ("card", "token"):
-            raise InvalidRecordError("a time_jump action uses a \"card\" or a \"token\"")
+            raise InvalidRecordError('a time_jump action uses a "card" or a "token"')
         return UseTimeJump(player, card("to"), use == "token")
     if kind == "redraw":
         return RedrawHand(player)
@@ -138,8 +138,12 @@ def to_engine(action: dict[str, Any]) -> Action:
 
 def _clean(action: dict[str, Any], player: str) -> dict[str, Any]:
     """The posted action as logged: its type, the player and the fields of that type only."""
-    keep = {"move": ("to",), "place": ("card", "sequence", "relocate_to"), "quantum_tunnel": ("to",),
-            "time_jump": ("to", "use")}.get(str(action.get("type")), ())
+    keep = {
+        "move": ("to",),
+        "place": ("card", "sequence", "relocate_to"),
+        "quantum_tunnel": ("to",),
+        "time_jump": ("to", "use"),
+    }.get(str(action.get("type")), ())
     out = {"type": action.get("type"), "player": player}
     out.update({k: action[k] for k in keep if action.get(k) is not None})
     return out
@@ -149,7 +153,7 @@ def _clean(action: dict[str, Any], player: str) -> dict[str, Any]:
 
 
 def card_name(config: DeckConfig, card: str | None) -> str:
-    """"red 5", "Quantum Tunnel", "Time Portal"."""
+    """ "red 5", "Quantum Tunnel", "Time Portal"."""
     if card is None:
         return "nowhere"
     if card == PORTAL_ID:
@@ -159,7 +163,9 @@ def card_name(config: DeckConfig, card: str | None) -> str:
         return card
     if info.kind == NUMBER:
         return f"{info.colour} {info.number}"
-    return {QUANTUM_TUNNEL: "Quantum Tunnel", TIME_JUMP: "Time Jump", TIME_FREEZE: "Time Freeze"}.get(info.kind, card)
+    return {QUANTUM_TUNNEL: "Quantum Tunnel", TIME_JUMP: "Time Jump", TIME_FREEZE: "Time Freeze"}.get(
+        info.kind, card
+    )
 
 
 def describe(events: Iterable[Any], config: DeckConfig) -> list[str]:
@@ -168,7 +174,9 @@ def describe(events: Iterable[Any], config: DeckConfig) -> list[str]:
     out: list[str] = []
     for e in events:
         if isinstance(e, MeepleMoved) and e.how != "placed":
-            out.append(f"{e.player} moved to {name(e.destination)}" + (f" ({e.how})" if e.how != "adjacent" else ""))
+            out.append(
+                f"{e.player} moved to {name(e.destination)}" + (f" ({e.how})" if e.how != "adjacent" else "")
+            )
         elif isinstance(e, EnteredPortal):
             out.append(f"{e.player} stepped into the Time Portal")
         elif isinstance(e, CardsDrawn) and e.cards:
@@ -179,8 +187,10 @@ def describe(events: Iterable[Any], config: DeckConfig) -> list[str]:
             how = " (new Timeline)" if e.new_timeline else " (Timeline shifted)" if e.shifted else ""
             out.append(f"{e.player} placed {name(e.card)}{how}")
         elif isinstance(e, FixedPointReached):
-            out.append(f"fixed point in time: {e.count} cards of Era {e.era}"
-                       + (f", {e.player} takes a Time Jump token" if e.token_gained else ""))
+            out.append(
+                f"fixed point in time: {e.count} cards of Era {e.era}"
+                + (f", {e.player} takes a Time Jump token" if e.token_gained else "")
+            )
         elif isinstance(e, TimeJumpTokenSpent):
             out.append(f"{e.player} spent a Time Jump token ({e.purpose})")
         elif isinstance(e, SpecialCardPlayed):
@@ -192,7 +202,9 @@ def describe(events: Iterable[Any], config: DeckConfig) -> list[str]:
         elif isinstance(e, TimeFreezePlaced):
             out.append(f"{e.player} froze the {e.colour} Timeline")
         elif isinstance(e, TimeFreezeReturned):
-            out.append(f"{e.player} took back their Time Freeze on {e.colour}" + (": unfrozen" if e.unfrozen else ""))
+            out.append(
+                f"{e.player} took back their Time Freeze on {e.colour}" + (": unfrozen" if e.unfrozen else "")
+            )
         elif isinstance(e, TimelineCollapsed):
             out.append(f"the {e.colour} Timeline collapsed ({e.kind})")
         elif isinstance(e, TimelineFlipped):
@@ -200,8 +212,11 @@ def describe(events: Iterable[Any], config: DeckConfig) -> list[str]:
         elif isinstance(e, StartCardLeft):
             out.append(f"the starting {name(e.card)} card is gone")
         elif isinstance(e, CrystalsFound):
-            out.append(f"{e.player} found {e.count} Time Crystal" + ("s" if e.count != 1 else "")
-                       + f" ({e.total} in all)")
+            out.append(
+                f"{e.player} found {e.count} Time Crystal"
+                + ("s" if e.count != 1 else "")
+                + f" ({e.total} in all)"
+            )
         elif isinstance(e, TurnForfeited):
             out.append(f"{e.player}'s time ran out: the turn is forfeited")
         elif isinstance(e, GameWon):
@@ -221,7 +236,9 @@ class SplicersReferee:
 
     game = "time-splicers"
 
-    def __init__(self, setup: TableSetup, *, config: DeckConfig | None = None, layout: Layout | None = None) -> None:
+    def __init__(
+        self, setup: TableSetup, *, config: DeckConfig | None = None, layout: Layout | None = None
+    ) -> None:
         """``config`` replaces the shipped deck counts; ``layout`` the seeded deal (as in a game record)."""
         self.setup = setup
         self.config = config
@@ -231,7 +248,9 @@ class SplicersReferee:
 
     # --- start and replay ----------------------------------------------------------------
     def start(self, setup: TableSetup) -> SplicersTable:
-        return SplicersTable(new_game(list(setup.players), seed=setup.seed, config=self.config, layout=self.layout))
+        return SplicersTable(
+            new_game(list(setup.players), seed=setup.seed, config=self.config, layout=self.layout)
+        )
 
     def replay(self, state: SplicersTable, action: dict[str, Any]) -> SplicersTable:
         step = self._step(state, action)
@@ -239,11 +258,15 @@ class SplicersReferee:
             raise InvalidRecordError(f"a logged Time Splicers action cannot be replayed: {step}")
         return step[0]
 
-    def _step(self, state: SplicersTable, action: dict[str, Any]) -> tuple[SplicersTable, list[str]] | Rejected:
+    def _step(
+        self, state: SplicersTable, action: dict[str, Any]
+    ) -> tuple[SplicersTable, list[str]] | Rejected:
         """Apply one logged action (the single place where the state changes)."""
         if action.get("type") == "turn_started":
             note = f"{action.get('player')} started their turn"
-            return replace(state, turn_open=True, turns=state.turns + 1, last=_keep(state.last, [note])), [note]
+            return replace(state, turn_open=True, turns=state.turns + 1, last=_keep(state.last, [note])), [
+                note
+            ]
         try:
             engine_action = to_engine(action)
         except InvalidRecordError as exc:
@@ -286,21 +309,29 @@ class SplicersReferee:
             return Rejected(f"{player} is not playing Time Splicers at this table", R_TURN)
         return None
 
-    def timer_flipped(self, state: SplicersTable, seat: Seat, *, intent: dict[str, Any] | None,
-                      ran_out: bool) -> Decision | Rejected:
+    def timer_flipped(
+        self, state: SplicersTable, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool
+    ) -> Decision | Rejected:
         game = state.game
         closed = self._closed(game, seat.player)
         if closed is not None:
             return closed
-        refused = self.turns.flip_refusal(seat, to_move=game.current_player, turn_open=state.turn_open,
-                                          rule=R_TURN, what_next="make your move")
+        refused = self.turns.flip_refusal(
+            seat,
+            to_move=game.current_player,
+            turn_open=state.turn_open,
+            rule=R_TURN,
+            what_next="make your move",
+        )
         if refused is not None:
             return refused
         return self._decide(state, {"type": "turn_started", "player": seat.player})
 
     def timer_emptied(self, state: SplicersTable, seat: Seat) -> Decision:
         game = state.game
-        if not self.turns.times_out(seat, to_move=game.current_player, turn_open=state.turn_open, is_over=game.is_over):
+        if not self.turns.times_out(
+            seat, to_move=game.current_player, turn_open=state.turn_open, is_over=game.is_over
+        ):
             return Decision(state)
         step = self._decide(state, {"type": "time_out", "player": seat.player})
         return step if isinstance(step, Decision) else Decision(state)
@@ -345,18 +376,31 @@ class SplicersReferee:
         kinds = {index[c].kind for c in me.hand}
         if QUANTUM_TUNNEL in kinds:
             for card in on_table:
-                offer(f"quantum_tunnel:{card}", f"to {name(card)}", "Free: Quantum Tunnel",
-                      {"type": "quantum_tunnel", "to": card})
+                offer(
+                    f"quantum_tunnel:{card}",
+                    f"to {name(card)}",
+                    "Free: Quantum Tunnel",
+                    {"type": "quantum_tunnel", "to": card},
+                )
         here = next((t for t in game.timelines if me.position in t.cards), None)
         for use, available in (("card", TIME_JUMP in kinds), ("token", me.time_jump_tokens > 0)):
             if available and here is not None:
                 for card in here.cards:
-                    offer(f"time_jump:{use}:{card}", f"to {name(card)}", f"Free: Time Jump {use}",
-                          {"type": "time_jump", "to": card, "use": use})
+                    offer(
+                        f"time_jump:{use}:{card}",
+                        f"to {name(card)}",
+                        f"Free: Time Jump {use}",
+                        {"type": "time_jump", "to": card, "use": use},
+                    )
         if me.time_jump_tokens > 0:
             offer("redraw", "discard your hand, draw 4", "Free: Time Jump token", {"type": "redraw"})
         if TIME_FREEZE in kinds and here is not None:
-            offer("time_freeze", f"freeze the {here.colour} Timeline", "Free: Time Freeze", {"type": "time_freeze"})
+            offer(
+                "time_freeze",
+                f"freeze the {here.colour} Timeline",
+                "Free: Time Freeze",
+                {"type": "time_freeze"},
+            )
         moving = "Leave the Time Portal" if me.position == PORTAL_ID else "Move (draw 1)"
         for card in on_table:
             offer(f"move:{card}", f"to {name(card)}", moving, {"type": "move", "to": card})
@@ -391,7 +435,9 @@ class SplicersReferee:
             if found:
                 return
 
-    def menu(self, state: SplicersTable, player: str, *, intents: dict[str, dict[str, Any]]) -> list[MenuItem]:
+    def menu(
+        self, state: SplicersTable, player: str, *, intents: dict[str, dict[str, Any]]
+    ) -> list[MenuItem]:
         if not state.turn_open and player in self.turn_timer:
             return []
         return self.legal_actions(state.game, player)
@@ -421,8 +467,13 @@ class SplicersReferee:
         frozen = not compact or any(t.freezes for t in game.timelines)
         rows: list[list[str]] = [["", *(str(e) for e in eras)] + (["frozen by"] if frozen else [])]
         highlight: list[list[int]] = []
-        for r, timeline in enumerate(sorted(game.timelines, key=lambda t: cfg.colours.index(t.colour)
-                                            if t.colour in cfg.colours else len(cfg.colours)), start=1):
+        for r, timeline in enumerate(
+            sorted(
+                game.timelines,
+                key=lambda t: cfg.colours.index(t.colour) if t.colour in cfg.colours else len(cfg.colours),
+            ),
+            start=1,
+        ):
             row = [timeline.colour] + [""] * len(eras)
             if frozen:
                 row.append(", ".join(p for _, p in timeline.freezes))
@@ -435,14 +486,31 @@ class SplicersReferee:
             rows.append(row)
         players = []
         for p in game.players:
-            status = ("winner" if p.name == game.winner else "eliminated" if p.eliminated
-                      else ("playing" if state.turn_open else "to start") if p.name == game.current_player
-                      and not game.is_over else "")
-            players.append([p.name, card_name(cfg, p.position) if p.position else "-", p.crystals,
-                            p.time_jump_tokens, p.freeze_markers, len(p.hand), status])
-        table = [f"Deck: {len(game.deck)} cards, discard pile: {len(game.discard)} cards",
-                 f"Supply: {game.crystal_supply} Time Crystals, {game.token_supply} Time Jump tokens",
-                 f"{cfg.crystals_to_win} crystals win"]
+            status = (
+                "winner"
+                if p.name == game.winner
+                else "eliminated"
+                if p.eliminated
+                else ("playing" if state.turn_open else "to start")
+                if p.name == game.current_player and not game.is_over
+                else ""
+            )
+            players.append(
+                [
+                    p.name,
+                    card_name(cfg, p.position) if p.position else "-",
+                    p.crystals,
+                    p.time_jump_tokens,
+                    p.freeze_markers,
+                    len(p.hand),
+                    status,
+                ]
+            )
+        table = [
+            f"Deck: {len(game.deck)} cards, discard pile: {len(game.discard)} cards",
+            f"Supply: {game.crystal_supply} Time Crystals, {game.token_supply} Time Jump tokens",
+            f"{cfg.crystals_to_win} crystals win",
+        ]
         if game.start_card is not None:
             on = [p.name for p in game.players if p.position == game.start_card]
             table.insert(0, f"Starting card: {card_name(cfg, game.start_card)} ({', '.join(on)})")
@@ -477,12 +545,21 @@ class SplicersReferee:
         game = state.game
         if not game.is_over:
             return None
-        ranking = sorted((p for p in game.players), key=lambda p: (p.name != game.winner, p.eliminated, -p.crystals))
+        ranking = sorted(
+            (p for p in game.players), key=lambda p: (p.name != game.winner, p.eliminated, -p.crystals)
+        )
         return {
             "winners": [game.winner] if game.winner else [],
             "ranking": [p.name for p in ranking],
-            "players": {p.name: {"total": p.crystals, "crystals": p.crystals, "tokens": p.time_jump_tokens,
-                                 "eliminated": p.eliminated} for p in game.players},
+            "players": {
+                p.name: {
+                    "total": p.crystals,
+                    "crystals": p.crystals,
+                    "tokens": p.time_jump_tokens,
+                    "eliminated": p.eliminated,
+                }
+                for p in game.players
+            },
             "turns": game.turn - 1,
         }
 

@@ -101,7 +101,9 @@ def parse_deck_csv(text: str, source: str = "deck") -> tuple[Card, ...]:
     lines = text.splitlines()
     header_line = next((line for line in lines if line.strip()), None)
     if header_line is None:
-        raise InvalidDeckError(f"{source}: the file is empty; it needs a header line {','.join(REQUIRED_COLUMNS)}")
+        raise InvalidDeckError(
+            f"{source}: the file is empty; it needs a header line {','.join(REQUIRED_COLUMNS)}"
+        )
     delimiter = ";" if header_line.count(";") > header_line.count(",") else ","
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     header: list[str] | None = None
@@ -122,7 +124,9 @@ def parse_deck_csv(text: str, source: str = "deck") -> tuple[Card, ...]:
                     )
                 unknown = [c for c in header if c not in REQUIRED_COLUMNS + OPTIONAL_COLUMNS]
                 if unknown:
-                    raise InvalidDeckError(f"{source}, line {line}: unknown column {', '.join(map(repr, unknown))}")
+                    raise InvalidDeckError(
+                        f"{source}, line {line}: unknown column {', '.join(map(repr, unknown))}"
+                    )
                 if len(set(header)) != len(header):
                     raise InvalidDeckError(f"{source}, line {line}: a column name appears twice")
                 continue
@@ -130,7 +134,9 @@ def parse_deck_csv(text: str, source: str = "deck") -> tuple[Card, ...]:
                 raise InvalidDeckError(
                     f"{source}, line {line}: expected {len(header)} fields but found {len(row)}"
                 )
-            cards.append(_card_from_fields(dict(zip(header, row, strict=True)), f"{source}, line {line}", seen))
+            cards.append(
+                _card_from_fields(dict(zip(header, row, strict=True)), f"{source}, line {line}", seen)
+            )
     except csv.Error as exc:
         raise InvalidDeckError(f"{source}, line {reader.line_num}: {exc}") from None
     if not cards:
@@ -172,7 +178,9 @@ def shipped_deck(name: str = "espana") -> tuple[Card, ...]:
     """One of the decks shipped with the companion, by name (see :data:`SHIPPED_DECKS`)."""
     if name not in SHIPPED_DECKS:
         raise InvalidDeckError(f"unknown deck {name!r}; shipped decks: {', '.join(SHIPPED_DECKS)}")
-    text = resources.files("companion.games.timeline.decks").joinpath(f"{name}.csv").read_text(encoding="utf-8")
+    text = (
+        resources.files("companion.games.timeline.decks").joinpath(f"{name}.csv").read_text(encoding="utf-8")
+    )
     return parse_deck_csv(text, f"{name}.csv")
 
 

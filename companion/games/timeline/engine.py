@@ -281,7 +281,9 @@ def game_from_deal(
         if not isinstance(card_id, str) or card_id not in table:
             raise TimelineSetupError(f"the deal puts unknown card {card_id!r} in {place}")
         if card_id in where:
-            raise TimelineSetupError(f"the deal puts card {card_id!r} both in {where[card_id]} and in {place}")
+            raise TimelineSetupError(
+                f"the deal puts card {card_id!r} both in {where[card_id]} and in {place}"
+            )
         where[card_id] = place
         return card_id
 
@@ -336,7 +338,11 @@ def rejection(state: TimelineState, action: PlaceCard) -> Rejected | None:
         return Rejected(f"It is {state.to_move}'s turn, not {action.player}'s", RULE_GAMEPLAY)
     if action.card not in state.hand(action.player):
         return Rejected(f"{action.player} has no card {action.card!r} in hand", RULE_GAMEPLAY)
-    if isinstance(action.gap, bool) or not isinstance(action.gap, int) or not 0 <= action.gap <= len(state.timeline):
+    if (
+        isinstance(action.gap, bool)
+        or not isinstance(action.gap, int)
+        or not 0 <= action.gap <= len(state.timeline)
+    ):
         return Rejected(
             f"There is no gap {action.gap!r}: a timeline of {len(state.timeline)} cards has gaps 0 to {len(state.timeline)}",
             RULE_GAMEPLAY,
@@ -374,7 +380,11 @@ def _end_round(state: TimelineState, events: list[Any]) -> TimelineState:
         return replace(state, winner=emptied[0], to_move=None, emptied=())
     if len(emptied) >= 2:
         out = tuple(p for p in state.remaining if p not in emptied)
-        state = replace(state, eliminated=tuple(p for p in state.players if p in state.eliminated or p in out), playoff=True)
+        state = replace(
+            state,
+            eliminated=tuple(p for p in state.players if p in state.eliminated or p in out),
+            playoff=True,
+        )
         events.append(PlayoffStarted(emptied, out))
     if state.playoff:
         for player in state.remaining:

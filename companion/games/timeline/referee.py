@@ -39,7 +39,9 @@ def _is_int(value: Any) -> bool:
 def _check_keys(obj: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
     for key in obj:
         if key not in allowed and not key.startswith("_"):
-            raise InvalidRecordError(f"{where} has an unknown field {key!r}; known fields: {', '.join(allowed)}")
+            raise InvalidRecordError(
+                f"{where} has an unknown field {key!r}; known fields: {', '.join(allowed)}"
+            )
 
 
 def _read_deck(record: dict[str, Any]) -> tuple[Card, ...]:
@@ -54,7 +56,7 @@ def _read_deck(record: dict[str, Any]) -> tuple[Card, ...]:
 def _start(record: dict[str, Any], settings: TimelineSettings) -> TimelineState:
     players = record.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise InvalidRecordError("the record needs \"players\": a list of player names in seating order")
+        raise InvalidRecordError('the record needs "players": a list of player names in seating order')
     seed = record.get("seed", 0)
     if not _is_int(seed):
         raise InvalidRecordError(f"the seed must be a whole number, not {seed!r}")
@@ -67,7 +69,7 @@ def _start(record: dict[str, Any], settings: TimelineSettings) -> TimelineState:
             raise InvalidRecordError(f"hand_size must be a whole number of at least 1, not {hand_size!r}")
         return new_game(cards, players, seed=seed, hand_size=hand_size, **limits)
     if not isinstance(deal, dict):
-        raise InvalidRecordError("\"deal\" must be an object with hands, reference and draw_pile")
+        raise InvalidRecordError('"deal" must be an object with hands, reference and draw_pile')
     _check_keys(deal, DEAL_KEYS, "the deal")
     if "hand_size" in record:
         raise InvalidRecordError("give either hand_size or an explicit deal, not both")
@@ -75,7 +77,7 @@ def _start(record: dict[str, Any], settings: TimelineSettings) -> TimelineState:
     if not isinstance(hands, dict) or not all(isinstance(h, list) for h in hands.values()):
         raise InvalidRecordError("deal.hands must map each player to a list of card ids")
     if "reference" not in deal:
-        raise InvalidRecordError("the deal needs \"reference\": the id of the face-up starting card")
+        raise InvalidRecordError('the deal needs "reference": the id of the face-up starting card')
     draw_pile = deal.get("draw_pile", [])
     if not isinstance(draw_pile, list):
         raise InvalidRecordError("deal.draw_pile must be a list of card ids, top card first")
@@ -162,7 +164,7 @@ def referee_record(record: dict[str, Any], *, settings: TimelineSettings | None 
     state = _start(record, settings)
     moves = record.get("moves", [])
     if not isinstance(moves, list):
-        raise InvalidRecordError("\"moves\" must be a list of {player, card, gap} objects")
+        raise InvalidRecordError('"moves" must be a list of {player, card, gap} objects')
     actions = [_read_move(m, n) for n, m in enumerate(moves, start=1)]
     dealt_by_seed = "deal" not in record
     deal = {
@@ -177,8 +179,15 @@ def referee_record(record: dict[str, Any], *, settings: TimelineSettings | None 
             results.append(_result(state, action, outcome.events))
             state = outcome.state
         else:
-            results.append({"ok": False, "player": action.player, "card": action.card,
-                            "reason": outcome.reason, "rule": outcome.rule})
+            results.append(
+                {
+                    "ok": False,
+                    "player": action.player,
+                    "card": action.card,
+                    "reason": outcome.reason,
+                    "rule": outcome.rule,
+                }
+            )
     out: dict[str, Any] = {"players": list(state.players)}
     if dealt_by_seed:
         out["deal"] = deal

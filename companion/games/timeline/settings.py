@@ -44,7 +44,9 @@ def _parse(data: Any, source: str) -> TimelineSettings:
 def load_settings(path: str | Path | None = None) -> TimelineSettings:
     """Read table settings from ``path``, or the shipped ``settings.json`` when ``path`` is ``None``."""
     if path is None:
-        text = resources.files("companion.games.timeline").joinpath("settings.json").read_text(encoding="utf-8")
+        text = (
+            resources.files("companion.games.timeline").joinpath("settings.json").read_text(encoding="utf-8")
+        )
         source = "settings.json"
     else:
         source = str(path)

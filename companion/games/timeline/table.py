@@ -85,7 +85,7 @@ def hand_size_of(variant: str) -> int:
         return load_settings().hand_size
     match = _VARIANT.match(text)
     if match is None or int(match.group(1)) < 1:
-        raise ConfigError(f"unknown Timeline variant {variant!r}: use \"hand-N\" to deal N cards (default 4)")
+        raise ConfigError(f'unknown Timeline variant {variant!r}: use "hand-N" to deal N cards (default 4)')
     return int(match.group(1))
 
 
@@ -127,9 +127,13 @@ def _describe(events: Iterable[Any], game: TimelineState) -> list[str]:
     out: list[str] = []
     for event in events:
         if isinstance(event, CardPlaced):
-            out.append(f"{event.player} placed {_title(game.cards[event.card])} ({year_label(event.year)}): correct")
+            out.append(
+                f"{event.player} placed {_title(game.cards[event.card])} ({year_label(event.year)}): correct"
+            )
         elif isinstance(event, CardMisplaced):
-            out.append(f"{event.player} placed {_title(game.cards[event.card])} ({year_label(event.year)}): wrong, discarded")
+            out.append(
+                f"{event.player} placed {_title(game.cards[event.card])} ({year_label(event.year)}): wrong, discarded"
+            )
         elif isinstance(event, DiscardReshuffled):
             out.append(f"the discard pile was shuffled into a new deck of {event.cards}")
         elif isinstance(event, CardDrawn):
@@ -137,8 +141,10 @@ def _describe(events: Iterable[Any], game: TimelineState) -> list[str]:
         elif isinstance(event, RoundEnded):
             out.append(f"round {event.round} is over")
         elif isinstance(event, PlayoffStarted):
-            out.append(f"play-off between {', '.join(event.players)}"
-                       + (f"; {', '.join(event.eliminated)} eliminated" if event.eliminated else ""))
+            out.append(
+                f"play-off between {', '.join(event.players)}"
+                + (f"; {', '.join(event.eliminated)} eliminated" if event.eliminated else "")
+            )
         elif isinstance(event, GameWon):
             out.append(f"{event.player} wins!")
         elif isinstance(event, GameShared):
@@ -165,8 +171,14 @@ class TimelineReferee:
 
     game = "timeline"
 
-    def __init__(self, setup: TableSetup, *, cards: Sequence[Card] | None = None, hand_size: int | None = None,
-                 deal: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        setup: TableSetup,
+        *,
+        cards: Sequence[Card] | None = None,
+        hand_size: int | None = None,
+        deal: Mapping[str, Any] | None = None,
+    ) -> None:
         """``cards`` replaces the shipped deck; ``deal`` (``hands``, ``reference``, ``draw_pile``)
         replaces the seeded deal, as in a game record; ``hand_size`` overrides the variant."""
         self.setup = setup
@@ -181,9 +193,15 @@ class TimelineReferee:
         settings = load_settings()
         limits = {"min_players": settings.min_players, "max_players": settings.max_players}
         if self.deal is not None:
-            game = game_from_deal(self.cards, setup.players, hands=self.deal["hands"],
-                                  reference=self.deal["reference"], draw_pile=self.deal.get("draw_pile", ()),
-                                  seed=setup.seed, **limits)
+            game = game_from_deal(
+                self.cards,
+                setup.players,
+                hands=self.deal["hands"],
+                reference=self.deal["reference"],
+                draw_pile=self.deal.get("draw_pile", ()),
+                seed=setup.seed,
+                **limits,
+            )
         else:
             game = new_game(self.cards, setup.players, seed=setup.seed, hand_size=self.hand_size, **limits)
         return TimelineTable(game)
@@ -194,13 +212,17 @@ class TimelineReferee:
             raise InvalidRecordError(f"a logged Timeline action cannot be replayed: {step}")
         return step[0]
 
-    def _step(self, state: TimelineTable, action: dict[str, Any]) -> tuple[TimelineTable, list[str]] | Rejected:
+    def _step(
+        self, state: TimelineTable, action: dict[str, Any]
+    ) -> tuple[TimelineTable, list[str]] | Rejected:
         """Apply one logged action (the single place where the state changes)."""
         kind, player = action.get("type"), action.get("player", "")
         game = state.game
         if kind == "turn_started":
             note = f"{player} started their turn"
-            return replace(state, turn_open=True, turns=state.turns + 1, last=_keep(state.last, [note])), [note]
+            return replace(state, turn_open=True, turns=state.turns + 1, last=_keep(state.last, [note])), [
+                note
+            ]
         if kind == "place":
             outcome = apply(game, PlaceCard(player, str(action.get("card")), action.get("gap")))  # type: ignore[arg-type]
             if isinstance(outcome, Rejected):
@@ -242,21 +264,29 @@ class TimelineReferee:
             return Rejected(f"{player} was eliminated when the play-off began", RULE_VICTORY)
         return None
 
-    def timer_flipped(self, state: TimelineTable, seat: Seat, *, intent: dict[str, Any] | None,
-                      ran_out: bool) -> Decision | Rejected:
+    def timer_flipped(
+        self, state: TimelineTable, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool
+    ) -> Decision | Rejected:
         game = state.game
         closed = self._closed(game, seat.player)
         if closed is not None:
             return closed
-        refused = self.turns.flip_refusal(seat, to_move=game.to_move, turn_open=state.turn_open,
-                                          rule=RULE_GAMEPLAY, what_next="place a card")
+        refused = self.turns.flip_refusal(
+            seat,
+            to_move=game.to_move,
+            turn_open=state.turn_open,
+            rule=RULE_GAMEPLAY,
+            what_next="place a card",
+        )
         if refused is not None:
             return refused
         return self._decide(state, {"type": "turn_started", "player": seat.player})
 
     def timer_emptied(self, state: TimelineTable, seat: Seat) -> Decision:
         game = state.game
-        if not self.turns.times_out(seat, to_move=game.to_move, turn_open=state.turn_open, is_over=game.is_over):
+        if not self.turns.times_out(
+            seat, to_move=game.to_move, turn_open=state.turn_open, is_over=game.is_over
+        ):
             return Decision(state)
         step = self._decide(state, {"type": "turn_timed_out", "player": seat.player})
         return step if isinstance(step, Decision) else Decision(state)
@@ -268,7 +298,9 @@ class TimelineReferee:
         if closed is not None:
             return closed
         if action.get("type") != "place":
-            return Rejected("The only action in Timeline is placing a card in a gap of the timeline", RULE_GAMEPLAY)
+            return Rejected(
+                "The only action in Timeline is placing a card in a gap of the timeline", RULE_GAMEPLAY
+            )
         if player != game.to_move:
             return Rejected(f"It is {game.to_move}'s turn, not {player}'s", RULE_GAMEPLAY)
         card, gap = action.get("card"), action.get("gap")
@@ -283,7 +315,9 @@ class TimelineReferee:
         # a player without a sandtimer at this table starts the turn by playing
         return self._decide(state, {"type": "turn_started", "player": player}, place)
 
-    def menu(self, state: TimelineTable, player: str, *, intents: dict[str, dict[str, Any]]) -> list[MenuItem]:
+    def menu(
+        self, state: TimelineTable, player: str, *, intents: dict[str, dict[str, Any]]
+    ) -> list[MenuItem]:
         game = state.game
         if game.is_over or player != game.to_move or (not state.turn_open and player in self.turn_timer):
             return []
@@ -291,8 +325,14 @@ class TimelineReferee:
         for card_id in game.hand(player):
             group = f"Place {_title(game.cards[card_id])}"
             for gap in range(len(game.timeline) + 1):
-                items.append(MenuItem(f"place:{card_id}:{gap}", gap_label(game, gap), group,
-                                      action={"type": "place", "card": card_id, "gap": gap}))
+                items.append(
+                    MenuItem(
+                        f"place:{card_id}:{gap}",
+                        gap_label(game, gap),
+                        group,
+                        action={"type": "place", "card": card_id, "gap": gap},
+                    )
+                )
         return items
 
     # --- pages --------------------------------------------------------------------------
@@ -311,8 +351,13 @@ class TimelineReferee:
 
     def _panels(self, state: TimelineTable) -> list[dict[str, Any]]:
         game = state.game
-        rows = [[game.cards[c].year if game.cards[c].year > 0 else year_label(game.cards[c].year),
-                 _title(game.cards[c])] for c in game.timeline]
+        rows = [
+            [
+                game.cards[c].year if game.cards[c].year > 0 else year_label(game.cards[c].year),
+                _title(game.cards[c]),
+            ]
+            for c in game.timeline
+        ]
         players = []
         for name in game.players:
             if name == game.winner or name in game.shared_by:
@@ -357,8 +402,10 @@ class TimelineReferee:
             "winners": winners,
             "shared": not game.winner,
             "ranking": ranking,
-            "players": {p: {"total": left[p], "cards_left": left[p], "eliminated": p in game.eliminated}
-                        for p in game.players},
+            "players": {
+                p: {"total": left[p], "cards_left": left[p], "eliminated": p in game.eliminated}
+                for p in game.players
+            },
             "rounds": game.round,
         }
 

@@ -32,7 +32,9 @@ def _calibrate(node: PiNode, accel, seconds: float, out) -> None:
         out.write(json.dumps({"t_ms": t_ms, "tilt": int(node.tilt.value)}) + "\n")
         if accel is not None:
             ax, ay, az = accel()
-            out.write(json.dumps({"t_ms": t_ms, "ax": round(ax, 4), "ay": round(ay, 4), "az": round(az, 4)}) + "\n")
+            out.write(
+                json.dumps({"t_ms": t_ms, "ax": round(ax, 4), "ay": round(ay, 4), "az": round(az, 4)}) + "\n"
+            )
         out.flush()
         time.sleep(node.config.poll_ms / 1000)
 
@@ -56,16 +58,27 @@ def _self_test(node: PiNode) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="companion-node-pi", description="Run a sandtimer node on a Raspberry Pi.")
-    parser.add_argument("--config", default=DEFAULT_CONFIG, help=f"TOML config file (default {DEFAULT_CONFIG})")
-    parser.add_argument("--calibrate", type=float, metavar="SECONDS",
-                        help="stream raw tilt samples as JSON lines for SECONDS, then exit")
-    parser.add_argument("--self-test", action="store_true", help="light the bar, cycle the colours, beep, then exit")
+    parser = argparse.ArgumentParser(
+        prog="companion-node-pi", description="Run a sandtimer node on a Raspberry Pi."
+    )
+    parser.add_argument(
+        "--config", default=DEFAULT_CONFIG, help=f"TOML config file (default {DEFAULT_CONFIG})"
+    )
+    parser.add_argument(
+        "--calibrate",
+        type=float,
+        metavar="SECONDS",
+        help="stream raw tilt samples as JSON lines for SECONDS, then exit",
+    )
+    parser.add_argument(
+        "--self-test", action="store_true", help="light the bar, cycle the colours, beep, then exit"
+    )
     parser.add_argument("--check-config", action="store_true", help="only check the config file")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+    )
     try:
         config = load_config(args.config)
     except ConfigError as exc:

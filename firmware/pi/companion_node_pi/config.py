@@ -78,8 +78,9 @@ class PiNodeConfig:
         if not self.bar_pins:
             raise ConfigError("the sand bar needs at least one pin")
         if not 0 < self.tilt.tilt_rest_ms <= 190:
-            raise ConfigError(f"tilt_rest_ms = {self.tilt.tilt_rest_ms} must be 1-190 ms to report a flip "
-                              "within 200 ms")
+            raise ConfigError(
+                f"tilt_rest_ms = {self.tilt.tilt_rest_ms} must be 1-190 ms to report a flip within 200 ms"
+            )
 
 
 _SECTIONS = {"node", "broker", "pins", "tilt", "battery"}
@@ -92,8 +93,15 @@ _KEYS = {
 }
 
 
-def _get(table: dict[str, Any], section: str, key: str, kind: Any, where: str, default: Any = None,
-         required: bool = False) -> Any:
+def _get(
+    table: dict[str, Any],
+    section: str,
+    key: str,
+    kind: Any,
+    where: str,
+    default: Any = None,
+    required: bool = False,
+) -> Any:
     if key not in table:
         if required:
             raise ConfigError(f"{where}: [{section}] needs {key}")
@@ -103,8 +111,10 @@ def _get(table: dict[str, Any], section: str, key: str, kind: Any, where: str, d
     if isinstance(value, bool) and bool not in kinds:
         raise ConfigError(f"{where}: [{section}] {key} must be {kinds[0].__name__}, not true/false")
     if not isinstance(value, kinds):
-        raise ConfigError(f"{where}: [{section}] {key} must be {' or '.join(k.__name__ for k in kinds)}, "
-                          f"not {type(value).__name__}")
+        raise ConfigError(
+            f"{where}: [{section}] {key} must be {' or '.join(k.__name__ for k in kinds)}, "
+            f"not {type(value).__name__}"
+        )
     return value
 
 
@@ -141,8 +151,9 @@ def parse_config(data: dict[str, Any], where: str = "config") -> PiNodeConfig:
         try:
             password = Path(password_file).read_text(encoding="utf-8").strip()
         except OSError as exc:
-            raise ConfigError(f"{where}: [broker] password_file {password_file!r} cannot be read "
-                              f"({exc.strerror})") from None
+            raise ConfigError(
+                f"{where}: [broker] password_file {password_file!r} cannot be read ({exc.strerror})"
+            ) from None
     address = BrokerAddress(address.host, address.port, username, password)
 
     bar = _get(pins, "pins", "bar", list, where, list(DEFAULT_BAR_PINS))
@@ -161,7 +172,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> PiNodeConfig:
         if name == "accel_axis":
             axis = _get(tilt, "tilt", name, str, where)
             if axis not in ("ax", "ay", "az"):
-                raise ConfigError(f"{where}: [tilt] accel_axis must be \"ax\", \"ay\" or \"az\", not {axis!r}")
+                raise ConfigError(f'{where}: [tilt] accel_axis must be "ax", "ay" or "az", not {axis!r}')
             tilt_values[name] = axis
         elif name.endswith("_ms"):
             tilt_values[name] = _get(tilt, "tilt", name, int, where)

@@ -43,18 +43,29 @@ class PiNode:
     in g) are the optional I2C chips; ``__main__`` opens the real ones.
     """
 
-    def __init__(self, config: PiNodeConfig, *, pin_factory: Any = None, clock: Callable[[], int] | None = None,
-                 battery: Callable[[], int | None] | None = None,
-                 accel: Callable[[], tuple[float, float, float]] | None = None,
-                 boot_id: str | None = None) -> None:
+    def __init__(
+        self,
+        config: PiNodeConfig,
+        *,
+        pin_factory: Any = None,
+        clock: Callable[[], int] | None = None,
+        battery: Callable[[], int | None] | None = None,
+        accel: Callable[[], tuple[float, float, float]] | None = None,
+        boot_id: str | None = None,
+    ) -> None:
         self.config = config
         self._lock = threading.RLock()
         self.connected = threading.Event()
-        self.tilt = DigitalInputDevice(config.tilt_pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
+        self.tilt = DigitalInputDevice(
+            config.tilt_pin, pull_up=True, bounce_time=None, pin_factory=pin_factory
+        )
         self.bar = LEDBarGraph(*config.bar_pins, pwm=True, pin_factory=pin_factory)
         self.status = RGBLED(*config.status_pins, pin_factory=pin_factory)
-        self.buzzer = (TonalBuzzer(config.buzzer_pin, mid_tone=Tone(880.0), octaves=2, pin_factory=pin_factory)
-                       if config.buzzer_pin is not None else None)
+        self.buzzer = (
+            TonalBuzzer(config.buzzer_pin, mid_tone=Tone(880.0), octaves=2, pin_factory=pin_factory)
+            if config.buzzer_pin is not None
+            else None
+        )
         factory = self.tilt.pin_factory
         self.clock = clock if clock is not None else (lambda: int(factory.ticks() * 1000))
         self._battery = battery
@@ -62,12 +73,25 @@ class PiNode:
         self._classifier = None
         if accel is not None and config.tilt.accel_axis:
             t = config.tilt
-            self._classifier = OrientationClassifier(t.accel_axis, t.accel_offset_g, t.accel_scale,
-                                                     t.accel_flip_g, t.accel_release_g, t.accel_still_g)
+            self._classifier = OrientationClassifier(
+                t.accel_axis,
+                t.accel_offset_g,
+                t.accel_scale,
+                t.accel_flip_g,
+                t.accel_release_g,
+                t.accel_still_g,
+            )
         self.debouncer = TiltDebouncer(config.tilt.tilt_rest_ms, config.tilt.tilt_debounce_ms)
-        self.core = NodeCore(config.table, config.node_id, self.clock, boot_id or os.urandom(4).hex(),
-                             sand_ms=int(config.sand_s * 1000), node_kind="pi", firmware=FIRMWARE,
-                             heartbeat_ms=int(config.heartbeat_s * 1000))
+        self.core = NodeCore(
+            config.table,
+            config.node_id,
+            self.clock,
+            boot_id or os.urandom(4).hex(),
+            sand_ms=int(config.sand_s * 1000),
+            node_kind="pi",
+            firmware=FIRMWARE,
+            heartbeat_ms=int(config.heartbeat_s * 1000),
+        )
         self.client: mqtt.Client | None = None
         self.pattern: str | None = None
         self._cue: list[tuple[int, int]] = []
@@ -87,8 +111,9 @@ class PiNode:
     def start(self) -> PiNode:
         """Connect to the broker in the background (paho keeps retrying while it is away)."""
         cfg = self.config
-        self.client = make_client(f"node-{cfg.table}-{cfg.node_id}", cfg.broker, clean_session=True,
-                                  will=self.core.last_will())
+        self.client = make_client(
+            f"node-{cfg.table}-{cfg.node_id}", cfg.broker, clean_session=True, will=self.core.last_will()
+        )
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
@@ -182,8 +207,10 @@ class PiNode:
         if self.client is not None:
             if self.connected.is_set():
                 with self._lock:
-                    infos = [self.client.publish(topic, payload, qos=1, retain=retain)
-                             for topic, payload, retain in self.core.goodbye()]
+                    infos = [
+                        self.client.publish(topic, payload, qos=1, retain=retain)
+                        for topic, payload, retain in self.core.goodbye()
+                    ]
                 for info in infos:
                     try:
                         info.wait_for_publish(2)

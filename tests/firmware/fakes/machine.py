@@ -1,8 +1,8 @@
 """Fake ``machine``: pins whose level a test sets, PWM and ADC that remember what they were told."""
 
-_levels = {}      # pin id -> electrical level (0/1)
-_pwm = {}         # pin id -> PWM
-_adc = {}         # ADC channel/pin id -> reading (u16 or uV)
+_levels = {}  # pin id -> electrical level (0/1)
+_pwm = {}  # pin id -> PWM
+_adc = {}  # ADC channel/pin id -> reading (u16 or uV)
 sleeps = []
 
 
