@@ -1,0 +1,93 @@
+"""What a game package tells the hub about itself: names, players, variants, rules and data.
+
+Each package under ``companion.games`` exports one :class:`GameInfo` as ``GAME``;
+``companion.games.find_game`` finds it by name or alias.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from companion.errors import UnknownGameError
+from companion.rules.codec import Codec
+from companion.rules.referee import Referee
+from companion.rules.setup import TableSetup
+
+RefereeFactory = Callable[[TableSetup, Any], Referee[Any]]
+"""Builds a referee from the setup and the game's data."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A way to play a game, as the setup page offers it."""
+
+    name: str
+    title: str
+    clock_minutes: float
+    """Length of the master clock (turn-based games: a bound on the session)."""
+    referee: RefereeFactory | None = None
+    """The variant's own referee class, when it plays differently; None for the game's."""
+
+
+@dataclass(frozen=True, eq=False)
+class GameInfo:
+    """One game: what the setup page offers, its rules engine, its table referee and its data."""
+
+    name: str
+    """Canonical name used on the command line and in the API, e.g. ``time-n-space``."""
+    title: str
+    """Name shown to players."""
+    uses_sandtimers: bool
+    """True for real-time games whose actions are timed by sandtimers."""
+    referee: RefereeFactory
+    """The table referee of the game (a variant may bring its own)."""
+    aliases: tuple[str, ...] = ()
+    min_players: int = 2
+    max_players: int = 4
+    timers_per_player: int = 2
+    """Sandtimer nodes each player uses (turn-based games: one turn timer)."""
+    variants: tuple[Variant, ...] = (Variant("standard", "Standard", 30),)
+    engine: str = ""
+    """Dotted name of the pure rules engine module ("" for none)."""
+    rules_version: int = 1
+    """Raised whenever a rule of the engine or referee changes; every logged step records it."""
+    load_data: Callable[[], Any] = field(default=lambda: None)
+    """Reads the game's shipped data (cards, components); called once, see :attr:`data`."""
+    state_modules: tuple[str, ...] = ()
+    """Modules whose dataclasses and enums make up the game's state and events (for the log's codec)."""
+    score_record: Callable[[Any], dict[str, Any]] | None = None
+    """Final scoring of a JSON score sheet (``companion score GAME FILE``)."""
+    referee_record: Callable[[Any], dict[str, Any]] | None = None
+    """Replay of a JSON game record through the rules engine (``companion referee GAME FILE``)."""
+
+    @cached_property
+    def data(self) -> Any:
+        """The game's data, read once per process and handed to every referee and new game."""
+        return self.load_data()
+
+    @cached_property
+    def codec(self) -> Codec:
+        import importlib
+
+        return Codec.of_modules(*(importlib.import_module(m) for m in self.state_modules))
+
+    def variant(self, name: str) -> Variant:
+        """The named variant ("" for the first), or :class:`UnknownGameError`."""
+        if not name:
+            return self.variants[0]
+        for variant in self.variants:
+            if variant.name == name:
+                return variant
+        choices = ", ".join(v.name for v in self.variants)
+        raise UnknownGameError(f"{self.title} has no variant {name!r}; choose one of: {choices}")
+
+    def make_referee(self, setup: TableSetup) -> Referee[Any]:
+        """The referee of a table set up for this game (its variant's, if it has one)."""
+        factory = self.referee
+        for variant in self.variants:
+            if variant.name == setup.variant and variant.referee is not None:
+                factory = variant.referee
+        return factory(setup, self.data)

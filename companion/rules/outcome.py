@@ -1,0 +1,78 @@
+"""What a rules engine or a referee answers: an accepted step, or a rejection with its reason.
+
+Engines are pure: ``apply(state, action) -> Accepted | Rejected``. They never read a
+clock, draw global randomness or do I/O; time facts (a sandtimer ran out, the master
+clock expired) arrive as actions, and randomness is a seed carried in the state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class Accepted(Generic[S]):
+    """The action was legal: the new state and what happened, as past-tense events."""
+
+    state: S
+    """State after the action."""
+    events: tuple[Any, ...] = ()
+    """Events the action produced, in order (e.g. ``OrderFulfilled``)."""
+
+    ok = True
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """The action broke a rule; the state is unchanged."""
+
+    reason: str
+    """A sentence a player understands, e.g. "The sand has not run through yet"."""
+    rule: str = ""
+    """The rulebook section the reason comes from, e.g. "General rules for placing and using the sandtimers"."""
+
+    ok = False
+
+    def __str__(self) -> str:
+        return f"{self.reason} ({self.rule})" if self.rule else self.reason
+
+
+Result = Accepted[Any] | Rejected
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A step a referee accepted: the game state after it and what happened, computed once.
+
+    The table logs ``facts`` (the engine's own events) with the change the step made to
+    the state, and ``actions`` (what was asked of the engine, as JSON) so that an undo can
+    decide the later steps again; it never runs the rules to read a log back.
+    """
+
+    state: Any
+    """The game state after the step."""
+    actions: tuple[dict[str, Any], ...] = ()
+    """The engine actions the step applied, in the game's JSON form."""
+    facts: tuple[Any, ...] = ()
+    """The engine's events, in order (frozen dataclasses of the game's own types)."""
+    notes: tuple[str, ...] = ()
+    """What happened, in words for the dashboard ("red fulfilled a gray 2 of green")."""
+    show: tuple[tuple[str, str], ...] = ()
+    """(node, pattern) to show on nodes now, e.g. ``("blue-1", "sabotaged")`` (protocol ``show`` patterns)."""
+    add_seat: tuple[str, int] | None = None
+    """(player, timer index) that gets a new sandtimer: the hub asks the table to flip the new node."""
+    end_clock: str = ""
+    """Why the rules ended the game now (e.g. "red placed their last victory-point marker"): the master
+    clock stops; "" to go on."""
+
+    @property
+    def changed(self) -> bool:
+        """True when the step did something to log (actions or facts)."""
+        return bool(self.actions or self.facts)
+
+
+Step = Decision | Rejected
+"""What every referee call answers."""

@@ -1,0 +1,110 @@
+"""The contract between a game's rules and the table: what a *referee* answers.
+
+The table owns time (sand, master clock), nodes and the log; a referee translates
+what happens at the table into the game engine's actions and answers with a
+:class:`~companion.rules.outcome.Decision` (the state after the step and the facts
+that came out, computed once) or a :class:`~companion.rules.outcome.Rejected`:
+
+* a node flipped -> the engine actions that flip means (for Time 'n' Space: lift the
+  finished timer with the player's choices, then place it on the chosen symbol), or
+  a rejection that turns the node red;
+* a node ran out, the master clock started or expired -> time facts for the engine;
+* a tap on a phone page -> a free action or a choice.
+
+Referees are pure: no clock, no I/O, no global randomness. The pages ask them for
+``view``, ``player_view``, ``menu``, ``scores`` and ``timer_label``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from companion.rules.outcome import Decision, Rejected, Step
+from companion.rules.pages import MenuItem, View
+from companion.rules.setup import Seat, TableSetup
+
+S = TypeVar("S")
+
+
+class Referee(Generic[S]):
+    """A game's rules as the table consults them; every method has a do-nothing default.
+
+    ``S`` is the referee's own state (usually the engine state plus what the table
+    adds, e.g. whether a turn is running).
+    """
+
+    game: ClassVar[str] = ""
+    rules_decide_end: ClassVar[bool] = False
+    """True when the rules judge flips made after the master clock ran out (else the table refuses them)."""
+
+    def __init__(self, setup: TableSetup) -> None:
+        self.setup = setup
+
+    def start(self, setup: TableSetup) -> S:
+        """The game state at the start (seeded from the setup)."""
+        raise NotImplementedError
+
+    def replay(self, state: S, action: dict[str, Any]) -> S:
+        """Apply a logged action again. Only an undo does this, to decide again the steps after
+        the one it takes back; :class:`~companion.errors.InvalidRecordError` when it no longer applies."""
+        raise NotImplementedError
+
+    # --- what happens at the table --------------------------------------------------------------
+    def clock_started(self, state: S) -> Step:
+        return Decision(state)
+
+    def clock_expired(self, state: S) -> Step:
+        return Decision(state)
+
+    def timer_flipped(self, state: S, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool) -> Step:
+        """A node was turned over. ``ran_out``: its upper bulb was empty before the flip."""
+        return Decision(state)
+
+    def timer_emptied(self, state: S, seat: Seat) -> Step:
+        return Decision(state)
+
+    def player_action(self, state: S, player: str, action: dict[str, Any]) -> Step:
+        return Rejected("This table plays with timers only: there are no game actions", "Table")
+
+    # --- what the pages show -------------------------------------------------------------------
+    def menu(self, state: S, player: str, *, intents: dict[str, dict[str, Any]]) -> list[MenuItem]:
+        return []
+
+    def view(self, state: S) -> View:
+        return View()
+
+    def player_view(self, state: S, player: str) -> View:
+        return View()
+
+    def scores(self, state: S) -> dict[str, Any] | None:
+        """Final scoring once the game is over, else None."""
+        return None
+
+    def timer_label(self, state: S, seat: Seat) -> str:
+        """What a sandtimer sits on, shown under it on the dashboard and the phone ("production plant b2")."""
+        return ""
+
+
+@dataclass
+class Steps:
+    """One decision built action by action: each engine action is applied exactly once.
+
+    ``add`` records an accepted action with the state after it; ``decision`` returns
+    everything recorded as one :class:`Decision`.
+    """
+
+    state: Any
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    facts: list[Any] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, state: Any, action: dict[str, Any], facts: tuple[Any, ...] = (), note: str = "") -> None:
+        self.state = state
+        self.actions.append(action)
+        self.facts.extend(facts)
+        if note:
+            self.notes.append(note)
+
+    def decision(self, **extra: Any) -> Decision:
+        return Decision(self.state, tuple(self.actions), tuple(self.facts), tuple(self.notes), **extra)
