@@ -86,7 +86,10 @@ class Speaker:
     @property
     def available(self) -> bool:
         """Whether a speech engine can be called at all."""
-        return bool(self.command) and (os.path.exists(self.command) or shutil.which(self.command) is not None)
+        command = self.command
+        if not command:
+            return False
+        return os.path.exists(command) or shutil.which(command) is not None
 
     def cache_path(self, text: str, voice: str) -> Path:
         key = hashlib.sha256(f"{voice}\0{self.speed_wpm}\0{text}".encode()).hexdigest()[:20]

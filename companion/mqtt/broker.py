@@ -23,9 +23,14 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from companion.errors import BrokerError, ConfigError
+
+if TYPE_CHECKING:
+    # amqtt ships no type information (no py.typed marker, no stubs), so its Broker is Any to mypy.
+    from amqtt.broker import Broker  # type: ignore[import-untyped]
 
 log = logging.getLogger(__name__)
 
@@ -137,9 +142,10 @@ class MosquittoBroker:
         binary: str | None = None,
         persistence_dir: Path | None = None,
     ) -> None:
-        self.binary = binary or find_mosquitto()
-        if self.binary is None:
+        found = binary or find_mosquitto()
+        if found is None:
             raise BrokerError("mosquitto is not installed")
+        self.binary: str = found
         self.host = host
         self.port = port or free_port(host)
         self.persistence_dir = persistence_dir
@@ -243,7 +249,7 @@ class AmqttBroker:
         self.port = port or free_port(host)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._broker = None
+        self._broker: Broker | None = None
 
     @property
     def address(self) -> BrokerAddress:

@@ -298,7 +298,8 @@ class _Search:
 
     def scoring(self, moves: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """Swaps that take a trophy at once first, in their given order, then the rest."""
-        now, later = [], []
+        now: list[tuple[int, int]] = []
+        later: list[tuple[int, int]] = []
         for move in moves:
             undo = self.play(move)
             (now if undo[3] else later).append(move)

@@ -17,30 +17,35 @@ Top-level keys starting with ``_`` are comments and ignored.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeGuard
 
 from companion.errors import InvalidRecordError
-from companion.games.space_and_time.engine import Move, Rejected, TrophyTaken, apply, new_game
+from companion.games.space_and_time.engine import Cell, Move, Rejected, TrophyTaken, apply, new_game
 
 _KEYS = ("boards", "moves")
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _parse_cell(cell: object) -> Cell | None:
+    """``[row, column]`` as a cell, or None when it is not a pair of whole numbers."""
+    if isinstance(cell, list) and len(cell) == 2:
+        row, column = cell
+        if _is_int(row) and _is_int(column):
+            return (row, column)
+    return None
+
+
 def _parse_move(number: int, move: object) -> Move:
-    shape_ok = (
-        isinstance(move, list)
-        and len(move) == 2
-        and all(isinstance(cell, list) and len(cell) == 2 and all(_is_int(x) for x in cell) for cell in move)
+    if isinstance(move, list) and len(move) == 2:
+        first, second = _parse_cell(move[0]), _parse_cell(move[1])
+        if first is not None and second is not None:
+            return (first, second)
+    raise InvalidRecordError(
+        f"move {number} is {_short(move)}, not a pair of cells [[row, column], [row, column]]"
     )
-    if not shape_ok:
-        raise InvalidRecordError(
-            f"move {number} is {_short(move)}, not a pair of cells [[row, column], [row, column]]"
-        )
-    (r1, c1), (r2, c2) = move  # type: ignore[misc]
-    return ((r1, c1), (r2, c2))
 
 
 def _short(value: object) -> str:

@@ -1,9 +1,9 @@
 """Space Dealer rules engine: ``apply(state, action) -> Accepted | Rejected``.
 
 Pure: no clock, no I/O, no global randomness. The shuffles of the setup use a
-``random.Random(seed)`` of their own; after the setup nothing is random (cards are drawn
-from the top of the stacks). Time arrives as actions (:class:`TimerRanOut`,
-:class:`MasterClockExpired`). Every rejection names the rule it enforces.
+``random.Random(seed)`` of their own, never the module's shared generator; after the
+setup nothing is random (cards are drawn from the top of the stacks). Time arrives as
+actions (:class:`TimerRanOut`, :class:`MasterClockExpired`). Every rejection names the rule it enforces.
 
 Section numbers refer to the Space Dealer rulebook (``rulebooks/space-dealer.txt``).
 """
@@ -11,8 +11,9 @@ Section numbers refer to the Space Dealer rulebook (``rulebooks/space-dealer.txt
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from companion.errors import CompanionError
 from companion.games.base import Accepted, Rejected
@@ -136,8 +137,6 @@ def setup(
     2 Generators, 1 Depot), builds one Generator and one Mine, and starts at
     technology level 1 with 2 inactive timers and the spaceship at the own planet.
     """
-    import random  # a seeded generator of its own, never the global one
-
     data = data or load_card_data()
     names = list(players)
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
@@ -150,6 +149,8 @@ def setup(
         raise SetupError("player names may not start with 'neutral' (reserved for the neutral spaceship)")
     if len(names) not in data.sets:
         raise SetupError(f"the card data has no card sets for {len(names)} players")
+    import random  # a seeded generator of its own, never the global one
+
     rng = random.Random(seed)
     basic_sets, exp_sets = data.sets[len(names)]
     boxes = max(len(basic_sets), len(exp_sets) if experienced else 0)
@@ -487,8 +488,10 @@ def _holder_room(state: GameState, holder: Holder) -> int | None:
     if isinstance(holder, InDepot):
         p = state.player(holder.player)
         d = _depot(state, p) if p else None
-        cap = state.card_type(d.card).capacity if d else None
-        return None if cap is None else cap - d.stored.total  # type: ignore[union-attr]
+        if d is None:
+            return None
+        cap = state.card_type(d.card).capacity
+        return None if cap is None else cap - d.stored.total
     if isinstance(holder, OnProbe):
         p = state.player(holder.player)
         b = p.built_card(holder.card) if p else None
@@ -505,7 +508,12 @@ def _set_goods(state: GameState, holder: Holder, goods: Goods) -> GameState:
     if isinstance(holder, (InDepot, OnProbe)):
         p = state.player(holder.player)
         assert p is not None
-        target = _depot(state, p).card if isinstance(holder, InDepot) else holder.card  # type: ignore[union-attr]
+        if isinstance(holder, InDepot):
+            depot = _depot(state, p)
+            assert depot is not None  # goods are only moved into or out of an existing Depot
+            target = depot.card
+        else:
+            target = holder.card
         built = tuple(replace(b, stored=goods) if b.card == target else b for b in p.built)
         return state.with_player(replace(p, built=built))
     planets = tuple(replace(n, goods=goods) if n.field == holder.field else n for n in state.neutral)
@@ -590,7 +598,7 @@ def _draw(state: GameState, a: DrawTechCards) -> Result:
     if not stack:
         return _no(f"The TechLevel {a.level} stack is empty", R_TECH)
     drawn, rest = stack[:2], stack[2:]
-    state = replace(state, **{f"stack{a.level}": rest})
+    state = _with_stack(state, a.level, rest)
     state = state.with_player(replace(p, pending_draw=(a.level, drawn)))
     return Accepted(state, (Event("CardsDrawn", p.name, {"level": a.level, "cards": list(drawn)}),))
 
@@ -612,9 +620,18 @@ def _keep(state: GameState, a: KeepDrawnCard) -> Result:
         return _no("Your planning area has no free space", R_PLAY)
     back = tuple(c for c in drawn if c != a.card)
     stack = (state.stack2 if level == 2 else state.stack3) + back
-    state = replace(state, **{f"stack{level}": stack})
+    state = _with_stack(state, level, stack)
     state = state.with_player(replace(p, pending_draw=None, planning=p.planning + (a.card,)))
     return Accepted(state, (Event("CardKept", p.name, {"card": a.card, "returned": list(back)}),))
+
+
+def _with_stack(state: GameState, level: int, stack: tuple[str, ...]) -> GameState:
+    """The state with the common TechLevel ``level`` stack (2 or 3) replaced by ``stack``."""
+    if level == 2:
+        return replace(state, stack2=stack)
+    if level == 3:
+        return replace(state, stack3=stack)
+    raise ValueError(f"there is no common TechLevel {level} stack")
 
 
 def _card_busy(state: GameState, card: str) -> bool:
@@ -783,7 +800,9 @@ def _start_job(state: GameState, a: StartJob) -> Result:
         else t
         for t in p.timers
     )
-    state = state.with_player(replace(state.player(p.name), timers=timers))  # type: ignore[arg-type]
+    current = state.player(p.name)
+    assert current is not None
+    state = state.with_player(replace(current, timers=timers))
     events.insert(0, Event("JobStarted", p.name, {"timer": a.timer, "job": type(job).__name__}))
     return Accepted(state, tuple(events))
 
@@ -892,7 +911,7 @@ def _deliver(
     p = state.player(name)
     assert p is not None
     planet = state.planet_field(name)
-    holders: list[Holder] = []
+    holders: list[InShip | InDepot] = []
     ships_here = [s for s in state.ships if s.field == planet]
     if first == "depot" and _depot(state, p):
         holders.append(InDepot(name))
@@ -916,7 +935,7 @@ def _deliver(
         state = _set_goods(state, h, _holder_goods(state, h) + bag)
         state = replace(state, pool=state.pool - bag)
         left = left - bag
-        label = "depot" if isinstance(h, InDepot) else h.ship  # type: ignore[union-attr]
+        label = "depot" if isinstance(h, InDepot) else h.ship
         placed[label] = placed.get(label, 0) + bag.total
     return state, placed, left
 
@@ -1405,7 +1424,10 @@ def _clock(state: GameState, a: MasterClockExpired) -> Result:
     return Accepted(state, tuple(events))
 
 
-_HANDLERS = {
+_Handler = Callable[[GameState, Any], Result]
+"""Decides one kind of action; the parameter is the action class it is registered under."""
+
+_HANDLERS: dict[type[Action], _Handler] = {
     PlayCard: _play_card,
     DrawTechCards: _draw,
     KeepDrawnCard: _keep,

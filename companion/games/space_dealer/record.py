@@ -20,6 +20,7 @@ import dataclasses
 from typing import Any
 
 from companion.errors import InvalidRecordError
+from companion.games.base import Accepted
 from companion.games.space_dealer import actions as A
 from companion.games.space_dealer.engine import SetupError, apply, final_score, setup
 from companion.games.space_dealer.state import Goods
@@ -149,13 +150,13 @@ def referee_record(record: dict) -> dict:
     accepted = 0
     for i, action in enumerate(actions, start=1):
         result = apply(state, action)
-        if result.ok:
-            state = result.state  # type: ignore[union-attr]
+        if isinstance(result, Accepted):
+            state = result.state
             accepted += 1
         else:
             rejected.append(
                 {"action": i, "type": type(action).__name__, "reason": result.reason, "rule": result.rule}
-            )  # type: ignore[union-attr]
+            )
     return {
         "phase": state.phase.value,
         "accepted": accepted,

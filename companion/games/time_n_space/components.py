@@ -227,7 +227,7 @@ def parse_components(data: Any, label: str = "<data>") -> Components:
         boards.append((n, Board(tuple(moons), tuple(holes))))
 
     center = r.obj(data, "control_center", "the document")
-    buildings = []
+    buildings: list[tuple[str, BuildingSpec]] = []
     for i, item in enumerate(r.lst(center, "buildings", "control_center")):
         where = f"control_center.buildings[{i}]"
         bid = r.str_(item if isinstance(item, dict) else {}, "id", where)
@@ -237,7 +237,7 @@ def parse_components(data: Any, label: str = "<data>") -> Components:
     if not buildings:
         raise r.fail("control_center.buildings", "must list the stage I buildings")
 
-    tiles = []
+    tiles: list[Tile] = []
     for i, item in enumerate(r.lst(r.obj(data, "tiles", "the document"), "tiles", "tiles")):
         where = f"tiles.tiles[{i}]"
         tid = r.str_(item if isinstance(item, dict) else {}, "id", where)
@@ -284,7 +284,7 @@ def parse_components(data: Any, label: str = "<data>") -> Components:
             if bid not in specs or tid not in tile_ids:
                 raise r.fail(f"{where}.tiles", f"covers {bid!r} with {tid!r}, but one of them does not exist")
             final[bid] = tile_ids[tid].stage3
-        placed = []
+        placed: list[OrderSpot] = []
         for key, is_order in (("orders", True), ("goods", False)):
             for j, spot in enumerate(r.lst(item, key, where)):
                 swhere = f"{where}.{key}[{j}]"

@@ -616,7 +616,11 @@ def _building_action(state: GameState, name: str, bid: str, choice: Any, events:
         player = player.with_building(Building(bid, spec, 3, building.tile, (None,) * len(spec.spots)))
         events.append(A.BuildingUpgraded(name, bid))
         return state.with_player(player)
-    expected = {"production": A.Produce, "beam": A.Beam, "trading": A.Trade}[building.type]
+    expected: type[A.Produce] | type[A.Beam] | type[A.Trade] = {
+        "production": A.Produce,
+        "beam": A.Beam,
+        "trading": A.Trade,
+    }[building.type]
     if not isinstance(choice, expected):
         rule = {"production": PRODUCTION, "beam": BEAM, "trading": TRADING}[building.type]
         raise _Refusal(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.errors import InvalidRecordError
+from companion.games.base import Accepted
 
 from .cards import SHIPPED_DECKS, Card, deck_from_list, shipped_deck
 from .engine import (
@@ -175,7 +176,7 @@ def referee_record(record: dict[str, Any], *, settings: TimelineSettings | None 
     results: list[dict[str, Any]] = []
     for action in actions:
         outcome = apply(state, action)
-        if outcome.ok:
+        if isinstance(outcome, Accepted):
             results.append(_result(state, action, outcome.events))
             state = outcome.state
         else:
