@@ -23,6 +23,12 @@ from companion.games.time_splicers import (
     load_deck,
     new_game,
 )
+from companion.games.time_splicers.engine import (
+    COMPLETE_COLLAPSE_CARDS,
+    CardPlaced,
+    HandLimitExceeded,
+    TimelineCollapsed,
+)
 
 CONFIG = load_deck()
 ALL_CARDS = Counter(c.id for c in CONFIG.cards())
@@ -86,6 +92,28 @@ def check_invariants(state: GameState, n_players: int) -> None:
             assert len(p.hand) <= CONFIG.hand_maximum
 
 
+def check_events(before: GameState, events: tuple[object, ...]) -> None:
+    """Rules read from the events of one accepted action.
+
+    Hand Maximum: the limit is checked after every single card, so a hand is never more
+    than one card over it. Complete Timeline Collapse: exactly when a placement makes the
+    fifth card of a Timeline holding the Singularity.
+    """
+    for e in events:
+        if isinstance(e, HandLimitExceeded):
+            assert e.size == CONFIG.hand_maximum + 1
+    placed = [e for e in events if isinstance(e, CardPlaced)]
+    complete = [e for e in events if isinstance(e, TimelineCollapsed) and e.kind == "complete"]
+    if not placed:
+        assert not complete
+        return
+    [card] = placed
+    row = next((list(t.cards) for t in before.timelines if t.colour == card.colour), [])
+    numbers = [NUMBERS[c] for c in [*row, card.card]]
+    expected = len(numbers) == COMPLETE_COLLAPSE_CARDS and CONFIG.singularity_number in numbers
+    assert [e.colour for e in complete] == ([card.colour] if expected else [])
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n_players=st.integers(2, 4),
@@ -102,6 +130,7 @@ def test_no_card_is_ever_in_two_places_and_nothing_raises(n_players, seed, codes
         result = apply(state, action_for(state, code))
         assert isinstance(result, (Accepted, Rejected))
         if isinstance(result, Accepted):
+            check_events(state, result.events)
             state = result.state
         else:
             assert result.reason and result.rule
@@ -123,6 +152,7 @@ def test_a_game_of_only_plausible_placements_keeps_every_card(seed):
         for action in tried:
             result = apply(state, action)
             if isinstance(result, Accepted):
+                check_events(state, result.events)
                 state = result.state
                 break
         check_invariants(state, 3)

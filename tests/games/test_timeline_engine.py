@@ -340,13 +340,18 @@ def test_playoff_sole_correct_player_wins() -> None:
     assert result.events[-1] == GameWon("ana")
 
 
-def test_playoff_nobody_correct_plays_another_round_with_the_penalty_cards() -> None:
+def test_playoff_nobody_correct_plays_another_round_with_the_penalty_cards_and_a_new_draw() -> None:
     state = playoff_state()
     state = play(state, "ana", "d1", 0)  # wrong, draws d3
-    state = play(state, "ben", "d2", 0)  # wrong, draws d4
+    result = accepted(apply(state, PlaceCard("ben", "d2", 0)))  # wrong, draws d4
+    state = result.state
     assert state.winner is None and state.round == 3
-    assert state.hand("ana") == ("d3",) and state.hand("ben") == ("d4",)
-    assert state.discard == ("d1", "d2")
+    # Every remaining player draws a card for the new play-off round, penalty card or not
+    # (End of the Game - Victory): the deck is empty, so d1 and d2 are reshuffled first.
+    assert DiscardReshuffled(2) in result.events
+    assert state.hand("ana")[0] == "d3" and state.hand("ben")[0] == "d4"
+    assert sorted(state.hand("ana")[1:] + state.hand("ben")[1:]) == ["d1", "d2"]
+    assert state.discard == ()
     assert state.to_move == "ana"
 
 
@@ -359,14 +364,16 @@ def test_playoff_both_correct_goes_on_and_both_draw_again() -> None:
     assert state.to_move == "ana" and state.emptied == ()
 
 
-def test_playoff_among_three_eliminates_those_who_miss_when_others_succeed() -> None:
-    deck = cards(ref=1500, a1=1000, b1=1900, c1=1600, x1=1100, x2=1950, x3=1200, x4=1300)
+def test_playoff_among_three_eliminates_nobody_when_several_are_correct() -> None:
+    deck = cards(
+        ref=1500, a1=1000, b1=1900, c1=1600, x1=1100, x2=1950, x3=1200, x4=1300, x5=1400, x6=1450, x7=1460
+    )
     state = game_from_deal(
         deck,
         ["ana", "ben", "cara"],
         hands={"ana": ["a1"], "ben": ["b1"], "cara": ["c1"]},
         reference="ref",
-        draw_pile=["x1", "x2", "x3", "x4"],
+        draw_pile=["x1", "x2", "x3", "x4", "x5", "x6", "x7"],
     )
     state = play(state, "ana", "a1", 0)
     state = play(state, "ben", "b1", 2)
@@ -375,10 +382,14 @@ def test_playoff_among_three_eliminates_those_who_miss_when_others_succeed() -> 
     assert state.hand("ana") == ("x1",) and state.hand("ben") == ("x2",) and state.hand("cara") == ("x3",)
     state = play(state, "ana", "x1", 1)  # 1100 between 1000 and 1500: correct
     state = play(state, "ben", "x2", 5)  # 1950 at the right end: correct
-    result = accepted(apply(state, PlaceCard("cara", "x3", 0)))  # 1200 at the left end: wrong
-    assert PlayoffStarted(("ana", "ben"), ("cara",)) in result.events
-    assert result.state.eliminated == ("cara",)
-    assert result.state.remaining == ("ana", "ben")
+    result = accepted(apply(state, PlaceCard("cara", "x3", 0)))  # 1200 at the left end: wrong, draws x4
+    # The rulebook eliminates players only when the play-off begins: all three play on,
+    # each drawing a card for the new round (End of the Game - Victory).
+    assert not any(isinstance(e, PlayoffStarted) for e in result.events)
+    assert result.state.eliminated == () and result.state.remaining == ("ana", "ben", "cara")
+    assert result.state.winner is None and result.state.round == 3
+    assert result.state.hand("ana") == ("x5",) and result.state.hand("ben") == ("x6",)
+    assert result.state.hand("cara") == ("x4", "x7")
 
 
 def test_round_starts_with_the_first_remaining_player_after_elimination() -> None:

@@ -8,9 +8,11 @@ from hypothesis import strategies as st
 from companion.games.base import Accepted, Rejected
 from companion.games.timeline import (
     Card,
+    CardDrawn,
     CardMisplaced,
     CardPlaced,
     PlaceCard,
+    RoundEnded,
     TimelineState,
     apply,
     fits,
@@ -52,11 +54,27 @@ def check_invariants(state: TimelineState, all_ids: list[str]) -> None:
     assert len(state.remaining) >= 2 or state.is_over
 
 
+def check_round_end(before: TimelineState, after: TimelineState, events: tuple, right: list[str]) -> None:
+    """End of the Game - Victory, play-off: ``right`` placed a card correctly during the round.
+
+    Once the play-off began nobody more is eliminated, a sole correct player wins, and
+    every remaining player draws a card to start each play-off round.
+    """
+    ended = next(i for i, e in enumerate(events) if isinstance(e, RoundEnded))
+    if before.playoff:
+        assert after.eliminated == before.eliminated, "nobody is eliminated once the play-off began"
+        assert after.winner == (right[0] if len(right) == 1 else None)
+    if after.playoff and not after.is_over:
+        drawn = [e.player for e in events[ended + 1 :] if isinstance(e, CardDrawn)]
+        assert drawn == list(after.remaining), "every remaining player draws for the play-off round"
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games(), st.data())
 def test_timeline_sorted_and_cards_conserved(state: TimelineState, data: st.DataObject) -> None:
     all_ids = sorted(state.cards)
     check_invariants(state, all_ids)
+    right: list[str] = []
     for _ in range(data.draw(st.integers(1, 60))):
         action = data.draw(actions(state))
         result = apply(state, action)
@@ -68,6 +86,11 @@ def test_timeline_sorted_and_cards_conserved(state: TimelineState, data: st.Data
         assert len(placed) == 1
         correct = fits(state.years(), action.gap, state.cards[action.card].year)
         assert isinstance(placed[0], CardPlaced) is correct
+        if correct:
+            right.append(action.player)
+        if any(isinstance(e, RoundEnded) for e in result.events):
+            check_round_end(state, result.state, result.events, right)
+            right = []
         state = result.state
         check_invariants(state, all_ids)
         if state.is_over:

@@ -8,23 +8,37 @@ module needs neither ``random`` nor a clock.
 
 Section names cited below are the headings of the rulebook (time-splicers.txt).
 
+Rules read closely (each was once read differently; see docs/games/time-splicers.md):
+
+* Hand Maximum: the limit holds at every moment of the player's turn, so it is checked
+  after every single card drawn. Entering the Time Portal with 7 cards goes over on the first
+  of its two cards; the penalty is paid at once and the second card is drawn afterwards.
+* c. Complete Timeline Collapse: the trigger is placing the fifth card of a Timeline that
+  holds the Singularity, so the count must be exactly five after the placement. A
+  Timeline grows one card per placement, so one holding the Singularity never gets past
+  five cards by growing.
+* Quantum Tunnel as the starting card: players on it may place a card of any colour next
+  to it. A card whose colour already has a Timeline joins that Timeline where its number fits (as when
+  leaving the Time Portal) instead of being refused.
+
 Interpretations where the rulebook is silent or ambiguous (also listed in
 docs/games/time-splicers.md):
 
-* A Timeline is identified by its colour: there is at most one Timeline of each colour
-  on the table, so a spliced card must be of a colour that has no Timeline yet.
+* A Timeline is identified by its colour (How to Play defines it as a row of cards sharing
+  one colour): there is at most one Timeline of each colour on the table, so a spliced card
+  must be of a colour that has no Timeline yet.
 * Leaving the Time Portal to a card does not draw again (the two cards drawn on entering
   pay for the whole two-turn move).
 * When a collapse makes the same placement both a 3-card sequence and the fifth card of
   a Timeline holding the Singularity, the Complete Timeline Collapse wins (the whole
   Timeline, sequence included, is discarded; 2 crystals).
-* A Timeline holding the Singularity collapses completely whenever a placement leaves it
-  with five or more cards.
+* The Singularity placed into a Timeline that already has five or more cards is its
+  sixth (or later) card, not its fifth, so it does not collapse the Timeline completely.
+  The rulebook sets no length limit on a Timeline without the Singularity.
 * Fixed Point in Time: any placement that brings the number of cards of one Era on the
   table to three, or to four, earns a Time Jump token while the supply lasts.
 * A sequence collapsed at the left end of a Timeline that still has cards sends its
   meeples to the earliest remaining card of that Timeline.
-* The hand maximum is checked once an action's draws are done.
 * When a new Timeline must be flipped from the deck, special cards turned up on the way
   are discarded until a numbered card appears.
 * An eliminated player's meeple leaves the table and their Time Freeze cards are
@@ -72,6 +86,9 @@ R_PARTIAL = "b. Partial Timeline Collapse"
 R_COMPLETE = "c. Complete Timeline Collapse"
 R_END = "Game End"
 R_SETUP = "Setup"
+
+COMPLETE_COLLAPSE_CARDS = 5
+"""Placing this card of a Timeline holding the Singularity collapses it (c. Complete Timeline Collapse)."""
 
 
 class SetupError(InvalidRecordError):
@@ -595,7 +612,7 @@ def _check_rows(rows: list[list[str]], index: dict[str, Card]) -> tuple[Timeline
         if any((a.number or 0) >= (b.number or 0) for a, b in zip(cards, cards[1:], strict=False)):
             raise SetupError(f"the layout Timeline {row} is not in ascending order (How to Play)")
         if any(t.colour == colour for t in out):
-            raise SetupError(f"the layout has two {colour} Timelines")
+            raise SetupError(f"the layout has two {colour} Timelines; each colour has only one (How to Play)")
         out.append(Timeline(colour, tuple(row)))
     return tuple(out)
 
@@ -788,14 +805,28 @@ class _Table:
         return self.deck.pop(0) if self.deck else None
 
     def draw(self, p: _P, n: int) -> None:
+        """Draw ``n`` cards one at a time, checking the Hand Maximum after each card.
+
+        Hand Maximum: the limit holds at any time during the turn, so a draw that takes the
+        hand over it is punished at once, before the next card of the same action is
+        drawn. Cards drawn before a penalty are reported in their own ``CardsDrawn``.
+        """
         drawn: list[str] = []
+        reported = False
         for _ in range(n):
             card = self.pop_deck()
             if card is None:
                 break
+            p.hand.append(card)
             drawn.append(card)
-        p.hand.extend(drawn)
-        self.events.append(CardsDrawn(p.name, tuple(drawn)))
+            if len(p.hand) > self.cfg.hand_maximum:
+                self.events.append(CardsDrawn(p.name, tuple(drawn)))
+                drawn, reported = [], True
+                self.check_hand_limit(p)
+                if p.eliminated:
+                    return
+        if drawn or not reported:
+            self.events.append(CardsDrawn(p.name, tuple(drawn)))
 
     def award(self, p: _P, n: int) -> None:
         got = min(n, self.crystal_supply)
@@ -871,7 +902,10 @@ class _Table:
         self.events.append(TimeFreezeReturned(p.name, tuple(c for c, _ in mine), t.colour, not t.freezes))
 
     def check_hand_limit(self, p: _P) -> None:
-        """Hand Maximum: over the limit costs the hand and a token, or the game without one."""
+        """Hand Maximum: over the limit costs the hand and a token, or the game without one.
+
+        Called by :meth:`draw` after each card, the only way a hand grows.
+        """
         if len(p.hand) <= self.cfg.hand_maximum:
             return
         pays = p.tokens > 0
@@ -962,11 +996,11 @@ class _Table:
     ) -> None:
         numbers = [self.num(c) for c in t.cards]
         era = self.num(card)
-        if self.cfg.singularity_number in numbers and len(t.cards) >= 5:
+        if is_complete_collapse(len(t.cards), numbers, self.cfg.singularity_number):
             if sequence is not None:
                 raise _Refusal(
-                    "This placement collapses the whole Timeline (it holds the Singularity and five cards); "
-                    "no sequence is chosen",
+                    "This placement collapses the whole Timeline (it is the fifth card of a Timeline "
+                    "holding the Singularity); no sequence is chosen",
                     R_COMPLETE,
                 )
             movers = self.on_cards(t.cards)
@@ -1002,6 +1036,16 @@ class _Table:
             dest = self.choose_timeline(relocate_to, R_PARTIAL)
         self.relocate(movers, dest, t)
         self.award(p, 1)
+
+
+def is_complete_collapse(size: int, numbers: list[int], singularity: int) -> bool:
+    """True when a placement that left a Timeline with ``size`` cards collapses it completely.
+
+    c. Complete Timeline Collapse: placing the fifth card of a Timeline that holds the
+    Singularity, the placed card included. Exactly the fifth: the Singularity placed into
+    a Timeline that already has five or more cards is not its fifth card.
+    """
+    return size == COMPLETE_COLLAPSE_CARDS and singularity in numbers
 
 
 def _player(table: _Table, name: str) -> _P:
@@ -1065,7 +1109,6 @@ def _move(table: _Table, p: _P, a: Move) -> None:
             )
     table.move_player(p, a.to, "adjacent")
     table.draw(p, 1)
-    table.check_hand_limit(p)
     table.end_turn(p)
 
 
@@ -1078,7 +1121,6 @@ def _enter_portal(table: _Table, p: _P, a: EnterPortal) -> None:
     table.move_player(p, PORTAL_ID, "portal")
     table.events.append(EnteredPortal(p.name))
     table.draw(p, 2)
-    table.check_hand_limit(p)
     table.end_turn(p)
 
 
@@ -1099,12 +1141,8 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
     if pos == PORTAL_ID or (pos is not None and pos == table.start_card):
         if pos == table.start_card:
             kind = table.index[pos].kind
-            if kind == QUANTUM_TUNNEL and existing is not None:
-                raise _Refusal(
-                    f"A {colour} Timeline is already on the table; a card placed next to the Quantum Tunnel "
-                    "starting card begins a new Timeline",
-                    R_QT,
-                )
+            # Quantum Tunnel: a card of any colour may be placed next to it; a colour that
+            # already has a Timeline joins it below, as when leaving the Time Portal.
             if kind == TIME_JUMP:
                 if table.start_colour is None and existing is not None:
                     raise _Refusal(
@@ -1125,6 +1163,12 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
             new_timeline = True
         else:
             target = existing
+            if any(table.num(c) == era for c in target.cards):
+                raise _Refusal(
+                    f"The {colour} Timeline already has an Era {era} card; its cards must stay in "
+                    "ascending order",
+                    R_SAME,
+                )
             later = [i for i, c in enumerate(target.cards) if table.num(c) > era]
             at = later[0] if later else len(target.cards)
             shifted = 0 < at < len(target.cards)
@@ -1135,6 +1179,12 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
         i = here.cards.index(pos)
         mine = table.num(pos)
         if colour == here.colour:
+            if era == mine:
+                raise _Refusal(
+                    f"{a.card} has the same Era as {pos}: a card placed to the right must be higher and "
+                    "one placed to the left lower",
+                    R_SAME,
+                )
             if era > mine:
                 right = here.cards[i + 1] if i + 1 < len(here.cards) else None
                 if right is not None and era >= table.num(right):
@@ -1165,7 +1215,8 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
                 )
             if existing is not None:
                 raise _Refusal(
-                    f"A {colour} Timeline is already on the table; a spliced card must start a new Timeline",
+                    f"A {colour} Timeline is already on the table, and each colour has only one Timeline: "
+                    "splice a card of a colour that has no Timeline yet",
                     R_NEW,
                 )
             target = _T(colour, [a.card], [])

@@ -24,15 +24,16 @@ Rule summary (in our words)
 * At the end of a round, if exactly one player correctly placed their last card during it,
   that player wins. If several did, they alone go on to a play-off and every other player
   is eliminated ("End of the Game - Victory").
-* Play-off (our reading of the last paragraph of "End of the Game - Victory"): at the start
-  of each play-off round, every remaining player with an empty hand draws one card, so each
-  of them holds exactly one card (a player who missed last round still holds the card they
-  drew as a penalty). The normal rules apply; placing that one card correctly is placing
-  one's last card, so the same end-of-round rule decides: a sole correct player wins,
-  several correct players go on alone (the others are eliminated), and when nobody is
-  correct everybody plays another round.
-* Assumption (the rulebook is silent): if a play-off round cannot start because the deck
-  and the discard pile are both empty, the game ends shared by the remaining players.
+* Play-off (last paragraph of "End of the Game - Victory"): the remaining players draw a
+  card during each round, so at the start of each play-off round every one of them draws
+  one card, whatever they already hold (a player who missed keeps their penalty card too).
+  The standard rules apply, a miss included. What decides a play-off round is who placed a
+  card correctly, not who emptied their hand: if exactly one remaining player did, they
+  win; otherwise (nobody, or several) the same players play another play-off round. The
+  rulebook eliminates players only when the play-off begins, so nobody else is eliminated.
+* Assumption (the rulebook is silent): if a play-off round cannot start because a remaining
+  player must draw and the deck and the discard pile are both empty, the game ends shared
+  by the remaining players.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ class DiscardReshuffled:
 
 @dataclass(frozen=True)
 class CardDrawn:
-    """A player drew the top card of the deck (after a miss, or at a play-off round start)."""
+    """A player drew the top card of the deck (after a miss, or at the start of a play-off round)."""
 
     player: str
     card: str
@@ -170,6 +171,8 @@ class TimelineState:
     """Round number, from 1."""
     emptied: tuple[str, ...] = ()
     """Players who correctly placed their last card during the current round."""
+    placed_correctly: tuple[str, ...] = ()
+    """Players who placed a card correctly during the current round (decides a play-off round)."""
     playoff: bool = False
     """True once several players emptied their hands in the same round."""
     winner: str | None = None
@@ -372,13 +375,20 @@ def _draw(state: TimelineState, player: str, events: list[Any]) -> TimelineState
 
 
 def _end_round(state: TimelineState, events: list[Any]) -> TimelineState:
-    """Close the round: sole winner, play-off, or next round ("End of the Game - Victory")."""
+    """Close the round: sole winner, play-off, or next round ("End of the Game - Victory").
+
+    Before the play-off, the players who correctly placed their last card decide: one wins,
+    several go on to a play-off and the others are eliminated. In a play-off round the
+    players who placed a card correctly decide: one wins, otherwise the same players play
+    another round. Every play-off round starts with each remaining player drawing a card.
+    """
     emptied = state.emptied
     events.append(RoundEnded(state.round, emptied))
-    if len(emptied) == 1:
-        events.append(GameWon(emptied[0]))
-        return replace(state, winner=emptied[0], to_move=None, emptied=())
-    if len(emptied) >= 2:
+    deciding = state.placed_correctly if state.playoff else emptied
+    if len(deciding) == 1:
+        events.append(GameWon(deciding[0]))
+        return replace(state, winner=deciding[0], to_move=None, emptied=(), placed_correctly=())
+    if len(emptied) >= 2 and not state.playoff:
         out = tuple(p for p in state.remaining if p not in emptied)
         state = replace(
             state,
@@ -386,14 +396,15 @@ def _end_round(state: TimelineState, events: list[Any]) -> TimelineState:
             playoff=True,
         )
         events.append(PlayoffStarted(emptied, out))
+    state = replace(state, emptied=(), placed_correctly=())
     if state.playoff:
         for player in state.remaining:
-            if not state.hand(player):
-                state = _draw(state, player, events)
-                if not state.hand(player):
-                    events.append(GameShared(state.remaining))
-                    return replace(state, shared_by=state.remaining, to_move=None, emptied=())
-    return replace(state, round=state.round + 1, emptied=(), to_move=state.remaining[0])
+            before = len(state.hand(player))
+            state = _draw(state, player, events)
+            if len(state.hand(player)) == before:
+                events.append(GameShared(state.remaining))
+                return replace(state, shared_by=state.remaining, to_move=None)
+    return replace(state, round=state.round + 1, to_move=state.remaining[0])
 
 
 def apply(state: TimelineState, action: PlaceCard) -> Accepted[TimelineState] | Rejected:
@@ -413,7 +424,9 @@ def apply(state: TimelineState, action: PlaceCard) -> Accepted[TimelineState] | 
     events: list[Any] = []
     if fits(state.years(), gap, year):
         timeline = state.timeline[:gap] + (card_id,) + state.timeline[gap:]
-        state = replace(state, hands=tuple(hands), timeline=timeline)
+        state = replace(
+            state, hands=tuple(hands), timeline=timeline, placed_correctly=state.placed_correctly + (player,)
+        )
         events.append(CardPlaced(player, card_id, gap, year))
         if not hands[index]:
             state = replace(state, emptied=state.emptied + (player,))
