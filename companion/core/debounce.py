@@ -41,24 +41,25 @@ class TiltDebouncer:
     (for calibration output and self tests); flips use the longer rest window.
     """
 
-    def __init__(self, rest_ms=DEFAULT_REST_MS, debounce_ms=DEFAULT_DEBOUNCE_MS):
+    def __init__(self, rest_ms: int = DEFAULT_REST_MS, debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> None:
         if rest_ms <= 0 or debounce_ms < 0:
             raise ValueError("rest_ms must be positive and debounce_ms not negative")
         if debounce_ms > rest_ms:
             raise ValueError("debounce_ms must not be longer than rest_ms")
         self.rest_ms = int(rest_ms)
         self.debounce_ms = int(debounce_ms)
-        self.orientation = None  # the counted orientation (None until the first clear reading)
+        self.orientation: int | None = None  # the counted orientation (None until the first clear reading)
         self.flips = 0
         self.ignored = 0  # changes that reverted inside the rest window (knocks, bounces)
-        self._raw = None  # last sample
-        self._changed_ms = None  # when the raw reading last changed
-        self._left_ms = None  # when the reading first left the counted orientation (the turn began)
-        self.turned_ms = None  # for the last flip counted: when the node was turned over
-        self._stable = None  # debounced level
-        self._last_ms = None
+        self._raw: int | None = None  # last sample
+        self._changed_ms: int | None = None  # when the raw reading last changed
+        # when the reading first left the counted orientation (the turn began)
+        self._left_ms: int | None = None
+        self.turned_ms: int | None = None  # for the last flip counted: when the node was turned over
+        self._stable: int | None = None  # debounced level
+        self._last_ms: int | None = None
 
-    def feed(self, value, now_ms):
+    def feed(self, value: int | None, now_ms: int) -> bool:
         """Take one sample taken at ``now_ms``; True if a flip counts now."""
         if value is not None:
             value = UPRIGHT if value and value != INVERTED else INVERTED
@@ -78,7 +79,11 @@ class TiltDebouncer:
                 and value != self.orientation
                 and (
                     self._left_ms is None
-                    or (self._raw == self.orientation and now_ms - self._changed_ms >= self.rest_ms)
+                    or (
+                        self._raw == self.orientation
+                        and self._changed_ms is not None  # always set once there is an orientation
+                        and now_ms - self._changed_ms >= self.rest_ms
+                    )
                 )
             ):
                 self._left_ms = now_ms  # a turn (or a knock) begins; bounces inside it do not restart it
@@ -91,7 +96,7 @@ class TiltDebouncer:
             return False
         return self.update(now_ms)
 
-    def update(self, now_ms):
+    def update(self, now_ms: int) -> bool:
         """Let time pass without a new sample; True if a flip counts now."""
         if self._changed_ms is None:
             return False
@@ -111,17 +116,17 @@ class TiltDebouncer:
             return True
         return False
 
-    def pending(self):
+    def pending(self) -> bool:
         """True while a new orientation is waiting out its rest window."""
         return self._raw is not None and self.orientation is not None and self._raw != self.orientation
 
-    def due_ms(self):
+    def due_ms(self) -> int | None:
         """When a pending flip will count (for sleeping until then), or None."""
-        if not self.pending():
+        if not self.pending() or self._changed_ms is None:  # pending() implies a change time
             return None
         return self._changed_ms + self.rest_ms
 
-    def level(self):
+    def level(self) -> int | None:
         """The switch level without contact chatter: 1, 0 or None (not yet known)."""
         if self._stable is None:
             return None
@@ -144,13 +149,13 @@ class OrientationClassifier:
 
     def __init__(
         self,
-        axis="az",
-        offset_g=0.0,
-        scale=1.0,
-        flip_g=DEFAULT_FLIP_G,
-        release_g=DEFAULT_RELEASE_G,
-        still_g=DEFAULT_STILL_G,
-    ):
+        axis: int | str = "az",
+        offset_g: float = 0.0,
+        scale: float = 1.0,
+        flip_g: float = DEFAULT_FLIP_G,
+        release_g: float = DEFAULT_RELEASE_G,
+        still_g: float = DEFAULT_STILL_G,
+    ) -> None:
         if axis in self._AXES:
             axis = self._AXES[axis]
         if axis not in (0, 1, 2):
@@ -165,9 +170,9 @@ class OrientationClassifier:
         self.flip_g = flip_g
         self.release_g = release_g
         self.still_g = still_g
-        self.state = None
+        self.state: int | None = None
 
-    def classify(self, ax, ay, az):
+    def classify(self, ax: float, ay: float, az: float) -> int | None:
         """Orientation for one reading; remembers it for the hysteresis."""
         magnitude = (ax * ax + ay * ay + az * az) ** 0.5
         if abs(magnitude - 1.0) > self.still_g:
@@ -186,7 +191,7 @@ class OrientationClassifier:
         return self.state
 
 
-def adxl345_g(raw):
+def adxl345_g(raw: bytes | bytearray) -> tuple[float, float, float]:
     """Six data bytes of an ADXL345 (registers 0x32-0x37, full resolution) to (ax, ay, az) in g."""
     if len(raw) != 6:
         raise ValueError("an ADXL345 reading is 6 bytes")
@@ -199,7 +204,7 @@ def adxl345_g(raw):
     return out[0], out[1], out[2]
 
 
-def max17048_mv(raw):
+def max17048_mv(raw: bytes | bytearray) -> int:
     """Two bytes of a MAX17048 VCELL register (0x02, big-endian) to the cell voltage in mV."""
     if len(raw) != 2:
         raise ValueError("a MAX17048 VCELL reading is 2 bytes")

@@ -11,6 +11,11 @@ every kind of node looks the same. Blinking is a function of ``now_ms`` alone
 Runs under CPython and MicroPython.
 """
 
+try:
+    from collections.abc import Iterable  # CPython (the hub, mypy); MicroPython has no collections.abc
+except ImportError:
+    pass
+
 # NodeCore patterns plus the ones only the firmware adds.
 LOW_BATTERY = "low_battery"
 SELF_TEST = "self_test"
@@ -46,7 +51,7 @@ ORANGE = (1.0, 0.2, 0.0)
 _CALM = ("running", "empty", "paused", "over")
 
 
-def bar_levels(fraction, n=8):
+def bar_levels(fraction: float, n: int = 8) -> list[float]:
     """Sand left as ``n`` LED levels, bottom first: full LEDs, then one dimmed in proportion.
 
     ``fraction`` 0.55 on 8 LEDs is 4.4 LEDs of sand: four at 1.0, the fifth at
@@ -60,7 +65,7 @@ def bar_levels(fraction, n=8):
         fraction = 1.0
     lit = fraction * n
     full = int(lit)
-    levels = []
+    levels: list[float] = []
     for i in range(n):
         if i < full:
             levels.append(1.0)
@@ -71,23 +76,23 @@ def bar_levels(fraction, n=8):
     return levels
 
 
-def _on(now_ms, period_ms, on_ms):
+def _on(now_ms: int, period_ms: int, on_ms: int) -> bool:
     """True during the first ``on_ms`` of every ``period_ms``."""
     return now_ms % period_ms < on_ms
 
 
-def _breathe(now_ms, period_ms, low=0.1):
+def _breathe(now_ms: int, period_ms: int, low: float = 0.1) -> float:
     """A triangle wave from ``low`` up to 1.0 and back over ``period_ms``."""
     phase = (now_ms % period_ms) / period_ms
     up = phase * 2 if phase < 0.5 else (1 - phase) * 2
     return round(low + (1 - low) * up, 4)
 
 
-def _scale(colour, k):
+def _scale(colour: tuple[float, float, float], k: float) -> tuple[float, float, float]:
     return (round(colour[0] * k, 4), round(colour[1] * k, 4), round(colour[2] * k, 4))
 
 
-def status_colour(pattern, now_ms):
+def status_colour(pattern: str, now_ms: int) -> tuple[float, float, float]:
     """The status LED's ``(r, g, b)`` for ``pattern`` at ``now_ms``."""
     if pattern == "running":
         return DIM_GREEN
@@ -114,7 +119,7 @@ def status_colour(pattern, now_ms):
     return OFF
 
 
-def bar_frame(pattern, fraction, now_ms, n=8):
+def bar_frame(pattern: str, fraction: float, now_ms: int, n: int = 8) -> list[float]:
     """The bar's ``n`` levels for ``pattern``: the sand, except where the pattern says otherwise."""
     sand = bar_levels(fraction, n)
     if pattern == "identify":
@@ -136,19 +141,23 @@ def bar_frame(pattern, fraction, now_ms, n=8):
     return sand
 
 
-def frame(pattern, fraction, now_ms, n=8):
+def frame(
+    pattern: str, fraction: float, now_ms: int, n: int = 8
+) -> tuple[list[float], tuple[float, float, float]]:
     """``(bar_levels, status_rgb)`` for one moment: everything a node's lights need."""
     return bar_frame(pattern, fraction, now_ms, n), status_colour(pattern, now_ms)
 
 
-def display_pattern(core_pattern, battery_mv=None, low_mv=LOW_BATTERY_MV):
+def display_pattern(core_pattern: str, battery_mv: int | None = None, low_mv: int = LOW_BATTERY_MV) -> str:
     """The pattern to show: ``core_pattern`` from NodeCore.show(), or low battery over a calm one."""
     if battery_mv is not None and battery_mv < low_mv and core_pattern in _CALM:
         return LOW_BATTERY
     return core_pattern
 
 
-def to_pixels(levels, colour=(255, 120, 0), brightness=0.3):
+def to_pixels(
+    levels: Iterable[float], colour: tuple[int, int, int] = (255, 120, 0), brightness: float = 0.3
+) -> list[tuple[int, int, int]]:
     """Bar levels to NeoPixel ``(r, g, b)`` byte tuples in ``colour`` at ``brightness`` (0-1)."""
     out = []
     for v in levels:
@@ -157,7 +166,7 @@ def to_pixels(levels, colour=(255, 120, 0), brightness=0.3):
     return out
 
 
-def beeps(pattern, previous=None):
+def beeps(pattern: str, previous: str | None = None) -> list[tuple[int, int]]:
     """Buzzer cue when the lights change from ``previous`` to ``pattern``: ``[(hz, ms), ...]`` (hz 0 rests).
 
     Coming back on line is silent: a timer found empty or a game found over
@@ -179,7 +188,7 @@ def beeps(pattern, previous=None):
     return []
 
 
-def tone_at(cue, ms_since_start):
+def tone_at(cue: Iterable[tuple[int, int]], ms_since_start: int) -> int:
     """Frequency to play ``ms_since_start`` into a cue from :func:`beeps` (0: silent)."""
     t = 0
     for hz, ms in cue:

@@ -14,6 +14,11 @@ Runs under CPython and MicroPython.
 from companion.core import protocol
 from companion.core.sand import Sandtimer
 
+try:
+    from collections.abc import Callable  # CPython (the hub, mypy); MicroPython has no collections.abc
+except ImportError:
+    pass
+
 # What the LEDs show; docs/protocol.md lists the patterns.
 SHOW_RUNNING = "running"
 SHOW_EMPTY = "empty"
@@ -34,16 +39,16 @@ class NodeCore:
 
     def __init__(
         self,
-        table,
-        node_id,
-        now_ms,
-        boot_id,
-        sand_ms=60000,
-        node_kind="sim",
-        firmware="companion-node/1",
-        heartbeat_ms=5000,
-        outbox_limit=64,
-    ):
+        table: str,
+        node_id: str,
+        now_ms: Callable[[], int],
+        boot_id: str,
+        sand_ms: int = 60000,
+        node_kind: str = "sim",
+        firmware: str = "companion-node/1",
+        heartbeat_ms: int = 5000,
+        outbox_limit: int = 64,
+    ) -> None:
         self.table = table
         self.node_id = node_id
         self.boot_id = boot_id
@@ -53,13 +58,14 @@ class NodeCore:
         self.outbox_limit = outbox_limit
         self._now_ms = now_ms
         self.sand = Sandtimer(now_ms, sand_ms)
-        self.outbox = []  # [(seq, kind, payload)] in sequence order, waiting for an ack
+        # (seq, kind, payload) in sequence order, waiting for an ack
+        self.outbox: list[tuple[int, str, bytes]] = []
         self.dropped = 0
         self.seq = 0
         self.connected = False
         self.game_over = False
-        self.battery_mv = None
-        self.last_verdict = None
+        self.battery_mv: int | None = None
+        self.last_verdict: str | None = None
         self.last_reason = ""
         self.rejected_messages = 0
         self.sabotaged = False
@@ -68,21 +74,21 @@ class NodeCore:
         """Set by the hub's ``restart`` command; the board layer restarts the node when it sees it."""
         self._event_topic = protocol.node_topic(table, node_id, "event")
         self._status_topic = protocol.node_topic(table, node_id, "status")
-        self._flash = None
+        self._flash: str | None = None
         self._flash_until = 0
         self._next_heartbeat = now_ms()
 
     # --- radio side ----------------------------------------------------------
-    def subscriptions(self):
+    def subscriptions(self) -> list[tuple[str, int]]:
         subs = protocol.node_subscriptions(self.table, self.node_id)
         subs.append((protocol.hub_status_topic(self.table), protocol.QOS))
         return subs
 
-    def last_will(self):
+    def last_will(self) -> tuple[str, bytes, bool]:
         """(topic, payload, retain) the broker publishes if this node vanishes."""
         return self._status_topic, protocol.status_payload(False), True
 
-    def on_connect(self):
+    def on_connect(self) -> list[tuple[str, bytes, bool]]:
         """The radio is connected: announce, then resend the outbox in order."""
         self.connected = True
         out = [(self._status_topic, protocol.status_payload(True), True), self._hello()]
@@ -90,14 +96,14 @@ class NodeCore:
         self._next_heartbeat = self._now_ms() + self.heartbeat_ms
         return out
 
-    def on_disconnect(self):
+    def on_disconnect(self) -> None:
         self.connected = False
 
-    def goodbye(self):
+    def goodbye(self) -> list[tuple[str, bytes, bool]]:
         """Messages for a clean shutdown (the last will covers an unclean one)."""
         return [(self._status_topic, protocol.status_payload(False), True)]
 
-    def on_message(self, topic, payload):
+    def on_message(self, topic: str, payload: bytes | bytearray) -> list[tuple[str, bytes, bool]]:
         """Apply a message from the hub. Invalid ones are counted and ignored."""
         try:
             parsed = protocol.parse_topic(topic)
@@ -118,16 +124,16 @@ class NodeCore:
         return []
 
     # --- the physical timer --------------------------------------------------
-    def flip(self, at_ms=None):
+    def flip(self, at_ms: int | None = None) -> list[tuple[str, bytes, bool]]:
         """The node was turned over (at ``at_ms``, if that was a moment ago): flip the sand and report it."""
         at = self._now_ms() if at_ms is None else min(at_ms, self._now_ms())
         upper, lower = self.sand.flip(at)
         self.sabotaged = False
         return self._sequenced("flip", at, upper_ms=upper, lower_ms=lower)
 
-    def poll(self):
+    def poll(self) -> list[tuple[str, bytes, bool]]:
         """Call often: reports the upper bulb running out and sends heartbeats."""
-        out = []
+        out: list[tuple[str, bytes, bool]] = []
         if self.sand.poll_emptied():
             self.sabotaged = False
             at = self.sand.emptied_at_ms()
@@ -138,7 +144,7 @@ class NodeCore:
             out.append(self._heartbeat(now))
         return out
 
-    def show(self):
+    def show(self) -> str:
         """The pattern the LEDs should show right now."""
         now = self._now_ms()
         if self._flash is not None and now < self._flash_until:
@@ -154,7 +160,7 @@ class NodeCore:
         return SHOW_EMPTY
 
     # --- internals -------------------------------------------------------------
-    def _hello(self):
+    def _hello(self) -> tuple[str, bytes, bool]:
         payload = protocol.encode(
             "event",
             "hello",
@@ -166,8 +172,8 @@ class NodeCore:
         )
         return self._event_topic, payload, False
 
-    def _heartbeat(self, now):
-        fields = {
+    def _heartbeat(self, now: int) -> tuple[str, bytes, bool]:
+        fields: dict[str, object] = {
             "boot": self.boot_id,
             "t_ms": now,
             "upper_ms": self.sand.upper_ms(),
@@ -178,7 +184,7 @@ class NodeCore:
             fields["battery_mv"] = self.battery_mv
         return self._event_topic, protocol.encode("event", "heartbeat", **fields), False
 
-    def _sequenced(self, kind, t_ms, **fields):
+    def _sequenced(self, kind: str, t_ms: int, **fields: int) -> list[tuple[str, bytes, bool]]:
         self.seq += 1
         payload = protocol.encode("event", kind, boot=self.boot_id, seq=self.seq, t_ms=t_ms, **fields)
         self.outbox.append((self.seq, kind, payload))
@@ -189,14 +195,14 @@ class NodeCore:
             return [(self._event_topic, payload, False)]
         return []
 
-    def _resend(self):
+    def _resend(self) -> list[tuple[str, bytes, bool]]:
         return [(self._event_topic, item[2], False) for item in self.outbox]
 
-    def _flash_pattern(self, pattern, duration_ms):
+    def _flash_pattern(self, pattern: str, duration_ms: int) -> None:
         self._flash = pattern
         self._flash_until = self._now_ms() + duration_ms
 
-    def _on_command(self, msg):
+    def _on_command(self, msg: protocol.Message) -> None:
         if msg.kind == "ack":
             if msg.boot != self.boot_id:
                 return
@@ -225,7 +231,7 @@ class NodeCore:
                     msg.pattern, IDENTIFY_SHOW_MS if msg.pattern == "identify" else VERDICT_SHOW_MS
                 )
 
-    def _on_table_state(self, msg):
+    def _on_table_state(self, msg: protocol.Message) -> None:
         if msg.clock == "paused":
             self.sand.pause()
         else:

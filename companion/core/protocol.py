@@ -17,6 +17,11 @@ Topics (``<table>`` and ``<node>`` are ids of 1-32 characters ``a-z 0-9 _ -``)::
 
 import json
 
+try:
+    from typing import Any, TypeGuard  # CPython (the hub, mypy); MicroPython has no typing module
+except ImportError:
+    pass
+
 VERSION = 1
 ROOT = "companion/v1"
 QOS = 1
@@ -44,7 +49,7 @@ class MalformedPayloadError(ProtocolError):
     """A payload that is not even JSON (or is too large to read)."""
 
 
-def is_valid_id(text):
+def is_valid_id(text: object) -> TypeGuard[str]:
     """True for a table or node id: 1-32 characters of a-z, 0-9, '_' or '-'."""
     if type(text) is not str or not 0 < len(text) <= MAX_ID_LEN:
         return False
@@ -54,7 +59,7 @@ def is_valid_id(text):
     return True
 
 
-def _check_id(what, text):
+def _check_id(what: str, text: object) -> str:
     if not is_valid_id(text):
         raise ProtocolError(
             "%s id %r must be 1-%d characters of a-z, 0-9, '_' or '-'" % (what, text, MAX_ID_LEN)
@@ -65,26 +70,26 @@ def _check_id(what, text):
 # --- topics -----------------------------------------------------------------
 
 
-def table_prefix(table):
+def table_prefix(table: str) -> str:
     return ROOT + "/" + _check_id("table", table)
 
 
-def node_topic(table, node, channel):
+def node_topic(table: str, node: str, channel: str) -> str:
     """Topic of one node's ``event``, ``status`` or ``cmd`` channel."""
     if channel not in ("event", "status", "cmd"):
         raise ProtocolError("unknown node channel %r" % (channel,))
     return table_prefix(table) + "/node/" + _check_id("node", node) + "/" + channel
 
 
-def table_state_topic(table):
+def table_state_topic(table: str) -> str:
     return table_prefix(table) + "/state"
 
 
-def hub_status_topic(table):
+def hub_status_topic(table: str) -> str:
     return table_prefix(table) + "/hub/status"
 
 
-def hub_subscriptions(table):
+def hub_subscriptions(table: str) -> list[tuple[str, int]]:
     """(topic filter, QoS) pairs the hub subscribes to for one table.
 
     One filter for everything under the table: node events and statuses, and any
@@ -94,7 +99,7 @@ def hub_subscriptions(table):
     return [(table_prefix(table) + "/#", QOS)]
 
 
-def node_subscriptions(table, node):
+def node_subscriptions(table: str, node: str) -> list[tuple[str, int]]:
     """(topic filter, QoS) pairs a node subscribes to."""
     return [(node_topic(table, node, "cmd"), QOS), (table_state_topic(table), QOS)]
 
@@ -104,23 +109,23 @@ class Topic:
 
     __slots__ = ("kind", "table", "node")
 
-    def __init__(self, kind, table, node=None):
+    def __init__(self, kind: str, table: str, node: str | None = None) -> None:
         self.kind = kind
         self.table = table
         self.node = node
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Topic) and (self.kind, self.table, self.node) == (
             other.kind,
             other.table,
             other.node,
         )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Topic(%r, %r, %r)" % (self.kind, self.table, self.node)
 
 
-def parse_topic(topic):
+def parse_topic(topic: str) -> Topic:
     """Split a topic into a :class:`Topic`, or raise :class:`ProtocolError`."""
     parts = topic.split("/")
     if len(parts) < 4 or parts[0] != "companion":
@@ -150,7 +155,7 @@ def parse_topic(topic):
 
 _COMMON_NODE = (("boot", "boot", True), ("t_ms", "uint", True))
 
-SCHEMA = {
+SCHEMA: dict[str, dict[str, tuple[tuple[str, str, bool], ...]]] = {
     "event": {
         "hello": _COMMON_NODE
         + (
@@ -204,27 +209,27 @@ SCHEMA = {
 }
 
 
-def _check_field(name, kind, value):
-    t = type(value)
+def _check_field(name: str, kind: str, value: object) -> None:
+    # type(value) is int, not isinstance (a bool is no number here); spelled out each time so mypy narrows value
     if kind == "uint" or kind == "seq":
-        if t is not int or value < 0 or value > MAX_INT:
+        if type(value) is not int or value < 0 or value > MAX_INT:
             raise ProtocolError("field %r must be a non-negative integer" % (name,))
         if kind == "seq" and value < 1:
             raise ProtocolError("field %r must be 1 or more" % (name,))
     elif kind == "opt-uint":
-        if value is not None and (t is not int or value < 0 or value > MAX_INT):
+        if value is not None and (type(value) is not int or value < 0 or value > MAX_INT):
             raise ProtocolError("field %r must be a non-negative integer or null" % (name,))
     elif kind == "num":
-        if (t is not int and t is not float) or value <= 0 or value != value:
+        if (type(value) is not int and type(value) is not float) or value <= 0 or value != value:
             raise ProtocolError("field %r must be a positive number" % (name,))
     elif kind == "bool":
-        if t is not bool:
+        if type(value) is not bool:
             raise ProtocolError("field %r must be true or false" % (name,))
     elif kind == "str":
-        if t is not str or len(value) > MAX_REASON_LEN:
+        if type(value) is not str or len(value) > MAX_REASON_LEN:
             raise ProtocolError("field %r must be text of at most %d characters" % (name, MAX_REASON_LEN))
     elif kind == "boot":
-        if t is not str or len(value) != 8:
+        if type(value) is not str or len(value) != 8:
             raise ProtocolError("field %r must be 8 hex digits" % (name,))
         for ch in value:
             if ch not in "0123456789abcdef":
@@ -251,24 +256,24 @@ class Message:
     Treat it as immutable; ``fields()`` returns a copy of the field values.
     """
 
-    def __init__(self, channel, kind, values):
+    def __init__(self, channel: str, kind: str, values: dict[str, Any]) -> None:
         self.channel = channel
         self.kind = kind
         self._values = values
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         values = self.__dict__.get("_values")
         if values is not None and name in values:
             return values[name]
         raise AttributeError(name)
 
-    def get(self, name, default=None):
+    def get(self, name: str, default: Any = None) -> Any:
         return self._values.get(name, default)
 
-    def fields(self):
+    def fields(self) -> dict[str, Any]:
         return dict(self._values)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, Message)
             and self.channel == other.channel
@@ -276,11 +281,11 @@ class Message:
             and self._values == other._values
         )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Message(%r, %r, %r)" % (self.channel, self.kind, self._values)
 
 
-def validate(channel, data):
+def validate(channel: str, data: object) -> Message:
     """Check a decoded payload against the schema of ``channel``; return a :class:`Message`."""
     kinds = SCHEMA.get(channel)
     if kinds is None:
@@ -296,7 +301,7 @@ def validate(channel, data):
         )
     fields = kinds[kind]
     known = {"v": True, "kind": True}
-    values = {}
+    values: dict[str, Any] = {}
     for name, ftype, required in fields:
         known[name] = True
         if name not in data:
@@ -311,7 +316,7 @@ def validate(channel, data):
     return Message(channel, kind, values)
 
 
-def decode(channel, payload):
+def decode(channel: str, payload: bytes | bytearray | str) -> Message:
     """Parse and validate raw payload bytes of ``channel``; return a :class:`Message`."""
     if len(payload) > MAX_PAYLOAD_BYTES:
         raise MalformedPayloadError(
@@ -325,15 +330,15 @@ def decode(channel, payload):
     return validate(channel, data)
 
 
-def encode(channel, kind, **fields):
+def encode(channel: str, kind: str, **fields: object) -> bytes:
     """Validate and serialise a message of ``kind`` on ``channel`` to bytes."""
-    data = {"v": VERSION, "kind": kind}
+    data: dict[str, object] = {"v": VERSION, "kind": kind}
     for name in fields:
         data[name] = fields[name]
     validate(channel, data)
     return json.dumps(data).encode("utf-8")
 
 
-def status_payload(online):
+def status_payload(online: bool) -> bytes:
     """Retained availability payload (also used as the MQTT last will)."""
     return encode("status", "online" if online else "offline")

@@ -8,6 +8,11 @@ Runs under CPython and MicroPython. The clock is injected: a callable returning
 a monotonic time in integer milliseconds.
 """
 
+try:
+    from collections.abc import Callable  # CPython (the hub, mypy); MicroPython has no collections.abc
+except ImportError:
+    pass
+
 
 class Sandtimer:
     """A sandtimer of ``duration_ms`` whose sand level follows an injected clock.
@@ -16,7 +21,7 @@ class Sandtimer:
     (nothing running), like a glass timer fresh out of the box.
     """
 
-    def __init__(self, now_ms, duration_ms=60000):
+    def __init__(self, now_ms: Callable[[], int], duration_ms: int = 60000) -> None:
         if duration_ms <= 0:
             raise ValueError("duration_ms must be positive")
         self._now_ms = now_ms
@@ -27,33 +32,33 @@ class Sandtimer:
         self._empty_reported = True
         self.flips = 0
 
-    def upper_ms(self):
+    def upper_ms(self) -> int:
         """Sand left in the upper bulb, in milliseconds of running time."""
         if self._paused:
             return self._upper_at_mark
         left = self._upper_at_mark - (self._now_ms() - self._mark_ms)
         return left if left > 0 else 0
 
-    def lower_ms(self):
+    def lower_ms(self) -> int:
         """Sand already in the lower bulb, in milliseconds of running time."""
         return self.duration_ms - self.upper_ms()
 
-    def is_running(self):
+    def is_running(self) -> bool:
         """True while sand is flowing: the upper bulb holds sand and nothing pauses it."""
         return not self._paused and self.upper_ms() > 0
 
-    def is_empty(self):
+    def is_empty(self) -> bool:
         """True when the upper bulb has run out."""
         return self.upper_ms() == 0
 
-    def is_paused(self):
+    def is_paused(self) -> bool:
         return self._paused
 
-    def fraction_left(self):
+    def fraction_left(self) -> float:
         """Share of the sand in the upper bulb, 0.0 to 1.0 (for LED bars)."""
         return self.upper_ms() / self.duration_ms
 
-    def flip(self, at_ms=None):
+    def flip(self, at_ms: int | None = None) -> tuple[int, int]:
         """Turn the timer over: the lower bulb becomes the upper one.
 
         ``at_ms`` is when it was turned, if that was a moment ago (a tilt switch
@@ -73,20 +78,20 @@ class Sandtimer:
         self.flips += 1
         return self._upper_at_mark, upper
 
-    def pause(self):
+    def pause(self) -> None:
         """Stop the sand where it is (the master clock was paused)."""
         if not self._paused:
             self._upper_at_mark = self.upper_ms()
             self._mark_ms = self._now_ms()
             self._paused = True
 
-    def resume(self):
+    def resume(self) -> None:
         """Let the sand flow again from where it stopped."""
         if self._paused:
             self._mark_ms = self._now_ms()
             self._paused = False
 
-    def set_duration(self, duration_ms):
+    def set_duration(self, duration_ms: int) -> None:
         """Change the time a full bulb takes, keeping the same share of sand on top."""
         if duration_ms <= 0:
             raise ValueError("duration_ms must be positive")
@@ -95,20 +100,20 @@ class Sandtimer:
         self._mark_ms = self._now_ms()
         self.duration_ms = int(duration_ms)
 
-    def ms_until_empty(self):
+    def ms_until_empty(self) -> int | None:
         """Running time until the upper bulb is empty (None while paused with sand on top)."""
         upper = self.upper_ms()
         if upper and self._paused:
             return None
         return upper
 
-    def emptied_at_ms(self):
+    def emptied_at_ms(self) -> int | None:
         """Clock reading at which the upper bulb ran (or will run) out, None while paused."""
         if self._paused:
             return None if self._upper_at_mark else self._mark_ms
         return self._mark_ms + self._upper_at_mark
 
-    def poll_emptied(self):
+    def poll_emptied(self) -> bool:
         """True exactly once after the upper bulb ran out since the last flip."""
         if self._empty_reported:
             return False

@@ -19,6 +19,11 @@ import json
 
 from companion.core import protocol
 
+try:
+    from typing import Any, Literal  # CPython (the hub, mypy); MicroPython has no typing module
+except ImportError:
+    pass
+
 NODE_CHANNELS = ("event", "status")
 HUB_CHANNELS = ("cmd", "state", "hub-status")
 
@@ -27,15 +32,15 @@ class SerialLineError(ValueError):
     """A line that does not follow the serial link format; the message says why."""
 
 
-def hello_line(node):
+def hello_line(node: str) -> bytes:
     return b'{"link": "hello", "node": "' + node.encode() + b'"}\n'
 
 
-def link_line(up):
+def link_line(up: bool) -> bytes:
     return b'{"link": "up"}\n' if up else b'{"link": "down"}\n'
 
 
-def node_line(node, topic, payload):
+def node_line(node: str, topic: str, payload: bytes | str) -> bytes:
     """A line from the node carrying one message of ``NodeCore`` (its topic names the channel)."""
     channel = protocol.parse_topic(topic).kind
     if isinstance(payload, str):
@@ -43,12 +48,12 @@ def node_line(node, topic, payload):
     return b'{"ch": "' + channel.encode() + b'", "node": "' + node.encode() + b'", "msg": ' + payload + b"}\n"
 
 
-def hub_line(channel, payload):
+def hub_line(channel: str, payload: bytes) -> bytes:
     """A line for the node carrying an MQTT payload from the hub."""
     return b'{"ch": "' + channel.encode() + b'", "msg": ' + payload + b"}\n"
 
 
-def _object(raw):
+def _object(raw: bytes | bytearray | str) -> dict[str, Any]:
     try:
         data = json.loads(raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else raw)
     except (UnicodeError, ValueError):
@@ -58,7 +63,9 @@ def _object(raw):
     return data
 
 
-def parse_node_line(raw, bound_node):
+def parse_node_line(
+    raw: bytes | bytearray | str, bound_node: str | None
+) -> tuple[Literal["hello"], str, None] | tuple[Literal["event", "status"], str, protocol.Message]:
     """Check one line from a node (bridge side).
 
     Returns ``("hello", node, None)`` for a link request or ``(channel, node,
@@ -85,7 +92,9 @@ def parse_node_line(raw, bound_node):
     return channel, node, protocol.validate(channel, data["msg"])
 
 
-def parse_hub_line(raw, table, node):
+def parse_hub_line(
+    raw: bytes | bytearray | str, table: str, node: str
+) -> tuple[Literal["link"], bool, None] | tuple[Literal["message"], str, bytes]:
     """Check one line from the bridge (node side).
 
     Returns ``("link", True|False, None)`` for a link state or ``("message",
