@@ -36,7 +36,9 @@ test: $(VENV)/.installed-test $(MPY_DIR)/node_modules/.installed
 	$(BIN)/python -m pytest $(ARGS)
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check companion tests bench
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 bench: $(VENV)/.installed
 	$(BIN)/companion bench $(ARGS)

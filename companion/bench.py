@@ -17,6 +17,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
@@ -62,6 +63,7 @@ def run_bench(
         hub = HubConfig(table="bench", players=4, timers=2, data_dir=Path(tmp), fsync=fsync)
         options = RunOptions(hub=hub, embedded=embedded, mqtt_port=None, http_port=None, heartbeat_s=5.0)
         with Table(options) as table:
+            assert table.app is not None and table.server is not None
             fleet = table.fleet
             assert fleet is not None
             if not fleet.wait_connected(10):
@@ -134,7 +136,7 @@ def run_bench(
                 bridge.handle(topic, payload)
             hub_s = time.perf_counter() - start
     cue_lateness = measure_cue_lateness()
-    results: dict[str, object] = {
+    results: dict[str, Any] = {
         "flip_to_verdict": Percentiles.of(verdict),
         "flip_to_dashboard": Percentiles.of(dashboard),
         "burst_flips": total,

@@ -16,7 +16,8 @@ import click
 
 from companion import __version__
 from companion.errors import CompanionError, ConfigError, InvalidRecordError
-from companion.games import game_names, load_game
+from companion.games import find_game, game_names
+from companion.games.data import parse_text
 
 EXIT_BAD_INPUT = 2
 
@@ -41,18 +42,12 @@ def _read_json(source: str) -> Any:
         raise InvalidRecordError(f"cannot read {source}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise InvalidRecordError(f"{source} is not UTF-8 text") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidRecordError(
-            f"{label} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from exc
+    return parse_text(text, suffix=".json", label=label)
 
 
 def _run_record_command(game: str, source: str, function_name: str, verb: str) -> None:
     try:
-        module = load_game(game)
-        function = getattr(module, function_name, None)
+        function = getattr(find_game(game), function_name)
         if function is None:
             raise InvalidRecordError(f"{verb} is not available for {game}")
         record = _read_json(source)
@@ -305,8 +300,6 @@ def run(
         else:
             settings["data_dir"] = Path(data_dir or settings.get("data_dir") or _default_data_dir())
         if "game" in settings:
-            from companion.games import find_game
-
             info = find_game(str(settings["game"]))
             settings["game"] = info.name
             chosen = info.variant(str(settings.get("variant", "")))
@@ -319,7 +312,7 @@ def run(
                 settings["timers"] = info.timers_per_player
         hub_config = HubConfig.from_mapping(settings)
         hub_config.setup()  # validate before starting anything
-        from companion.table.referee import referee_for
+        from companion.games import referee_for
 
         referee_for(hub_config.setup())  # the game's rules accept this table before anything starts
         resume_path = None
@@ -350,6 +343,7 @@ def run(
     except TypeError as exc:
         _fail(f"a setting in the config has the wrong type ({exc})")
     broker = table_runtime.broker
+    assert table_runtime.app is not None
     session = table_runtime.app.extensions["companion.session"]
     setup = session.setup
     where = (
@@ -399,7 +393,7 @@ def sim(
     from companion.clock import ScaledClock
     from companion.mqtt.broker import BrokerAddress
     from companion.node.sim import SimFleet
-    from companion.table.state import default_setup
+    from companion.rules.setup import default_setup
 
     _configure_logging(verbose)
     try:
@@ -410,7 +404,9 @@ def sim(
         clock = ScaledClock(time_scale or 1.0)
     except (CompanionError, ValueError) as exc:
         _fail(str(exc))
-    fleet = SimFleet(setup.table, [s.node for s in setup.seats], address, clock, sand_s=setup.sand_s).start()
+    fleet = SimFleet(
+        setup.table, [s.node for s in setup.seats], address, clock, sand_ms=setup.sand_ms
+    ).start()
     click.echo(
         f"{len(fleet.nodes)} simulated nodes for table {setup.table!r} on {address}; Ctrl+C stops them."
     )

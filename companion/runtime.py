@@ -17,7 +17,14 @@ from werkzeug.serving import BaseWSGIServer, make_server
 
 from companion.clock import ScaledClock
 from companion.hub import HubConfig, create_app, start_services, stop_services
-from companion.mqtt.broker import BrokerAddress, free_port, port_is_free, start_embedded_broker
+from companion.mqtt.broker import (
+    AmqttBroker,
+    BrokerAddress,
+    MosquittoBroker,
+    free_port,
+    port_is_free,
+    start_embedded_broker,
+)
 from companion.node.sim import SimFleet
 from companion.table.log import EventLog, last_event_time
 
@@ -48,7 +55,7 @@ class Table:
 
     def __init__(self, options: RunOptions) -> None:
         self.options = options
-        self.broker = None
+        self.broker: MosquittoBroker | AmqttBroker | None = None
         self.fleet: SimFleet | None = None
         self.app: Flask | None = None
         self.server: BaseWSGIServer | None = None
@@ -98,7 +105,7 @@ class Table:
                     [s.node for s in setup.seats],
                     self._broker_address,
                     self.clock,
-                    sand_s=setup.sand_s,
+                    sand_ms=setup.sand_ms,
                     heartbeat_s=opts.heartbeat_s,
                 )
             self.app = create_app(
@@ -120,8 +127,9 @@ class Table:
 
     def _serve(self, port: int) -> None:
         assert self.app is not None
-        self.server = make_server(self.options.http_host, port, self.app, threaded=True)
-        self.server.daemon_threads = True
+        server = make_server(self.options.http_host, port, self.app, threaded=True)
+        server.daemon_threads = True  # type: ignore[attr-defined]  # make_server(threaded=True) returns a ThreadedWSGIServer
+        self.server = server
         self._server_thread = threading.Thread(target=self.server.serve_forever, name="http", daemon=True)
         self._server_thread.start()
 

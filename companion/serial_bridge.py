@@ -170,7 +170,7 @@ class PortLink:
             return
         if node != self.node:
             self._bind(node)
-        if channel == "hello":
+        if channel == "hello" or message is None:
             self._next_link = 0.0  # answer at once
             return
         topic = protocol.node_topic(self.bridge.table, node, channel)

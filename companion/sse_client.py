@@ -57,7 +57,8 @@ class SSEReader:
 
     def close(self) -> None:
         try:
-            self._conn.sock.shutdown(2)  # type: ignore[union-attr]
+            if self._conn.sock is not None:
+                self._conn.sock.shutdown(2)
         except (OSError, AttributeError):
             pass
         self._conn.close()

@@ -63,3 +63,19 @@ def wait_until(
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout_s} s waiting for {message}")
         time.sleep(interval_s)
+
+
+def replays(session) -> bool:
+    """A hub restart rebuilds the same state from the log: written as JSON, read back and folded,
+    without asking the rules."""
+    from companion.table.state import fold
+
+    saved = session.log.saved()
+    return fold(saved.setup, saved.events, saved.start) == session.state
+
+
+def logged_actions(session) -> list[dict]:
+    """The engine actions of every game step in the session's log, in order."""
+    from companion.table import events as ev
+
+    return [a for e in session.log.events() if isinstance(e, ev.GameStepped) for a in e.actions]

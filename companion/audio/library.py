@@ -22,7 +22,7 @@ from companion.audio import synth
 from companion.audio.cues import Cue, cue_schedule
 from companion.audio.phrases import check_language, phrase
 from companion.audio.speech import Speaker
-from companion.table.state import FULL_CLOCK_S, INTRO_CLOCK_S
+from companion.rules.setup import FULL_CLOCK_S, INTRO_CLOCK_S
 
 FIXED_SOUNDS = ("start", "end", "countdown", "chime", "buzz", "hurry")
 """Sounds every library has, whatever the schedule."""

@@ -1,174 +1,64 @@
 """Registry of the games the hub can referee.
 
-Each game lives in its own package under ``companion.games`` and is imported only
-when chosen, so starting the hub or the CLI does not load every rules engine.
-
-A game package may provide, at its top level:
-
-``score_record(record: dict) -> dict``
-    Final scoring of a JSON score sheet (``companion score GAME FILE``).
-``referee_record(record: dict) -> dict``
-    Replay of a JSON game record through the rules engine (``companion referee GAME FILE``).
-
-Both raise :class:`companion.errors.InvalidRecordError` with one clear sentence when
-the input breaks the documented format.
+Each game lives in its own package under ``companion.games`` and exports one
+:class:`~companion.rules.game.GameInfo` as ``GAME``: its names, players and
+variants, its rules engine, its table referee and its data. A package is imported
+only when its game is asked for, so starting the CLI does not load every engine.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from types import ModuleType
+from typing import Any
 
 from companion.errors import UnknownGameError
+from companion.rules.game import GameInfo, Variant
+from companion.rules.referee import Referee
+from companion.rules.setup import TableSetup
 
+__all__ = ["GameInfo", "Variant", "all_games", "find_game", "game_names", "referee_for"]
 
-@dataclass(frozen=True)
-class Variant:
-    """A way to play a game, as the setup page offers it."""
-
-    name: str
-    title: str
-    clock_minutes: float
-    """Length of the master clock (turn-based games: a bound on the session)."""
-
-
-@dataclass(frozen=True)
-class GameInfo:
-    """What the hub knows about a game before importing its engine."""
-
-    name: str
-    """Canonical name used on the command line and in the API, e.g. ``time-n-space``."""
-    title: str
-    """Name shown to players."""
-    module: str
-    """Dotted path of the package holding the engine."""
-    uses_sandtimers: bool
-    """True for real-time games whose actions are timed by sandtimers."""
-    aliases: tuple[str, ...] = ()
-    min_players: int = 2
-    max_players: int = 4
-    timers_per_player: int = 2
-    """Sandtimer nodes each player uses (turn-based games: one turn timer)."""
-    variants: tuple[Variant, ...] = (Variant("standard", "Standard", 30),)
-
-    def variant(self, name: str) -> Variant:
-        """The named variant ("" for the first), or :class:`UnknownGameError`."""
-        if not name:
-            return self.variants[0]
-        for variant in self.variants:
-            if variant.name == name:
-                return variant
-        choices = ", ".join(v.name for v in self.variants)
-        raise UnknownGameError(f"{self.title} has no variant {name!r}; choose one of: {choices}")
-
-
-GAMES: tuple[GameInfo, ...] = (
-    GameInfo(
-        "time-n-space",
-        "Time 'n' Space",
-        "companion.games.time_n_space",
-        True,
-        ("tns", "time_n_space"),
-        min_players=3,
-        max_players=4,
-        timers_per_player=2,
-        variants=(
-            Variant("intro", "Introductory game", 12),
-            Variant("full", "Full game", 30),
-            Variant("light", "Timers and scoring only", 30),
-        ),
-    ),
-    GameInfo(
-        "space-dealer",
-        "Space Dealer",
-        "companion.games.space_dealer",
-        True,
-        ("sd", "space_dealer"),
-        min_players=3,
-        max_players=8,
-        timers_per_player=2,
-        variants=(
-            Variant("experienced", "With the experienced rules", 30),
-            Variant("basic", "Basic game", 30),
-        ),
-    ),
-    GameInfo(
-        "timeline",
-        "Timeline: España",
-        "companion.games.timeline",
-        False,
-        ("timeline-espana",),
-        min_players=2,
-        max_players=8,
-        timers_per_player=1,
-        variants=(Variant("standard", "Standard", 60),),
-    ),
-    GameInfo(
-        "space-and-time",
-        "Space and Time",
-        "companion.games.space_and_time",
-        False,
-        ("sat", "space_and_time"),
-        min_players=1,
-        max_players=2,
-        timers_per_player=1,
-        variants=(
-            Variant("standard", "Two players", 60),
-            Variant("vs-computer-b", "Against the computer: it plays B", 60),
-            Variant("vs-computer-a", "Against the computer: it plays A and opens", 60),
-            Variant("vs-computer-b-1", "Against the computer, easy", 60),
-            Variant("vs-computer-b-4", "Against the computer, hard", 60),
-        ),
-    ),
-    GameInfo(
-        "time-splicers",
-        "Time Splicers",
-        "companion.games.time_splicers",
-        False,
-        ("ts", "time_splicers"),
-        min_players=2,
-        max_players=6,
-        timers_per_player=1,
-        variants=(Variant("standard", "Standard", 90),),
-    ),
-)
-
-TIMERS_ONLY = GameInfo(
-    "sandtimers",
-    "Sandtimers and master clock only",
-    "companion.table.referee",
-    True,
-    min_players=1,
-    max_players=8,
-    timers_per_player=2,
-    variants=(Variant("intro", "12-minute clock", 12), Variant("full", "30-minute clock", 30)),
-)
+TIMERS_ONLY = "sandtimers"
 """The hub's default table: no rules engine, just timers and the master clock."""
+
+_CATALOG: dict[str, tuple[str, tuple[str, ...]]] = {
+    TIMERS_ONLY: ("companion.games.sandtimers", ()),
+    "time-n-space": ("companion.games.time_n_space", ("tns", "time_n_space")),
+    "space-dealer": ("companion.games.space_dealer", ("sd", "space_dealer")),
+    "timeline": ("companion.games.timeline", ("timeline-espana",)),
+    "space-and-time": ("companion.games.space_and_time", ("sat", "space_and_time")),
+    "time-splicers": ("companion.games.time_splicers", ("ts", "time_splicers")),
+}
+"""Canonical name -> (package, aliases). Each package's ``GAME`` repeats its names; a test checks both agree."""
 
 
 def game_names() -> list[str]:
-    """Canonical names of all registered games."""
-    return [g.name for g in GAMES]
+    """Canonical names of the games with rules (the timers-only table is not one)."""
+    return [name for name in _CATALOG if name != TIMERS_ONLY]
 
 
-def find_game(name: str) -> GameInfo:
-    """Look a game up by its name or an alias (case-insensitive)."""
+def _canonical(name: str) -> str:
     key = name.strip().lower()
-    if key == TIMERS_ONLY.name:
-        return TIMERS_ONLY
-    for game in GAMES:
-        if key == game.name or key in game.aliases:
-            return game
+    for canonical, (_, aliases) in _CATALOG.items():
+        if key == canonical or key in aliases:
+            return canonical
     raise UnknownGameError(f"unknown game {name!r}; choose one of: {', '.join(game_names())}")
 
 
-def load_game(name: str) -> ModuleType:
-    """Import and return the engine package of a game."""
-    info = find_game(name)
-    try:
-        return importlib.import_module(info.module)
-    except ModuleNotFoundError as exc:
-        if exc.name and info.module.startswith(exc.name):
-            raise UnknownGameError(f"the {info.title} engine is not installed in this build") from exc
-        raise
+def find_game(name: str) -> GameInfo:
+    """The game registered under a name or an alias (case-insensitive)."""
+    package = _CATALOG[_canonical(name)][0]
+    info: Any = getattr(importlib.import_module(package), "GAME", None)
+    if not isinstance(info, GameInfo):
+        raise UnknownGameError(f"{package} exports no GAME")
+    return info
+
+
+def all_games() -> list[GameInfo]:
+    """Every game, the timers-only table first."""
+    return [find_game(name) for name in _CATALOG]
+
+
+def referee_for(setup: TableSetup) -> Referee[Any]:
+    """The referee of the setup's game (a setup the game cannot play raises ConfigError)."""
+    return find_game(setup.game).make_referee(setup)

@@ -19,9 +19,9 @@ from flask import Flask, render_template
 from companion.clock import Clock, ScaledClock
 from companion.errors import ConfigError
 from companion.mqtt.broker import BrokerAddress
+from companion.rules.setup import TableSetup, default_setup
 from companion.table.log import EventLog
 from companion.table.session import TableSession
-from companion.table.state import TableSetup, default_setup
 
 
 @dataclass(frozen=True)
@@ -91,9 +91,9 @@ class HubConfig:
         return replace(setup, turn_limit=self.turn_limit)
 
 
-def _open_log(config: HubConfig, setup: TableSetup) -> EventLog:
+def _open_log(config: HubConfig, setup: TableSetup, game: Any, rules: int) -> EventLog:
     if config.data_dir is None:
-        return EventLog(setup)
+        return EventLog(setup, start=game, rules=rules)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     folder = Path(config.data_dir) / "tables"
     path = folder / f"{setup.table}-{stamp}.jsonl"
@@ -101,7 +101,7 @@ def _open_log(config: HubConfig, setup: TableSetup) -> EventLog:
     while path.exists():  # two games started within one second
         n += 1
         path = folder / f"{setup.table}-{stamp}-{n}.jsonl"
-    return EventLog(setup, path, fsync=config.fsync)
+    return EventLog(setup, path, fsync=config.fsync, start=game, rules=rules)
 
 
 def create_app(
@@ -119,11 +119,12 @@ def create_app(
         config = HubConfig.from_mapping(config)
     clock = clock or ScaledClock(config.time_scale)
     setup = log.setup if log is not None else config.setup()
-    log = log if log is not None else _open_log(config, setup)
 
     app = Flask(__name__)
     app.config["COMPANION"] = config
-    session = TableSession(setup, clock=clock, log=log, log_factory=lambda new: _open_log(config, new))
+    session = TableSession(
+        setup, clock=clock, log=log, log_factory=lambda new, game, rules: _open_log(config, new, game, rules)
+    )
     app.extensions["companion.session"] = session
     app.extensions["companion.clock"] = clock
     app.extensions["companion.shutdown"] = threading.Event()

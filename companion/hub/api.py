@@ -6,8 +6,8 @@ from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request
 
-from companion.games.base import Rejected
 from companion.hub.extensions import bridge_of, fleet_of, session_of
+from companion.rules.outcome import Rejected
 from companion.table import events as ev
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -29,16 +29,17 @@ def stats() -> Any:
 
 @bp.get("/nodes")
 def nodes() -> Any:
-    session = session_of(current_app)
-    with session._lock:
-        return jsonify([info.to_dict() for info in session.nodes.values()])
+    return jsonify([link.to_dict() for link in session_of(current_app).nodes.values()])
 
 
 @bp.get("/events")
 def events() -> Any:
     session = session_of(current_app)
     return jsonify(
-        {"setup": session.setup.to_dict(), "events": [ev.event_to_dict(e) for e in session.log.events()]}
+        {
+            "setup": session.setup.to_dict(),
+            "events": [ev.event_to_dict(e, session.log.codec) for e in session.log.events()],
+        }
     )
 
 
@@ -128,14 +129,7 @@ def undo() -> Any:
 @bp.post("/nodes/<node>/restart")
 def restart_node(node: str) -> Any:
     """Ask a node to restart (its sand survives on the hub; the node resends what it had not delivered)."""
-    session = session_of(current_app)
-    if node not in session.nodes and node not in session.unpaired:
-        return _error(f"unknown node {node!r}", 404)
-    bridge = bridge_of(current_app)
-    if bridge is None:
-        return _error("the hub is not connected to a broker", 503)
-    bridge.send_restart(node)
-    return jsonify({"ok": True})
+    return _command_node(node, "restart")
 
 
 @bp.post("/sim/<node>/flip")
@@ -152,13 +146,15 @@ def sim_flip(node: str) -> Any:
 @bp.post("/nodes/<node>/identify")
 def identify(node: str) -> Any:
     """Make a node blink so a player can find it."""
-    session = session_of(current_app)
-    if node not in session.nodes and node not in session.unpaired:
-        return _error(f"unknown node {node!r}", 404)
-    bridge = bridge_of(current_app)
-    if bridge is None:
+    return _command_node(node, "identify")
+
+
+def _command_node(node: str, what: str) -> Any:
+    refused = session_of(current_app).command_node(node, what)
+    if refused is not None:
+        return _error(refused.reason, 404)
+    if bridge_of(current_app) is None:
         return _error("the hub is not connected to a broker", 503)
-    bridge.show(node, "identify")
     return jsonify({"ok": True})
 
 

@@ -18,6 +18,7 @@ from companion.clock import Clock
 from companion.errors import CompanionError
 from companion.games import find_game
 from companion.table import events as ev
+from companion.table.model import TableReset, is_logged
 from companion.table.session import TableSession
 
 log = logging.getLogger(__name__)
@@ -37,14 +38,15 @@ def init_cues(
     )
 
     def on_change(kind: str, data: dict[str, Any]) -> None:
-        if kind == "events":
-            for event in data["events"]:
-                if isinstance(event, ev.ActionRefused):
-                    service.rule_broken(session.state.clock)
-                else:
-                    service.on_table_event(event, session.state.clock)
-        elif kind == "reset":
-            prepare_in_background(service, session.setup.clock_length_s)
+        if kind != "change":
+            return
+        for event in data["events"]:
+            if isinstance(event, ev.ActionRefused):
+                service.rule_broken(session.state.clock)
+            elif isinstance(event, TableReset):
+                prepare_in_background(service, event.setup.clock_length_s)
+            elif is_logged(event):
+                service.on_table_event(event, session.state.clock)
 
     session.add_listener(on_change)
     app.extensions["companion.cues"] = service

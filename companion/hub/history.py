@@ -16,13 +16,14 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
 from companion.errors import CompanionError
+from companion.games import referee_for
 from companion.hub.extensions import session_of
+from companion.rules.setup import TableSetup
 from companion.table import events as ev
-from companion.table.log import read_log
-from companion.table.referee import referee_for
+from companion.table.log import SavedGame, read_log
 from companion.table.results import explain, game_times, played_s, scores_csv
-from companion.table.session import describe
-from companion.table.state import TableSetup, fold
+from companion.table.state import fold
+from companion.table.views import describe
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +37,11 @@ def _tables_dir() -> Path | None:
     return Path(data_dir) / "tables" if data_dir else None
 
 
-def summarise(setup: TableSetup, events: list[ev.Event], *, game_id: str) -> dict[str, Any]:
-    """What the history lists about one game."""
-    referee = referee_for(setup)
-    state = fold(setup, events, referee)
-    scores = referee.scores(state.game)
+def summarise(saved: SavedGame, *, game_id: str) -> dict[str, Any]:
+    """What the history lists about one game (folding its log never asks the rules; scoring does)."""
+    setup, events = saved.setup, saved.events
+    state = fold(setup, events, saved.start)
+    scores = referee_for(state.setup).scores(state.game)
     started, ended = game_times(events)
     return {
         "id": game_id,
@@ -68,10 +69,10 @@ def _timeline(setup: TableSetup, events: list[ev.Event]) -> list[dict[str, Any]]
     ]
 
 
-def _load(game_id: str) -> tuple[TableSetup, list[ev.Event]]:
+def _load(game_id: str) -> SavedGame:
     session = session_of(current_app)
     if session.log.path is not None and session.log.path.stem == game_id or game_id == "current":
-        return session.setup, session.log.events()
+        return SavedGame(session.log.setup, session.log.start, session.log.events())
     folder = _tables_dir()
     if folder is None or not GAME_ID.match(game_id):
         abort(404)
@@ -88,11 +89,10 @@ def history() -> Any:
     games = []
     paths = sorted(folder.glob("*.jsonl"), reverse=True) if folder and folder.exists() else []
     if session.log.path is None:
-        games.append(summarise(session.setup, session.log.events(), game_id="current"))
+        games.append(summarise(_load("current"), game_id="current"))
     for path in paths:
         try:
-            setup, events = read_log(path)
-            games.append(summarise(setup, events, game_id=path.stem))
+            games.append(summarise(read_log(path), game_id=path.stem))
         except (CompanionError, ValueError) as exc:
             games.append({"id": path.stem, "error": str(exc)})
         except Exception as exc:  # one damaged file must not hide the others
@@ -104,12 +104,12 @@ def history() -> Any:
 @bp.get("/api/history/<game_id>")
 def history_game(game_id: str) -> Any:
     try:
-        setup, events = _load(game_id)
-        summary = summarise(setup, events, game_id=game_id)
+        saved = _load(game_id)
+        summary = summarise(saved, game_id=game_id)
     except CompanionError as exc:
         return jsonify({"ok": False, "error": str(exc)}), 422
-    summary["timeline"] = _timeline(setup, events)
-    summary["setup"] = setup.to_dict()
+    summary["timeline"] = _timeline(saved.setup, saved.events)
+    summary["setup"] = saved.setup.to_dict()
     return jsonify(summary)
 
 

@@ -9,10 +9,9 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 
 from companion.errors import CompanionError
-from companion.games import GAMES, TIMERS_ONLY, GameInfo, find_game
+from companion.games import TIMERS_ONLY, GameInfo, all_games, find_game, referee_for
 from companion.hub.extensions import session_of
-from companion.table.referee import referee_for
-from companion.table.state import PLAYER_COLOURS, Seat, make_setup
+from companion.rules.setup import PLAYER_COLOURS, Seat, make_setup
 
 bp = Blueprint("setup", __name__)
 
@@ -35,7 +34,7 @@ def _game_dict(info: GameInfo) -> dict[str, Any]:
 
 @bp.get("/api/games")
 def games() -> Any:
-    return jsonify([_game_dict(g) for g in (TIMERS_ONLY, *GAMES)])
+    return jsonify([_game_dict(g) for g in all_games()])
 
 
 def _error(message: str, status: int = 400) -> Any:
@@ -57,7 +56,7 @@ def new_game() -> Any:
         return _error('send a JSON object like {"game": "time-n-space", "players": ["ana", "ben", "eva"]}')
     session = session_of(current_app)
     try:
-        info = find_game(str(body.get("game", TIMERS_ONLY.name)))
+        info = find_game(str(body.get("game", TIMERS_ONLY)))
         variant = info.variant(str(body.get("variant", "")))
         players = body.get("players")
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):

@@ -18,7 +18,7 @@ TIMER_PHASES = ("idle", "running", "empty")
 """``TimerState.phase`` values, shown on timer cards."""
 
 DECIDE = (
-    # companion/table/decide.py: refusal reasons and the rule they cite
+    # companion/table/clock_rules.py: refusal reasons and the rule they cite
     "The master clock has run out: no sandtimer may be started any more",
     "The game was ended early: no sandtimer may be started any more",
     "The master clock is paused: wait until it is resumed",
@@ -30,7 +30,7 @@ DECIDE = (
 )
 
 SESSION = (
-    # companion/table/session.py: describe() for the recent-events list and the replay
+    # companion/table/views.py: describe() for the recent-events list and the replay
     "{player} timer {index}",
     "{who} flipped ({sand} s of sand)",
     "{who} flip refused: {reason}",

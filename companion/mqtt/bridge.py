@@ -16,7 +16,8 @@ import paho.mqtt.client as mqtt
 from companion.core import protocol
 from companion.mqtt.broker import BrokerAddress
 from companion.mqtt.client import connect_in_background, make_client
-from companion.table.session import Reply, TableSession
+from companion.table import commands as cmd
+from companion.table.session import TableSession
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ class HubBridge:
             self.session.reject_message("malformed", "the hub could not handle this message", topic=msg.topic)
 
     # --- message handling (also callable from tests without a broker) ---------------------
-    def handle(self, topic: str, payload: bytes) -> None:
+    def handle(self, topic: str, payload: bytes | bytearray) -> None:
         try:
             parsed = protocol.parse_topic(topic)
         except protocol.ProtocolError as exc:
@@ -95,7 +96,7 @@ class HubBridge:
         if parsed.table != self.table:
             self.session.reject_message("wrong_table", f"message for table {parsed.table!r}", topic=topic)
             return
-        if parsed.kind in ("cmd", "state", "hub-status"):
+        if parsed.kind in ("cmd", "state", "hub-status") or parsed.node is None:
             return  # the hub's own publications, seen through its subscription to the whole table
         try:
             msg = protocol.decode(parsed.kind, payload)
@@ -106,34 +107,23 @@ class HubBridge:
         if parsed.kind == "status":
             self.session.node_status(parsed.node, online=msg.kind == "online")
             return
-        for reply in self.session.node_message(parsed.node, msg):
-            self.send(reply)
+        self.session.node_message(parsed.node, msg)  # its commands come back through the listener, in order
 
-    def send(self, reply: Reply) -> None:
-        payload = protocol.encode("cmd", reply.kind, **reply.fields)
-        self.client.publish(protocol.node_topic(self.table, reply.node, "cmd"), payload, qos=protocol.QOS)
-
-    def send_restart(self, node: str) -> None:
-        self.send(Reply(node, "restart", {}))
-
-    def show(self, node: str, pattern: str) -> None:
-        """Ask a node to show a pattern (identify blink, verdicts)."""
-        self.send(Reply(node, "show", {"pattern": pattern}))
+    def send(self, command: cmd.Command) -> None:
+        """Publish one command: to its node, or the retained table state."""
+        if isinstance(command, cmd.PublishTableState):
+            payload = protocol.encode("state", "table", **command.fields)
+            self.client.publish(
+                protocol.table_state_topic(self.table), payload, qos=protocol.QOS, retain=True
+            )
+            return
+        payload = protocol.encode("cmd", command.kind, **command.fields)
+        self.client.publish(protocol.node_topic(self.table, command.node, "cmd"), payload, qos=protocol.QOS)
 
     def publish_table_state(self) -> None:
-        payload = protocol.encode("state", "table", **self.session.table_state_fields())
-        self.client.publish(protocol.table_state_topic(self.table), payload, qos=protocol.QOS, retain=True)
+        self.send(self.session.table_state_command())
 
     def _on_session_change(self, kind: str, data: dict[str, Any]) -> None:
-        if kind == "clock":
-            self.publish_table_state()
-        elif kind == "events" and any(type(e).__name__.startswith("Clock") for e in data["events"]):
-            self.publish_table_state()  # e.g. the rules ended the game during a flip
-        elif kind == "show":
-            for node, pattern in data["shows"]:
-                self.send(Reply(node, "show", {"pattern": pattern}))
-        elif kind == "reset":
-            # a new game: every seated node learns the table's sand duration
-            sand_ms = int(round(self.session.setup.sand_s * 1000))
-            for seat in self.session.setup.seats:
-                self.send(Reply(seat.node, "config", {"sand_ms": sand_ms}))
+        if kind == "change":  # called inside the session's lock: commands leave in decision order
+            for command in data["commands"]:
+                self.send(command)

@@ -29,8 +29,8 @@ from urllib.parse import unquote, urlsplit
 from companion.errors import BrokerError, ConfigError
 
 if TYPE_CHECKING:
-    # amqtt ships no type information (no py.typed marker, no stubs), so its Broker is Any to mypy.
-    from amqtt.broker import Broker  # type: ignore[import-untyped]
+    # amqtt ships no type information, so its Broker is Any to mypy (see [tool.mypy] in pyproject.toml).
+    from amqtt.broker import Broker
 
 log = logging.getLogger(__name__)
 

@@ -34,7 +34,7 @@ class SimNode:
         address: BrokerAddress,
         clock: ScaledClock,
         *,
-        sand_s: float = 60.0,
+        sand_ms: int = 60000,
         heartbeat_s: float = 5.0,
         boot_id: str | None = None,
     ) -> None:
@@ -48,7 +48,7 @@ class SimNode:
             node_id,
             clock.now_ms,
             boot_id or os.urandom(4).hex(),
-            sand_ms=int(sand_s * 1000),
+            sand_ms=sand_ms,
             node_kind="sim",
             firmware=FIRMWARE,
             heartbeat_ms=int(heartbeat_s * 1000 * clock.scale),
@@ -156,12 +156,12 @@ class SimFleet:
         address: BrokerAddress,
         clock: ScaledClock,
         *,
-        sand_s: float = 60.0,
+        sand_ms: int = 60000,
         heartbeat_s: float = 5.0,
         poll_s: float = 0.01,
     ) -> None:
         self.nodes = {
-            n: SimNode(table, n, address, clock, sand_s=sand_s, heartbeat_s=heartbeat_s) for n in node_ids
+            n: SimNode(table, n, address, clock, sand_ms=sand_ms, heartbeat_s=heartbeat_s) for n in node_ids
         }
         self.poll_s = poll_s
         self._stop = threading.Event()

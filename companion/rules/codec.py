@@ -126,7 +126,7 @@ class Codec:
         if "@enum" in data:
             cls = self._class(data["@enum"])
             try:
-                return cls(self.decode(data.get("value")))  # type: ignore[call-arg]
+                return cls(self.decode(data.get("value")))
             except ValueError:
                 raise InvalidRecordError(f"{data.get('value')!r} is not a {data['@enum']}") from None
         if len(data) != 1:
@@ -285,7 +285,7 @@ def _apply(value: Any, path: Path, op: Op) -> Any:
     if isinstance(step, str):
         if not (dataclasses.is_dataclass(value) and not isinstance(value, type)) or not hasattr(value, step):
             raise InvalidRecordError(f"a saved state change names the unknown field {step!r}")
-        return dataclasses.replace(value, **{step: _apply(getattr(value, step), rest, op)})  # type: ignore[misc]
+        return dataclasses.replace(value, **{step: _apply(getattr(value, step), rest, op)})
     if isinstance(step, int):
         if not isinstance(value, tuple) or not 0 <= step < len(value):
             raise InvalidRecordError("a saved state change names a position the state does not have")

@@ -7,7 +7,7 @@ clock expired) arrive as actions, and randomness is a seed carried in the state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Generic, TypeVar
 
 S = TypeVar("S")
@@ -54,6 +54,7 @@ class Decision:
 
     state: Any
     """The game state after the step."""
+    _: KW_ONLY
     actions: tuple[dict[str, Any], ...] = ()
     """The engine actions the step applied, in the game's JSON form."""
     facts: tuple[Any, ...] = ()

@@ -107,4 +107,6 @@ class Steps:
             self.notes.append(note)
 
     def decision(self, **extra: Any) -> Decision:
-        return Decision(self.state, tuple(self.actions), tuple(self.facts), tuple(self.notes), **extra)
+        return Decision(
+            self.state, actions=tuple(self.actions), facts=tuple(self.facts), notes=tuple(self.notes), **extra
+        )

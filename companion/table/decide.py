@@ -1,88 +1,441 @@
-"""Decisions: what a command or a node report turns into, given the current state.
+"""What anything that happens at a table causes: ``decide(table, message, *, now_s) -> Outcome``.
 
-Pure functions: state and a command in, an event or a :class:`Rejected` out.
-Game engines add their own checks on top (see ``companion.games``); these are the
-rules every sandtimer table shares.
+A pure function. A node report, a phone action, a clock command or a tick goes in
+with the table as it is; out come the events to log and fold (the referee's
+decisions computed once, as facts), the commands for the nodes in the order they
+must be sent, and, for a caller who asked for something, the refusal or the
+accepted decision. Nothing here reads a clock, writes a file or sends a message:
+the session does that with what comes out (lock, decide, append, fold, publish).
+
+While it decides, the outcome folds its own events (:func:`~companion.table.model.fold_table`),
+so a step sees what the steps before it in the same transaction did; the table it
+returns is exactly the fold of the old table with ``events``.
 """
 
 from __future__ import annotations
 
-from companion.games.base import Rejected
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from companion.errors import CompanionError
+from companion.rules.codec import diff
+from companion.rules.outcome import Decision, Rejected, Step
+from companion.rules.setup import Seat, TableSetup
+from companion.table import clock_rules
+from companion.table import commands as cmd
 from companion.table import events as ev
-from companion.table.state import TableState
+from companion.table import messages as msg
+from companion.table.model import (
+    AnyEvent,
+    IntentChosen,
+    LinkChanged,
+    Pairing,
+    PairingChanged,
+    Refusal,
+    RefusalShown,
+    SeatRequested,
+    Table,
+    TableReset,
+    fold_table,
+)
+from companion.table.nodes import NodeLink
+from companion.table.state import last_step
 
-CLOCK_RULE = "Master clock"
+TABLE_RULE = "Table"
 
-REASON_CLOCK_OVER = "The master clock has run out: no sandtimer may be started any more"
-REASON_CLOCK_ABORTED = "The game was ended early: no sandtimer may be started any more"
-REASON_PAUSED = "The master clock is paused: wait until it is resumed"
+RefereeMaker = Callable[[TableSetup], tuple[Any, Any, int]]
+"""Makes (referee, starting game state, rules version) for a new game's setup."""
 
 
-def flip_refusal(state: TableState, *, at_s: float, rules_decide_end: bool = False) -> str:
-    """Why a flip at ``at_s`` breaks the table's clock rules, or "" when it does not.
+@dataclass(frozen=True)
+class Outcome:
+    """Everything one message caused."""
 
-    ``at_s`` is when the node was flipped, which may be before the report arrived
-    (a node buffers events while offline): a flip made before the clock ran out counts.
+    table: Table
+    """The table after the message (the fold of the old table with ``events``)."""
+    events: tuple[AnyEvent, ...] = ()
+    """In order: logged events and live-only changes."""
+    commands: tuple[cmd.Command, ...] = ()
+    """For the nodes, in the order to send them."""
+    refusal: Rejected | None = None
+    """Why the caller's request was refused (nothing else happened)."""
+    decision: Decision | None = None
+    """The referee's accepted step, for a caller who asked for one (a phone action)."""
+    counts: tuple[str, ...] = ()
+    """Message statistics to count (``flip``, ``duplicate``, ``sequence_gap``...)."""
+    rejects: tuple[tuple[str, str], ...] = ()
+    """Messages that could not be used: (category, reason)."""
+
+    @property
+    def logged(self) -> list[ev.Event]:
+        """The events that belong in the game's log."""
+        return [e for e in self.events if type(e).__name__ in ev.EVENT_TYPES]  # type: ignore[misc]
+
+
+@dataclass
+class _Transaction:
+    """An outcome being built: each event is folded in as soon as it is made."""
+
+    table: Table
+    now_s: float
+    make_referee: RefereeMaker | None
+    events: list[AnyEvent] = field(default_factory=list)
+    commands: list[cmd.Command] = field(default_factory=list)
+    counts: list[str] = field(default_factory=list)
+    rejects: list[tuple[str, str]] = field(default_factory=list)
+    clock_changed: bool = False
+
+    def add(self, *events: AnyEvent) -> None:
+        for event in events:
+            self.events.append(event)
+            self.table = fold_table(self.table, event)
+            if isinstance(event, ev.CLOCK_EVENTS):
+                self.clock_changed = True
+
+    def send(self, *commands: cmd.Command) -> None:
+        self.commands.extend(commands)
+
+    def done(self, *, refusal: Rejected | None = None, decision: Decision | None = None) -> Outcome:
+        commands = list(self.commands)
+        if self.clock_changed:
+            commands.append(table_state(self.table, now_s=self.now_s))
+        return Outcome(
+            self.table,
+            tuple(self.events),
+            tuple(commands),
+            refusal,
+            decision,
+            tuple(self.counts),
+            tuple(self.rejects),
+        )
+
+    # --- what a referee decided ----------------------------------------------------------------
+    def step(self, decision: Decision, *, at_s: float, player: str = "") -> None:
+        """Log an accepted step as facts and act on what it asks of the table."""
+        table = self.table
+        change = diff(table.state.game, decision.state)
+        stepped = bool(decision.actions or decision.facts or change)
+        if stepped:
+            note = "; ".join(n for n in decision.notes if n)
+            self.add(
+                ev.GameStepped(
+                    at_s, player, note, decision.facts, change, decision.actions, rules=table.rules
+                )
+            )
+        for node, pattern in decision.show:
+            self.send(cmd.Show(node, pattern))
+        if decision.add_seat is not None:
+            self.add(SeatRequested(decision.add_seat))
+        clock = self.table.state.clock
+        end = decision.end_clock
+        if not end and stepped and clock.phase in ("running", "paused"):
+            if self.table.referee.scores(self.table.state.game) is not None:
+                end = "a winner is known"  # the master clock has nothing left to time
+        if end and clock.phase in ("running", "paused"):
+            self.add(ev.ClockExpired(at_s, end))
+            after = self.table.referee.clock_expired(self.table.state.game)
+            if isinstance(after, Decision):
+                self.step(after, at_s=at_s)
+
+
+def table_state(table: Table, *, now_s: float) -> cmd.PublishTableState:
+    """The retained table state for nodes: the master clock's phase and time left at ``now_s``."""
+    clock = table.state.clock
+    return cmd.PublishTableState(
+        clock=clock.phase,
+        remaining_ms=int(clock.remaining_s(now_s) * 1000),
+        length_ms=int(clock.length_s * 1000),
+        game=table.setup.game,
+        time_scale=table.time_scale,
+    )
+
+
+def decide(
+    table: Table, message: msg.Message, *, now_s: float, make_referee: RefereeMaker | None = None
+) -> Outcome:
+    """What ``message`` causes at ``table`` at game time ``now_s``.
+
+    ``make_referee`` builds the referee and starting state of a new game (pairing
+    completed, or a new game set up); it must be pure (the game's data read before).
     """
-    clock = state.clock
-    since = clock.changed_at_s if clock.changed_at_s is not None else float("-inf")
-    if clock.phase == "aborted" and at_s >= since:
-        return REASON_CLOCK_ABORTED
-    expires = clock.expires_at_s
-    if (
-        (clock.phase == "expired" and at_s >= since) or (expires is not None and at_s >= expires)
-    ) and not rules_decide_end:
-        if clock.phase == "expired" and clock.end_reason:
-            return f"The game has ended ({clock.end_reason}): no sandtimer may be started any more"
-        return REASON_CLOCK_OVER
-    if clock.phase == "paused" and at_s >= since:
-        return REASON_PAUSED
-    return ""
+    tx = _Transaction(table, now_s, make_referee)
+    match message:
+        case msg.NodeReport():
+            return _node_report(tx, message)
+        case msg.NodeStatus(node=node, online=online):
+            return _node_status(tx, node, online)
+        case msg.ClockCommand(action=action):
+            return _clock_command(tx, action)
+        case msg.Tick():
+            return _tick(tx)
+        case msg.PlayerAction(player=player, action=action):
+            return _player_action(tx, player, action)
+        case msg.ChooseIntent(player=player, node=node, intent=intent):
+            return _choose_intent(tx, player, node, intent)
+        case msg.Undo():
+            return _undo(tx)
+        case msg.NodeCommand(node=node, what=what):
+            return _node_command(tx, node, what)
+        case msg.BeginPairing(setup=setup):
+            tx.add(PairingChanged(Pairing(setup)))
+            return tx.done()
+        case msg.CancelPairing():
+            tx.add(PairingChanged(None))
+            return tx.done()
+        case msg.NewGame(setup=setup):
+            refused = _new_game(tx, setup)
+            return tx.done(refusal=refused)
+    raise TypeError(f"not a table message: {message!r}")
 
 
-def decide_flip(
-    state: TableState,
-    *,
-    node: str,
-    at_s: float,
-    upper_s: float,
-    lower_s: float,
-    rules_decide_end: bool = False,
-) -> ev.TimerFlipped | ev.FlipRefused:
-    """A node reports a flip: accept it, or record it as refused with the reason."""
-    reason = flip_refusal(state, at_s=at_s, rules_decide_end=rules_decide_end)
+# --- nodes --------------------------------------------------------------------------------------
+
+
+def _unknown(tx: _Transaction, node: str) -> str:
+    reason = f"node {node!r} is not paired with a seat at this table"
+    tx.rejects.append(("unknown_node", reason))
+    return reason
+
+
+def _node_status(tx: _Transaction, node: str, online: bool) -> Outcome:
+    link = tx.table.link(node)
+    if tx.table.setup.seat_of(node) is None:
+        reason = f"status of node {node!r}, which is not paired with a seat at this table"
+        tx.rejects.append(("unknown_node", reason))
+    tx.add(LinkChanged(replace(link, online=online, last_seen_s=tx.now_s)))
+    return tx.done()
+
+
+def _heard(tx: _Transaction, node: str, report: Any) -> NodeLink:
+    link = tx.table.link(node).heard(boot=report.boot, t_ms=report.t_ms, now_s=tx.now_s)
+    if report.kind == "hello":
+        link = replace(link, node_kind=report.node_kind, firmware=report.firmware)
+    return link
+
+
+def _node_report(tx: _Transaction, message: msg.NodeReport) -> Outcome:
+    node, report = message.node, message.message
+    table = tx.table
+    seat = table.setup.seat_of(node)
+    if table.pairing is not None and report.kind == "flip":
+        return _pair_flip(tx, node, report)
+    if seat is None and table.seat_request is not None and report.kind == "flip":
+        return _add_seat(tx, node, report)
+    if seat is None:
+        reason = _unknown(tx, node)
+        tx.add(LinkChanged(_heard(tx, node, report)))
+        if report.kind in ("flip", "empty"):
+            tx.send(cmd.Ack(node, report.boot, report.seq, "rejected", reason))
+        return tx.done()
+    tx.counts.append(report.kind)
+    link = _heard(tx, node, report)
+    if report.kind == "hello":
+        tx.add(LinkChanged(link))
+        if report.sand_ms != table.setup.sand_ms:
+            tx.send(cmd.Configure(node, table.setup.sand_ms))
+        return tx.done()
+    if report.kind == "heartbeat":
+        battery = report.get("battery_mv")
+        tx.add(LinkChanged(replace(link, queued=report.queued, battery_mv=battery or link.battery_mv)))
+        return tx.done()
+    seq = report.seq
+    if seq <= link.last_seq:
+        tx.counts.append("duplicate")
+        tx.add(LinkChanged(link))
+        verdict, reason = link.verdict(seq) or ("accepted", "")
+        tx.send(cmd.Ack(node, report.boot, seq, verdict, reason))
+        return tx.done()
+    if seq > link.last_seq + 1:
+        tx.counts.append("sequence_gap")
+    at = max(link.to_hub(report.t_ms, tx.now_s), link.last_at_s)
+    tx.add(LinkChanged(link))  # the logged report itself records its sequence number (fold_table)
+    if report.kind == "flip":
+        verdict, reason = _flip(tx, seat, report, at)
+    else:
+        tx.add(ev.TimerEmptied(node, at, report.boot, seq))
+        emptied = tx.table.referee.timer_emptied(tx.table.state.game, seat)
+        if isinstance(emptied, Decision):
+            tx.step(emptied, at_s=at)
+        verdict, reason = "accepted", ""
+    tx.commands.insert(0, cmd.Ack(node, report.boot, seq, verdict, reason))  # the ack goes out first
+    return tx.done()
+
+
+def _flip(tx: _Transaction, seat: Seat, report: Any, at: float) -> tuple[str, str]:
+    table = tx.table
+    upper_s, lower_s = report.upper_ms / 1000.0, report.lower_ms / 1000.0
+    referee = table.referee
+    reason = clock_rules.flip_refusal(table.state, at_s=at, rules_decide_end=referee.rules_decide_end)
+    step: Step = Decision(table.state.game)
+    if not reason:
+        intent = table.intents.get(seat.node)
+        step = referee.timer_flipped(table.state.game, seat, intent=intent, ran_out=report.lower_ms == 0)
+        if isinstance(step, Rejected):
+            reason = str(step)
     if reason:
-        return ev.FlipRefused(node, at_s, upper_s, lower_s, reason)
-    return ev.TimerFlipped(node, at_s, upper_s, lower_s)
+        tx.add(
+            ev.FlipRefused(seat.node, at, upper_s, lower_s, reason, report.boot, report.seq),
+            RefusalShown(seat.player, Refusal(reason, at)),
+        )
+        return "rejected", reason
+    assert isinstance(step, Decision)
+    tx.add(ev.TimerFlipped(seat.node, at, upper_s, lower_s, report.boot, report.seq))
+    tx.step(step, at_s=at, player=seat.player)
+    if seat.node in tx.table.intents:
+        tx.add(IntentChosen(seat.node, None))
+    if seat.player in tx.table.refusals:
+        tx.add(RefusalShown(seat.player, None))  # an accepted flip clears the red message
+    return "accepted", ""
 
 
-def decide_start(state: TableState, *, at_s: float) -> ev.ClockStarted | Rejected:
-    if state.clock.phase != "ready":
-        return Rejected(f"The master clock cannot start: it is already {state.clock.phase}", CLOCK_RULE)
-    return ev.ClockStarted(at_s, state.clock.length_s)
+def _pair_flip(tx: _Transaction, node: str, report: Any) -> Outcome:
+    """During pairing a flip names the node of the seat the hub is asking for."""
+    pairing = tx.table.pairing
+    assert pairing is not None
+    link = _heard(tx, node, report).remember(report.seq, "accepted", "")
+    tx.add(LinkChanged(link))
+    tx.send(cmd.Ack(node, report.boot, report.seq, "accepted"))
+    current = pairing.current()
+    if pairing.has(node) or current is None:
+        return tx.done()
+    pairing = replace(pairing, assigned=(*pairing.assigned, (*current, node)))
+    tx.add(PairingChanged(pairing))
+    tx.send(cmd.Show(node, "identify"))
+    if pairing.current() is None:
+        refused = _new_game(tx, pairing.paired_setup())
+        if refused is not None:
+            tx.add(PairingChanged(None))
+    return tx.done()
 
 
-def decide_pause(state: TableState, *, at_s: float) -> ev.ClockPaused | Rejected:
-    if state.clock.phase != "running":
-        return Rejected(f"Only a running master clock can be paused; it is {state.clock.phase}", CLOCK_RULE)
-    return ev.ClockPaused(at_s)
+def _add_seat(tx: _Transaction, node: str, report: Any) -> Outcome:
+    """The flip of an unseated node while a seat is waiting: that node takes it."""
+    assert tx.table.seat_request is not None
+    player, index = tx.table.seat_request
+    tx.add(LinkChanged(_heard(tx, node, report)))
+    tx.add(ev.SeatAdded(tx.now_s, player, index, node, report.boot, report.seq))
+    tx.send(
+        cmd.Ack(node, report.boot, report.seq, "accepted"),
+        cmd.Show(node, "identify"),
+        cmd.Configure(node, tx.table.setup.sand_ms),
+    )
+    return tx.done()
 
 
-def decide_resume(state: TableState, *, at_s: float) -> ev.ClockResumed | Rejected:
-    if state.clock.phase != "paused":
-        return Rejected(f"Only a paused master clock can be resumed; it is {state.clock.phase}", CLOCK_RULE)
-    return ev.ClockResumed(at_s)
-
-
-def decide_abort(state: TableState, *, at_s: float) -> ev.ClockAborted | Rejected:
-    if state.clock.is_over:
-        return Rejected(f"The game is already over ({state.clock.phase})", CLOCK_RULE)
-    return ev.ClockAborted(at_s)
-
-
-def due_expiry(state: TableState, *, now_s: float) -> ev.ClockExpired | None:
-    """The expiry event once a running master clock has run out, stamped at the exact moment."""
-    expires = state.clock.expires_at_s
-    if expires is not None and now_s >= expires:
-        return ev.ClockExpired(expires)
+def _new_game(tx: _Transaction, setup: TableSetup) -> Rejected | None:
+    if tx.make_referee is None:
+        raise ValueError("a new game needs make_referee")
+    try:
+        referee, game, rules = tx.make_referee(setup)
+    except CompanionError as exc:
+        return Rejected(str(exc), TABLE_RULE)
+    tx.add(TableReset(setup, referee, game, rules))
+    tx.clock_changed = True
+    tx.send(*(cmd.Configure(seat.node, setup.sand_ms) for seat in setup.seats))
     return None
+
+
+def _node_command(tx: _Transaction, node: str, what: str) -> Outcome:
+    if tx.table.setup.seat_of(node) is None and node not in tx.table.links:
+        return tx.done(refusal=Rejected(f"unknown node {node!r}", TABLE_RULE))
+    if what == "restart":
+        tx.send(cmd.Restart(node))
+    elif what == "identify":
+        tx.send(cmd.Show(node, "identify"))
+    else:
+        return tx.done(refusal=Rejected(f"a node cannot {what!r}; use restart or identify", TABLE_RULE))
+    return tx.done()
+
+
+# --- the master clock -------------------------------------------------------------------------------
+
+
+def _clock_command(tx: _Transaction, action: str) -> Outcome:
+    state, at = tx.table.state, tx.now_s
+    if action == "start":
+        started = clock_rules.decide_start(state, at_s=at)
+        if isinstance(started, Rejected):
+            return tx.done(refusal=started)
+        step = tx.table.referee.clock_started(state.game)
+        if isinstance(step, Rejected):
+            return tx.done(refusal=step)
+        tx.add(started)
+        tx.step(step, at_s=at)
+        return tx.done()
+    rules = {
+        "pause": clock_rules.decide_pause,
+        "resume": clock_rules.decide_resume,
+        "abort": clock_rules.decide_abort,
+    }
+    rule = rules.get(action)
+    if rule is None:
+        return tx.done(refusal=Rejected(f"unknown clock action {action!r}", clock_rules.CLOCK_RULE))
+    result = rule(state, at_s=at)
+    if isinstance(result, Rejected):
+        return tx.done(refusal=result)
+    tx.add(result)
+    return tx.done()
+
+
+def _tick(tx: _Transaction) -> Outcome:
+    expiry = clock_rules.due_expiry(tx.table.state, now_s=tx.now_s)
+    if expiry is not None:
+        tx.add(expiry)
+        step = tx.table.referee.clock_expired(tx.table.state.game)
+        if isinstance(step, Decision):
+            tx.step(step, at_s=expiry.at_s)
+    return tx.done()
+
+
+# --- phones -----------------------------------------------------------------------------------------
+
+
+def _player_action(tx: _Transaction, player: str, action: dict[str, Any]) -> Outcome:
+    table, at = tx.table, tx.now_s
+    if player not in table.setup.players:
+        return tx.done(refusal=Rejected(f"there is no player {player!r} at this table", TABLE_RULE))
+    step = table.referee.player_action(table.state.game, player, action)
+    if isinstance(step, Rejected):
+        tx.add(ev.ActionRefused(at, player, str(step)), RefusalShown(player, Refusal(str(step), at)))
+        return tx.done(refusal=step)
+    tx.step(step, at_s=at, player=player)
+    if player in tx.table.refusals:
+        tx.add(RefusalShown(player, None))
+    return tx.done(decision=step)
+
+
+def _choose_intent(tx: _Transaction, player: str, node: str, intent: dict[str, Any] | None) -> Outcome:
+    seat = tx.table.setup.seat_of(node)
+    if seat is None or seat.player != player:
+        return tx.done(refusal=Rejected(f"timer {node!r} does not belong to {player}", TABLE_RULE))
+    tx.add(IntentChosen(node, None if intent is None else dict(intent, node=node)))
+    return tx.done()
+
+
+def _undo(tx: _Transaction) -> Outcome:
+    """Take back the latest player step; the game steps after it are decided again without it."""
+    state, referee = tx.table.state, tx.table.referee
+    step = last_step(state)
+    if step is None:
+        return tx.done(refusal=Rejected("There is no accepted action to undo", TABLE_RULE))
+    game = step.before
+    try:
+        for later in state.steps:
+            if later.index > step.index and not later.undone:
+                for action in later.actions:
+                    game = referee.replay(game, action)
+    except Exception:  # any failure means a later step needed the one taken back
+        return tx.done(
+            refusal=Rejected(f"Cannot undo '{undo_note(step)}': later moves depend on it", TABLE_RULE)
+        )
+    tx.add(ev.StepUndone(tx.now_s, step.index, undo_note(step), diff(state.game, game)))
+    return tx.done()
+
+
+def undo_note(step: Any) -> str:
+    """What an undo of ``step`` takes back, in words."""
+    if step.note:
+        return str(step.note)
+    kind = step.actions[0].get("type", "action") if step.actions else "action"
+    return f"{step.player or 'game'}: {kind}"

@@ -2,14 +2,19 @@
 
 Times are seconds of hub game time (``at_s``); node timestamps are mapped onto
 the hub's clock before an event is made, so the log counts time with one clock.
+
+Every event here is written to the game's log. A game step (:class:`GameStepped`)
+records what the rules decided as facts: the engine's own events and the change
+the step made to the game state, so reading a log back never asks the rules again.
 """
 
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
 from companion.errors import InvalidRecordError
+from companion.rules.codec import Codec, Op
 
 
 @dataclass(frozen=True)
@@ -21,6 +26,9 @@ class TimerFlipped:
     upper_s: float
     """Sand in the upper bulb right after the flip, in seconds of running time."""
     lower_s: float
+    boot: str = ""
+    """The node's boot id and sequence number of the report (which report this was)."""
+    seq: int = 0
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,8 @@ class FlipRefused:
     upper_s: float
     lower_s: float
     reason: str
+    boot: str = ""
+    seq: int = 0
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,8 @@ class TimerEmptied:
 
     node: str
     at_s: float
+    boot: str = ""
+    seq: int = 0
 
 
 @dataclass(frozen=True)
@@ -77,15 +89,22 @@ class ClockAborted:
 
 
 @dataclass(frozen=True)
-class GameActed:
-    """The game's rules engine accepted this action (its JSON form, replayed on restart)."""
+class GameStepped:
+    """The game's rules accepted one step (a flip, a tap, a time fact): what they decided, as facts."""
 
     at_s: float
-    action: dict
-    player: str = ""
+    player: str
     """Who acted, "" for time facts."""
-    note: str = ""
+    note: str
     """What happened, in words."""
+    facts: tuple[Any, ...]
+    """The engine's own events, in order (the game's types)."""
+    change: tuple[Op, ...]
+    """What the step changed in the game state (see :func:`companion.rules.codec.diff`)."""
+    actions: tuple[dict[str, Any], ...] = ()
+    """The engine actions the step applied (an undo decides the later steps again from them)."""
+    rules: int = 0
+    """The version of the game's rules that decided the step."""
 
 
 @dataclass(frozen=True)
@@ -105,16 +124,20 @@ class SeatAdded:
     player: str
     index: int
     node: str
+    boot: str = ""
+    """The boot id and sequence number of the new node's flip that took the seat."""
+    seq: int = 0
 
 
 @dataclass(frozen=True)
 class StepUndone:
-    """The hub undid one accepted game step: the ``count`` GameActed events from log index ``first``."""
+    """The hub took back the game step logged at index ``step``; ``change`` is what that did to the state
+    (the later steps decided again without it)."""
 
     at_s: float
-    first: int
-    count: int
-    note: str = ""
+    step: int
+    note: str
+    change: tuple[Op, ...] = ()
 
 
 Event = (
@@ -126,7 +149,7 @@ Event = (
     | ClockResumed
     | ClockExpired
     | ClockAborted
-    | GameActed
+    | GameStepped
     | ActionRefused
     | StepUndone
     | SeatAdded
@@ -143,45 +166,90 @@ EVENT_TYPES: dict[str, type] = {
         ClockResumed,
         ClockExpired,
         ClockAborted,
-        GameActed,
+        GameStepped,
         ActionRefused,
         StepUndone,
         SeatAdded,
     )
 }
 
+NODE_REPORTS = (TimerFlipped, FlipRefused, TimerEmptied, SeatAdded)
+"""Events that answer one sequenced report of a node (the hub remembers its verdict)."""
 
-def event_to_dict(event: Event) -> dict[str, Any]:
-    """JSON-ready form of an event, tagged with its type name."""
-    return {"type": type(event).__name__, **asdict(event)}
+CLOCK_EVENTS = (ClockStarted, ClockPaused, ClockResumed, ClockExpired, ClockAborted)
+"""Events that change the master clock (the nodes are told the table state again)."""
+
+_GAME_FIELDS = {"facts", "change"}
+"""Fields whose values are the game's own types, written with the game's codec."""
 
 
-def event_from_dict(data: Any) -> Event:
+def event_to_dict(event: Event, codec: Codec | None = None) -> dict[str, Any]:
+    """JSON-ready form of an event, tagged with its type name (game values through ``codec``)."""
+    out: dict[str, Any] = {"type": type(event).__name__}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        if f.name == "facts":
+            value = [_codec(codec).encode(fact) for fact in value]
+        elif f.name == "change":
+            value = _codec(codec).encode_ops(value)
+        elif f.name == "actions":
+            value = list(value)
+        out[f.name] = value
+    return out
+
+
+def event_summary(event: Event) -> dict[str, Any]:
+    """The event's type and plain fields, without the game's own values (facts, state change)."""
+    out: dict[str, Any] = {"type": type(event).__name__}
+    for f in fields(event):
+        if f.name not in _GAME_FIELDS:
+            value = getattr(event, f.name)
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def _codec(codec: Codec | None) -> Codec:
+    return codec if codec is not None else Codec()
+
+
+def event_from_dict(data: Any, codec: Codec | None = None) -> Event:
     """Rebuild an event from :func:`event_to_dict` output, checking every field."""
     if not isinstance(data, dict):
         raise InvalidRecordError("an event must be a JSON object")
     cls = EVENT_TYPES.get(data.get("type"))  # type: ignore[arg-type]
     if cls is None:
         raise InvalidRecordError(f"unknown event type {data.get('type')!r}")
-    values = {}
+    values: dict[str, Any] = {}
     for f in fields(cls):
         if f.name not in data and f.default is not MISSING:
             continue
         if f.name not in data:
             raise InvalidRecordError(f"{cls.__name__} event lacks field {f.name!r}")
-        value = data[f.name]
-        if f.type == "float":
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise InvalidRecordError(f"{cls.__name__}.{f.name} must be a number")
-            value = float(value)
-        elif f.type == "str" and not isinstance(value, str):
-            raise InvalidRecordError(f"{cls.__name__}.{f.name} must be text")
-        elif f.type == "int" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            raise InvalidRecordError(f"{cls.__name__}.{f.name} must be a whole number")
-        elif f.type == "dict" and not isinstance(value, dict):
-            raise InvalidRecordError(f"{cls.__name__}.{f.name} must be an object")
-        values[f.name] = value
+        values[f.name] = _field(cls.__name__, f.name, str(f.type), data[f.name], codec)
     extra = set(data) - {"type"} - set(values)
     if extra:
         raise InvalidRecordError(f"{cls.__name__} event has unexpected fields {sorted(extra)}")
-    return cls(**values)
+    return cls(**values)  # type: ignore[no-any-return]
+
+
+def _field(owner: str, name: str, kind: str, value: Any, codec: Codec | None) -> Any:
+    where = f"{owner}.{name}"
+    if name == "facts":
+        if not isinstance(value, list):
+            raise InvalidRecordError(f"{where} must be a list")
+        return tuple(_codec(codec).decode(fact) for fact in value)
+    if name == "change":
+        return _codec(codec).decode_ops(value)
+    if name == "actions":
+        if not isinstance(value, list) or not all(isinstance(a, dict) for a in value):
+            raise InvalidRecordError(f"{where} must be a list of objects")
+        return tuple(value)
+    if kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise InvalidRecordError(f"{where} must be a number")
+        return float(value)
+    if kind == "str" and not isinstance(value, str):
+        raise InvalidRecordError(f"{where} must be text")
+    if kind == "int" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise InvalidRecordError(f"{where} must be a whole number")
+    return value

@@ -1,8 +1,14 @@
-"""The append-only event log of a table, in memory and optionally on disk.
+"""The append-only log of a game, in memory and optionally on disk.
 
-On disk it is JSON Lines: the first line holds the setup, each further line one
-event. Every append is flushed (and fsynced by default) before the hub answers
-the node, so an accepted flip survives a crash of the hub.
+On disk it is JSON Lines. The first line is the header: the log format, the table's
+setup, the game's starting state and the rules version; each further line is one
+event (see :mod:`companion.table.events`). The events of one transaction are written
+together and flushed (and fsynced by default) before the hub answers the node, so an
+accepted flip survives a crash of the hub.
+
+Logs written before format 2 (``GameActed`` lines that named the engine action) are
+migrated when read: their actions are replayed once through today's rules, which
+turns them into facts. ``open_existing`` keeps the old file beside the new one.
 """
 
 from __future__ import annotations
@@ -10,12 +16,40 @@ from __future__ import annotations
 import json
 import os
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-from companion.errors import InvalidRecordError
+from companion.errors import CompanionError, InvalidRecordError
+from companion.rules.codec import Codec, diff
+from companion.rules.setup import TableSetup
 from companion.table import events as ev
-from companion.table.state import TableSetup
+
+FORMAT = 2
+"""The log format this hub writes."""
+
+
+def codec_of(setup: TableSetup) -> Codec:
+    from companion.games import find_game
+
+    return find_game(setup.game).codec
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """A log read back: everything needed to fold the game again."""
+
+    setup: TableSetup
+    start: Any
+    """The game's starting state."""
+    events: list[ev.Event]
+    rules: int = 0
+    migrated_from: int | None = None
+    """The format the game was first written in, when it was migrated."""
+    converted: bool = False
+    """True when this reading converted an old format (the file itself is still in it)."""
+    notes: list[str] = field(default_factory=list)
+    """What reading the log had to do (a torn last line, a migration)."""
 
 
 class EventLog:
@@ -27,20 +61,52 @@ class EventLog:
         path: Path | None = None,
         *,
         fsync: bool = True,
+        start: Any = None,
+        rules: int = 0,
+        codec: Codec | None = None,
         events: list[ev.Event] | None = None,
+        migrated_from: int | None = None,
     ) -> None:
         self.setup = setup
+        self.start = start
+        """The game's starting state (folding the log starts from it)."""
+        self.rules = rules
         self.path = path
         self.fsync = fsync
+        self.codec = codec if codec is not None else codec_of(setup)
+        self.migrated_from = migrated_from
         self._events: list[ev.Event] = list(events or [])
         self._lock = threading.Lock()
         self._fh: IO[str] | None = None
+        self.bytes_written = 0
         if path is not None:
             fresh = not path.exists() or path.stat().st_size == 0
             path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = open(path, "a", encoding="utf-8")
             if fresh:
-                self._write({"setup": setup.to_dict()})
+                self._write([self.header()])
+
+    @classmethod
+    def for_new_game(
+        cls, setup: TableSetup, path: Path | None = None, *, fsync: bool = True, referee: Any = None
+    ) -> EventLog:
+        """A log for a new game of ``setup``: its header holds the game's starting state."""
+        from companion.games import find_game
+
+        info = find_game(setup.game)
+        referee = referee if referee is not None else info.make_referee(setup)
+        return cls(setup, path, fsync=fsync, start=referee.start(setup), rules=info.rules_version)
+
+    def header(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": FORMAT,
+            "setup": self.setup.to_dict(),
+            "rules": self.rules,
+            "game": self.codec.encode(self.start),
+        }
+        if self.migrated_from is not None:
+            out["migrated_from"] = self.migrated_from
+        return out
 
     def __len__(self) -> int:
         return len(self._events)
@@ -49,18 +115,24 @@ class EventLog:
         with self._lock:
             return list(self._events)
 
-    def append(self, event: ev.Event) -> None:
+    def append(self, *events: ev.Event) -> None:
+        """Log events of one transaction: encoded first, then written and synced once."""
+        if not events:
+            return
+        lines = [ev.event_to_dict(event, self.codec) for event in events]
         with self._lock:
             if self._fh is not None:
-                self._write(ev.event_to_dict(event))
-            self._events.append(event)
+                self._write(lines)
+            self._events.extend(events)
 
-    def _write(self, data: dict) -> None:
+    def _write(self, records: list[dict[str, Any]]) -> None:
         assert self._fh is not None
-        self._fh.write(json.dumps(data, separators=(",", ":")) + "\n")
+        text = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+        self._fh.write(text)
         self._fh.flush()
         if self.fsync:
             os.fsync(self._fh.fileno())
+        self.bytes_written += len(text)
 
     def close(self) -> None:
         with self._lock:
@@ -68,14 +140,53 @@ class EventLog:
                 self._fh.close()
                 self._fh = None
 
+    def saved(self) -> SavedGame:
+        """What reading this log back would give (encoded and decoded again, as on a resume)."""
+        codec = self.codec
+        start = codec.decode(json.loads(json.dumps(codec.encode(self.start))))
+        events = [
+            ev.event_from_dict(json.loads(json.dumps(ev.event_to_dict(e, codec))), codec)
+            for e in self.events()
+        ]
+        return SavedGame(self.setup, start, events, self.rules, self.migrated_from)
+
     @classmethod
     def open_existing(cls, path: Path, *, fsync: bool = True) -> EventLog:
-        """Reopen a log written earlier, to go on with its game."""
-        setup, events = read_log(path)
-        log = cls(setup, None, fsync=fsync, events=events)
+        """Reopen a log written earlier, to go on with its game.
+
+        A torn last line is cut off before anything is appended. A log of an older
+        format is migrated: the old file is kept as ``<name>.v<N>-backup`` and the
+        migrated log takes its place.
+        """
+        saved = read_log(path)
+        if saved.converted:
+            backup = path.with_name(f"{path.stem}.v{saved.migrated_from}-backup")
+            os.replace(path, backup)
+            log = cls(
+                saved.setup,
+                path,
+                fsync=fsync,
+                start=saved.start,
+                rules=saved.rules,
+                migrated_from=saved.migrated_from,
+            )
+            log.append(*saved.events)
+            return log
+        _cut_torn_line(path)
+        log = cls(saved.setup, None, fsync=fsync, start=saved.start, rules=saved.rules, events=saved.events)
         log.path = path
         log._fh = open(path, "a", encoding="utf-8")
         return log
+
+
+def _cut_torn_line(path: Path) -> None:
+    """Drop a last line without its newline (a write the crash cut short), so appends start clean."""
+    with open(path, "rb+") as fh:
+        data = fh.read()
+        if data and not data.endswith(b"\n"):
+            fh.truncate(data.rfind(b"\n") + 1)
+            fh.flush()
+            os.fsync(fh.fileno())
 
 
 def last_event_time(events: list[ev.Event]) -> float:
@@ -91,32 +202,140 @@ def latest_log(data_dir: Path, table: str) -> Path:
     return logs[-1]
 
 
-def read_log(path: Path) -> tuple[TableSetup, list[ev.Event]]:
+def read_log(path: Path) -> SavedGame:
     """Read a log file. A torn last line (a crash mid-write) is ignored; other damage is an error."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        raw = path.read_bytes()
     except OSError as exc:
         raise InvalidRecordError(f"cannot read event log {path}: {exc.strerror or exc}") from exc
+    try:
+        lines = raw.decode("utf-8").splitlines()
     except UnicodeDecodeError as exc:
         raise InvalidRecordError(f"event log {path} is not UTF-8 text") from exc
     if not lines:
         raise InvalidRecordError(f"event log {path} is empty")
     records = []
+    notes = []
     for number, line in enumerate(lines, start=1):
         try:
             records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            if number == len(lines):
-                break  # torn final write
-            raise InvalidRecordError(f"event log {path} line {number} is not valid JSON: {exc.msg}") from exc
+        except (json.JSONDecodeError, RecursionError) as exc:
+            if number == len(lines) and not raw.endswith(b"\n"):
+                notes.append(f"line {number} was cut short by a crash and is left out")
+                break
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "it is nested too deeply"
+            raise InvalidRecordError(f"event log {path} line {number} is not valid JSON: {reason}") from None
     head = records[0]
     if not isinstance(head, dict) or "setup" not in head:
         raise InvalidRecordError(f"event log {path} does not start with a setup line")
     setup = TableSetup.from_dict(head["setup"])
+    try:
+        if head.get("format") is None:
+            saved = _migrate_v1(setup, records[1:], path)
+        else:
+            saved = _read_v2(setup, head, records[1:], path)
+    except CompanionError:
+        raise
+    except Exception as exc:  # a log that names things this version does not know
+        raise InvalidRecordError(f"event log {path} cannot be read by this version: {exc}") from None
+    saved.notes[:0] = notes
+    return saved
+
+
+def _read_v2(setup: TableSetup, head: dict[str, Any], records: list[Any], path: Path) -> SavedGame:
+    if head.get("format") != FORMAT:
+        raise InvalidRecordError(
+            f"event log {path} has format {head.get('format')!r}; this hub reads {FORMAT}"
+        )
+    codec = codec_of(setup)
+    start = codec.decode(head.get("game"))
     events = []
-    for number, record in enumerate(records[1:], start=2):
+    for number, record in enumerate(records, start=2):
         try:
-            events.append(ev.event_from_dict(record))
+            events.append(ev.event_from_dict(record, codec))
         except InvalidRecordError as exc:
             raise InvalidRecordError(f"event log {path} line {number}: {exc}") from exc
-    return setup, events
+    rules = head.get("rules", 0)
+    migrated = head.get("migrated_from")
+    return SavedGame(setup, start, events, rules if isinstance(rules, int) else 0, migrated)
+
+
+# --- format 1 ------------------------------------------------------------------------------------
+
+
+def _migrate_v1(setup: TableSetup, records: list[Any], path: Path) -> SavedGame:
+    """Turn a format-1 log into facts by replaying its game actions once through today's rules.
+
+    Consecutive ``GameActed`` lines of one player at one moment were one step; an old
+    ``StepUndone`` (which named log lines) becomes the change its refold made.
+    """
+    from companion.games import find_game
+
+    info = find_game(setup.game)
+    referee = info.make_referee(setup)
+    start = referee.start(setup)
+    events: list[ev.Event] = []
+    acted: list[tuple[int, dict[str, Any], int]] = []
+    """(v1 index, GameActed record, index of the migrated step) of every game action so far."""
+    undone: set[int] = set()
+    game = start
+    for number, record in enumerate(records, start=2):
+        where = f"event log {path} line {number}"
+        if not isinstance(record, dict):
+            raise InvalidRecordError(f"{where}: an event must be a JSON object")
+        kind = record.get("type")
+        index = number - 2
+        if kind == "GameActed":
+            action, player = record.get("action"), record.get("player", "")
+            if not isinstance(action, dict) or not isinstance(player, str):
+                raise InvalidRecordError(f"{where}: GameActed needs an action object")
+            at_s, note = float(record.get("at_s", 0.0)), str(record.get("note", ""))
+            after = referee.replay(game, action)
+            last = events[-1] if events else None
+            if (
+                isinstance(last, ev.GameStepped)
+                and acted
+                and acted[-1][0] == index - 1
+                and last.player == player
+                and last.at_s == at_s
+            ):
+                merged = ev.GameStepped(
+                    at_s,
+                    player,
+                    "; ".join(n for n in (last.note, note) if n),
+                    (),
+                    last.change + diff(game, after),
+                    (*last.actions, action),
+                )
+                events[-1] = merged
+            else:
+                events.append(ev.GameStepped(at_s, player, note, (), diff(game, after), (action,)))
+            acted.append((index, record, len(events) - 1))
+            game = after
+        elif kind == "StepUndone":
+            first, count = record.get("first"), record.get("count")
+            if not isinstance(first, int) or not isinstance(count, int):
+                raise InvalidRecordError(f"{where}: StepUndone needs first and count")
+            undone.update(range(first, first + count))
+            refolded = start
+            for v1_index, old, _ in acted:
+                if v1_index not in undone:
+                    refolded = referee.replay(refolded, old["action"])
+            steps = [step for v1_index, _, step in acted if v1_index == first]
+            if not steps:
+                raise InvalidRecordError(
+                    f"{where}: StepUndone names line {first + 2}, which is no game action"
+                )
+            note = str(record.get("note", ""))
+            events.append(ev.StepUndone(float(record.get("at_s", 0.0)), steps[0], note, diff(game, refolded)))
+            game = refolded
+        else:
+            try:
+                events.append(ev.event_from_dict(record))
+            except InvalidRecordError as exc:
+                raise InvalidRecordError(f"{where}: {exc}") from exc
+    notes = [
+        f"written in format 1: its game actions were replayed once through the rules (version "
+        f"{info.rules_version}) and kept as facts"
+    ]
+    return SavedGame(setup, start, events, info.rules_version, migrated_from=1, converted=True, notes=notes)

@@ -1,48 +1,29 @@
 """What the hub knows about each node: availability, battery, clock mapping, sequence numbers.
 
-Availability is not game state, so it lives here and not in the event log.
+Availability is not game state, so it lives here and not in the event log. A
+:class:`NodeLink` is a frozen value; the table replaces it whenever a node is heard.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
+from typing import Any
 
 OFFSET_WINDOW = 24
+"""Clock samples kept per node (the smallest wins)."""
 VERDICT_CACHE = 64
+"""Verdicts kept per node, to answer a repeated report the same way."""
 
 
-class ClockMapper:
-    """Maps a node's monotonic milliseconds onto hub game seconds.
+@dataclass(frozen=True)
+class NodeLink:
+    """One node as the hub last heard it.
 
-    Every message gives one sample ``hub_receive_s - node_t_s``; network delay
-    only ever makes a sample larger, so the smallest sample of a recent window is
-    the best estimate of the offset (it also follows slow crystal drift).
+    The clock mapping: every message gives one sample ``hub_receive_s - node_t_s``;
+    network delay only ever makes a sample larger, so the smallest sample of a recent
+    window is the best estimate of the offset (it also follows slow crystal drift).
     """
 
-    def __init__(self) -> None:
-        self._samples: deque[float] = deque(maxlen=OFFSET_WINDOW)
-
-    def observe(self, node_t_ms: int, hub_now_s: float) -> None:
-        self._samples.append(hub_now_s - node_t_ms / 1000.0)
-
-    @property
-    def offset_s(self) -> float | None:
-        return min(self._samples) if self._samples else None
-
-    def to_hub(self, node_t_ms: int, hub_now_s: float) -> float:
-        """Hub time of a node timestamp, never later than ``hub_now_s``."""
-        offset = self.offset_s
-        if offset is None:
-            return hub_now_s
-        return min(hub_now_s, node_t_ms / 1000.0 + offset)
-
-    def reset(self) -> None:
-        self._samples.clear()
-
-
-@dataclass
-class NodeInfo:
     node: str
     online: bool = False
     last_seen_s: float | None = None
@@ -54,24 +35,50 @@ class NodeInfo:
     last_seq: int = 0
     last_at_s: float = 0.0
     """Hub time of the last sequenced event, so mapped times never run backwards."""
-    clock: ClockMapper = field(default_factory=ClockMapper)
-    verdicts: OrderedDict[int, tuple[str, str]] = field(default_factory=OrderedDict)
-    """Recent (verdict, reason) by sequence number, to answer a duplicate the same way."""
+    offsets: tuple[float, ...] = ()
+    verdicts: tuple[tuple[int, str, str], ...] = ()
+    """Recent (seq, verdict, reason), oldest first."""
 
-    def new_boot(self, boot: str) -> None:
-        """The node restarted: its sequence numbers and clock start afresh."""
-        self.boot = boot
-        self.last_seq = 0
-        self.last_at_s = 0.0
-        self.verdicts.clear()
-        self.clock.reset()
+    @property
+    def offset_s(self) -> float | None:
+        return min(self.offsets) if self.offsets else None
 
-    def remember(self, seq: int, verdict: str, reason: str) -> None:
-        self.verdicts[seq] = (verdict, reason)
-        while len(self.verdicts) > VERDICT_CACHE:
-            self.verdicts.popitem(last=False)
+    def heard(self, *, boot: str, t_ms: int, now_s: float) -> NodeLink:
+        """The link after a message stamped ``t_ms`` by boot ``boot`` arrived at ``now_s``.
 
-    def to_dict(self) -> dict:
+        A new boot id means the node restarted: its sequence numbers and clock start afresh.
+        """
+        link = self
+        if boot != self.boot:
+            link = replace(self, boot=boot, last_seq=0, last_at_s=0.0, verdicts=(), offsets=())
+        sample = now_s - t_ms / 1000.0
+        return replace(link, offsets=(*link.offsets, sample)[-OFFSET_WINDOW:], last_seen_s=now_s, online=True)
+
+    def to_hub(self, t_ms: int, now_s: float) -> float:
+        """Hub time of a node timestamp, never later than ``now_s``."""
+        offset = self.offset_s
+        if offset is None:
+            return now_s
+        return min(now_s, t_ms / 1000.0 + offset)
+
+    def verdict(self, seq: int) -> tuple[str, str] | None:
+        for known, verdict, reason in self.verdicts:
+            if known == seq:
+                return verdict, reason
+        return None
+
+    def remember(self, seq: int, verdict: str, reason: str) -> NodeLink:
+        verdicts = (*self.verdicts, (seq, verdict, reason))[-VERDICT_CACHE:]
+        return replace(self, verdicts=verdicts, last_seq=max(self.last_seq, seq))
+
+    def reported(self, boot: str, seq: int, verdict: str, reason: str, *, at_s: float) -> NodeLink:
+        """The link after the hub logged its verdict on report ``seq`` of boot ``boot`` (made at ``at_s``)."""
+        link = self
+        if boot != self.boot:
+            link = replace(self, boot=boot, last_seq=0, last_at_s=0.0, verdicts=(), offsets=())
+        return replace(link.remember(seq, verdict, reason), last_at_s=max(link.last_at_s, at_s))
+
+    def to_dict(self) -> dict[str, Any]:
         return {
             "node": self.node,
             "online": self.online,
@@ -82,5 +89,5 @@ class NodeInfo:
             "battery_mv": self.battery_mv,
             "queued": self.queued,
             "last_seq": self.last_seq,
-            "clock_offset_s": self.clock.offset_s,
+            "clock_offset_s": self.offset_s,
         }

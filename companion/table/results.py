@@ -26,7 +26,7 @@ def tie_break_key(scores: dict[str, Any]) -> str | None:
     for entry in scores.get("players", {}).values():
         for key, value in entry.items():
             if key != "total" and isinstance(value, (int, float)) and not isinstance(value, bool):
-                return key
+                return str(key)
     return None
 
 

@@ -1,8 +1,9 @@
-"""Table state, rebuilt by folding the event log over the setup.
+"""Table state, rebuilt by folding the event log over the setup and the game's starting state.
 
-``fold(setup, events)`` gives the same state whether it runs live, on replay
-after a crash, or in a test. Nothing here reads a clock: every question about
-"now" takes ``now_s`` as an argument.
+``fold(start, events)`` gives the same state whether it runs live, on a resume
+after a crash, or in a test, and it never asks the rules: a game step carries
+the change it made to the game state. Nothing here reads a clock: every
+question about "now" takes ``now_s`` as an argument.
 """
 
 from __future__ import annotations
@@ -12,17 +13,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from companion.rules.setup import (  # noqa: F401  (re-exported while callers move to companion.rules)
-    DEFAULT_SAND_S,
-    FULL_CLOCK_S,
-    INTRO_CLOCK_S,
-    PLAYER_COLOURS,
-    Seat,
-    TableSetup,
-    default_setup,
-    make_setup,
-    player_colours,
-)
+from companion.rules.codec import patch
+from companion.rules.setup import Seat, TableSetup
 from companion.table import events as ev
 
 
@@ -85,14 +77,31 @@ class TimerState:
 
 
 @dataclass(frozen=True)
+class StepRecord:
+    """A game step still known to the table: where it is in the log and what it found, for an undo."""
+
+    index: int
+    """Position of its :class:`~companion.table.events.GameStepped` in the log."""
+    player: str
+    note: str
+    actions: tuple[dict[str, Any], ...]
+    before: Any
+    """The game state the step was decided on."""
+    undone: bool = False
+
+
+@dataclass(frozen=True)
 class TableState:
     setup: TableSetup
     clock: MasterClock
     timers: Mapping[str, TimerState] = field(default_factory=dict)
     events: int = 0
+    """How many events are folded in (the next event's log index)."""
     refused_flips: int = 0
     game: Any = None
-    """The game engine's state (None for a table of timers only)."""
+    """The game referee's state (None for a table of timers only)."""
+    steps: tuple[StepRecord, ...] = ()
+    """Every game step of the log, in order."""
 
     @property
     def paused(self) -> bool:
@@ -100,6 +109,7 @@ class TableState:
 
 
 def initial_state(setup: TableSetup, game: Any = None) -> TableState:
+    """The table before its first event: ``game`` is the game's starting state."""
     timers = {s.node: TimerState(s.node, s.player, s.index) for s in setup.seats}
     return TableState(setup, MasterClock(setup.clock_length_s), MappingProxyType(timers), game=game)
 
@@ -110,12 +120,10 @@ def _with_timers(state: TableState, changes: dict[str, TimerState], **kw: Any) -
     return replace(state, timers=MappingProxyType(timers), **kw)
 
 
-def apply_event(state: TableState, event: ev.Event, referee: Any = None) -> TableState:
-    """The state after one event. Events of unknown nodes leave timers alone.
-
-    ``referee`` replays ``GameActed`` events into the game state (see ``companion.table.referee``).
-    """
-    state = replace(state, events=state.events + 1)
+def evolve(state: TableState, event: ev.Event) -> TableState:
+    """The state after one event. Events of unknown nodes leave timers alone."""
+    index = state.events
+    state = replace(state, events=index + 1)
     clock = state.clock
     match event:
         case ev.TimerFlipped(node=node, at_s=at, upper_s=upper):
@@ -123,28 +131,17 @@ def apply_event(state: TableState, event: ev.Event, referee: Any = None) -> Tabl
             if timer is None:
                 return state
             phase = "running" if upper > 0 else "empty"
-            return _with_timers(
-                state,
-                {
-                    node: replace(
-                        timer, phase=phase, upper_s=upper, at_s=at, flips=timer.flips + 1, refused=""
-                    )
-                },
-            )
+            flipped = replace(timer, phase=phase, upper_s=upper, at_s=at, flips=timer.flips + 1, refused="")
+            return _with_timers(state, {node: flipped})
         case ev.FlipRefused(node=node, at_s=at, upper_s=upper, reason=reason):
             timer = state.timers.get(node)
             if timer is None:
                 return replace(state, refused_flips=state.refused_flips + 1)
             phase = "running" if upper > 0 else "empty"
-            return _with_timers(
-                state,
-                {
-                    node: replace(
-                        timer, phase=phase, upper_s=upper, at_s=at, flips=timer.flips + 1, refused=reason
-                    )
-                },
-                refused_flips=state.refused_flips + 1,
+            refused = replace(
+                timer, phase=phase, upper_s=upper, at_s=at, flips=timer.flips + 1, refused=reason
             )
+            return _with_timers(state, {node: refused}, refused_flips=state.refused_flips + 1)
         case ev.TimerEmptied(node=node, at_s=at):
             timer = state.timers.get(node)
             if timer is None:
@@ -164,70 +161,57 @@ def apply_event(state: TableState, event: ev.Event, referee: Any = None) -> Tabl
             return _with_timers(state, frozen, clock=new_clock)
         case ev.ClockResumed(at_s=at):
             rebased = {n: replace(t, at_s=at) for n, t in state.timers.items() if t.phase == "running"}
-            return _with_timers(
-                state, rebased, clock=replace(clock, phase="running", running_since_s=at, changed_at_s=at)
-            )
+            resumed = replace(clock, phase="running", running_since_s=at, changed_at_s=at)
+            return _with_timers(state, rebased, clock=resumed)
         case ev.ClockExpired(at_s=at, reason=reason):
             run = clock.length_s if not reason else clock.elapsed_s(at)
-            return replace(
-                state,
-                clock=replace(
-                    clock,
-                    phase="expired",
-                    run_before_s=run,
-                    running_since_s=None,
-                    ended_at_s=at,
-                    changed_at_s=at,
-                    end_reason=reason,
-                ),
+            expired = replace(
+                clock,
+                phase="expired",
+                run_before_s=run,
+                running_since_s=None,
+                ended_at_s=at,
+                changed_at_s=at,
+                end_reason=reason,
             )
+            return replace(state, clock=expired)
         case ev.ClockAborted(at_s=at):
-            return replace(
-                state,
-                clock=replace(
-                    clock,
-                    phase="aborted",
-                    run_before_s=clock.elapsed_s(at),
-                    running_since_s=None,
-                    ended_at_s=at,
-                    changed_at_s=at,
-                ),
+            aborted = replace(
+                clock,
+                phase="aborted",
+                run_before_s=clock.elapsed_s(at),
+                running_since_s=None,
+                ended_at_s=at,
+                changed_at_s=at,
             )
-        case ev.GameActed(action=action):
-            if referee is None:
-                return state
-            return replace(state, game=referee.replay(state.game, action))
-        case ev.SeatAdded(player=player, index=index, node=node):
+            return replace(state, clock=aborted)
+        case ev.GameStepped(player=player, note=note, actions=actions, change=change):
+            record = StepRecord(index, player, note, actions, state.game)
+            return replace(state, game=patch(state.game, change), steps=(*state.steps, record))
+        case ev.StepUndone(step=step, change=change):
+            steps = tuple(replace(s, undone=True) if s.index == step else s for s in state.steps)
+            return replace(state, game=patch(state.game, change), steps=steps)
+        case ev.SeatAdded(player=player, index=seat_index, node=node):
             if state.setup.seat_of(node) is not None or player not in state.setup.players:
                 return state
-            seat = Seat(player, index, node)
-            setup = replace(state.setup, seats=(*state.setup.seats, seat))
-            return _with_timers(replace(state, setup=setup), {node: TimerState(node, player, index)})
-        case ev.ActionRefused() | ev.StepUndone():
-            return state  # an undo changes the past: fold() skips the undone steps
+            setup = replace(state.setup, seats=(*state.setup.seats, Seat(player, seat_index, node)))
+            return _with_timers(replace(state, setup=setup), {node: TimerState(node, player, seat_index)})
+        case ev.ActionRefused():
+            return state
     raise TypeError(f"not a table event: {event!r}")
 
 
-def undone_indexes(events: list[ev.Event]) -> set[int]:
-    """Log indexes of the game steps that a later ``StepUndone`` took back."""
-    undone: set[int] = set()
+def fold(setup: TableSetup, events: Iterable[ev.Event], game: Any = None) -> TableState:
+    """Rebuild a table's state from its setup, the game's starting state and the events it accepted."""
+    state = initial_state(setup, game)
     for event in events:
-        if isinstance(event, ev.StepUndone):
-            undone.update(range(event.first, event.first + event.count))
-    return undone
-
-
-def fold(setup: TableSetup, events: Iterable[ev.Event], referee: Any = None) -> TableState:
-    """Rebuild a table's state from its setup and the events it accepted, in order.
-
-    Game steps taken back by a ``StepUndone`` are skipped (they stay in the log).
-    """
-    events = list(events)
-    undone = undone_indexes(events)
-    state = initial_state(setup, referee.start(setup) if referee is not None else None)
-    for index, event in enumerate(events):
-        if index in undone:
-            state = replace(state, events=state.events + 1)
-            continue
-        state = apply_event(state, event, referee)
+        state = evolve(state, event)
     return state
+
+
+def last_step(state: TableState) -> StepRecord | None:
+    """The latest player step still in force (what an undo takes back), or None."""
+    for step in reversed(state.steps):
+        if step.player and not step.undone:
+            return step
+    return None

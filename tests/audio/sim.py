@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from companion.clock import FakeClock
+from companion.rules.setup import make_setup
 from companion.table import events as ev
-from companion.table.state import MasterClock, TableState, apply_event, initial_state, make_setup
+from companion.table.state import MasterClock, TableState, evolve, initial_state
 
 
 class ClockSim:
@@ -21,7 +22,7 @@ class ClockSim:
         return self.state.clock
 
     def _apply(self, event: ev.Event) -> None:
-        self.state = apply_event(self.state, event)
+        self.state = evolve(self.state, event)
 
     def _expire_if_due(self) -> None:
         expires = self.state.clock.expires_at_s

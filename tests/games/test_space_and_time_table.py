@@ -8,21 +8,23 @@ import pytest
 from companion.clock import FakeClock
 from companion.core import protocol as p
 from companion.errors import ConfigError
+from companion.games import referee_for
 from companion.games.base import Rejected
 from companion.games.space_and_time import (
+    GAME,
     apply,
     choose_move,
     deal_boards,
     legal_moves,
     molecule_completing_moves,
     new_game,
-    table_referee,
 )
 from companion.games.space_and_time.table import SpaceTimeReferee, SpaceTimeTable, parse_variant
+from companion.rules import Decision
+from companion.rules.setup import Seat, make_setup
 from companion.table import events as ev
-from companion.table.referee import Decision, referee_for
 from companion.table.session import TableSession
-from companion.table.state import Seat, fold, make_setup
+from tests.conftest import logged_actions, replays
 
 BOOT = "0a1b2c3d"
 SAND_MS = 60_000
@@ -78,14 +80,14 @@ class Table:
         return self.session.state.game
 
     def acted(self):
-        return [e.action for e in self.session.log.events() if isinstance(e, ev.GameActed)]
+        return logged_actions(self.session)
 
     def board_panel(self, player=None):
         snap = self.session.player_snapshot(player) if player else self.session.snapshot()
         return next(panel for panel in snap["view"]["panels"] if panel["kind"] == "grid")
 
     def replays(self):
-        return fold(self.setup, self.session.log.events(), self.session.referee) == self.session.state
+        return replays(self.session)
 
 
 def setup_for(players=("ana", "ben"), *, turn_limit=True, timers=1, seed=7, variant=""):
@@ -156,7 +158,7 @@ def test_variants_name_the_computer_letter_and_difficulty(variant, expected):
 )
 def test_a_table_the_game_cannot_start_is_a_config_error(players, variant, message):
     with pytest.raises(ConfigError, match=message):
-        table_referee(setup_for(players, variant=variant))
+        referee_for(setup_for(players, variant=variant))
 
 
 # --- turns --------------------------------------------------------------------------------------
@@ -349,7 +351,8 @@ def test_against_the_computer_it_answers_each_human_swap_at_once():
             {"type": "swap", "player": "B", "cells": cells(answer)},
         ]
         assert table.game.to_move == "A" and not table.table.turn_open
-    assert table.session.snapshot()["recent"][0]["text"].startswith("computer (B, Time) swapped the ")
+    # the human's swap and the computer's answer are one step, logged and listed as one line
+    assert "; computer (B, Time) swapped the " in table.session.snapshot()["recent"][0]["text"]
     again = solo()
     for number in range(3):
         again.flip("ana-1")
@@ -409,7 +412,7 @@ def test_a_whole_game_to_its_end_with_scores_and_replay(table):
         play_turn(table, index)
     game = table.game
     assert game.is_over and game.round == 2
-    notes = [e.note for e in table.session.log.events() if isinstance(e, ev.GameActed)]
+    notes = [e.note for e in table.session.log.events() if isinstance(e, ev.GameStepped)]
     assert any("Day round on a new board: ben (B) plays Space and moves first" in note for note in notes)
     a, b = game.trophy_count("A"), game.trophy_count("B")
     winner = {"A": "ana", "B": "ben"}[game.winner]
@@ -435,7 +438,7 @@ def test_a_whole_game_to_its_end_with_scores_and_replay(table):
 def test_a_tie_at_five_trophies_each_is_won_by_a():
     record = json.loads((DATA / "tie_game.json").read_text())
     setup = setup_for()
-    referee = SpaceTimeReferee(setup)
+    referee = SpaceTimeReferee(setup, GAME.data)
     referee.start = lambda setup: SpaceTimeTable(new_game(*record["boards"]))  # the recorded boards
     table = Table(setup, referee)
     *moves, after_the_end = record["moves"]
@@ -451,7 +454,7 @@ def test_a_tie_at_five_trophies_each_is_won_by_a():
     assert scores["winners"] == ["ana"] and scores["ranking"] == ["ana", "ben"]
     assert [scores["players"][p]["total"] for p in ("ana", "ben")] == [5, 5]
     assert table.session.snapshot()["view"]["summary"] == "ana (A) wins, 5 trophies to 5 (at 5 each A wins)"
-    assert fold(setup, table.session.log.events(), referee) == table.session.state
+    assert replays(table.session)
 
 
 def test_a_whole_game_against_the_computer_replays_from_the_log():

@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import tomllib
 from collections import Counter
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games.space_dealer import CardDataError, load_card_data, setup
+from companion.games.space_dealer import GAME, CardDataError, load_card_data, setup
 from companion.games.space_dealer.actions import InShip, TransferGoods
-from companion.games.space_dealer.cards import DEFAULT_PATH
+from companion.games.space_dealer.cards import PACKAGE, SHIPPED
 from companion.games.space_dealer.engine import apply
 from companion.games.space_dealer.state import Goods
 
-RAW = tomllib.loads(DEFAULT_PATH.read_text(encoding="utf-8"))
+TEXT = resources.files(PACKAGE).joinpath(SHIPPED).read_text(encoding="utf-8")
+"""The shipped ``cards.toml``, as a user would copy it."""
+RAW = tomllib.loads(TEXT)
 
 
 def test_level_totals_match_the_printed_components() -> None:
-    data = load_card_data()
+    data = GAME.data
     per_level = Counter()
     for name, n in data.counts.items():
         per_level[data.types[name].level] += n
@@ -28,7 +31,7 @@ def test_level_totals_match_the_printed_components() -> None:
 
 
 def test_printed_removals_and_experienced_cards() -> None:
-    data = load_card_data()
+    data = GAME.data
     assert sum(data.three_player_removals.values()) == 14
     assert sum(data.five_player_removals.values()) == 11
     experienced = {n: c for n, c in data.counts.items() if data.types[n].experienced}
@@ -64,7 +67,7 @@ def test_unprinted_tables_are_marked_as_assumptions(table: str) -> None:
 
 
 def test_every_upright_card_has_an_order_and_across_cards_none() -> None:
-    data = load_card_data()
+    data = GAME.data
     for t in data.types.values():
         if t.layout == "upright":
             assert t.has_order, t.name
@@ -79,7 +82,7 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 def test_user_override_changes_the_engine(tmp_path: Path) -> None:
-    text = DEFAULT_PATH.read_text(encoding="utf-8").replace("cargo_limit = 8", "cargo_limit = 3")
+    text = TEXT.replace("cargo_limit = 8", "cargo_limit = 3")
     data = load_card_data(_write(tmp_path, text))
     assert data.cargo_limit == 3
     state = setup(["a", "b", "c"], seed=1, data=data)
@@ -186,7 +189,7 @@ BROKEN = [
 
 @pytest.mark.parametrize(("change", "message"), BROKEN)
 def test_broken_card_data_is_one_clear_error(tmp_path: Path, change, message: str) -> None:
-    text = DEFAULT_PATH.read_text(encoding="utf-8")
+    text = TEXT
     if isinstance(change, tuple):
         assert change[0] in text
         text = text.replace(change[0], change[1], 1)

@@ -121,7 +121,7 @@ def test_a_game_on_the_hub_with_a_third_timer_and_a_sabotage_that_turns_a_node_r
     done(table, "red-1", "red-2")
     assert session.seat_request == ("red", 3)
     spare = SimNode(
-        session.setup.table, "spare-9", table.broker_address, table.clock, sand_s=60, heartbeat_s=0.5
+        session.setup.table, "spare-9", table.broker_address, table.clock, sand_ms=60000, heartbeat_s=0.5
     )
     table.fleet.nodes["spare-9"] = spare.start()
     assert spare.connected.wait(10)

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from companion.games.base import Accepted, Rejected
+from companion.games.space_dealer import GAME
 from companion.games.space_dealer.actions import (
     AbandonJob,
     AtNeutralPlanet,
@@ -35,11 +36,17 @@ from companion.games.space_dealer.actions import (
     TransferGoods,
     UseCard,
 )
-from companion.games.space_dealer.engine import apply, final_score, setup
+from companion.games.space_dealer.engine import apply, final_score
+from companion.games.space_dealer.engine import setup as deal
 from companion.games.space_dealer.state import GameState, Goods, Phase, TimerStatus
 
 NAMES = ["red", "green", "blue", "white", "black", "pink", "orange", "purple"]
 COLOURS = ["red", "yellow", "blue", "green"]
+
+
+def setup(players: list[str], **kw: object) -> GameState:
+    """The engine's deal with the shipped cards."""
+    return deal(players, data=GAME.data, **kw)  # type: ignore[arg-type]
 
 
 def goods_totals(state: GameState) -> dict[str, int]:

@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games.time_n_space import ComponentDataError, load_components, setup_full, setup_intro
-from companion.games.time_n_space.components import DEFAULT_PATH
+from companion.games.data import read_shipped
+from companion.games.time_n_space import GAME, ComponentDataError, load_components, setup_full, setup_intro
 
-RAW = json.loads(DEFAULT_PATH.read_text(encoding="utf-8"))
+RAW = read_shipped("companion.games.time_n_space", "components.json")
 
 
 def test_shipped_numbers_match_the_components_list() -> None:
     """Components: 48 cubes in 4 colours, 96 order counters (24 per player), 4 bonus counters, 24 tiles."""
-    comps = load_components()
+    comps = GAME.data
     assert comps.goods_per_color * 4 == 48
     assert len(comps.tiles) == 24
     assert len(comps.bonus_values) == 4

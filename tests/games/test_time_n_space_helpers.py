@@ -8,6 +8,7 @@ from typing import Any
 from companion.games.base import Accepted
 from companion.games.time_n_space import (
     COLORS,
+    GAME,
     OrderPlacement,
     PlaceStartingOrders,
     PlaceTimer,
@@ -20,6 +21,8 @@ from companion.games.time_n_space import (
 from companion.games.time_n_space.state import Cube, GameState, Order
 
 NAMES = ("red", "green", "orange", "purple")
+BOX = GAME.data
+"""The shipped component data, as the hub hands it to the engine."""
 
 
 def ok(state: GameState, *actions: Any) -> GameState:
@@ -33,11 +36,11 @@ def ok(state: GameState, *actions: Any) -> GameState:
 
 def intro(n: int = 3) -> GameState:
     """An introductory game whose master clock has started."""
-    return ok(setup_intro(NAMES[:n]), StartGame())
+    return ok(setup_intro(NAMES[:n], components=BOX), StartGame())
 
 
 def full_setup(n: int = 3, seed: int = 1) -> GameState:
-    return setup_full(NAMES[:n], seed=seed)
+    return setup_full(NAMES[:n], seed=seed, components=BOX)
 
 
 def full(n: int = 3, seed: int = 1) -> GameState:

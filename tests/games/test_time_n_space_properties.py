@@ -50,7 +50,7 @@ from companion.games.time_n_space import (
 )
 from companion.games.time_n_space.state import Cube, Order
 
-from .test_time_n_space_helpers import NAMES
+from .test_time_n_space_helpers import BOX, NAMES
 
 
 def counters_by_owner(state: GameState) -> Counter[tuple[str, str, int]]:
@@ -211,9 +211,11 @@ def draw_action(rng: random.Random, state: GameState) -> Any:
 
 
 SETUPS = st.one_of(
-    st.builds(lambda n: setup_intro(NAMES[:n]), st.sampled_from([3, 4])),
+    st.builds(lambda n: setup_intro(NAMES[:n], components=BOX), st.sampled_from([3, 4])),
     st.builds(
-        lambda n, seed: setup_full(NAMES[:n], seed=seed), st.sampled_from([3, 4]), st.integers(0, 2**32)
+        lambda n, seed: setup_full(NAMES[:n], seed=seed, components=BOX),
+        st.sampled_from([3, 4]),
+        st.integers(0, 2**32),
     ),
 )
 
@@ -259,7 +261,7 @@ def test_random_play_keeps_every_invariant_and_replays_exactly(start: GameState,
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**40), n=st.sampled_from([3, 4]))
 def test_full_setup_piles_are_a_permutation_of_all_tiles(seed: int, n: int) -> None:
-    state = setup_full(NAMES[:n], seed=seed)
+    state = setup_full(NAMES[:n], seed=seed, components=BOX)
     assert len(tiles_in_game(state)) == 24 == len(set(tiles_in_game(state)))
     assert len({len(p) for p in state.piles}) == 1
-    assert setup_full(NAMES[:n], seed=seed) == state
+    assert setup_full(NAMES[:n], seed=seed, components=BOX) == state

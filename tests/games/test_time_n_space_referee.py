@@ -92,11 +92,11 @@ def test_the_recorded_intro_game_is_refereed() -> None:
 
 
 def test_referee_state_matches_the_engine() -> None:
-    from companion.games.time_n_space import replay, setup_intro
+    from companion.games.time_n_space import GAME, replay, setup_intro
 
     record = json.loads((DATA / "intro_game.json").read_text(encoding="utf-8"))
     actions = [action_from_json(a) for a in record["actions"][:15]]
-    state = replay(setup_intro(record["players"]), actions)
+    state = replay(setup_intro(record["players"], components=GAME.data), actions)
     red = state.player("red")
     assert red is not None and red.collected == (Collected("gray", 1, "orange"),)
     assert red.ship == "planet-3"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games import load_game
+from companion.games import find_game
 from companion.games.time_n_space import score_record
 
 DATA = Path(__file__).parent / "data" / "time_n_space"
@@ -30,8 +30,8 @@ def sheet(**players: dict) -> dict:
 
 
 def test_registry_loads_the_scorer() -> None:
-    assert load_game("time-n-space").score_record is score_record
-    assert load_game("tns").score_record is score_record
+    assert find_game("time-n-space").score_record is score_record
+    assert find_game("tns").score_record is score_record
 
 
 def test_object_of_the_game_example_2_plus_1_plus_2_from_two_players_is_10() -> None:

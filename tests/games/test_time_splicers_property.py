@@ -121,7 +121,7 @@ def check_events(before: GameState, events: tuple[object, ...]) -> None:
     codes=st.lists(st.integers(0, 2**20), min_size=1, max_size=120),
 )
 def test_no_card_is_ever_in_two_places_and_nothing_raises(n_players, seed, codes):
-    state = new_game(NAMES[:n_players], seed=seed)
+    state = new_game(NAMES[:n_players], seed=seed, config=CONFIG)
     check_invariants(state, n_players)
     for code in codes:
         if state.is_over:
@@ -141,7 +141,7 @@ def test_no_card_is_ever_in_two_places_and_nothing_raises(n_players, seed, codes
 @given(seed=st.integers(0, 10**6))
 def test_a_game_of_only_plausible_placements_keeps_every_card(seed):
     """Long games: the current player places a hand card if any placement is legal, else moves on."""
-    state = new_game(NAMES[:3], seed=seed)
+    state = new_game(NAMES[:3], seed=seed, config=CONFIG)
     for _ in range(150):
         if state.is_over:
             break

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games import load_game
-from companion.games.time_splicers import new_game, referee_record
+from companion.games import find_game
+from companion.games.time_splicers import load_deck, new_game, referee_record
 
 DATA = Path(__file__).parent / "data" / "time_splicers"
 DOC = Path(__file__).resolve().parents[2] / "docs" / "games" / "time-splicers.md"
@@ -34,8 +34,8 @@ def load(name: str) -> dict[str, Any]:
 
 
 def test_registry_finds_the_referee():
-    assert load_game("time-splicers").referee_record is referee_record
-    assert load_game("ts").referee_record is referee_record
+    assert find_game("time-splicers").referee_record is referee_record
+    assert find_game("ts").referee_record is referee_record
 
 
 def test_recorded_game_through_the_cli():
@@ -122,7 +122,7 @@ def test_seeded_records_replay_identically():
     assert referee_record(record) == referee_record(json.loads(json.dumps(record)))
     out = referee_record(record)
     assert out["results"][0]["ok"] is True
-    dealt = new_game(["Ann", "Bob"], seed=42)
+    dealt = new_game(["Ann", "Bob"], seed=42, config=load_deck())
     assert out["setup"] == {
         "start": dealt.players[0].position,
         "hands": {p.name: list(p.hand) for p in dealt.players},

@@ -5,13 +5,14 @@ import pytest
 from companion.clock import FakeClock
 from companion.core import protocol as p
 from companion.errors import ConfigError
+from companion.games import referee_for
 from companion.games.base import Rejected
-from companion.games.time_splicers import Layout, all_card_ids, table_referee
+from companion.games.time_splicers import GAME, Layout, all_card_ids
 from companion.games.time_splicers.table import SplicersReferee
-from companion.table import events as ev
-from companion.table.referee import Decision, referee_for
+from companion.rules import Decision
+from companion.rules.setup import Seat, default_setup, make_setup
 from companion.table.session import TableSession
-from companion.table.state import Seat, default_setup, fold, make_setup
+from tests.conftest import logged_actions, replays
 
 BOOT = "0a1b2c3d"
 SAND_MS = 60_000
@@ -81,10 +82,10 @@ class Table:
         return self.session.state.game
 
     def acted(self):
-        return [e.action for e in self.session.log.events() if isinstance(e, ev.GameActed)]
+        return logged_actions(self.session)
 
     def replays(self):
-        return fold(self.setup, self.session.log.events(), self.session.referee) == self.session.state
+        return replays(self.session)
 
 
 def two_player_setup(*, turn_limit=True, timers=1, seed=7, variant=""):
@@ -103,7 +104,7 @@ def two_player_setup(*, turn_limit=True, timers=1, seed=7, variant=""):
 
 def table_with(layout=LAYOUT, **kw):
     setup = two_player_setup(**kw)
-    return Table(setup, SplicersReferee(setup, layout=layout))
+    return Table(setup, SplicersReferee(setup, GAME.data, layout=layout))
 
 
 @pytest.fixture
@@ -123,12 +124,12 @@ def test_the_hub_finds_the_referee_and_deals_from_the_seed():
 @pytest.mark.parametrize("players, message", [(1, "2 to 6 players"), (7, "2 to 6 players")])
 def test_a_table_the_game_cannot_start_is_a_config_error(players, message):
     with pytest.raises(ConfigError, match=message):
-        table_referee(default_setup("big", players=players, game="time-splicers"))
+        referee_for(default_setup("big", players=players, game="time-splicers"))
 
 
 def test_an_unknown_variant_is_a_config_error():
     with pytest.raises(ConfigError, match="no variant 'intro'"):
-        table_referee(two_player_setup(variant="intro"))
+        referee_for(two_player_setup(variant="intro"))
 
 
 def test_the_first_flip_of_the_first_player_starts_the_game(table):
@@ -410,7 +411,7 @@ def test_a_hub_restarted_from_the_log_on_disk_goes_on_with_the_game(tmp_path):
 
     setup = two_player_setup(seed=11)
     path = tmp_path / "splicers.jsonl"
-    table = Table(setup, log=EventLog(setup, path, fsync=False))
+    table = Table(setup, log=EventLog.for_new_game(setup, path, fsync=False))
     for _ in range(4):
         player = table.game.current_player
         table.flip(f"{player}-1")

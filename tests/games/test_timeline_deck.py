@@ -97,7 +97,6 @@ def test_byte_order_mark_is_ignored() -> None:
         ("header_only.csv", "header_only.csv: the deck has no cards"),
         ("empty_title.csv", "empty_title.csv, line 2: the title is empty"),
         ("unknown_column.csv", "unknown_column.csv, line 1: unknown column 'fecha'"),
-        ("no_such_file.csv", "no_such_file.csv: cannot read the deck: No such file or directory"),
     ],
 )
 def test_broken_deck_files_name_file_line_and_problem(name: str, message: str) -> None:
@@ -107,6 +106,23 @@ def test_broken_deck_files_name_file_line_and_problem(name: str, message: str) -
     text = str(info.value)
     assert text == str(DATA) + "/" + message.format(path=path)
     assert isinstance(info.value, InvalidRecordError)
+
+
+def test_a_deck_file_that_cannot_be_read_is_one_sentence_naming_it(tmp_path: Path) -> None:
+    """Reading goes through companion.games.data; a deck is still an InvalidDeckError."""
+    missing = DATA / "no_such_file.csv"
+    latin1 = tmp_path / "latin1.csv"
+    latin1.write_bytes("id,year,title\nx,1492,Granada a\xf1o\n".encode("latin-1"))
+    not_csv = tmp_path / "deck.txt"
+    not_csv.write_text("id,year,title\n")
+    for path, message in [
+        (missing, f"cannot read the deck {missing}: No such file or directory"),
+        (latin1, f"the deck {latin1} is not UTF-8 text"),
+        (not_csv, f"the deck {not_csv}: data files are .json, .toml or .csv, not .txt"),
+    ]:
+        with pytest.raises(InvalidDeckError) as info:
+            load_deck(path)
+        assert str(info.value) == message and isinstance(info.value, InvalidRecordError)
 
 
 def test_too_few_cards_for_the_players() -> None:
@@ -188,5 +204,5 @@ def test_broken_settings_file(tmp_path: Path, content: str, message: str) -> Non
     path.write_text(content)
     with pytest.raises(InvalidRecordError) as info:
         load_settings(path)
-    assert str(info.value).startswith(f"{path}: ")
+    assert str(path) in str(info.value) and "\n" not in str(info.value)  # one sentence naming the file
     assert message in str(info.value)

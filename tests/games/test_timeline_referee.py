@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games import load_game
+from companion.games import find_game
 from companion.games.timeline import referee_record
 
 DATA = Path(__file__).parent / "data" / "timeline"
@@ -36,7 +36,7 @@ def run_cli(source: str, stdin: str | None = None) -> subprocess.CompletedProces
 
 
 def test_registry_finds_the_referee() -> None:
-    assert load_game("timeline").referee_record is referee_record
+    assert find_game("timeline").referee_record is referee_record
 
 
 def test_seeded_game_through_the_cli() -> None:

@@ -5,13 +5,14 @@ import pytest
 from companion.clock import FakeClock
 from companion.core import protocol as p
 from companion.errors import ConfigError
+from companion.games import referee_for
 from companion.games.base import Rejected
-from companion.games.timeline import table_referee
+from companion.games.timeline import GAME
 from companion.games.timeline.table import TimelineReferee, gap_label, year_label
-from companion.table import events as ev
-from companion.table.referee import Decision, referee_for
+from companion.rules import Decision
+from companion.rules.setup import Seat, default_setup, make_setup
 from companion.table.session import TableSession
-from companion.table.state import Seat, default_setup, fold, make_setup
+from tests.conftest import logged_actions, replays
 
 BOOT = "0a1b2c3d"
 SAND_MS = 60_000
@@ -70,10 +71,10 @@ class Table:
         return self.session.state.game
 
     def acted(self):
-        return [e.action for e in self.session.log.events() if isinstance(e, ev.GameActed)]
+        return logged_actions(self.session)
 
     def replays(self):
-        return fold(self.setup, self.session.log.events(), self.session.referee) == self.session.state
+        return replays(self.session)
 
 
 def two_player_setup(*, turn_limit=True, timers=1, seed=7, variant=""):
@@ -93,7 +94,7 @@ def two_player_setup(*, turn_limit=True, timers=1, seed=7, variant=""):
 @pytest.fixture
 def table():
     setup = two_player_setup()
-    return Table(setup, TimelineReferee(setup, deal=DEAL))
+    return Table(setup, TimelineReferee(setup, GAME.data, deal=DEAL))
 
 
 def test_the_hub_finds_the_referee_and_deals_from_the_seed():
@@ -109,12 +110,12 @@ def test_the_hub_finds_the_referee_and_deals_from_the_seed():
 @pytest.mark.parametrize("variant", ["hand-0", "speed", "hand-x"])
 def test_an_unknown_variant_is_a_config_error(variant):
     with pytest.raises(ConfigError, match="hand-N"):
-        table_referee(two_player_setup(variant=variant))
+        referee_for(two_player_setup(variant=variant))
 
 
 def test_a_table_the_game_cannot_start_is_a_config_error():
     with pytest.raises(ConfigError, match="2 to 8 players"):
-        table_referee(default_setup("solo", players=1, game="timeline"))
+        referee_for(default_setup("solo", players=1, game="timeline"))
 
 
 def test_the_first_flip_of_the_first_player_starts_the_game(table):
@@ -142,7 +143,7 @@ def test_a_second_flip_during_the_turn_restarts_nothing(table):
 
 def test_a_second_timer_of_the_player_is_not_a_turn_timer():
     setup = two_player_setup(timers=2)
-    table = Table(setup, TimelineReferee(setup, deal=DEAL))
+    table = Table(setup, TimelineReferee(setup, GAME.data, deal=DEAL))
     reply = table.flip("ana-2")
     assert reply["verdict"] == "rejected"
     assert reply["reason"] == "Timer 2 is not used in Timeline: flip timer 1 to start your turn (Turn timer)"
@@ -237,7 +238,7 @@ def test_the_sand_running_out_times_the_turn_out(table):
 
 def test_without_a_turn_limit_the_sand_is_only_a_reminder():
     setup = two_player_setup(turn_limit=False)
-    table = Table(setup, TimelineReferee(setup, deal=DEAL))
+    table = Table(setup, TimelineReferee(setup, GAME.data, deal=DEAL))
     table.flip("ana-1")
     table.clock.advance(60)
     table.empty("ana-1")
@@ -306,7 +307,10 @@ def test_a_restarted_hub_rebuilds_the_game_from_the_log(table):
     table.flip("ben-1")
     # a new session over the same log folds the logged actions again through a fresh referee
     resumed = TableSession(
-        table.setup, clock=table.clock, log=table.session.log, referee=TimelineReferee(table.setup, deal=DEAL)
+        table.setup,
+        clock=table.clock,
+        log=table.session.log,
+        referee=TimelineReferee(table.setup, GAME.data, deal=DEAL),
     )
     assert resumed.state == table.session.state
     assert resumed.state.game.turn_open and resumed.state.game.game.to_move == "ben"
@@ -325,7 +329,7 @@ def test_a_playoff_is_refereed_through_the_session():
         "reference": "constitucion-1978",
         "draw_pile": ["guernica", "trafalgar", "armada"],
     }
-    table = Table(setup, TimelineReferee(setup, deal=deal))
+    table = Table(setup, TimelineReferee(setup, GAME.data, deal=deal))
     play(table, "ana", "granada", 0)
     play(table, "ben", "barcelona-92", 2)
     play(table, "carla", "quijote", 2)  # 1605 after 1978: wrong, carla draws guernica
@@ -392,7 +396,7 @@ def test_a_hub_restarted_from_the_log_on_disk_goes_on_with_the_game(tmp_path):
 
     setup = two_player_setup(seed=11)
     path = tmp_path / "timeline.jsonl"
-    table = Table(setup, log=EventLog(setup, path, fsync=False))
+    table = Table(setup, log=EventLog.for_new_game(setup, path, fsync=False))
     for _ in range(3):
         player = table.game.to_move
         table.flip(f"{player}-1")

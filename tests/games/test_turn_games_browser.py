@@ -57,14 +57,8 @@ def browser():
 
 
 def to_move(session) -> str:
-    """The hub player whose turn it is, whatever the game."""
-    state = session.state.game
-    game = state.game
-    if session.setup.game == "timeline":
-        return game.to_move
-    if session.setup.game == "time-splicers":
-        return game.current_player
-    return session.referee.names[game.to_move]
+    """The hub player whose turn it is, whatever the game (every turn-based referee says it)."""
+    return session.referee.player_to_move(session.state.game)
 
 
 def turn_open(session) -> bool:

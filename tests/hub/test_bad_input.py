@@ -14,8 +14,8 @@ from companion.core import protocol as p
 from companion.hub import create_app
 from companion.mqtt.bridge import HubBridge
 from companion.mqtt.broker import BrokerAddress
+from companion.rules.setup import default_setup
 from companion.table.session import TableSession
-from companion.table.state import default_setup
 from tests.conftest import wait_until
 
 GOOD = {"v": 1, "kind": "flip", "boot": "0a1b2c3d", "seq": 1, "t_ms": 5, "upper_ms": 60000, "lower_ms": 0}

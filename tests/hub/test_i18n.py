@@ -27,11 +27,11 @@ from companion.i18n import (
 )
 from companion.i18n.sentences import HUB_SENTENCES
 from companion.i18n.web import init_i18n
-from companion.table import decide
+from companion.rules.setup import default_setup
+from companion.table import clock_rules
 from companion.table import events as ev
 from companion.table.results import explain
-from companion.table.session import describe
-from companion.table.state import default_setup
+from companion.table.views import describe
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "companion" / "hub" / "templates"
@@ -177,8 +177,8 @@ SETUP = default_setup("i18n", players=2, timers=2)
 def _events() -> list[ev.Event]:
     return [
         ev.TimerFlipped("red-1", 1.0, 60.0, 0.0),
-        ev.FlipRefused("yellow-2", 2.0, 60.0, 0.0, decide.REASON_CLOCK_OVER),
-        ev.FlipRefused("red-2", 2.0, 60.0, 0.0, decide.REASON_PAUSED),
+        ev.FlipRefused("yellow-2", 2.0, 60.0, 0.0, clock_rules.REASON_CLOCK_OVER),
+        ev.FlipRefused("red-2", 2.0, 60.0, 0.0, clock_rules.REASON_PAUSED),
         ev.TimerEmptied("red-1", 61.0),
         ev.ClockStarted(0.0, 720.0),
         ev.ClockPaused(3.0),
@@ -201,7 +201,7 @@ def test_recent_event_lines_are_translated(lang, event):
 
 
 def test_recent_event_lines_translate_their_parts():
-    line = describe(ev.FlipRefused("yellow-2", 2.0, 60.0, 0.0, decide.REASON_CLOCK_OVER), SETUP)
+    line = describe(ev.FlipRefused("yellow-2", 2.0, 60.0, 0.0, clock_rules.REASON_CLOCK_OVER), SETUP)
     assert translate_sentence(line, "de") == (
         "Umdrehen von Sanduhr 2 von yellow abgelehnt: Die Hauptuhr ist "
         "abgelaufen: Es darf keine Sanduhr mehr gestartet werden"
@@ -241,7 +241,7 @@ def test_clock_refusals_are_translated(lang):
     errors.append(client.post("/api/clock/pause").get_json()["error"])
     client.post("/api/clock/abort")
     errors.append(client.post("/api/clock/abort").get_json()["error"])
-    errors += [decide.REASON_CLOCK_ABORTED, decide.REASON_PAUSED, decide.REASON_CLOCK_OVER]
+    errors += [clock_rules.REASON_CLOCK_ABORTED, clock_rules.REASON_PAUSED, clock_rules.REASON_CLOCK_OVER]
     for error in errors:
         translated = translate_sentence(error, lang)
         assert translated != error and "master clock" not in translated.lower(), (error, translated)

@@ -9,10 +9,12 @@ import pytest
 from companion.clock import FakeClock
 from companion.core import protocol as p
 from companion.games.base import Rejected
+from companion.games.sandtimers import FreeTimers
 from companion.hub import create_app
-from companion.table.referee import Decision, FreeTimers, MenuItem, View
+from companion.rules import Decision, MenuItem, View
+from companion.rules.setup import default_setup
 from companion.table.session import TableSession
-from companion.table.state import default_setup, fold
+from tests.conftest import replays
 
 
 class CountingReferee(FreeTimers):
@@ -40,14 +42,16 @@ class CountingReferee(FreeTimers):
             return Rejected("Choose a symbol for this timer first", "Placing sandtimers")
         action = {"type": "place", "node": seat.node, "symbol": intent["symbol"]}
         return Decision(
-            self._apply(state, action), (action,), (f"{seat.player} placed on {intent['symbol']}",)
+            self._apply(state, action),
+            actions=(action,),
+            notes=(f"{seat.player} placed on {intent['symbol']}",),
         )
 
     def player_action(self, state, player, action: dict[str, Any]):
         if action.get("type") == "cheat":
             return Rejected("That is not allowed", "Rule 1")
         act = {"type": "point", "player": player}
-        return Decision(self._apply(state, act), (act,), (f"{player} scored",))
+        return Decision(self._apply(state, act), actions=(act,), notes=(f"{player} scored",))
 
     def menu(self, state, player, *, intents):
         return [
@@ -80,7 +84,7 @@ class CountingReferee(FreeTimers):
 @pytest.fixture
 def app():
     setup = default_setup("t1", players=2, timers=1)
-    session = TableSession(setup, clock=FakeClock(), referee=CountingReferee())
+    session = TableSession(setup, clock=FakeClock(), referee=CountingReferee(setup))
     app = create_app({"table": "t1", "players": 2, "timers": 1})
     app.extensions["companion.session"] = session
     return app
@@ -93,7 +97,7 @@ def test_a_tap_is_applied_and_logged(app):
     session = app.extensions["companion.session"]
     assert session.state.game["points"] == {"red": 1}
     assert client.get("/api/state").get_json()["view"]["panels"][0]["lines"] == ["red: 1"]
-    assert fold(session.setup, session.log.events(), session.referee) == session.state
+    assert replays(session)
 
 
 def test_a_refused_tap_shows_the_rule_and_changes_nothing(app):

@@ -8,19 +8,20 @@ from companion.clock import FakeClock
 from companion.hub import HubConfig, create_app
 from companion.runtime import RunOptions, Table
 from companion.table import events as ev
-from companion.table.state import fold
-from tests.conftest import wait_until
+from tests.conftest import replays, wait_until
 from tests.hub.test_player_api import CountingReferee
 
 
 @pytest.fixture
 def app():
+    from companion.rules.setup import default_setup
     from companion.table.session import TableSession
-    from companion.table.state import default_setup
 
     app = create_app({"table": "t1", "players": 2, "timers": 1}, clock=FakeClock())
     app.extensions["companion.session"] = TableSession(
-        default_setup("t1", players=2, timers=1), clock=FakeClock(), referee=CountingReferee()
+        default_setup("t1", players=2, timers=1),
+        clock=FakeClock(),
+        referee=CountingReferee(default_setup("t1", players=2, timers=1)),
     )
     return app
 
@@ -42,7 +43,7 @@ def test_undo_needs_confirmation_and_takes_back_the_latest_tap(app):
     assert session.state.game["points"] == {"red": 1}
     assert client.get("/api/undo").get_json()["undo"] == "red scored"
     assert isinstance(session.log.events()[-1], ev.StepUndone)
-    assert fold(session.setup, session.log.events(), session.referee) == session.state
+    assert replays(session)
     client.post("/api/undo", json={"confirm": True})
     assert session.state.game["points"] == {}
     assert "undone: red scored" in [e["text"] for e in client.get("/api/state").get_json()["recent"]]

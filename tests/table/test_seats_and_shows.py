@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from companion.clock import FakeClock
 from companion.core import protocol as p
+from companion.games.sandtimers import FreeTimers
+from companion.rules import Decision
+from companion.rules.setup import default_setup
 from companion.table import events as ev
-from companion.table.referee import Decision, FreeTimers
+from companion.table.commands import Show
 from companion.table.session import TableSession
-from companion.table.state import default_setup, fold
+from tests.conftest import replays
 
 
 class FactoryReferee(FreeTimers):
@@ -24,8 +27,8 @@ class FactoryReferee(FreeTimers):
     def player_action(self, state, player, action):
         new = (*state, action["type"])
         if action["type"] == "factory":
-            return Decision(new, (action,), ("factory built",), add_seat=(player, 3))
-        return Decision(new, (action,), ("attack",), show=(("red-1", "sabotaged"),))
+            return Decision(new, actions=(action,), notes=("factory built",), add_seat=(player, 3))
+        return Decision(new, actions=(action,), notes=("attack",), show=(("red-1", "sabotaged"),))
 
 
 def flip(node, seq, boot="0a1b2c3d"):
@@ -37,7 +40,9 @@ def flip(node, seq, boot="0a1b2c3d"):
 
 def test_a_new_seat_takes_the_next_unseated_node_flipped():
     session = TableSession(
-        default_setup("t1", players=2, timers=2), clock=FakeClock(), referee=FactoryReferee()
+        default_setup("t1", players=2, timers=2),
+        clock=FakeClock(),
+        referee=FactoryReferee(default_setup("t1", players=2, timers=2)),
     )
     seen = []
     session.add_listener(lambda kind, data: seen.append((kind, data)))
@@ -54,19 +59,24 @@ def test_a_new_seat_takes_the_next_unseated_node_flipped():
     assert isinstance(session.log.events()[-1], ev.SeatAdded)
     [again] = session.node_message("spare-9", flip("spare-9", 3))
     assert again.fields["verdict"] == "accepted" and session.state.timers["spare-9"].flips == 1
-    assert fold(session.log.setup, session.log.events(), session.referee) == session.state
-    restarted = TableSession(session.log.setup, clock=FakeClock(), log=session.log, referee=FactoryReferee())
+    assert replays(session)
+    restarted = TableSession(
+        session.log.setup, clock=FakeClock(), log=session.log, referee=FactoryReferee(session.log.setup)
+    )
     assert restarted.setup.seat_of("spare-9") is not None and "spare-9" in restarted.nodes
 
 
 def test_a_referee_can_light_a_node():
     session = TableSession(
-        default_setup("t1", players=2, timers=1), clock=FakeClock(), referee=FactoryReferee()
+        default_setup("t1", players=2, timers=1),
+        clock=FakeClock(),
+        referee=FactoryReferee(default_setup("t1", players=2, timers=1)),
     )
     seen = []
     session.add_listener(lambda kind, data: seen.append((kind, data)))
     session.player_action("yellow", {"type": "attack"})
-    assert ("show", {"shows": [("red-1", "sabotaged")]}) in seen
+    [(kind, change)] = seen
+    assert kind == "change" and list(change["commands"]) == [Show("red-1", "sabotaged")]
 
 
 class LastMarkerReferee(FreeTimers):
@@ -81,22 +91,29 @@ class LastMarkerReferee(FreeTimers):
         return state + 1
 
     def player_action(self, state, player, action):
-        return Decision(state + 1, (action,), ("last marker placed",), end_clock="red placed the last marker")
+        return Decision(
+            state + 1,
+            actions=(action,),
+            notes=("last marker placed",),
+            end_clock="red placed the last marker",
+        )
 
 
 def test_the_rules_can_end_the_master_clock():
     session = TableSession(
-        default_setup("t1", players=2, timers=1), clock=FakeClock(), referee=LastMarkerReferee()
+        default_setup("t1", players=2, timers=1),
+        clock=FakeClock(),
+        referee=LastMarkerReferee(default_setup("t1", players=2, timers=1)),
     )
     seen = []
     session.add_listener(lambda kind, data: seen.append(kind))
     session.start_clock()
     session.player_action("red", {"type": "last"})
     assert session.state.clock.phase == "expired"
-    assert [type(e).__name__ for e in session.log.events()][-2:] == ["GameActed", "ClockExpired"]
+    assert [type(e).__name__ for e in session.log.events()][-2:] == ["GameStepped", "ClockExpired"]
     [reply] = session.node_message("red-1", flip("red-1", 1))
     assert reply.fields["reason"] == (
         "The game has ended (red placed the last marker): no sandtimer may be started any more"
     )
     assert session.state.clock.remaining_s(0) > 0
-    assert fold(session.log.setup, session.log.events(), session.referee) == session.state
+    assert replays(session)

@@ -5,10 +5,11 @@ import pytest
 from companion.clock import FakeClock
 from companion.core import protocol as p
 from companion.games.base import Rejected
+from companion.rules.setup import default_setup
 from companion.table import events as ev
 from companion.table.log import EventLog, read_log
 from companion.table.session import TableSession
-from companion.table.state import default_setup, fold
+from tests.conftest import replays
 
 BOOT = "0a1b2c3d"
 
@@ -168,19 +169,43 @@ def test_replaying_the_log_gives_the_live_state(session, clock):
     session.node_message("red-1", msg("empty", seq=2, t_ms=61_000))
     session.pause_clock()
     session.resume_clock()
-    assert fold(session.setup, session.log.events()) == session.state
+    assert replays(session)
 
 
 def test_log_on_disk_survives_a_torn_last_line(tmp_path, clock):
     path = tmp_path / "game.jsonl"
     setup = default_setup("t1", players=2, timers=1)
-    session = TableSession(setup, clock=clock, log=EventLog(setup, path, fsync=False))
+    session = TableSession(setup, clock=clock, log=EventLog.for_new_game(setup, path, fsync=False))
     session.start_clock()
     session.node_message("red-1", flip(1, 0))
     session.log.close()
     with open(path, "a") as fh:
         fh.write('{"type": "TimerEmp')
-    setup2, events = read_log(path)
-    assert setup2 == setup and len(events) == 2
-    resumed = TableSession(setup2, clock=clock, log=EventLog.open_existing(path, fsync=False))
+    saved = read_log(path)
+    assert saved.setup == setup and len(saved.events) == 2 and "cut short" in saved.notes[0]
+    resumed = TableSession(saved.setup, clock=clock, log=EventLog.open_existing(path, fsync=False))
     assert resumed.state.timers["red-1"].flips == 1 and resumed.state.clock.phase == "running"
+    # the resumed game appends after the cut, so the next resume reads every line
+    resumed.node_message("red-1", flip(2, 1000))
+    resumed.log.close()
+    again = TableSession(saved.setup, clock=clock, log=EventLog.open_existing(path, fsync=False))
+    assert again.state == resumed.state and again.state.timers["red-1"].flips == 2
+
+
+def test_a_report_logged_before_a_crash_is_answered_from_the_log_when_the_node_resends_it(tmp_path, clock):
+    """The verdicts of logged reports are rebuilt on resume: a resent flip is not applied twice."""
+    path = tmp_path / "game.jsonl"
+    setup = default_setup("t1", players=2, timers=1)
+    session = TableSession(setup, clock=clock, log=EventLog.for_new_game(setup, path, fsync=False))
+    session.start_clock()
+    session.node_message("red-1", flip(1, 0))
+    session.pause_clock()
+    session.node_message("yellow-1", flip(1, 0))  # refused: the clock is paused
+    session.log.close()  # the hub dies before the acks reach the nodes
+    resumed = TableSession(setup, clock=clock, log=EventLog.open_existing(path, fsync=False))
+    events = len(resumed.log)
+    [again] = resumed.node_message("red-1", flip(1, 0))
+    [refused] = resumed.node_message("yellow-1", flip(1, 0))
+    assert again.verdict == "accepted" and refused.verdict == "rejected" and "paused" in refused.reason
+    assert len(resumed.log) == events and resumed.state.timers["red-1"].flips == 1
+    assert resumed.stats.counts["duplicate"] == 2

@@ -2,11 +2,11 @@
 
 Public surface: the pure engine (:mod:`.engine`), the record referee used by
 ``companion referee space-and-time FILE``, a seeded board deal (:mod:`.deal`) and the
-computer opponent (:mod:`.ai`) and the dashboard picture (:mod:`.view`); the hub's
-table referee is :func:`table_referee` (:mod:`.table`, imported on demand).
+computer opponent (:mod:`.ai`) and the dashboard picture (:mod:`.view`). The hub's table
+referees (:mod:`.table`) are :class:`~.table.SpaceTimeReferee` for two people and its
+subclass :class:`~.table.VsComputerReferee`, the referee of the ``vs-computer`` variants;
+both get the computer's levels read once (``GAME.data``, ``ai_levels.json``).
 """
-
-from typing import Any
 
 from companion.games.space_and_time.ai import Level, NoMoveError, choose_move, load_ai_levels
 from companion.games.space_and_time.deal import deal_board, deal_boards
@@ -28,17 +28,41 @@ from companion.games.space_and_time.engine import (
     validate_board,
 )
 from companion.games.space_and_time.record import referee_record
+from companion.games.space_and_time.table import SpaceTimeReferee, VsComputerReferee
 from companion.games.space_and_time.view import snapshot
+from companion.rules.game import GameInfo, Variant
 
-
-def table_referee(setup: Any) -> Any:
-    """The hub's referee for a Space and Time table (imported on demand: it loads the hub's types)."""
-    from companion.games.space_and_time.table import table_referee as make
-
-    return make(setup)
-
+GAME = GameInfo(
+    name="space-and-time",
+    title="Space and Time",
+    uses_sandtimers=False,
+    referee=SpaceTimeReferee.for_table,
+    aliases=("sat", "space_and_time"),
+    min_players=1,
+    max_players=2,
+    timers_per_player=1,
+    variants=(
+        Variant("standard", "Two players", 60),
+        Variant("vs-computer-b", "Against the computer: it plays B", 60, VsComputerReferee.playing("B")),
+        Variant(
+            "vs-computer-a", "Against the computer: it plays A and opens", 60, VsComputerReferee.playing("A")
+        ),
+        Variant("vs-computer-b-1", "Against the computer, easy", 60, VsComputerReferee.playing("B", 1)),
+        Variant("vs-computer-b-4", "Against the computer, hard", 60, VsComputerReferee.playing("B", 4)),
+    ),
+    engine="companion.games.space_and_time.engine",
+    rules_version=1,
+    load_data=load_ai_levels,
+    state_modules=(
+        "companion.games.space_and_time.engine",
+        "companion.games.space_and_time.table",
+    ),
+    score_record=None,
+    referee_record=referee_record,
+)
 
 __all__ = [
+    "GAME",
     "CoinsSwapped",
     "GameEnded",
     "GameState",
@@ -46,7 +70,9 @@ __all__ = [
     "Level",
     "NoMoveError",
     "RoundEnded",
+    "SpaceTimeReferee",
     "TrophyTaken",
+    "VsComputerReferee",
     "apply",
     "check_move",
     "choose_move",
@@ -61,6 +87,5 @@ __all__ = [
     "new_game",
     "referee_record",
     "snapshot",
-    "table_referee",
     "validate_board",
 ]

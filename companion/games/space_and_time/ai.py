@@ -15,13 +15,12 @@ list for speed; ``tests/games/test_space_and_time_ai.py`` checks it against the 
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from companion.errors import CompanionError, ConfigError
+from companion.games.data import DataFileError, read_file, read_shipped
 from companion.games.space_and_time.engine import (
     CELLS,
     COLS,
@@ -33,6 +32,9 @@ from companion.games.space_and_time.engine import (
     Move,
     flatten,
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TROPHY_VALUE = 100
 WIN_VALUE = 100_000
@@ -107,19 +109,20 @@ def _bits(mask: int) -> tuple[int, ...]:
 def load_ai_levels(path: str | Path | None = None) -> dict[int, Level]:
     """Read the difficulty levels from ``path`` (default: the packaged ``ai_levels.json``).
 
-    Raises :class:`ConfigError` with one sentence if the file is unreadable or broken.
+    The file is read through :mod:`companion.games.data` (JSON or TOML). Raises
+    :class:`ConfigError` with one sentence if the file is unreadable or broken.
     """
-    label = str(path) if path is not None else "ai_levels.json"
     try:
         if path is None:
-            text = resources.files(__package__).joinpath("ai_levels.json").read_text(encoding="utf-8")
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-        data = json.loads(text)
-    except OSError as exc:
-        raise ConfigError(f"cannot read {label}: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{label} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+            return parse_ai_levels(read_shipped("companion.games.space_and_time", "ai_levels.json"))
+        data = read_file(path, label="the AI levels file")
+    except DataFileError as exc:
+        raise ConfigError(str(exc)) from None
+    return parse_ai_levels(data, label=str(path))
+
+
+def parse_ai_levels(data: Any, *, label: str = "ai_levels.json") -> dict[int, Level]:
+    """Check a decoded levels document (``{"levels": {"1": {...}, ...}}``) and build the levels."""
     levels_data = data.get("levels") if isinstance(data, dict) else None
     if not isinstance(levels_data, dict) or not levels_data:
         raise ConfigError(f'{label} needs a "levels" object mapping difficulty numbers to settings')
@@ -184,7 +187,7 @@ class _Search:
                         out.append(pair)
         return out
 
-    def play(self, move: tuple[int, int]) -> tuple:
+    def play(self, move: tuple[int, int]) -> tuple[Any, ...]:
         """Make a swap; return what is needed to undo it."""
         self.nodes += 1
         if self.nodes > self.level.node_budget:
@@ -209,7 +212,7 @@ class _Search:
         self.to_move = "B" if player == "A" else "A"
         return undo
 
-    def undo(self, undo: tuple) -> None:
+    def undo(self, undo: tuple[Any, ...]) -> None:
         (i, j), last, player, taken = undo
         flat = self.flat
         a, b = flat[i], flat[j]
@@ -315,7 +318,8 @@ def _as_move(pair: tuple[int, int]) -> Move:
 def choose_move(
     state: GameState, *, difficulty: int, seed: int, levels: dict[int, Level] | None = None
 ) -> Move:
-    """A legal swap for the player to move, chosen at ``difficulty`` (1 = easiest).
+    """A legal swap for the player to move, chosen at ``difficulty`` (1 = easiest) of ``levels``
+    (default: the shipped ``ai_levels.json``, read for this call).
 
     The same state, difficulty and seed always give the same swap. Raises
     :class:`NoMoveError` when the game is over and :class:`ConfigError` for an unknown
@@ -323,7 +327,7 @@ def choose_move(
     """
     if state.is_over:
         raise NoMoveError("the game is over, so the computer has no swap to make")
-    levels = levels if levels is not None else load_ai_levels()
+    levels = levels if levels is not None else load_ai_levels()  # a referee passes GAME.data
     if difficulty not in levels:
         raise ConfigError(
             f"difficulty {difficulty} is not available; choose one of {', '.join(map(str, sorted(levels)))}"

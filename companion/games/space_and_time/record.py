@@ -20,7 +20,8 @@ import json
 from typing import Any, TypeGuard
 
 from companion.errors import InvalidRecordError
-from companion.games.space_and_time.engine import Cell, Move, Rejected, TrophyTaken, apply, new_game
+from companion.games.space_and_time.engine import Cell, Move, TrophyTaken, apply, new_game
+from companion.rules.outcome import Rejected
 
 _KEYS = ("boards", "moves")
 
@@ -75,7 +76,7 @@ def parse_record(record: object) -> tuple[Any, list[Move]]:
     return state, [_parse_move(n, m) for n, m in enumerate(moves, start=1)]
 
 
-def referee_record(record: dict) -> dict:
+def referee_record(record: dict[str, Any]) -> dict[str, Any]:
     """Replay a record through the rules and report each move, the trophies and the winner.
 
     Illegal moves (and any move after the end) are refused with a reason and leave the

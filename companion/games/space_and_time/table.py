@@ -15,19 +15,22 @@ How a table plays it (see "On the hub" in docs/games/space-and-time.md):
   illegal swap is refused with the engine's reason and the same player swaps again.
   The menu also offers "Computer plays this turn" and the molecule hints (shown to everyone,
   highlighted on the board, until someone hides them).
-* Against the computer, the computer's swap is made by the referee as soon as it is its
-  turn, in the same step as the human's swap (or the flip, the master clock's start or the
-  time-out that made it its turn), with ``choose_move(..., seed=setup.seed + swaps so far)``,
-  and logged as an ordinary swap, so a replay never runs the search again.
+* Against the computer (:class:`VsComputerReferee`, the referee of the ``vs-computer``
+  variants and of a one-player table), the computer's swap is made by the referee as soon as
+  it is its turn, in the same step as the human's swap (or the flip, the master clock's start
+  or the time-out that made it its turn), with ``choose_move(..., seed=setup.seed + swaps so
+  far)``, and logged as an ordinary swap, so a replay never runs the search again.
 * Hub rule (not the rulebook's): with ``setup.turn_limit`` on, the turn timer running out
   while the turn is open forfeits the turn: no swap, the other player moves, and there is no
   swap to protect from reversing. With ``turn_limit`` off the sand is only a reminder.
 * The master clock only bounds the session; the game ends by its own rules.
 
-Logged actions, replayed by :meth:`SpaceTimeReferee.replay`: ``{"type": "turn_started",
-"player": "A"}``, ``{"type": "swap", "player": "A", "cells": [[r, c], [r, c]]}``,
-``{"type": "turn_timed_out", "player": "A"}`` and ``{"type": "hints", "show": true}``
-(players by letter).
+Logged actions (replayed only by an undo), each step with the engine's events as its facts:
+``{"type": "turn_started", "player": "A"}``, ``{"type": "swap", "player": "A", "cells": [[r, c],
+[r, c]]}``, ``{"type": "turn_timed_out", "player": "A"}`` and ``{"type": "hints", "show": true}``
+(players by letter). The turn timer, the log and the notes are
+:class:`~companion.rules.turns.TurnReferee`'s; the computer's levels arrive as the game's data
+(``GAME.data``, ``ai_levels.json``).
 """
 
 from __future__ import annotations
@@ -37,13 +40,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from companion.errors import ConfigError, InvalidRecordError
-from companion.games.base import Rejected
-from companion.table.referee import Decision, MenuItem, View
-from companion.table.state import Seat, TableSetup
-from companion.table.turns import TurnTimers
+from companion.errors import ConfigError
+from companion.rules.game import RefereeFactory
+from companion.rules.outcome import Decision, Rejected, Step
+from companion.rules.pages import MenuItem, View
+from companion.rules.referee import Steps
+from companion.rules.setup import Seat, TableSetup
+from companion.rules.turns import Applied, TurnReferee
 
-from .ai import choose_move, load_ai_levels
+from .ai import Level, choose_move
 from .deal import deal_boards
 from .engine import (
     PLAYERS,
@@ -57,7 +62,6 @@ from .engine import (
     RoundEnded,
     TrophyTaken,
     apply,
-    check_move,
     molecule_completing_moves,
     new_game,
     other,
@@ -72,8 +76,6 @@ RULE_TIME_OUT = "hub rule: a turn whose timer runs out is lost"
 COMPUTER = "computer"
 """How the computer opponent is named on the pages and in the scores."""
 DEFAULT_DIFFICULTY = 2
-LAST_NOTES = 4
-"""How many of the latest happenings the state keeps for the pages."""
 
 RANK_SYMBOLS = ("0", "A", "2", "3", "4", "5")
 """How a coin is drawn on the board: 0 = null, A = ace, then 2 to 5."""
@@ -130,50 +132,67 @@ class SpaceTimeTable:
     """The latest happenings, oldest first, for the pages."""
 
 
-def _keep(last: tuple[str, ...], notes: Iterable[str]) -> tuple[str, ...]:
-    return (last + tuple(notes))[-LAST_NOTES:]
+def _logged_cells(cells: Any) -> Any:
+    """Posted cells as logged (``[[r, c], [r, c]]``); anything else as posted, for the engine to refuse."""
+    if (
+        isinstance(cells, (list, tuple))
+        and len(cells) == 2
+        and all(isinstance(c, (list, tuple)) for c in cells)
+    ):
+        return [list(cell) for cell in cells]
+    return cells
 
 
-class SpaceTimeReferee:
-    """Space and Time at a hub table (see the module docstring)."""
+class SpaceTimeReferee(TurnReferee[SpaceTimeTable]):
+    """Space and Time at a hub table, two people playing (see the module docstring)."""
 
     game = "space-and-time"
+    title = "Space and Time"
+    turn_rule = RULE_ROLES
+    what_next = "tap two coins to swap them"
 
-    def __init__(self, setup: TableSetup) -> None:
-        self.setup = setup
-        computer, self.difficulty = parse_variant(setup.variant)
-        levels = load_ai_levels()
-        if self.difficulty not in levels:
+    computer: Player | None = None
+    """The letter the computer plays (:class:`VsComputerReferee`); None when two people play."""
+
+    def __init__(
+        self, setup: TableSetup, data: dict[int, Level], *, difficulty: int = DEFAULT_DIFFICULTY
+    ) -> None:
+        """``data``: the computer's levels (``GAME.data``); ``difficulty``: the level of "Computer
+        plays this turn" (and of the computer opponent)."""
+        super().__init__(setup)
+        if difficulty not in data:
             raise ConfigError(
-                f"the computer has no difficulty {self.difficulty}; choose one of "
-                f"{', '.join(map(str, sorted(levels)))}"
+                f"the computer has no difficulty {difficulty}; choose one of "
+                f"{', '.join(map(str, sorted(data)))}"
             )
-        players = setup.players
-        if computer is None and len(players) == 1:
-            computer = "B"
-        self.computer: Player | None = computer
-        if computer is not None:
-            if len(players) != 1:
-                raise ConfigError(
-                    "Space and Time against the computer is played by one person: set up 1 player "
-                    f"(this table has {len(players)})"
-                )
-            human = other(computer)
-            self.names: dict[str, str] = {human: players[0], computer: COMPUTER}
-        else:
-            if len(players) != 2:
-                raise ConfigError(
-                    f"Space and Time is played by exactly 2 players (or 1 against the computer); "
-                    f"this table has {len(players)}"
-                )
-            self.names = {"A": players[0], "B": players[1]}
+        self.levels = data
+        self.difficulty = difficulty
+        self.names: dict[str, str] = self.seat_names(setup.players)
         self.letters: dict[str, Player] = {
             name: letter
-            for letter, name in self.names.items()  # type: ignore[misc]
-            if letter != self.computer
+            for letter, name in self.names.items()
+            if letter in PLAYERS and letter != self.computer
         }
-        self.turns = TurnTimers.of(setup, "Space and Time")
-        self.turn_timer = self.turns.by_player
+
+    def seat_names(self, players: tuple[str, ...]) -> dict[str, str]:
+        """Letter -> the name the pages show for it."""
+        if len(players) != 2:
+            raise ConfigError(
+                f"Space and Time is played by exactly 2 players (or 1 against the computer); "
+                f"this table has {len(players)}"
+            )
+        return {"A": players[0], "B": players[1]}
+
+    @classmethod
+    def for_table(cls, setup: TableSetup, data: dict[int, Level]) -> SpaceTimeReferee:
+        """The hub's referee for a table (``GAME.referee``): by its variant, and against the computer
+        (playing B) when one person plays; a setup the game cannot play is a ConfigError."""
+        computer, difficulty = parse_variant(setup.variant)
+        if computer is None and len(setup.players) == 1:
+            computer = "B"
+        if computer is None:
+            return cls(setup, data, difficulty=difficulty)
+        return VsComputerReferee(setup, data, computer=computer, difficulty=difficulty)
 
     # --- names ---------------------------------------------------------------------------
     def who(self, letter: str, game: GameState | None = None) -> str:
@@ -182,27 +201,21 @@ class SpaceTimeReferee:
             return f"{self.names[letter]} ({letter})"
         return f"{self.names[letter]} ({letter}, {game.role_of(letter)})"  # type: ignore[arg-type]
 
-    # --- start and replay ----------------------------------------------------------------
+    # --- start and steps ----------------------------------------------------------------
     def start(self, setup: TableSetup) -> SpaceTimeTable:
         board1, board2 = deal_boards(setup.seed)
         return SpaceTimeTable(new_game(board1, board2))
 
-    def replay(self, state: SpaceTimeTable, action: dict[str, Any]) -> SpaceTimeTable:
-        step = self._step(state, action)
-        if isinstance(step, Rejected):
-            raise InvalidRecordError(f"a logged Space and Time action cannot be replayed: {step}")
-        return step[0]
-
-    def _step(
-        self, state: SpaceTimeTable, action: dict[str, Any]
-    ) -> tuple[SpaceTimeTable, list[str]] | Rejected:
-        """Apply one logged action (the single place where the state changes)."""
+    def step(self, state: SpaceTimeTable, action: dict[str, Any]) -> Applied[SpaceTimeTable] | Rejected:
         kind, letter = action.get("type"), action.get("player")
         game = state.game
         if kind == "hints":
             show = bool(action.get("show"))
-            note = "molecule hints shown" if show else "molecule hints hidden"
-            return replace(state, hints=show, last=_keep(state.last, [note])), [note]
+            return (
+                replace(state, hints=show),
+                (),
+                ["molecule hints shown" if show else "molecule hints hidden"],
+            )
         if letter not in PLAYERS:
             return Rejected(f"unknown player {letter!r}: players are A and B", RULE_HUB)
         if game.is_over:
@@ -212,29 +225,24 @@ class SpaceTimeReferee:
                 f"It is {self.names[game.to_move]}'s turn, not {self.names[letter]}'s", RULE_ROLES
             )
         if kind == "turn_started":
-            note = f"{self.who(letter, game)} started their turn"
-            return replace(state, turn_open=True, turns=state.turns + 1, last=_keep(state.last, [note])), [
-                note
-            ]
+            return self.open_turn(state, self.who(letter, game))
         if kind == "swap":
             outcome = apply(game, action.get("cells"))
             if isinstance(outcome, Rejected):
                 return outcome
             notes = self.describe(outcome.events, game)
-            return replace(
-                state,
-                game=outcome.state,
-                turn_open=False,
-                swaps=state.swaps + 1,
-                last=_keep(state.last, notes),
-            ), notes
+            return (
+                replace(state, game=outcome.state, turn_open=False, swaps=state.swaps + 1),
+                outcome.events,
+                notes,
+            )
         if kind == "turn_timed_out":
             after = replace(game, to_move=other(letter), last_swap=None)
             note = (
                 f"{self.who(letter, game)} ran out of time: no swap this turn, "
                 f"{self.who(other(letter), game)} to move"
             )
-            return replace(state, game=after, turn_open=False, last=_keep(state.last, [note])), [note]
+            return replace(state, game=after, turn_open=False), (), [note]
         return Rejected(f"unknown Space and Time table action {kind!r}", RULE_HUB)
 
     def describe(self, events: Iterable[Any], before: GameState) -> list[str]:
@@ -266,77 +274,33 @@ class SpaceTimeReferee:
                 out.append(f"game over: {self.who(event.winner)} wins, {a} trophies to {b}{tie}")
         return out
 
-    def _decide(self, state: SpaceTimeTable, *actions: dict[str, Any]) -> Decision | Rejected:
-        """Apply ``actions``, then let the computer swap while it is its turn."""
-        logged: list[dict[str, Any]] = []
-        notes: list[str] = []
-        for action in actions:
-            step = self._step(state, action)
-            if isinstance(step, Rejected):
-                return step
-            state = step[0]
-            logged.append(action)
-            notes.append("; ".join(step[1]))
-        for _ in range(4):  # the computer moves again only after the Night round ended on its swap
-            if self.computer is None or state.game.is_over or state.game.to_move != self.computer:
-                break
-            action = self.computer_swap(state)
-            step = self._step(state, action)
-            assert not isinstance(step, Rejected), step  # choose_move returns a legal swap
-            state = step[0]
-            logged.append(action)
-            notes.append("; ".join(step[1]))
-        return Decision(state, tuple(logged), tuple(notes))
-
     def computer_swap(self, state: SpaceTimeTable) -> dict[str, Any]:
         """The computer's swap for the player to move, as a logged action (seeded by the move number)."""
         game = state.game
-        move = choose_move(game, difficulty=self.difficulty, seed=self.setup.seed + state.swaps)
+        move = choose_move(
+            game, difficulty=self.difficulty, seed=self.setup.seed + state.swaps, levels=self.levels
+        )
         return {"type": "swap", "player": game.to_move, "cells": [list(move[0]), list(move[1])]}
 
-    # --- time ---------------------------------------------------------------------------
-    def clock_started(self, state: SpaceTimeTable) -> Decision | Rejected:
-        """When the computer opens the game (it plays A), it swaps now."""
-        return self._decide(state)
+    # --- turns --------------------------------------------------------------------------
+    def player_to_move(self, state: SpaceTimeTable) -> str:
+        return self.names[state.game.to_move]
 
-    def clock_expired(self, state: SpaceTimeTable) -> Decision:
-        return Decision(state)
+    def is_over(self, state: SpaceTimeTable) -> bool:
+        return state.game.is_over
 
-    def _over(self, game: GameState) -> Rejected | None:
+    def closed(self, state: SpaceTimeTable, player: str) -> Rejected | None:
+        """The game is over (for everyone)."""
+        game = state.game
         if game.winner is not None:
             return Rejected(f"The game is over: {self.who(game.winner)} has won", RULE_END)
         return None
 
-    def timer_flipped(
-        self, state: SpaceTimeTable, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool
-    ) -> Decision | Rejected:
-        over = self._over(state.game)
-        if over is not None:
-            return over
-        first = self._decide(state)  # the computer's opening swap, if it is its turn
-        assert isinstance(first, Decision)
-        after = first.state
-        refused = self.turns.flip_refusal(
-            seat,
-            to_move=self.names[after.game.to_move],
-            turn_open=after.turn_open,
-            rule=RULE_ROLES,
-            what_next="tap two coins to swap them",
-        )
-        if refused is not None:
-            return refused
-        started = self._decide(after, {"type": "turn_started", "player": after.game.to_move})
-        assert isinstance(started, Decision)
-        return Decision(started.state, first.actions + started.actions, first.notes + started.notes)
+    def turn_start(self, state: SpaceTimeTable) -> dict[str, Any]:
+        return {"type": "turn_started", "player": state.game.to_move}
 
-    def timer_emptied(self, state: SpaceTimeTable, seat: Seat) -> Decision:
-        game = state.game
-        if not self.turns.times_out(
-            seat, to_move=self.names[game.to_move], turn_open=state.turn_open, is_over=game.is_over
-        ):
-            return Decision(state)
-        step = self._decide(state, {"type": "turn_timed_out", "player": game.to_move})
-        return step if isinstance(step, Decision) else Decision(state)
+    def turn_time_out(self, state: SpaceTimeTable) -> dict[str, Any]:
+        return {"type": "turn_timed_out", "player": state.game.to_move}
 
     # --- phones -------------------------------------------------------------------------
     def can_swap(self, state: SpaceTimeTable, player: str) -> bool:
@@ -348,9 +312,7 @@ class SpaceTimeReferee:
             and (state.turn_open or player not in self.turn_timer)
         )
 
-    def player_action(
-        self, state: SpaceTimeTable, player: str, action: dict[str, Any]
-    ) -> Decision | Rejected:
+    def player_action(self, state: SpaceTimeTable, player: str, action: dict[str, Any]) -> Step:
         game = state.game
         letter = self.letters.get(player)
         if letter is None:
@@ -362,38 +324,35 @@ class SpaceTimeReferee:
                 return Rejected("The molecule hints are shown or hidden: say which", RULE_HUB)
             if show == state.hints:
                 return Decision(state)
-            step = self._step(state, {"type": "hints", "show": show})
-            assert not isinstance(step, Rejected)
-            return Decision(step[0], ({"type": "hints", "show": show},), tuple(step[1]))
+            return self.decide(state, {"type": "hints", "show": show}, follow_up=False)
         if kind not in ("swap", "computer_move"):
             return Rejected("In Space and Time you swap two coins: tap them on the board", RULE_HUB)
         if game.is_over:
-            return self._over(game) or Rejected("The game is over", RULE_END)
-        if game.to_move == self.computer:
-            if kind == "computer_move":
-                return self._decide(state)
-            return Rejected(
-                f"It is the computer's turn ({self.computer}): flip your timer or tap "
-                '"Let the computer move"',
-                RULE_ROLES,
-            )
+            return self.closed(state, player) or Rejected("The game is over", RULE_END)
         if letter != game.to_move:
-            return Rejected(f"It is {self.names[game.to_move]}'s turn, not {player}'s", RULE_ROLES)
-        if not state.turn_open:
-            refused = self.turns.tap_refusal(player, turn_open=state.turn_open)
-            if refused is not None:
-                return refused
+            return self.not_your_turn(state, player, kind)
+        refused = self.turns.tap_refusal(player, turn_open=state.turn_open)
+        if refused is not None:  # before the computer searches a swap for the player
+            return refused
         if kind == "swap":
-            checked = check_move(game, action.get("cells"))
-            if isinstance(checked, Rejected):
-                return checked
-            swap = {"type": "swap", "player": letter, "cells": [list(checked[0]), list(checked[1])]}
+            swap = {"type": "swap", "player": letter, "cells": _logged_cells(action.get("cells"))}
         else:
             swap = self.computer_swap(state)
-        if state.turn_open:
-            return self._decide(state, swap)
-        # a player without a sandtimer at this table starts the turn by swapping
-        return self._decide(state, {"type": "turn_started", "player": letter}, swap)
+        return self.play(state, player, swap)
+
+    def not_your_turn(self, state: SpaceTimeTable, player: str, kind: str) -> Step:
+        """A swap (or "Computer plays this turn") tapped by ``player`` while the other letter is to move."""
+        return Rejected(f"It is {self.names[state.game.to_move]}'s turn, not {player}'s", RULE_ROLES)
+
+    def turn_items(self, state: SpaceTimeTable, player: str) -> list[MenuItem]:
+        """The menu's buttons for the turn of ``player`` (before the hint toggle)."""
+        if self.can_swap(state, player):
+            return [
+                MenuItem(
+                    "computer-move", "Computer plays this turn", "Your turn", action={"type": "computer_move"}
+                )
+            ]
+        return []
 
     def menu(
         self, state: SpaceTimeTable, player: str, *, intents: dict[str, dict[str, Any]]
@@ -401,22 +360,7 @@ class SpaceTimeReferee:
         game = state.game
         if game.is_over or player not in self.letters:
             return []
-        items = []
-        if game.to_move == self.computer:
-            items.append(
-                MenuItem(
-                    "computer-move",
-                    f"Let the computer ({self.computer}) move",
-                    "Your opponent",
-                    action={"type": "computer_move"},
-                )
-            )
-        elif self.can_swap(state, player):
-            items.append(
-                MenuItem(
-                    "computer-move", "Computer plays this turn", "Your turn", action={"type": "computer_move"}
-                )
-            )
+        items = self.turn_items(state, player)
         if state.hints:
             items.append(
                 MenuItem(
@@ -459,8 +403,6 @@ class SpaceTimeReferee:
         stage = f"{ROUND_NAMES[game.round]} round"
         mover = self.who(game.to_move, game)
         name = self.names[game.to_move]
-        if game.to_move == self.computer:
-            return f"{stage}: the computer ({game.to_move}) is to move"
         if state.turn_open:
             return f"{stage}: {mover} is swapping"
         if name in self.turn_timer:
@@ -570,6 +512,71 @@ class SpaceTimeReferee:
         }
 
 
-def table_referee(setup: TableSetup) -> SpaceTimeReferee:
-    """The hub's referee for a Space and Time table; a setup the game cannot start is a ConfigError."""
-    return SpaceTimeReferee(setup)
+class VsComputerReferee(SpaceTimeReferee):
+    """One person against the computer, which plays ``computer`` and swaps as soon as it is its turn."""
+
+    def __init__(
+        self,
+        setup: TableSetup,
+        data: dict[int, Level],
+        *,
+        computer: Player = "B",
+        difficulty: int = DEFAULT_DIFFICULTY,
+    ) -> None:
+        self.computer = computer
+        super().__init__(setup, data, difficulty=difficulty)
+
+    def seat_names(self, players: tuple[str, ...]) -> dict[str, str]:
+        if len(players) != 1:
+            raise ConfigError(
+                "Space and Time against the computer is played by one person: set up 1 player "
+                f"(this table has {len(players)})"
+            )
+        assert self.computer is not None
+        return {other(self.computer): players[0], self.computer: COMPUTER}
+
+    def follow_up(self, steps: Steps) -> None:
+        """The computer swaps while it is its turn (again only after the Night round ended on its swap)."""
+        for _ in range(4):
+            game = steps.state.game
+            if game.is_over or game.to_move != self.computer:
+                return
+            refused = self.take(steps, self.computer_swap(steps.state))
+            assert refused is None, refused  # choose_move returns a legal swap
+
+    def not_your_turn(self, state: SpaceTimeTable, player: str, kind: str) -> Step:
+        if state.game.to_move != self.computer:
+            return super().not_your_turn(state, player, kind)
+        if kind == "computer_move":
+            return self.decide(state)
+        return Rejected(
+            f'It is the computer\'s turn ({self.computer}): flip your timer or tap "Let the computer move"',
+            RULE_ROLES,
+        )
+
+    def turn_items(self, state: SpaceTimeTable, player: str) -> list[MenuItem]:
+        if state.game.to_move != self.computer:
+            return super().turn_items(state, player)
+        return [
+            MenuItem(
+                "computer-move",
+                f"Let the computer ({self.computer}) move",
+                "Your opponent",
+                action={"type": "computer_move"},
+            )
+        ]
+
+    def summary(self, state: SpaceTimeTable) -> str:
+        game = state.game
+        if game.winner is None and game.to_move == self.computer:
+            return f"{ROUND_NAMES[game.round]} round: the computer ({game.to_move}) is to move"
+        return super().summary(state)
+
+    @classmethod
+    def playing(cls, computer: Player, difficulty: int = DEFAULT_DIFFICULTY) -> RefereeFactory:
+        """The referee factory of a variant in which the computer plays ``computer`` at ``difficulty``."""
+
+        def make(setup: TableSetup, data: dict[int, Level]) -> VsComputerReferee:
+            return cls(setup, data, computer=computer, difficulty=difficulty)
+
+        return make

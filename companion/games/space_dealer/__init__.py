@@ -1,19 +1,23 @@
-"""Space Dealer (eggertspiele, 2006): rules engine and final scoring.
+"""Space Dealer (eggertspiele, 2006): rules engine, final scoring and the hub's table referee.
 
 Public entry points:
 
+* :data:`GAME`: the game as the hub knows it; ``GAME.data`` is the shipped card data
+  (``cards.toml``, read once), ``GAME.make_referee(setup)`` the table referee of a setup
+  (:class:`~.table.SpaceDealerReferee` for the rules for experienced players,
+  :class:`~.table.BasicSpaceDealerReferee` for the basic game).
 * :func:`score_record` scores a JSON score sheet (``companion score space-dealer FILE``).
 * :func:`setup` and :func:`apply` run the pure rules engine (``engine`` module); the
-  actions are in ``actions``, the state in ``state``, the card data in ``cards.toml``
-  (:func:`load_card_data` loads a corrected copy).
+  actions are in ``actions``, the state in ``state``. ``setup`` takes the card data:
+  ``GAME.data``, or a corrected copy from :func:`load_card_data`.
 * :func:`final_score` scores an engine state with the same function as the command.
 * :func:`referee_record` replays a JSON game record (``companion referee space-dealer FILE``).
-* :func:`table_referee` referees a hub table with sandtimer nodes (``table`` module).
 """
 
 from typing import Any
 
-from companion.games.space_dealer.cards import CardData, CardDataError, load_card_data
+from companion.games.space_dealer import record as _record
+from companion.games.space_dealer.cards import CardData, CardDataError, load_card_data, shipped_card_data
 from companion.games.space_dealer.engine import (
     SetupError,
     Start,
@@ -22,7 +26,7 @@ from companion.games.space_dealer.engine import (
     is_legal,
     setup,
 )
-from companion.games.space_dealer.record import action_from_json, action_to_json, referee_record
+from companion.games.space_dealer.record import action_from_json, action_to_json
 from companion.games.space_dealer.scoring import (
     FinalScore,
     PlayerScore,
@@ -30,16 +34,45 @@ from companion.games.space_dealer.scoring import (
     score_orders,
     score_record,
 )
+from companion.games.space_dealer.table import BasicSpaceDealerReferee, SpaceDealerReferee, default_referee
+from companion.rules.game import GameInfo, Variant
 
 
-def table_referee(setup: Any) -> Any:
-    """The hub's referee for a Space Dealer table (imported on demand: the table package loads the hub's types)."""
-    from companion.games.space_dealer.table import table_referee as make
+def referee_record(record: Any) -> dict[str, Any]:
+    """Replay a JSON game record with the shipped cards (``companion referee space-dealer FILE``)."""
+    return _record.referee_record(record, data=GAME.data)
 
-    return make(setup)
 
+GAME = GameInfo(
+    name="space-dealer",
+    title="Space Dealer",
+    uses_sandtimers=True,
+    referee=default_referee,
+    aliases=("sd", "space_dealer"),
+    min_players=3,
+    max_players=8,
+    timers_per_player=2,
+    variants=(
+        Variant("experienced", "With the experienced rules", 30, referee=SpaceDealerReferee),
+        Variant("basic", "Basic game", 30, referee=BasicSpaceDealerReferee),
+    ),
+    engine="companion.games.space_dealer.engine",
+    rules_version=1,
+    load_data=shipped_card_data,
+    state_modules=(
+        "companion.games.space_dealer.actions",
+        "companion.games.space_dealer.state",
+        "companion.games.space_dealer.engine",
+        "companion.games.space_dealer.cards",
+        "companion.games.space_dealer.scoring",
+        "companion.games.space_dealer.table",
+    ),
+    score_record=score_record,
+    referee_record=referee_record,
+)
 
 __all__ = [
+    "GAME",
     "CardData",
     "CardDataError",
     "FinalScore",
@@ -57,5 +90,4 @@ __all__ = [
     "score_orders",
     "score_record",
     "setup",
-    "table_referee",
 ]

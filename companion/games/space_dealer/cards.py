@@ -1,21 +1,27 @@
 """Space Dealer component data: card types, counts per player count, orders.
 
 The numbers live in ``cards.toml`` beside this module; every number the rulebook does
-not print is marked there as an assumption to check against the box. A user can load
-a corrected copy with :func:`load_card_data`.
+not print is marked there as an assumption to check against the box. The package's
+``GAME.data`` reads the shipped file once (:func:`shipped_card_data`) and hands it to
+the engine and the referees; a user can load a corrected copy with :func:`load_card_data`.
+Both read through :mod:`companion.games.data`, the one place data files are read.
 """
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.errors import InvalidRecordError
+from companion.games.data import DataFileError, read_file, read_shipped
 
-DEFAULT_PATH = Path(__file__).with_name("cards.toml")
+if TYPE_CHECKING:
+    from pathlib import Path
+
+PACKAGE = "companion.games.space_dealer"
+SHIPPED = "cards.toml"
+"""The card data shipped in :data:`PACKAGE` (copy it to correct a number)."""
 
 KINDS = (
     "plant",
@@ -126,27 +132,31 @@ class CardData:
         return self.markers_per_colour - self.markers_on_score_track
 
 
-def load_card_data(path: str | Path | None = None) -> CardData:
-    """Load card data from ``path`` (default: the shipped ``cards.toml``).
+def shipped_card_data() -> CardData:
+    """The card data shipped with the game (``GAME.load_data``: read once per process as ``GAME.data``)."""
+    return _checked(read_shipped(PACKAGE, SHIPPED), f"the shipped {SHIPPED}")
+
+
+def load_card_data(path: str | Path) -> CardData:
+    """Load a user's card data from ``path`` (a corrected copy of ``cards.toml``).
 
     Raises :class:`CardDataError` with one sentence when the file cannot be read or
     breaks the format.
     """
-    where = Path(path) if path is not None else DEFAULT_PATH
     try:
-        text = where.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CardDataError(f"cannot read card data {where}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise CardDataError(f"card data {where} is not UTF-8 text") from exc
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CardDataError(f"card data {where} is not valid TOML: {exc}") from exc
+        raw = read_file(path, label="card data")
+    except DataFileError as exc:
+        raise CardDataError(str(exc)) from None
+    return _checked(raw, f"card data {path}")
+
+
+def _checked(raw: Any, where: str) -> CardData:
+    if not isinstance(raw, dict):
+        raise CardDataError(f"{where} is not a TOML table of card data")
     try:
         return _parse(raw)
     except CardDataError as exc:
-        raise CardDataError(f"card data {where}: {exc}") from exc
+        raise CardDataError(f"{where}: {exc}") from None
 
 
 def _get(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:

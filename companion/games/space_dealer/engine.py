@@ -2,14 +2,17 @@
 
 Pure: no clock, no I/O, no global randomness. The shuffles of the setup use a
 ``random.Random(seed)`` of their own, never the module's shared generator; after the
-setup nothing is random (cards are drawn from the top of the stacks). Time arrives as
-actions (:class:`TimerRanOut`, :class:`MasterClockExpired`). Every rejection names the rule it enforces.
+setup nothing is random (cards are drawn from the top of the stacks). The card data is
+handed in (``GAME.data``, or a user's corrected copy): the engine reads no files. Time
+arrives as actions (:class:`TimerRanOut`, :class:`MasterClockExpired`). Every rejection
+names the rule it enforces.
 
 Section numbers refer to the Space Dealer rulebook (``rulebooks/space-dealer.txt``).
 """
 
 from __future__ import annotations
 
+import random  # used only as a seeded private generator, random.Random(seed) in setup(); never the shared one
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -47,7 +50,7 @@ from companion.games.space_dealer.actions import (
     TransferGoods,
     UseCard,
 )
-from companion.games.space_dealer.cards import CardData, CardType, OrderSpec, load_card_data
+from companion.games.space_dealer.cards import CardData, CardType, OrderSpec
 from companion.games.space_dealer.scoring import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -125,11 +128,11 @@ def setup(
     players: Sequence[str],
     *,
     seed: int,
+    data: CardData,
     experienced: bool = True,
-    data: CardData | None = None,
     starts: Mapping[str, Start] | None = None,
 ) -> GameState:
-    """Set up a table for 3 to 8 players (rulebook 2; 5.1 and 5.3 when ``experienced``).
+    """Set up a table for 3 to 8 players with the card ``data`` (rulebook 2; 5.1 and 5.3 when ``experienced``).
 
     One box serves 3-4 players, two boxes 5-8; the cards of each box are reduced to the
     3- or 4-player set the rulebook names for the player count, chosen at random with
@@ -137,7 +140,6 @@ def setup(
     2 Generators, 1 Depot), builds one Generator and one Mine, and starts at
     technology level 1 with 2 inactive timers and the spaceship at the own planet.
     """
-    data = data or load_card_data()
     names = list(players)
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise SetupError(
@@ -149,8 +151,6 @@ def setup(
         raise SetupError("player names may not start with 'neutral' (reserved for the neutral spaceship)")
     if len(names) not in data.sets:
         raise SetupError(f"the card data has no card sets for {len(names)} players")
-    import random  # a seeded generator of its own, never the global one
-
     rng = random.Random(seed)
     basic_sets, exp_sets = data.sets[len(names)]
     boxes = max(len(basic_sets), len(exp_sets) if experienced else 0)

@@ -22,6 +22,7 @@ from typing import Any
 from companion.errors import InvalidRecordError
 from companion.games.base import Accepted
 from companion.games.space_dealer import actions as A
+from companion.games.space_dealer.cards import CardData
 from companion.games.space_dealer.engine import SetupError, apply, final_score, setup
 from companion.games.space_dealer.state import Goods
 
@@ -105,6 +106,11 @@ def action_from_json(raw: Any, where: str = "action") -> A.Action:
     return _decode(raw, ACTION_TYPES, where)
 
 
+def job_from_json(raw: Any, where: str = "the job") -> A.Job:
+    """Decode a job for a timer (the ``job`` of :class:`~.actions.StartJob`, a phone's intent)."""
+    return _decode(raw, JOB_TYPES, where)
+
+
 def action_to_json(action: Any) -> dict[str, Any]:
     """Encode an action (or a job or holder) in the form :func:`action_from_json` reads."""
     out: dict[str, Any] = {"type": type(action).__name__}
@@ -120,8 +126,8 @@ def action_to_json(action: Any) -> dict[str, Any]:
     return out
 
 
-def referee_record(record: dict) -> dict:
-    """Replay a game record through the rules; report rejected actions and the final score."""
+def referee_record(record: dict[str, Any], *, data: CardData) -> dict[str, Any]:
+    """Replay a game record through the rules with the card ``data``; report rejected actions and the final score."""
     if not isinstance(record, dict):
         raise InvalidRecordError('the record must be a JSON object with "players", "seed" and "actions"')
     for key in record:
@@ -143,7 +149,7 @@ def referee_record(record: dict) -> dict:
         raise InvalidRecordError('"actions" must be a list of actions')
     actions = [action_from_json(raw, f"action #{i}") for i, raw in enumerate(raw_actions, start=1)]
     try:
-        state = setup(players, seed=seed, experienced=experienced)
+        state = setup(players, seed=seed, data=data, experienced=experienced)
     except SetupError as exc:
         raise InvalidRecordError(str(exc)) from exc
     rejected = []

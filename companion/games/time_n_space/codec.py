@@ -13,6 +13,7 @@ from typing import Any
 from companion.errors import InvalidRecordError
 from companion.games.base import Rejected
 from companion.games.time_n_space import actions as A
+from companion.games.time_n_space.components import Components
 from companion.games.time_n_space.engine import apply, final_scores, setup_full, setup_intro
 from companion.games.time_n_space.scoring import COLORS
 from companion.games.time_n_space.state import Cube, GameState, Order
@@ -283,14 +284,14 @@ def state_to_json(state: GameState) -> dict[str, Any]:
     }
 
 
-def referee_record(record: Any) -> dict[str, Any]:
+def referee_record(record: Any, *, components: Components) -> dict[str, Any]:
     """Replay a game record through the rules and report every rejected action.
 
     Input: ``{"variant": "intro" | "full", "players": [3 or 4 names], "seed": N (full game),
     "actions": [action objects]}``. Rejected actions are listed with their reason and rule
     and leave the game unchanged, as at a real table. Output: ``accepted`` (count),
     ``rejected``, ``phase``, ``over``, ``scores`` (the final scoring of the resulting state)
-    and ``state`` (the table as :func:`state_to_json` shows it).
+    and ``state`` (the table as :func:`state_to_json` shows it). ``components``: the game's data.
     """
     if not isinstance(record, dict):
         raise InvalidRecordError("the game record must be a JSON object with variant, players and actions")
@@ -304,9 +305,10 @@ def referee_record(record: Any) -> dict[str, Any]:
     if variant == "intro":
         if "seed" in record:
             raise InvalidRecordError("the introductory game is not shuffled; leave 'seed' out")
-        state = setup_intro(players)
+        state = setup_intro(players, components=components)
     elif variant == "full":
-        state = setup_full(players, seed=_field(record, "seed", int, "the game record"))
+        seed = _field(record, "seed", int, "the game record")
+        state = setup_full(players, seed=seed, components=components)
     else:
         raise InvalidRecordError(f'variant must be "intro" or "full", not {variant!r}')
     decoded = [action_from_json(a, f"action {i + 1}") for i, a in enumerate(actions)]

@@ -4,22 +4,28 @@ The rulebook text names the components ("Components") but not every number on th
 the board's wormholes, the spots per building and stage, the trading capacities, the
 values of the order counters, the bonus values and the introductory setup picture.
 Those live in ``components.json`` beside this module, each block with an
-``assumption`` note to check against the box. A table with other numbers passes its own
-copy to :func:`load_components`; a broken file raises :class:`ComponentDataError` with
-one sentence naming the file and the field.
+``assumption`` note to check against the box. Both files are read through
+:mod:`companion.games.data`: the shipped one once per process by
+:func:`shipped_components` (``GAME.data``), a table's own copy with other numbers by
+:func:`load_components`. A broken file raises :class:`ComponentDataError` with one
+sentence naming the file and the field.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.errors import InvalidRecordError
+from companion.games.data import DataFileError, read_file, read_shipped
 from companion.games.time_n_space.scoring import COLORS, ORDER_VALUES
 
-DEFAULT_PATH = Path(__file__).with_name("components.json")
+if TYPE_CHECKING:
+    from pathlib import Path
+
+PACKAGE = "companion.games.time_n_space"
+SHIPPED = "components.json"
+"""The data file shipped in :data:`PACKAGE`."""
 BUILDING_TYPES = ("production", "beam", "trading")
 """Production plant (ocher), beam station (black), trading center (white)."""
 
@@ -159,7 +165,7 @@ class _Reader:
     def color(self, value: Any, where: str) -> str:
         if value not in COLORS:
             raise self.fail(where, f"has unknown colour {value!r}; use one of {', '.join(COLORS)}")
-        return value
+        return str(value)
 
     def spec(self, data: Any, where: str) -> BuildingSpec:
         if not isinstance(data, dict):
@@ -329,30 +335,15 @@ def parse_components(data: Any, label: str = "<data>") -> Components:
     )
 
 
-def load_components(path: str | Path | None = None) -> Components:
-    """Load component data from ``path`` (default: the shipped ``components.json``)."""
-    file = Path(path) if path is not None else DEFAULT_PATH
+def shipped_components() -> Components:
+    """The component data shipped with the game (``GAME.load_data``; use ``GAME.data``, read once)."""
+    return parse_components(read_shipped(PACKAGE, SHIPPED), SHIPPED)
+
+
+def load_components(path: str | Path) -> Components:
+    """A table's own component data, e.g. a copy of ``components.json`` corrected against the box."""
     try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ComponentDataError(f"cannot read components file {file}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ComponentDataError(f"components file {file} is not UTF-8 text") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ComponentDataError(
-            f"components file {file} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from exc
-    return parse_components(data, str(file))
-
-
-_DEFAULT: Components | None = None
-
-
-def default_components() -> Components:
-    """The shipped component data (loaded once, then reused)."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = load_components()
-    return _DEFAULT
+        data = read_file(path, label="components file")
+    except DataFileError as exc:
+        raise ComponentDataError(str(exc)) from None
+    return parse_components(data, str(path))

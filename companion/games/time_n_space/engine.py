@@ -15,7 +15,7 @@ from typing import Any
 from companion.errors import InvalidRecordError
 from companion.games.base import Accepted, Rejected
 from companion.games.time_n_space import actions as A
-from companion.games.time_n_space.components import Components, default_components
+from companion.games.time_n_space.components import Components
 from companion.games.time_n_space.scoring import COLORS, score_record
 from companion.games.time_n_space.state import (
     PHASE_ENDING,
@@ -133,23 +133,24 @@ def _remove_above(player: PlayerState, color: str, value: int) -> tuple[Order, .
     return tuple(above)
 
 
-def setup_intro(players: Sequence[str], *, components: Components | None = None) -> GameState:
+def setup_intro(players: Sequence[str], *, components: Components) -> GameState:
     """Introductory setup ("Setup for the Introductory Game").
 
     Value-1 counters only (12 per player), three stage III tiles per player as the data
     file lists them, 2 pre-placed orders and 2 goods per player, no tiles at the moons and
     no bonus counters. Players sit in the order given; the N-th player owns ``planet-N``.
+    ``components`` is the game's data (``GAME.data``, or a table's own file read with
+    :func:`~companion.games.time_n_space.components.load_components`).
     """
-    comps = components or default_components()
     names = _check_players(players)
-    board = comps.board(len(names))
-    supply = [comps.goods_per_color] * len(COLORS)
+    board = components.board(len(names))
+    supply = [components.goods_per_color] * len(COLORS)
     built = []
     for seat, name in enumerate(names, start=1):
-        p = _new_player(name, seat, comps, comps.counters_intro, ready=True)
-        layout = comps.intro_seats[seat - 1]
+        p = _new_player(name, seat, components, components.counters_intro, ready=True)
+        layout = components.intro_seats[seat - 1]
         for bid, tid in layout.tiles:
-            tile = comps.tile(tid)
+            tile = components.tile(tid)
             p = p.with_building(Building(bid, tile.stage3, 3, tile, (None,) * len(tile.stage3.spots)))
         for spot in layout.orders:
             above = _remove_above(p, spot.color, spot.value)
@@ -172,7 +173,7 @@ def setup_intro(players: Sequence[str], *, components: Components | None = None)
         variant="intro",
         players=tuple(built),
         supply=tuple(supply),
-        goods_total=comps.goods_per_color * len(COLORS),
+        goods_total=components.goods_per_color * len(COLORS),
         moons=board.moons,
         wormholes=board.wormholes,
         piles=tuple(() for _ in board.moons),
@@ -181,33 +182,33 @@ def setup_intro(players: Sequence[str], *, components: Components | None = None)
     )
 
 
-def setup_full(players: Sequence[str], *, seed: int, components: Components | None = None) -> GameState:
+def setup_full(players: Sequence[str], *, seed: int, components: Components) -> GameState:
     """Full setup ("Setup for the Full Game").
 
     The tiles are shuffled with ``seed`` into one pile of equal height per moon (stage II
     up), one bonus counter lies on every planet, every player has 24 counters above the
     control center and still has to pick 2 starting orders (:class:`PlaceStartingOrders`).
+    ``components`` is the game's data, as for :func:`setup_intro`.
     """
-    comps = components or default_components()
     names = _check_players(players)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise SetupError("the seed must be a whole number")
-    board = comps.board(len(names))
-    tiles = shuffled(comps.tiles, seed)
+    board = components.board(len(names))
+    tiles = shuffled(components.tiles, seed)
     height = len(tiles) // len(board.moons)
     piles = tuple(tuple(tiles[i * height : (i + 1) * height]) for i in range(len(board.moons)))
     return GameState(
         variant="full",
         players=tuple(
-            _new_player(n, seat, comps, comps.counters_full, ready=False)
+            _new_player(n, seat, components, components.counters_full, ready=False)
             for seat, n in enumerate(names, start=1)
         ),
-        supply=(comps.goods_per_color,) * len(COLORS),
-        goods_total=comps.goods_per_color * len(COLORS),
+        supply=(components.goods_per_color,) * len(COLORS),
+        goods_total=components.goods_per_color * len(COLORS),
         moons=board.moons,
         wormholes=board.wormholes,
         piles=piles,
-        planet_bonus=tuple(comps.bonus_values[: len(names)]),
+        planet_bonus=tuple(components.bonus_values[: len(names)]),
         phase=PHASE_SETUP,
         seed=seed,
     )
@@ -344,6 +345,16 @@ def _start(state: GameState, action: A.StartGame) -> tuple[GameState, list[Any]]
 
 
 def _place_timer(state: GameState, action: A.PlaceTimer) -> tuple[GameState, list[Any]]:
+    player, symbol, destination = _check_placement(state, action)
+    player = _set_timer(player, action.timer, Timer(symbol, True, destination))
+    return state.with_player(player), [A.TimerPlaced(player.name, action.timer, symbol, destination)]
+
+
+def _check_placement(state: GameState, action: A.PlaceTimer) -> tuple[PlayerState, str, str | None]:
+    """The player, symbol and destination of a legal placement; :class:`_Refusal` if it is not legal.
+
+    Only checks: :func:`legal_placements` asks it without making the placement.
+    """
     player = _player(state, action.player)
     timer = _timer(player, action.timer)
     if state.phase == PHASE_SETUP:
@@ -394,8 +405,7 @@ def _place_timer(state: GameState, action: A.PlaceTimer) -> tuple[GameState, lis
                 f"you can fly to {', '.join(state.neighbours(player.ship))}",
                 SPACESHIP,
             )
-    player = _set_timer(player, action.timer, Timer(symbol, True, destination))
-    return state.with_player(player), [A.TimerPlaced(player.name, action.timer, symbol, destination)]
+    return player, symbol, destination
 
 
 def _sand_ran_out(state: GameState, action: A.SandRanOut) -> tuple[GameState, list[Any]]:
@@ -780,7 +790,8 @@ def is_legal(state: GameState, action: Any) -> bool:
 def legal_placements(state: GameState, player: str, timer: int) -> list[A.PlaceTimer]:
     """Every :class:`PlaceTimer` the rules allow now for this sandtimer (for a one-tap menu).
 
-    The spaceship appears once to stay and once per wormhole from its location.
+    The spaceship appears once to stay and once per wormhole from its location. The
+    placements are checked, not made: no action is applied.
     """
     p = state.player(player)
     if p is None:
@@ -789,7 +800,15 @@ def legal_placements(state: GameState, player: str, timer: int) -> list[A.PlaceT
     candidates += [A.PlaceTimer(player, timer, SHIP, d) for d in state.neighbours(p.ship)]
     candidates += [A.PlaceTimer(player, timer, b.id) for b in p.buildings]
     candidates.append(A.PlaceTimer(player, timer, RESEARCH))
-    return [c for c in candidates if is_legal(state, c)]
+    return [c for c in candidates if _is_legal_placement(state, c)]
+
+
+def _is_legal_placement(state: GameState, action: A.PlaceTimer) -> bool:
+    try:
+        _check_placement(state, action)
+    except _Refusal:
+        return False
+    return True
 
 
 def replay(state: GameState, actions: Iterable[Any]) -> GameState:

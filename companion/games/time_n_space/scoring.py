@@ -196,7 +196,7 @@ def _check_value(value: Any, where: str) -> int:
         raise InvalidRecordError(f"{where}: value must be a whole number 1, 2 or 3")
     if value not in ORDER_VALUES:
         raise InvalidRecordError(f"{where}: value {value} is not printed on any order counter (1, 2 or 3)")
-    return value
+    return int(value)
 
 
 def parse_record(record: Any) -> list[PlayerSheet]:

@@ -8,8 +8,11 @@ Public surface:
   :class:`RedrawHand`, :class:`PlaceTimeFreeze`, :class:`ForfeitTurn`);
 * :func:`load_deck` for the component counts (``deck.json`` or a user's file);
 * :func:`referee_record` for ``companion referee time-splicers FILE``;
-* :func:`table_referee`, the hub's table referee with sandtimers as turn timers.
+* :data:`GAME`, the game for the hub: its referee (:class:`~.table.SplicersReferee`, sandtimers
+  as turn timers) gets the shipped ``deck.json`` read once (``GAME.data``).
 """
+
+from companion.rules.game import GameInfo, Variant
 
 from .deck import Card, DeckConfig, DeckFileError, load_deck, parse_deck
 from .engine import (
@@ -32,9 +35,32 @@ from .engine import (
     new_game,
 )
 from .record import event_to_dict, referee_record, summary
-from .table import table_referee
+from .table import SplicersReferee
+
+GAME = GameInfo(
+    name="time-splicers",
+    title="Time Splicers",
+    uses_sandtimers=False,
+    referee=SplicersReferee.for_table,
+    aliases=("ts", "time_splicers"),
+    min_players=2,
+    max_players=6,
+    timers_per_player=1,
+    variants=(Variant("standard", "Standard", 90),),
+    engine="companion.games.time_splicers.engine",
+    rules_version=2,  # 2: the rules read again (hand limit after every card, collapse on the fifth card)
+    load_data=load_deck,
+    state_modules=(
+        "companion.games.time_splicers.engine",
+        "companion.games.time_splicers.deck",
+        "companion.games.time_splicers.table",
+    ),
+    score_record=None,
+    referee_record=referee_record,
+)
 
 __all__ = [
+    "GAME",
     "Card",
     "DeckConfig",
     "DeckFileError",
@@ -48,6 +74,7 @@ __all__ = [
     "PlayerState",
     "RedrawHand",
     "SetupError",
+    "SplicersReferee",
     "Timeline",
     "UseQuantumTunnel",
     "UseTimeJump",
@@ -60,5 +87,4 @@ __all__ = [
     "parse_deck",
     "referee_record",
     "summary",
-    "table_referee",
 ]

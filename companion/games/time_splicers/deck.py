@@ -3,18 +3,20 @@
 The numbers live in ``deck.json`` next to this module. Each entry carries a ``source``;
 those starting with ``ASSUMPTION`` are not printed in the rulebook (it lists 65 game
 cards but not their colours, numbers or how many of each special card there are) and
-should be checked against the box. :func:`load_deck` reads that file or a user's own.
+should be checked against the box. :func:`load_deck` reads that file or a user's own,
+through :mod:`companion.games.data`; the hub reads the shipped one once (``GAME.data``).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.errors import ConfigError
+from companion.games.data import DataFileError, read_file, read_shipped
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 NUMBER = "number"
 TIME_PORTAL = "time_portal"
@@ -180,20 +182,17 @@ def parse_deck(data: Any, *, label: str = "deck file") -> DeckConfig:
 
 
 def load_deck(path: str | Path | None = None) -> DeckConfig:
-    """Load the component counts from ``path``, or the shipped ``deck.json`` when None."""
-    if path is None:
-        text = resources.files(__package__).joinpath("deck.json").read_text(encoding="utf-8")
-        label = "the built-in deck.json"
-    else:
-        label = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise DeckFileError(f"cannot read deck file {label}: {exc.strerror or exc}") from exc
-        except UnicodeDecodeError as exc:
-            raise DeckFileError(f"deck file {label} is not UTF-8 text") from exc
+    """Load the component counts from ``path`` (JSON or TOML), or the shipped ``deck.json`` when None.
+
+    A file that cannot be read or parsed raises :class:`DeckFileError` with one sentence naming it.
+    """
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DeckFileError(f"deck file {label} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
-    return parse_deck(data, label=f"deck file {label}")
+        if path is None:
+            return parse_deck(
+                read_shipped("companion.games.time_splicers", "deck.json"),
+                label="deck file the built-in deck.json",
+            )
+        data = read_file(path, label="deck file")
+    except DataFileError as exc:
+        raise DeckFileError(str(exc)) from None
+    return parse_deck(data, label=f"deck file {path}")

@@ -63,7 +63,6 @@ from .deck import (
     TIME_JUMP,
     Card,
     DeckConfig,
-    load_deck,
 )
 
 # Rulebook section names, cited in rejections.
@@ -484,16 +483,17 @@ def new_game(
     players: list[str] | tuple[str, ...],
     *,
     seed: str | int = "0",
-    config: DeckConfig | None = None,
+    config: DeckConfig,
     layout: Layout | None = None,
 ) -> GameState:
     """Set up a game (rulebook, Setup): tokens, markers, four cards each, the starting card.
 
-    Without a layout the cards other than the Time Portal are shuffled from ``seed``,
-    dealt one at a time, and the next card starts the Timeline (a Time Freeze card turned
-    up there is discarded and the next one taken). Raises :class:`SetupError`.
+    ``config`` is the box's component counts (the game's data, ``GAME.data``, or a user's
+    deck file read by :func:`~companion.games.time_splicers.deck.load_deck`). Without a
+    layout the cards other than the Time Portal are shuffled from ``seed``, dealt one at a
+    time, and the next card starts the Timeline (a Time Freeze card turned up there is
+    discarded and the next one taken). Raises :class:`SetupError`.
     """
-    config = config or load_deck()
     seed = str(seed)
     names = list(players)
     if len(set(names)) != len(names) or not all(isinstance(n, str) and n.strip() for n in names):
@@ -564,10 +564,10 @@ def new_game(
             if layout.first_player not in names:
                 raise SetupError(f"layout first_player {layout.first_player!r} is not a player")
             first = names.index(layout.first_player)
-        for n, top in enumerate(layout.reshuffle_tops, start=1):
-            for card in top:
+        for number, tops in enumerate(layout.reshuffle_tops, start=1):
+            for card in tops:
                 if card not in index or card == PORTAL_ID:
-                    raise SetupError(f"reshuffle {n} names {card!r}, which is not a card of this deck")
+                    raise SetupError(f"reshuffle {number} names {card!r}, which is not a card of this deck")
         if start_card is not None and start_card not in positions.values():
             raise SetupError(f"nobody stands on the starting card {start_card}, so it would already be gone")
     return GameState(

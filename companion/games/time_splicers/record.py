@@ -21,7 +21,7 @@ from typing import Any
 from companion.errors import InvalidRecordError
 from companion.games.base import Accepted
 
-from .deck import DeckFileError, load_deck
+from .deck import DeckConfig, DeckFileError, load_deck
 from .engine import (
     Action,
     EnterPortal,
@@ -185,7 +185,7 @@ def summary(state: GameState) -> dict[str, Any]:
     }
 
 
-def referee_record(record: dict) -> dict:
+def referee_record(record: dict[str, Any]) -> dict[str, Any]:
     """Replay a Time Splicers record and report every action and the final standing."""
     if not isinstance(record, dict):
         raise _fail("a Time Splicers record must be a JSON object")
@@ -206,10 +206,16 @@ def referee_record(record: dict) -> dict:
         raise _fail("'actions' must be a list of actions")
     layout = _parse_layout(record["layout"]) if record.get("layout") is not None else None
     parsed = [_parse_action(a, i) for i, a in enumerate(actions)]
-    try:
-        config = load_deck(deck_file)
-    except DeckFileError as exc:
-        raise _fail(str(exc)) from exc
+    config: DeckConfig
+    if deck_file is None:
+        from companion.games.time_splicers import GAME
+
+        config = GAME.data
+    else:
+        try:
+            config = load_deck(deck_file)
+        except DeckFileError as exc:
+            raise _fail(str(exc)) from exc
     state = new_game(players, seed=seed, config=config, layout=layout)
     setup = {
         "start": layout.start if layout is not None else state.players[0].position,

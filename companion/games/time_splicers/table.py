@@ -18,7 +18,10 @@ How a table plays it (see "On the hub" in docs/games/time-splicers.md):
 
 The logged actions are the record actions of ``companion referee time-splicers`` with
 ``type`` for ``action`` (``{"type": "move", "player", "to"}``, ``place`` with ``card`` and
-the optional ``sequence`` and ``relocate_to``, ...), plus ``{"type": "turn_started", "player"}``.
+the optional ``sequence`` and ``relocate_to``, ...), plus ``{"type": "turn_started", "player"}``;
+each step is logged with the engine's events as its facts. The turn timer, the log and the
+notes are :class:`~companion.rules.turns.TurnReferee`'s; the component counts arrive as the
+game's data (``GAME.data``).
 """
 
 from __future__ import annotations
@@ -28,12 +31,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.errors import ConfigError, InvalidRecordError
-from companion.games.base import Rejected
-from companion.table.referee import Decision, MenuItem, View
-from companion.table.state import Seat, TableSetup
-from companion.table.turns import TurnTimers
+from companion.rules.outcome import Rejected, Step
+from companion.rules.pages import MenuItem, View
+from companion.rules.setup import TableSetup
+from companion.rules.turns import Applied, TurnReferee
 
-from .deck import NUMBER, PORTAL_ID, QUANTUM_TUNNEL, TIME_FREEZE, TIME_JUMP, DeckConfig, load_deck
+from .deck import NUMBER, PORTAL_ID, QUANTUM_TUNNEL, TIME_FREEZE, TIME_JUMP, DeckConfig
 from .engine import (
     R_END,
     R_HAND_MAX,
@@ -71,11 +74,6 @@ from .engine import (
     card_index,
     new_game,
 )
-
-"""Not a rulebook section: the hub's turn timer (issue 7)."""
-
-LAST_NOTES = 6
-"""How many of the latest happenings the state keeps for the pages."""
 
 PHONE_ACTIONS = ("move", "portal", "place", "quantum_tunnel", "time_jump", "redraw", "time_freeze")
 """Action types a phone may post (``time_out`` comes from the turn timer only)."""
@@ -170,7 +168,10 @@ def card_name(config: DeckConfig, card: str | None) -> str:
 
 def describe(events: Iterable[Any], config: DeckConfig) -> list[str]:
     """The engine's events in words (cards drawn from the deck stay hidden)."""
-    name = lambda card: card_name(config, card)  # noqa: E731
+
+    def name(card: str | None) -> str:
+        return card_name(config, card)
+
     out: list[str] = []
     for e in events:
         if isinstance(e, MeepleMoved) and e.how != "placed":
@@ -224,49 +225,47 @@ def describe(events: Iterable[Any], config: DeckConfig) -> list[str]:
     return out
 
 
-def _keep(last: tuple[str, ...], notes: Iterable[str]) -> tuple[str, ...]:
-    return (last + tuple(notes))[-LAST_NOTES:]
-
-
 # --- the referee ---------------------------------------------------------------------------
 
 
-class SplicersReferee:
+class SplicersReferee(TurnReferee[SplicersTable]):
     """Time Splicers at a hub table (see the module docstring)."""
 
     game = "time-splicers"
+    title = "Time Splicers"
+    turn_rule = R_TURN
+    what_next = "make your move"
+    last_notes = 6
 
-    def __init__(
-        self, setup: TableSetup, *, config: DeckConfig | None = None, layout: Layout | None = None
-    ) -> None:
-        """``config`` replaces the shipped deck counts; ``layout`` the seeded deal (as in a game record)."""
-        self.setup = setup
-        self.config = config
+    def __init__(self, setup: TableSetup, data: DeckConfig, *, layout: Layout | None = None) -> None:
+        """``data``: the component counts (``GAME.data``); ``layout`` replaces the seeded deal (as in a
+        game record)."""
+        super().__init__(setup)
+        self.config = data
         self.layout = layout
-        self.turns = TurnTimers.of(setup, "Time Splicers")
-        self.turn_timer = self.turns.by_player
 
-    # --- start and replay ----------------------------------------------------------------
+    @classmethod
+    def for_table(cls, setup: TableSetup, data: DeckConfig) -> SplicersReferee:
+        """The hub's referee for a Time Splicers table (``GAME.referee``); a setup the game cannot
+        start is a ConfigError."""
+        if setup.variant.strip().lower() not in ("", "standard", "default"):
+            raise ConfigError(f"Time Splicers has no variant {setup.variant!r}; leave the variant empty")
+        referee = cls(setup, data)
+        try:
+            referee.start(setup)
+        except InvalidRecordError as exc:
+            raise ConfigError(f"Time Splicers cannot start at this table: {exc}") from None
+        return referee
+
+    # --- start and steps ----------------------------------------------------------------
     def start(self, setup: TableSetup) -> SplicersTable:
         return SplicersTable(
             new_game(list(setup.players), seed=setup.seed, config=self.config, layout=self.layout)
         )
 
-    def replay(self, state: SplicersTable, action: dict[str, Any]) -> SplicersTable:
-        step = self._step(state, action)
-        if isinstance(step, Rejected):
-            raise InvalidRecordError(f"a logged Time Splicers action cannot be replayed: {step}")
-        return step[0]
-
-    def _step(
-        self, state: SplicersTable, action: dict[str, Any]
-    ) -> tuple[SplicersTable, list[str]] | Rejected:
-        """Apply one logged action (the single place where the state changes)."""
+    def step(self, state: SplicersTable, action: dict[str, Any]) -> Applied[SplicersTable] | Rejected:
         if action.get("type") == "turn_started":
-            note = f"{action.get('player')} started their turn"
-            return replace(state, turn_open=True, turns=state.turns + 1, last=_keep(state.last, [note])), [
-                note
-            ]
+            return self.open_turn(state, str(action.get("player")))
         try:
             engine_action = to_engine(action)
         except InvalidRecordError as exc:
@@ -277,27 +276,17 @@ class SplicersReferee:
         game = outcome.state
         notes = describe(outcome.events, game.config)
         still_open = state.turn_open and game.turn == state.game.turn and not game.is_over
-        return replace(state, game=game, turn_open=still_open, last=_keep(state.last, notes)), notes
+        return replace(state, game=game, turn_open=still_open), outcome.events, notes
 
-    def _decide(self, state: SplicersTable, *actions: dict[str, Any]) -> Decision | Rejected:
-        notes: list[str] = []
-        for action in actions:
-            step = self._step(state, action)
-            if isinstance(step, Rejected):
-                return step
-            state = step[0]
-            notes.append("; ".join(step[1]))
-        return Decision(state, tuple(actions), tuple(notes))
+    # --- turns --------------------------------------------------------------------------
+    def player_to_move(self, state: SplicersTable) -> str:
+        return state.game.current_player
 
-    # --- time ---------------------------------------------------------------------------
-    def clock_started(self, state: SplicersTable) -> Decision:
-        return Decision(state)
+    def is_over(self, state: SplicersTable) -> bool:
+        return state.game.is_over
 
-    def clock_expired(self, state: SplicersTable) -> Decision:
-        return Decision(state)
-
-    @staticmethod
-    def _closed(game: GameState, player: str) -> Rejected | None:
+    def closed(self, state: SplicersTable, player: str) -> Rejected | None:
+        game = state.game
         if game.winner is not None:
             return Rejected(f"The game is over: {game.winner} has won", R_END)
         if game.is_over:
@@ -309,51 +298,23 @@ class SplicersReferee:
             return Rejected(f"{player} is not playing Time Splicers at this table", R_TURN)
         return None
 
-    def timer_flipped(
-        self, state: SplicersTable, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool
-    ) -> Decision | Rejected:
-        game = state.game
-        closed = self._closed(game, seat.player)
-        if closed is not None:
-            return closed
-        refused = self.turns.flip_refusal(
-            seat,
-            to_move=game.current_player,
-            turn_open=state.turn_open,
-            rule=R_TURN,
-            what_next="make your move",
-        )
-        if refused is not None:
-            return refused
-        return self._decide(state, {"type": "turn_started", "player": seat.player})
+    def turn_start(self, state: SplicersTable) -> dict[str, Any]:
+        return {"type": "turn_started", "player": state.game.current_player}
 
-    def timer_emptied(self, state: SplicersTable, seat: Seat) -> Decision:
-        game = state.game
-        if not self.turns.times_out(
-            seat, to_move=game.current_player, turn_open=state.turn_open, is_over=game.is_over
-        ):
-            return Decision(state)
-        step = self._decide(state, {"type": "time_out", "player": seat.player})
-        return step if isinstance(step, Decision) else Decision(state)
+    def turn_time_out(self, state: SplicersTable) -> dict[str, Any]:
+        return {"type": "time_out", "player": state.game.current_player}
 
     # --- phones -------------------------------------------------------------------------
-    def player_action(self, state: SplicersTable, player: str, action: dict[str, Any]) -> Decision | Rejected:
+    def player_action(self, state: SplicersTable, player: str, action: dict[str, Any]) -> Step:
         game = state.game
-        closed = self._closed(game, player)
+        closed = self.closed(state, player)
         if closed is not None:
             return closed
         if action.get("type") not in PHONE_ACTIONS:
             return Rejected(f"Unknown action {action.get('type')!r}: choose one of the buttons", R_TURN)
         if player != game.current_player:
             return Rejected(f"It is {game.current_player}'s turn, not {player}'s", R_TURN)
-        logged = _clean(action, player)
-        if state.turn_open:
-            return self._decide(state, logged)
-        refused = self.turns.tap_refusal(player, turn_open=state.turn_open)
-        if refused is not None:
-            return refused
-        # a player without a sandtimer at this table starts the turn by playing
-        return self._decide(state, {"type": "turn_started", "player": player}, logged)
+        return self.play(state, player, _clean(action, player))
 
     def legal_actions(self, game: GameState, player: str) -> list[MenuItem]:
         """Every action ``player`` may take now, tried through the engine, as phone buttons."""
@@ -361,7 +322,10 @@ class SplicersReferee:
             return []
         me = game.player(player)
         index = card_index(game.config)
-        name = lambda card: card_name(game.config, card)  # noqa: E731
+
+        def name(card: str | None) -> str:
+            return card_name(game.config, card)
+
         on_table = [c for t in game.timelines for c in t.cards]
         colours = [t.colour for t in game.timelines]
         items: list[MenuItem] = []
@@ -438,7 +402,7 @@ class SplicersReferee:
     def menu(
         self, state: SplicersTable, player: str, *, intents: dict[str, dict[str, Any]]
     ) -> list[MenuItem]:
-        if not state.turn_open and player in self.turn_timer:
+        if not self.can_play(state, player):
             return []
         return self.legal_actions(state.game, player)
 
@@ -562,15 +526,3 @@ class SplicersReferee:
             },
             "turns": game.turn - 1,
         }
-
-
-def table_referee(setup: TableSetup) -> SplicersReferee:
-    """The hub's referee for a Time Splicers table; a setup the game cannot start is a ConfigError."""
-    if setup.variant.strip().lower() not in ("", "standard", "default"):
-        raise ConfigError(f"Time Splicers has no variant {setup.variant!r}; leave the variant empty")
-    referee = SplicersReferee(setup, config=load_deck())
-    try:
-        referee.start(setup)
-    except InvalidRecordError as exc:
-        raise ConfigError(f"Time Splicers cannot start at this table: {exc}") from None
-    return referee

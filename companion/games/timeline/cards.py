@@ -9,14 +9,15 @@ negative (``-218`` is 218 BCE) and there is no year 0.
 from __future__ import annotations
 
 import csv
-import io
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.errors import InvalidRecordError
+from companion.games.data import DataFileError, read_file, read_shipped
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 REQUIRED_COLUMNS = ("id", "year", "title")
 """Columns every deck CSV must have."""
@@ -105,7 +106,7 @@ def parse_deck_csv(text: str, source: str = "deck") -> tuple[Card, ...]:
             f"{source}: the file is empty; it needs a header line {','.join(REQUIRED_COLUMNS)}"
         )
     delimiter = ";" if header_line.count(";") > header_line.count(",") else ","
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    reader = csv.reader(_lines(text), delimiter=delimiter)
     header: list[str] | None = None
     cards: list[Card] = []
     seen: dict[str, str] = {}
@@ -144,19 +145,26 @@ def parse_deck_csv(text: str, source: str = "deck") -> tuple[Card, ...]:
     return tuple(cards)
 
 
+def _lines(text: str) -> list[str]:
+    """The lines of ``text`` with their line ends, split at ``\\n`` only (as a text file reads)."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def load_deck(path: str | Path, *, players: int | None = None, hand_size: int = 4) -> tuple[Card, ...]:
     """Load a user's deck from a CSV file (see :func:`parse_deck_csv`).
 
-    With ``players`` given, also check the deck is big enough to deal ``hand_size``
+    The file is read by :func:`companion.games.data.read_file` (a ``.csv`` file of UTF-8
+    text). With ``players`` given, also check the deck is big enough to deal ``hand_size``
     cards to each player plus the reference card ("Setup").
     """
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidDeckError(f"{source}: cannot read the deck: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InvalidDeckError(f"{source}: the deck is not UTF-8 text") from None
+        text = read_file(path, label="the deck")
+    except DataFileError as exc:
+        raise InvalidDeckError(str(exc)) from None
+    if not isinstance(text, str):
+        raise InvalidDeckError(f"{source}: a deck is a CSV file (.csv), one card per line")
     cards = parse_deck_csv(text, source)
     if players is not None:
         check_deck_size(cards, players, hand_size, source=source)
@@ -178,10 +186,7 @@ def shipped_deck(name: str = "espana") -> tuple[Card, ...]:
     """One of the decks shipped with the companion, by name (see :data:`SHIPPED_DECKS`)."""
     if name not in SHIPPED_DECKS:
         raise InvalidDeckError(f"unknown deck {name!r}; shipped decks: {', '.join(SHIPPED_DECKS)}")
-    text = (
-        resources.files("companion.games.timeline.decks").joinpath(f"{name}.csv").read_text(encoding="utf-8")
-    )
-    return parse_deck_csv(text, f"{name}.csv")
+    return parse_deck_csv(read_shipped("companion.games.timeline.decks", f"{name}.csv"), f"{name}.csv")
 
 
 def deck_from_list(entries: Any, source: str = "deck") -> tuple[Card, ...]:

@@ -6,12 +6,13 @@ The record format and the output are documented with a full example in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from companion.errors import InvalidRecordError
 from companion.games.base import Accepted
 
-from .cards import SHIPPED_DECKS, Card, deck_from_list, shipped_deck
+from .cards import SHIPPED_DECKS, Card, deck_from_list
 from .engine import (
     CardDrawn,
     CardMisplaced,
@@ -26,7 +27,7 @@ from .engine import (
     game_from_deal,
     new_game,
 )
-from .settings import TimelineSettings, load_settings
+from .settings import TimelineData, TimelineSettings
 
 RECORD_KEYS = ("players", "seed", "hand_size", "deck", "deal", "moves")
 DEAL_KEYS = ("hands", "reference", "draw_pile")
@@ -45,23 +46,25 @@ def _check_keys(obj: dict[str, Any], allowed: tuple[str, ...], where: str) -> No
             )
 
 
-def _read_deck(record: dict[str, Any]) -> tuple[Card, ...]:
+def _read_deck(record: dict[str, Any], decks: Mapping[str, tuple[Card, ...]]) -> tuple[Card, ...]:
     deck = record.get("deck", "espana")
     if isinstance(deck, str):
         if deck not in SHIPPED_DECKS:
             raise InvalidRecordError(f"unknown deck {deck!r}; shipped decks: {', '.join(SHIPPED_DECKS)}")
-        return shipped_deck(deck)
+        return decks[deck]
     return deck_from_list(deck, "the record's deck")
 
 
-def _start(record: dict[str, Any], settings: TimelineSettings) -> TimelineState:
+def _start(
+    record: dict[str, Any], settings: TimelineSettings, decks: Mapping[str, tuple[Card, ...]]
+) -> TimelineState:
     players = record.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise InvalidRecordError('the record needs "players": a list of player names in seating order')
     seed = record.get("seed", 0)
     if not _is_int(seed):
         raise InvalidRecordError(f"the seed must be a whole number, not {seed!r}")
-    cards = _read_deck(record)
+    cards = _read_deck(record, decks)
     limits = {"min_players": settings.min_players, "max_players": settings.max_players}
     deal = record.get("deal")
     if deal is None:
@@ -150,19 +153,25 @@ def _summary(state: TimelineState) -> dict[str, Any]:
     }
 
 
-def referee_record(record: dict[str, Any], *, settings: TimelineSettings | None = None) -> dict[str, Any]:
+def referee_record(
+    record: dict[str, Any], *, settings: TimelineSettings | None = None, data: TimelineData | None = None
+) -> dict[str, Any]:
     """Replay a Timeline game record and report each move and the final position.
 
     A rejected move leaves the game unchanged and the same player still to move, as at
     the table; moves after the end are rejected too. When the record gives a seed rather
     than an explicit deal, the output also shows the deal the seed made, so players can
-    lay out the same cards.
+    lay out the same cards. ``data`` (default: the shipped decks and settings, ``GAME.data``)
+    gives the decks a record names and, unless ``settings`` replaces them, the settings.
     """
     if not isinstance(record, dict):
         raise InvalidRecordError("a Timeline record must be a JSON object with players and moves")
     _check_keys(record, RECORD_KEYS, "the record")
-    settings = settings or load_settings()
-    state = _start(record, settings)
+    if data is None:
+        from companion.games.timeline import GAME
+
+        data = GAME.data
+    state = _start(record, settings or data.settings, data.decks)
     moves = record.get("moves", [])
     if not isinstance(moves, list):
         raise InvalidRecordError('"moves" must be a list of {player, card, gap} objects')

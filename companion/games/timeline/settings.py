@@ -1,18 +1,28 @@
-"""Table settings for Timeline (hand size, player count), read from a JSON data file.
+"""Table settings for Timeline (hand size, player count), read from a JSON data file, and the
+game's shipped data (its decks and settings) as the hub hands it to every referee.
 
 The shipped ``settings.json`` says where each number comes from and marks the ones the
 rulebook text does not print as assumptions. A table can load its own file instead.
+Every file is read through :mod:`companion.games.data`.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from companion.errors import InvalidRecordError
+from companion.games.data import read_file, read_shipped
+
+from .cards import SHIPPED_DECKS, Card, shipped_deck
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+DEFAULT_DECK = "espana"
+"""The deck a hub table plays with."""
 
 
 @dataclass(frozen=True)
@@ -25,6 +35,20 @@ class TimelineSettings:
     """Fewest players (assumption, see settings.json)."""
     max_players: int = 8
     """Most players (assumption, see settings.json)."""
+
+
+@dataclass(frozen=True)
+class TimelineData:
+    """What the game reads once (``GAME.data``): the shipped decks and the table settings."""
+
+    decks: Mapping[str, tuple[Card, ...]]
+    """Each shipped deck by name (see :data:`~companion.games.timeline.cards.SHIPPED_DECKS`)."""
+    settings: TimelineSettings
+
+    @property
+    def deck(self) -> tuple[Card, ...]:
+        """The deck a hub table plays with."""
+        return self.decks[DEFAULT_DECK]
 
 
 def _parse(data: Any, source: str) -> TimelineSettings:
@@ -42,22 +66,18 @@ def _parse(data: Any, source: str) -> TimelineSettings:
 
 
 def load_settings(path: str | Path | None = None) -> TimelineSettings:
-    """Read table settings from ``path``, or the shipped ``settings.json`` when ``path`` is ``None``."""
+    """Read table settings from ``path``, or the shipped ``settings.json`` when ``path`` is ``None``.
+
+    A file that cannot be read or parsed raises :class:`~companion.games.data.DataFileError`
+    (an :class:`InvalidRecordError`) naming it; settings that break the rules above raise
+    :class:`InvalidRecordError` naming the file and the setting.
+    """
     if path is None:
-        text = (
-            resources.files("companion.games.timeline").joinpath("settings.json").read_text(encoding="utf-8")
-        )
-        source = "settings.json"
-    else:
-        source = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InvalidRecordError(f"{source}: cannot read the settings: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise InvalidRecordError(f"{source}: the settings are not UTF-8 text") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidRecordError(f"{source}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
-    return _parse(data, source)
+        return _parse(read_shipped("companion.games.timeline", "settings.json"), "settings.json")
+    return _parse(read_file(path, label="the settings file"), str(path))
+
+
+def load_shipped() -> TimelineData:
+    """The game's data as shipped: every deck and ``settings.json`` (``GAME.load_data``)."""
+    decks = MappingProxyType({name: shipped_deck(name) for name in SHIPPED_DECKS})
+    return TimelineData(decks, load_settings())

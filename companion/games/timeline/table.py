@@ -18,25 +18,27 @@ How a table plays it (see "On the hub" in docs/games/timeline.md):
   a placement. With ``turn_limit`` off the sand is only a reminder.
 * The master clock only bounds the session: its start and end change nothing here.
 
-Everything the referee accepts is logged as JSON actions and replayed by :meth:`replay`:
-``{"type": "turn_started", "player"}``, ``{"type": "place", "player", "card", "gap"}``
-and ``{"type": "turn_timed_out", "player"}``.
+Every accepted step is logged with the engine's events as its facts, and its JSON actions
+(replayed only by an undo): ``{"type": "turn_started", "player"}``, ``{"type": "place",
+"player", "card", "gap"}`` and ``{"type": "turn_timed_out", "player"}``. The turn timer, the
+log and the notes are :class:`~companion.rules.turns.TurnReferee`'s; the deck and the
+settings arrive as the game's data (``GAME.data``), and the hand size from the variant.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.errors import ConfigError, InvalidRecordError
-from companion.games.base import Rejected
-from companion.table.referee import Decision, MenuItem, View
-from companion.table.state import Seat, TableSetup
-from companion.table.turns import TurnTimers
+from companion.rules.outcome import Rejected, Step
+from companion.rules.pages import MenuItem, View
+from companion.rules.setup import TableSetup
+from companion.rules.turns import Applied, TurnReferee
 
-from .cards import Card, shipped_deck
+from .cards import Card
 from .engine import (
     RULE_GAMEPLAY,
     RULE_VICTORY,
@@ -55,12 +57,7 @@ from .engine import (
     game_from_deal,
     new_game,
 )
-from .settings import load_settings
-
-"""Not a rulebook section: the hub's turn timer (issue 7)."""
-
-LAST_NOTES = 4
-"""How many of the latest happenings the state keeps for the pages."""
+from .settings import TimelineData
 
 _VARIANT = re.compile(r"^(?:hand-?)?(\d{1,2})$")
 
@@ -78,11 +75,11 @@ class TimelineTable:
     """The latest happenings, oldest first, for the pages."""
 
 
-def hand_size_of(variant: str) -> int:
-    """Cards dealt to each player: the settings' number, or the variant ``hand-N`` (or ``N``)."""
+def hand_size_of(variant: str, *, default: int) -> int:
+    """Cards dealt to each player: ``default`` (the settings' number), or the variant ``hand-N`` (or ``N``)."""
     text = variant.strip().lower()
     if text in ("", "standard", "default"):
-        return load_settings().hand_size
+        return default
     match = _VARIANT.match(text)
     if match is None or int(match.group(1)) < 1:
         raise ConfigError(f'unknown Timeline variant {variant!r}: use "hand-N" to deal N cards (default 4)')
@@ -166,32 +163,45 @@ def time_out(game: TimelineState, player: str) -> tuple[TimelineState, list[Any]
     return _end_round(game, events), events
 
 
-class TimelineReferee:
+class TimelineReferee(TurnReferee[TimelineTable]):
     """Timeline: España at a hub table (see the module docstring)."""
 
     game = "timeline"
+    title = "Timeline"
+    turn_rule = RULE_GAMEPLAY
+    what_next = "place a card"
 
     def __init__(
         self,
         setup: TableSetup,
+        data: TimelineData,
         *,
-        cards: Sequence[Card] | None = None,
         hand_size: int | None = None,
         deal: Mapping[str, Any] | None = None,
     ) -> None:
-        """``cards`` replaces the shipped deck; ``deal`` (``hands``, ``reference``, ``draw_pile``)
-        replaces the seeded deal, as in a game record; ``hand_size`` overrides the variant."""
-        self.setup = setup
-        self.cards = tuple(cards) if cards is not None else shipped_deck()
-        self.hand_size = hand_size if hand_size is not None else hand_size_of(setup.variant)
+        """``data``: the deck and settings (``GAME.data``); ``hand_size`` the cards dealt to each player
+        (default: the settings'); ``deal`` (``hands``, ``reference``, ``draw_pile``) replaces the
+        seeded deal, as in a game record."""
+        super().__init__(setup)
+        self.cards = data.deck
+        self.settings = data.settings
+        self.hand_size = hand_size if hand_size is not None else data.settings.hand_size
         self.deal = dict(deal) if deal is not None else None
-        self.turns = TurnTimers.of(setup, "Timeline")
-        self.turn_timer = self.turns.by_player
 
-    # --- start and replay ----------------------------------------------------------------
+    @classmethod
+    def for_table(cls, setup: TableSetup, data: TimelineData) -> TimelineReferee:
+        """The hub's referee for a Timeline table (``GAME.referee``): the variant gives the hand
+        size; a setup the game cannot start is a ConfigError."""
+        referee = cls(setup, data, hand_size=hand_size_of(setup.variant, default=data.settings.hand_size))
+        try:
+            referee.start(setup)
+        except InvalidRecordError as exc:
+            raise ConfigError(f"Timeline cannot start at this table: {exc}") from None
+        return referee
+
+    # --- start and steps ----------------------------------------------------------------
     def start(self, setup: TableSetup) -> TimelineTable:
-        settings = load_settings()
-        limits = {"min_players": settings.min_players, "max_players": settings.max_players}
+        limits = {"min_players": self.settings.min_players, "max_players": self.settings.max_players}
         if self.deal is not None:
             game = game_from_deal(
                 self.cards,
@@ -206,56 +216,35 @@ class TimelineReferee:
             game = new_game(self.cards, setup.players, seed=setup.seed, hand_size=self.hand_size, **limits)
         return TimelineTable(game)
 
-    def replay(self, state: TimelineTable, action: dict[str, Any]) -> TimelineTable:
-        step = self._step(state, action)
-        if isinstance(step, Rejected):
-            raise InvalidRecordError(f"a logged Timeline action cannot be replayed: {step}")
-        return step[0]
-
-    def _step(
-        self, state: TimelineTable, action: dict[str, Any]
-    ) -> tuple[TimelineTable, list[str]] | Rejected:
-        """Apply one logged action (the single place where the state changes)."""
+    def step(self, state: TimelineTable, action: dict[str, Any]) -> Applied[TimelineTable] | Rejected:
         kind, player = action.get("type"), action.get("player", "")
         game = state.game
         if kind == "turn_started":
-            note = f"{player} started their turn"
-            return replace(state, turn_open=True, turns=state.turns + 1, last=_keep(state.last, [note])), [
-                note
-            ]
+            return self.open_turn(state, player)
         if kind == "place":
             outcome = apply(game, PlaceCard(player, str(action.get("card")), action.get("gap")))  # type: ignore[arg-type]
             if isinstance(outcome, Rejected):
                 return outcome
             notes = _describe(outcome.events, outcome.state)
-            return replace(state, game=outcome.state, turn_open=False, last=_keep(state.last, notes)), notes
+            return replace(state, game=outcome.state, turn_open=False), outcome.events, notes
         if kind == "turn_timed_out":
             if game.is_over or game.to_move != player:
                 return Rejected(f"It is not {player}'s turn", RULE_GAMEPLAY)
             after, events = time_out(game, player)
             notes = [f"{player}'s time ran out: no card placed, the turn passes", *_describe(events, after)]
-            return replace(state, game=after, turn_open=False, last=_keep(state.last, notes)), notes
+            return replace(state, game=after, turn_open=False), tuple(events), notes
         return Rejected(f"unknown Timeline table action {kind!r}", RULE_GAMEPLAY)
 
-    def _decide(self, state: TimelineTable, *actions: dict[str, Any]) -> Decision | Rejected:
-        notes: list[str] = []
-        for action in actions:
-            step = self._step(state, action)
-            if isinstance(step, Rejected):
-                return step
-            state = step[0]
-            notes.append("; ".join(step[1]))
-        return Decision(state, tuple(actions), tuple(notes))
+    # --- turns --------------------------------------------------------------------------
+    def player_to_move(self, state: TimelineTable) -> str:
+        return state.game.to_move or ""
 
-    # --- time ---------------------------------------------------------------------------
-    def clock_started(self, state: TimelineTable) -> Decision:
-        return Decision(state)
+    def is_over(self, state: TimelineTable) -> bool:
+        return state.game.is_over
 
-    def clock_expired(self, state: TimelineTable) -> Decision:
-        return Decision(state)
-
-    def _closed(self, game: TimelineState, player: str) -> Rejected | None:
+    def closed(self, state: TimelineTable, player: str) -> Rejected | None:
         """Why ``player`` cannot act at all now (game over, eliminated), or None."""
+        game = state.game
         if game.winner is not None:
             return Rejected(f"The game is over: {game.winner} has won", RULE_VICTORY)
         if game.shared_by:
@@ -264,37 +253,16 @@ class TimelineReferee:
             return Rejected(f"{player} was eliminated when the play-off began", RULE_VICTORY)
         return None
 
-    def timer_flipped(
-        self, state: TimelineTable, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool
-    ) -> Decision | Rejected:
-        game = state.game
-        closed = self._closed(game, seat.player)
-        if closed is not None:
-            return closed
-        refused = self.turns.flip_refusal(
-            seat,
-            to_move=game.to_move,
-            turn_open=state.turn_open,
-            rule=RULE_GAMEPLAY,
-            what_next="place a card",
-        )
-        if refused is not None:
-            return refused
-        return self._decide(state, {"type": "turn_started", "player": seat.player})
+    def turn_start(self, state: TimelineTable) -> dict[str, Any]:
+        return {"type": "turn_started", "player": state.game.to_move}
 
-    def timer_emptied(self, state: TimelineTable, seat: Seat) -> Decision:
-        game = state.game
-        if not self.turns.times_out(
-            seat, to_move=game.to_move, turn_open=state.turn_open, is_over=game.is_over
-        ):
-            return Decision(state)
-        step = self._decide(state, {"type": "turn_timed_out", "player": seat.player})
-        return step if isinstance(step, Decision) else Decision(state)
+    def turn_time_out(self, state: TimelineTable) -> dict[str, Any]:
+        return {"type": "turn_timed_out", "player": state.game.to_move}
 
     # --- phones -------------------------------------------------------------------------
-    def player_action(self, state: TimelineTable, player: str, action: dict[str, Any]) -> Decision | Rejected:
+    def player_action(self, state: TimelineTable, player: str, action: dict[str, Any]) -> Step:
         game = state.game
-        closed = self._closed(game, player)
+        closed = self.closed(state, player)
         if closed is not None:
             return closed
         if action.get("type") != "place":
@@ -306,20 +274,13 @@ class TimelineReferee:
         card, gap = action.get("card"), action.get("gap")
         if not isinstance(card, str) or isinstance(gap, bool) or not isinstance(gap, int):
             return Rejected("A placement names a card of your hand and a gap number", RULE_GAMEPLAY)
-        place = {"type": "place", "player": player, "card": card, "gap": gap}
-        if state.turn_open:
-            return self._decide(state, place)
-        refused = self.turns.tap_refusal(player, turn_open=state.turn_open)
-        if refused is not None:
-            return refused
-        # a player without a sandtimer at this table starts the turn by playing
-        return self._decide(state, {"type": "turn_started", "player": player}, place)
+        return self.play(state, player, {"type": "place", "player": player, "card": card, "gap": gap})
 
     def menu(
         self, state: TimelineTable, player: str, *, intents: dict[str, dict[str, Any]]
     ) -> list[MenuItem]:
         game = state.game
-        if game.is_over or player != game.to_move or (not state.turn_open and player in self.turn_timer):
+        if not self.can_play(state, player):
             return []
         items = []
         for card_id in game.hand(player):
@@ -412,17 +373,3 @@ class TimelineReferee:
 
 def _cards(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
-
-
-def _keep(last: tuple[str, ...], notes: Iterable[str]) -> tuple[str, ...]:
-    return (last + tuple(notes))[-LAST_NOTES:]
-
-
-def table_referee(setup: TableSetup) -> TimelineReferee:
-    """The hub's referee for a Timeline table; a setup the game cannot start is a ConfigError."""
-    referee = TimelineReferee(setup)
-    try:
-        referee.start(setup)
-    except InvalidRecordError as exc:
-        raise ConfigError(f"Timeline cannot start at this table: {exc}") from None
-    return referee

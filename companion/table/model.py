@@ -1,0 +1,239 @@
+"""Everything a table decides on, as one frozen value, and the changes that are not logged.
+
+:class:`Table` joins the logged part (:class:`~companion.table.state.TableState`, the
+fold of the game's log) with what the hub knows besides: the nodes it heard, the
+phones' choices, a pairing in progress. Those live-only changes are events too
+(defined here and never written to the log), so one function, :func:`fold_table`,
+is the only place a table changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from companion.rules.referee import Referee
+from companion.rules.setup import TableSetup
+from companion.table import events as ev
+from companion.table.nodes import NodeLink
+from companion.table.state import TableState, evolve, initial_state
+
+MAX_UNPAIRED = 32
+"""Nodes remembered that sit in no seat (candidates for pairing)."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Setting up a new game: each seat gets the node that is flipped when the hub asks for it."""
+
+    setup: TableSetup
+    """The new game's setup; its seats' nodes are filled in as they are paired."""
+    assigned: tuple[tuple[str, int, str], ...] = ()
+    """(player, index, node) of the seats paired so far."""
+
+    @property
+    def order(self) -> tuple[tuple[str, int], ...]:
+        return tuple((seat.player, seat.index) for seat in self.setup.seats)
+
+    def current(self) -> tuple[str, int] | None:
+        done = {(p, i) for p, i, _ in self.assigned}
+        for seat in self.order:
+            if seat not in done:
+                return seat
+        return None
+
+    def node_of(self, player: str, index: int) -> str | None:
+        for p, i, node in self.assigned:
+            if (p, i) == (player, index):
+                return node
+        return None
+
+    def has(self, node: str) -> bool:
+        return any(n == node for *_, n in self.assigned)
+
+    def paired_setup(self) -> TableSetup:
+        """The new game's setup with every paired node in its seat."""
+        seats = tuple(
+            replace(seat, node=self.node_of(seat.player, seat.index) or seat.node)
+            for seat in self.setup.seats
+        )
+        return replace(self.setup, seats=seats)
+
+    def to_dict(self) -> dict[str, Any]:
+        current = self.current()
+        return {
+            "game": self.setup.game,
+            "variant": self.setup.variant,
+            "current": {"player": current[0], "index": current[1]} if current else None,
+            "seats": [{"player": p, "index": i, "node": self.node_of(p, i)} for p, i in self.order],
+        }
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The latest refusal a player saw (the red message on their phone)."""
+
+    reason: str
+    at_s: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reason": self.reason, "at_s": round(self.at_s, 3)}
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table: the logged state, its referee, and what the hub knows besides the log."""
+
+    state: TableState
+    referee: Referee[Any]
+    time_scale: float = 1.0
+    links: MappingProxyType[str, NodeLink] = field(default_factory=lambda: MappingProxyType({}))
+    """Every node heard of, seated or not, least recently heard first."""
+    pairing: Pairing | None = None
+    seat_request: tuple[str, int] | None = None
+    """A seat added during the game that waits for its node to be flipped."""
+    intents: MappingProxyType[str, dict[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
+    """What each player chose on their phone for a timer's next flip, by node."""
+    refusals: MappingProxyType[str, Refusal] = field(default_factory=lambda: MappingProxyType({}))
+    """The latest refusal per player."""
+    version: int = 0
+    """Counts every change (logged or not); views are cached per version."""
+    rules: int = 0
+    """The version of the game's rules (recorded with every game step)."""
+
+    @property
+    def setup(self) -> TableSetup:
+        """The table's setup, including seats added during the game."""
+        return self.state.setup
+
+    def link(self, node: str) -> NodeLink:
+        return self.links.get(node) or NodeLink(node)
+
+    def seated_links(self) -> list[NodeLink]:
+        return [self.link(seat.node) for seat in self.setup.seats]
+
+    def unpaired(self) -> list[NodeLink]:
+        """Nodes heard of that sit in no seat, least recently heard first."""
+        return [link for node, link in self.links.items() if self.setup.seat_of(node) is None]
+
+
+def new_table(
+    setup: TableSetup, referee: Referee[Any], *, game: Any, rules: int = 0, time_scale: float = 1.0
+) -> Table:
+    return Table(initial_state(setup, game), referee, time_scale, rules=rules)
+
+
+def table_from_log(
+    setup: TableSetup,
+    events: list[ev.Event],
+    *,
+    referee: Referee[Any],
+    game: Any,
+    rules: int = 0,
+    time_scale: float = 1.0,
+) -> Table:
+    """A table resumed from its log: the game, and the verdict on every node report it logged."""
+    table = new_table(setup, referee, game=game, rules=rules, time_scale=time_scale)
+    for event in events:
+        table = fold_table(table, event)
+    return table
+
+
+# --- changes that are not logged ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LinkChanged:
+    """The hub heard from a node (or of it): its link is now ``link``."""
+
+    link: NodeLink
+
+
+@dataclass(frozen=True)
+class IntentChosen:
+    node: str
+    intent: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class RefusalShown:
+    player: str
+    refusal: Refusal | None
+    """None clears the player's red message."""
+
+
+@dataclass(frozen=True)
+class PairingChanged:
+    pairing: Pairing | None
+
+
+@dataclass(frozen=True)
+class SeatRequested:
+    seat: tuple[str, int] | None
+
+
+@dataclass(frozen=True)
+class TableReset:
+    """A new game begins at this table: a new log starts with ``setup`` and the game's starting state."""
+
+    setup: TableSetup
+    referee: Referee[Any]
+    game: Any
+    rules: int = 0
+
+
+LiveEvent = LinkChanged | IntentChosen | RefusalShown | PairingChanged | SeatRequested | TableReset
+"""Changes the hub keeps in memory only."""
+
+AnyEvent = ev.Event | LiveEvent
+
+
+def is_logged(event: AnyEvent) -> bool:
+    return type(event).__name__ in ev.EVENT_TYPES
+
+
+def fold_table(table: Table, event: AnyEvent) -> Table:
+    """The table after one event: the only place a table changes."""
+    version = table.version + 1
+    match event:
+        case LinkChanged(link=link):
+            links = {n: v for n, v in table.links.items() if n != link.node}
+            links[link.node] = link
+            strangers = [n for n in links if table.setup.seat_of(n) is None]
+            for node in strangers[: max(0, len(strangers) - MAX_UNPAIRED)]:
+                del links[node]
+            return replace(table, links=MappingProxyType(links), version=version)
+        case IntentChosen(node=node, intent=intent):
+            intents = {n: i for n, i in table.intents.items() if n != node}
+            if intent is not None:
+                intents[node] = intent
+            return replace(table, intents=MappingProxyType(intents), version=version)
+        case RefusalShown(player=player, refusal=refusal):
+            refusals = {p: r for p, r in table.refusals.items() if p != player}
+            if refusal is not None:
+                refusals[player] = refusal
+            return replace(table, refusals=MappingProxyType(refusals), version=version)
+        case PairingChanged(pairing=pairing):
+            return replace(table, pairing=pairing, version=version)
+        case SeatRequested(seat=seat):
+            return replace(table, seat_request=seat, version=version)
+        case TableReset(setup=setup, referee=referee, game=game, rules=rules):
+            fresh = initial_state(setup, game)
+            return Table(fresh, referee, table.time_scale, table.links, version=version, rules=rules)
+        case ev.SeatAdded():
+            table = replace(table, seat_request=None)
+    if isinstance(event, ev.NODE_REPORTS) and event.boot:
+        table = replace(table, links=_remember_report(table, event))
+    return replace(table, state=evolve(table.state, event), version=version)
+
+
+def _remember_report(
+    table: Table, event: ev.TimerFlipped | ev.FlipRefused | ev.TimerEmptied | ev.SeatAdded
+) -> MappingProxyType[str, NodeLink]:
+    """The links after the hub logged its verdict on a node's report (a resumed log rebuilds them)."""
+    verdict, reason = ("rejected", event.reason) if isinstance(event, ev.FlipRefused) else ("accepted", "")
+    link = table.link(event.node).reported(event.boot, event.seq, verdict, reason, at_s=event.at_s)
+    links = {n: v for n, v in table.links.items() if n != event.node}
+    links[event.node] = link
+    return MappingProxyType(links)

@@ -1,0 +1,203 @@
+"""The pure decide step: what a message causes, as events to log and commands to send in order."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from companion.core import protocol as p
+from companion.games.sandtimers import FreeTimers
+from companion.rules import Decision, Rejected
+from companion.rules.setup import default_setup
+from companion.table import commands as cmd
+from companion.table import events as ev
+from companion.table import messages as m
+from companion.table.decide import decide
+from companion.table.model import Table, fold_table, new_table
+from companion.table.session import make_referee
+
+SETUP = default_setup("t1", players=2, timers=1)
+BOOT = "0a1b2c3d"
+
+
+class Sabotage(FreeTimers):
+    """A flip of red-1 lights yellow-1 and may end the game; a tap 'score' adds a point."""
+
+    def start(self, setup):
+        return 0
+
+    def replay(self, state, action):
+        return state + 1
+
+    def timer_flipped(self, state, seat, *, intent, ran_out):
+        if seat.node != "red-1":
+            return Decision(state)
+        end = "red scored the last point" if state >= 2 else ""
+        return Decision(
+            state + 1,
+            actions=({"type": "hit"},),
+            notes=("red hit",),
+            show=(("yellow-1", "sabotaged"),),
+            end_clock=end,
+        )
+
+    def player_action(self, state, player, action):
+        if action.get("type") != "score":
+            return Rejected("Only scoring is allowed here", "House rule")
+        return Decision(state + 1, actions=({"type": "score"},), notes=(f"{player} scored",))
+
+
+def table(referee=None) -> Table:
+    referee = referee or Sabotage(SETUP)
+    return new_table(SETUP, referee, game=referee.start(SETUP))
+
+
+def flip(node: str, seq: int, t_ms: int = 0) -> m.NodeReport:
+    return m.NodeReport(
+        node,
+        p.validate(
+            "event",
+            {
+                "v": 1,
+                "kind": "flip",
+                "boot": BOOT,
+                "seq": seq,
+                "t_ms": t_ms,
+                "upper_ms": 60000,
+                "lower_ms": 0,
+            },
+        ),
+    )
+
+
+def run(t: Table, *messages: m.Message, now_s: float = 0.0) -> tuple[Table, list]:
+    outcomes = []
+    for message in messages:
+        outcome = decide(t, message, now_s=now_s, make_referee=make_referee)
+        outcomes.append(outcome)
+        t = outcome.table
+    return t, outcomes
+
+
+def test_a_flip_acks_first_then_shows_then_tells_the_table_the_game_ended():
+    t, _ = run(table(), m.ClockCommand("start"), flip("red-1", 1), flip("red-1", 2))
+    outcome = decide(t, flip("red-1", 3), now_s=5.0)
+    assert [type(c).__name__ for c in outcome.commands] == ["Ack", "Show", "PublishTableState"]
+    ack, show, state = outcome.commands
+    assert ack == cmd.Ack("red-1", BOOT, 3, "accepted") and show == cmd.Show("yellow-1", "sabotaged")
+    assert state.clock == "expired" and state.remaining_ms > 0
+    logged = [type(e).__name__ for e in outcome.logged]
+    assert logged == ["TimerFlipped", "GameStepped", "ClockExpired"]
+
+
+def test_the_outcome_is_the_fold_of_its_events_and_the_table_it_was_given_is_untouched():
+    rng = random.Random(4)
+    t = table()
+    seqs = {"red-1": 0, "yellow-1": 0}
+    for step in range(120):
+        roll = rng.random()
+        if roll < 0.5:
+            node = rng.choice(list(seqs))
+            seqs[node] += rng.choice([0, 1, 1, 1, 2])  # repeats and gaps too
+            message: m.Message = flip(node, max(1, seqs[node]), t_ms=step * 1000)
+        elif roll < 0.7:
+            message = m.PlayerAction(
+                rng.choice(["red", "yellow", "ghost"]), {"type": rng.choice(["score", "x"])}
+            )
+        elif roll < 0.8:
+            message = m.ClockCommand(rng.choice(["start", "pause", "resume"]))
+        elif roll < 0.9:
+            message = m.Undo()
+        else:
+            message = m.Tick()
+        before = t
+        outcome = decide(t, message, now_s=float(step))
+        again = decide(t, message, now_s=float(step))
+        assert outcome == again  # no hidden input: the same message on the same table decides the same
+        folded = before
+        for event in outcome.events:
+            folded = fold_table(folded, event)
+        assert folded == outcome.table
+        assert t is before
+        t = outcome.table
+
+
+def test_a_repeated_report_gets_the_first_verdict_again_and_changes_nothing_logged():
+    t, [_, _, first] = run(table(), m.ClockCommand("start"), m.ClockCommand("pause"), flip("yellow-1", 1))
+    assert first.commands[0].verdict == "rejected"
+    outcome = decide(t, flip("yellow-1", 1), now_s=3.0)
+    assert outcome.logged == [] and outcome.counts == ("flip", "duplicate")
+    assert outcome.commands == (cmd.Ack("yellow-1", BOOT, 1, "rejected", first.commands[0].reason),)
+
+
+def test_a_refused_tap_is_logged_with_its_reason_and_answered():
+    outcome = decide(table(), m.PlayerAction("red", {"type": "cheat"}), now_s=1.0)
+    assert outcome.refusal == Rejected("Only scoring is allowed here", "House rule")
+    assert [type(e).__name__ for e in outcome.events] == ["ActionRefused", "RefusalShown"]
+    assert outcome.table.refusals["red"].reason == "Only scoring is allowed here (House rule)"
+    assert outcome.commands == ()
+
+
+def test_an_undo_records_the_change_it_made_and_a_second_undo_goes_further_back():
+    t, _ = run(table(), m.PlayerAction("red", {"type": "score"}), m.PlayerAction("yellow", {"type": "score"}))
+    assert t.state.game == 2
+    t, [undo] = run(t, m.Undo())
+    [undone] = undo.logged
+    assert isinstance(undone, ev.StepUndone) and undone.note == "yellow scored" and t.state.game == 1
+    t, _ = run(t, m.Undo())
+    assert t.state.game == 0
+    _, [nothing] = run(t, m.Undo())
+    assert nothing.refusal is not None and nothing.events == ()
+
+
+def test_node_commands_are_only_for_known_nodes():
+    assert decide(table(), m.NodeCommand("red-1", "restart"), now_s=0).commands == (cmd.Restart("red-1"),)
+    assert decide(table(), m.NodeCommand("red-1", "identify"), now_s=0).commands == (
+        cmd.Show("red-1", "identify"),
+    )
+    refused = decide(table(), m.NodeCommand("blue-7", "restart"), now_s=0)
+    assert refused.commands == () and "unknown node" in refused.refusal.reason
+
+
+def test_pairing_seats_nodes_in_turn_and_the_last_one_starts_the_new_game():
+    new = replace(default_setup("t1", players=2, timers=1, game="sandtimers"), sand_s=30.0)
+    t, outcomes = run(table(), m.BeginPairing(new), flip("spare-1", 1), flip("spare-2", 1))
+    assert [c.kind for c in outcomes[1].commands] == ["ack", "show"]
+    last = outcomes[2]
+    assert [c.kind for c in last.commands] == ["ack", "show", "config", "config", "table"]
+    assert [s.node for s in t.setup.seats] == ["spare-1", "spare-2"] and t.setup.sand_s == 30.0
+    assert t.pairing is None and isinstance(t.referee, FreeTimers) and t.state.events == 0
+
+
+@pytest.mark.parametrize(
+    "module", ["decide", "model", "state", "clock_rules", "events", "commands", "messages", "nodes", "views"]
+)
+def test_the_decide_step_reads_no_clock_and_does_no_io(module):
+    import ast
+    from pathlib import Path
+
+    import companion.table
+
+    source = Path(companion.table.__file__).with_name(f"{module}.py").read_text()
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            imported |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module.split(".")[0])
+    allowed_io = {"threading"} if module == "views" else set()  # the views' cache has a lock, nothing else
+    forbidden = {
+        "time",
+        "random",
+        "os",
+        "socket",
+        "threading",
+        "subprocess",
+        "pathlib",
+        "io",
+        "flask",
+        "paho",
+    }
+    assert imported & (forbidden - allowed_io) == set()
