@@ -17,8 +17,7 @@ from companion.audio.settings import CueSettings
 from companion.clock import Clock
 from companion.errors import CompanionError
 from companion.games import find_game
-from companion.table import events as ev
-from companion.table.model import TableReset, is_logged
+from companion.table.model import ActionRefused, TableReset, is_logged
 from companion.table.session import TableSession
 
 log = logging.getLogger(__name__)
@@ -41,7 +40,7 @@ def init_cues(
         if kind != "change":
             return
         for event in data["events"]:
-            if isinstance(event, ev.ActionRefused):
+            if isinstance(event, ActionRefused):
                 service.rule_broken(session.state.clock)
             elif isinstance(event, TableReset):
                 prepare_in_background(service, event.setup.clock_length_s)

@@ -27,7 +27,10 @@ from companion.table import commands as cmd
 from companion.table import events as ev
 from companion.table import messages as msg
 from companion.table.model import (
+    ActionRefused,
     AnyEvent,
+    BrokerChanged,
+    BrokerHealth,
     IntentChosen,
     LinkChanged,
     Pairing,
@@ -39,10 +42,14 @@ from companion.table.model import (
     TableReset,
     fold_table,
 )
-from companion.table.nodes import NodeLink
+from companion.table.nodes import MAX_SEQ_JUMP, NodeLink
 from companion.table.state import last_step
 
 TABLE_RULE = "Table"
+
+CHECKPOINT_S = 5.0
+"""Real seconds of a running master clock with no event before the hub logs a ClockCheckpoint:
+a crash gives back at most this much game time."""
 
 RefereeMaker = Callable[[TableSetup], tuple[Any, Any, int]]
 """Makes (referee, starting game state, rules version) for a new game's setup."""
@@ -165,6 +172,8 @@ def decide(
             return _node_report(tx, message)
         case msg.NodeStatus(node=node, online=online):
             return _node_status(tx, node, online)
+        case msg.BrokerStatus(online=online, detail=detail):
+            return _broker(tx, online, detail)
         case msg.ClockCommand(action=action):
             return _clock_command(tx, action)
         case msg.Tick():
@@ -208,9 +217,18 @@ def _node_status(tx: _Transaction, node: str, online: bool) -> Outcome:
 
 
 def _heard(tx: _Transaction, node: str, report: Any) -> NodeLink:
-    link = tx.table.link(node).heard(boot=report.boot, t_ms=report.t_ms, now_s=tx.now_s)
+    live = report.kind in ("hello", "heartbeat")  # a flip or empty report may come from the node's buffer
+    link = tx.table.link(node).heard(boot=report.boot, now_s=tx.now_s, t_ms=report.t_ms if live else None)
     if report.kind == "hello":
         link = replace(link, node_kind=report.node_kind, firmware=report.firmware)
+    dropped = report.get("dropped")
+    if dropped is not None and dropped != link.dropped:
+        if dropped > link.dropped:
+            reason = (
+                f"node {node!r} had to drop {dropped - link.dropped} buffered events (its buffer was full)"
+            )
+            tx.rejects.append(("dropped_events", reason))
+        link = replace(link, dropped=dropped)
     return link
 
 
@@ -229,6 +247,8 @@ def _node_report(tx: _Transaction, message: msg.NodeReport) -> Outcome:
             tx.send(cmd.Ack(node, report.boot, report.seq, "rejected", reason))
         return tx.done()
     tx.counts.append(report.kind)
+    if report.kind in ("flip", "empty"):
+        return _sequenced(tx, seat, report)
     link = _heard(tx, node, report)
     if report.kind == "hello":
         tx.add(LinkChanged(link))
@@ -238,27 +258,41 @@ def _node_report(tx: _Transaction, message: msg.NodeReport) -> Outcome:
     if report.kind == "heartbeat":
         battery = report.get("battery_mv")
         tx.add(LinkChanged(replace(link, queued=report.queued, battery_mv=battery or link.battery_mv)))
-        return tx.done()
-    seq = report.seq
-    if seq <= link.last_seq:
+    return tx.done()
+
+
+def _sequenced(tx: _Transaction, seat: Seat, report: Any) -> Outcome:
+    """A flip or empty report: answered again if the hub decided it before, else decided now."""
+    node, seq, boot = seat.node, report.seq, report.boot
+    before = tx.table.link(node)
+    known = before.verdict(boot, seq)
+    if known is not None:
         tx.counts.append("duplicate")
-        tx.add(LinkChanged(link))
-        verdict, reason = link.verdict(seq) or ("accepted", "")
-        tx.send(cmd.Ack(node, report.boot, seq, verdict, reason))
+        tx.add(LinkChanged(_heard(tx, node, report)))
+        tx.send(cmd.Ack(node, boot, seq, *known))
         return tx.done()
-    if seq > link.last_seq + 1:
+    last = before.seq_of(boot)
+    if seq > last + MAX_SEQ_JUMP:  # no node buffers that much: not heard, nothing changes
+        reason = f"report {seq} of node {node!r} jumps {seq - last} ahead of its last one ({last})"
+        tx.rejects.append(("sequence_jump", reason))
+        tx.send(cmd.Ack(node, boot, seq, "rejected", reason))
+        return tx.done()
+    if seq < last:
+        tx.counts.append("out_of_order")  # late, but never seen: applied
+    elif seq > last + 1:
         tx.counts.append("sequence_gap")
+    link = _heard(tx, node, report)
     at = max(link.to_hub(report.t_ms, tx.now_s), link.last_at_s)
-    tx.add(LinkChanged(link))  # the logged report itself records its sequence number (fold_table)
+    tx.add(LinkChanged(link))  # the logged report itself records its verdict (fold_table)
     if report.kind == "flip":
         verdict, reason = _flip(tx, seat, report, at)
     else:
-        tx.add(ev.TimerEmptied(node, at, report.boot, seq))
+        tx.add(ev.TimerEmptied(node, at, boot, seq))
         emptied = tx.table.referee.timer_emptied(tx.table.state.game, seat)
         if isinstance(emptied, Decision):
             tx.step(emptied, at_s=at)
         verdict, reason = "accepted", ""
-    tx.commands.insert(0, cmd.Ack(node, report.boot, seq, verdict, reason))  # the ack goes out first
+    tx.commands.insert(0, cmd.Ack(node, boot, seq, verdict, reason))  # the ack goes out first
     return tx.done()
 
 
@@ -293,7 +327,7 @@ def _pair_flip(tx: _Transaction, node: str, report: Any) -> Outcome:
     """During pairing a flip names the node of the seat the hub is asking for."""
     pairing = tx.table.pairing
     assert pairing is not None
-    link = _heard(tx, node, report).remember(report.seq, "accepted", "")
+    link = _heard(tx, node, report).reported(report.boot, report.seq, "accepted", "", at_s=tx.now_s)
     tx.add(LinkChanged(link))
     tx.send(cmd.Ack(node, report.boot, report.seq, "accepted"))
     current = pairing.current()
@@ -379,12 +413,27 @@ def _clock_command(tx: _Transaction, action: str) -> Outcome:
 
 
 def _tick(tx: _Transaction) -> Outcome:
-    expiry = clock_rules.due_expiry(tx.table.state, now_s=tx.now_s)
+    state = tx.table.state
+    expiry = clock_rules.due_expiry(state, now_s=tx.now_s)
     if expiry is not None:
         tx.add(expiry)
         step = tx.table.referee.clock_expired(tx.table.state.game)
         if isinstance(step, Decision):
             tx.step(step, at_s=expiry.at_s)
+    elif state.clock.phase == "running" and tx.now_s - state.last_at_s >= CHECKPOINT_S * tx.table.time_scale:
+        tx.add(ev.ClockCheckpoint(tx.now_s))
+    return tx.done()
+
+
+def _broker(tx: _Transaction, online: bool, detail: str) -> Outcome:
+    """The hub lost or regained its broker: while it is away no node can be heard, so none is online."""
+    if tx.table.broker.online == online:
+        return tx.done()
+    tx.add(BrokerChanged(BrokerHealth(online, tx.now_s, detail)))
+    if not online:
+        for link in tx.table.links.values():
+            if link.online:
+                tx.add(LinkChanged(replace(link, online=False)))
     return tx.done()
 
 
@@ -397,7 +446,7 @@ def _player_action(tx: _Transaction, player: str, action: dict[str, Any]) -> Out
         return tx.done(refusal=Rejected(f"there is no player {player!r} at this table", TABLE_RULE))
     step = table.referee.player_action(table.state.game, player, action)
     if isinstance(step, Rejected):
-        tx.add(ev.ActionRefused(at, player, str(step)), RefusalShown(player, Refusal(str(step), at)))
+        tx.add(ActionRefused(at, player, str(step)), RefusalShown(player, Refusal(str(step), at)))
         return tx.done(refusal=step)
     tx.step(step, at_s=at, player=player)
     if player in tx.table.refusals:

@@ -108,12 +108,11 @@ class GameStepped:
 
 
 @dataclass(frozen=True)
-class ActionRefused:
-    """A player's action was refused by the rules (shown in red, changes nothing)."""
+class ClockCheckpoint:
+    """Game time passed while nothing else happened: a resumed game goes on from here, not from
+    the last event (so a crash gives back at most the checkpoint interval)."""
 
     at_s: float
-    player: str
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -150,7 +149,7 @@ Event = (
     | ClockExpired
     | ClockAborted
     | GameStepped
-    | ActionRefused
+    | ClockCheckpoint
     | StepUndone
     | SeatAdded
 )
@@ -167,7 +166,7 @@ EVENT_TYPES: dict[str, type] = {
         ClockExpired,
         ClockAborted,
         GameStepped,
-        ActionRefused,
+        ClockCheckpoint,
         StepUndone,
         SeatAdded,
     )
@@ -178,6 +177,9 @@ NODE_REPORTS = (TimerFlipped, FlipRefused, TimerEmptied, SeatAdded)
 
 CLOCK_EVENTS = (ClockStarted, ClockPaused, ClockResumed, ClockExpired, ClockAborted)
 """Events that change the master clock (the nodes are told the table state again)."""
+
+LEGACY_SKIPPED = {"ActionRefused"}
+"""Event types older logs hold that are no longer logged (a refused tap changes nothing); reading skips them."""
 
 _GAME_FIELDS = {"facts", "change"}
 """Fields whose values are the game's own types, written with the game's codec."""

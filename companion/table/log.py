@@ -251,6 +251,8 @@ def _read_v2(setup: TableSetup, head: dict[str, Any], records: list[Any], path: 
     start = codec.decode(head.get("game"))
     events = []
     for number, record in enumerate(records, start=2):
+        if isinstance(record, dict) and record.get("type") in ev.LEGACY_SKIPPED:
+            continue
         try:
             events.append(ev.event_from_dict(record, codec))
         except InvalidRecordError as exc:
@@ -329,6 +331,8 @@ def _migrate_v1(setup: TableSetup, records: list[Any], path: Path) -> SavedGame:
             note = str(record.get("note", ""))
             events.append(ev.StepUndone(float(record.get("at_s", 0.0)), steps[0], note, diff(game, refolded)))
             game = refolded
+        elif kind in ev.LEGACY_SKIPPED:
+            continue
         else:
             try:
                 events.append(ev.event_from_dict(record))

@@ -30,6 +30,14 @@ class NodeStatus:
 
 
 @dataclass(frozen=True)
+class BrokerStatus:
+    """The hub's MQTT connection came up or went down (``detail``: why, for the dashboard)."""
+
+    online: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class ClockCommand:
     """The host started, paused, resumed or ended the master clock."""
 
@@ -94,6 +102,7 @@ class NewGame:
 Message = (
     NodeReport
     | NodeStatus
+    | BrokerStatus
     | ClockCommand
     | Tick
     | PlayerAction

@@ -82,6 +82,18 @@ class Refusal:
 
 
 @dataclass(frozen=True)
+class BrokerHealth:
+    """Whether the hub reaches its MQTT broker (None: not known yet, e.g. no broker at all)."""
+
+    online: bool | None = None
+    since_s: float | None = None
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"online": self.online, "since_s": self.since_s, "detail": self.detail}
+
+
+@dataclass(frozen=True)
 class Table:
     """One table: the logged state, its referee, and what the hub knows besides the log."""
 
@@ -101,6 +113,7 @@ class Table:
     """Counts every change (logged or not); views are cached per version."""
     rules: int = 0
     """The version of the game's rules (recorded with every game step)."""
+    broker: BrokerHealth = BrokerHealth()
 
     @property
     def setup(self) -> TableSetup:
@@ -174,6 +187,21 @@ class SeatRequested:
 
 
 @dataclass(frozen=True)
+class ActionRefused:
+    """A player's action was refused by the rules: shown in red and counted, never logged (it changes
+    nothing, and a page without a login must not be able to make the hub write)."""
+
+    at_s: float
+    player: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class BrokerChanged:
+    health: BrokerHealth
+
+
+@dataclass(frozen=True)
 class TableReset:
     """A new game begins at this table: a new log starts with ``setup`` and the game's starting state."""
 
@@ -183,7 +211,16 @@ class TableReset:
     rules: int = 0
 
 
-LiveEvent = LinkChanged | IntentChosen | RefusalShown | PairingChanged | SeatRequested | TableReset
+LiveEvent = (
+    LinkChanged
+    | IntentChosen
+    | RefusalShown
+    | PairingChanged
+    | SeatRequested
+    | TableReset
+    | ActionRefused
+    | BrokerChanged
+)
 """Changes the hub keeps in memory only."""
 
 AnyEvent = ev.Event | LiveEvent
@@ -218,9 +255,21 @@ def fold_table(table: Table, event: AnyEvent) -> Table:
             return replace(table, pairing=pairing, version=version)
         case SeatRequested(seat=seat):
             return replace(table, seat_request=seat, version=version)
+        case ActionRefused():
+            return replace(table, version=version)
+        case BrokerChanged(health=health):
+            return replace(table, broker=health, version=version)
         case TableReset(setup=setup, referee=referee, game=game, rules=rules):
             fresh = initial_state(setup, game)
-            return Table(fresh, referee, table.time_scale, table.links, version=version, rules=rules)
+            return Table(
+                fresh,
+                referee,
+                table.time_scale,
+                table.links,
+                version=version,
+                rules=rules,
+                broker=table.broker,
+            )
         case ev.SeatAdded():
             table = replace(table, seat_request=None)
     if isinstance(event, ev.NODE_REPORTS) and event.boot:

@@ -2,6 +2,13 @@
 
 Availability is not game state, so it lives here and not in the event log. A
 :class:`NodeLink` is a frozen value; the table replaces it whenever a node is heard.
+
+Sequence numbers: every flip or empty report carries the node's boot id and a number
+that counts up from 1 per boot. The hub remembers its verdict on each (boot, number) it
+logged (rebuilt from the log after a restart), answers a report it has seen with the
+same verdict, and applies any other one: a report that arrives late or after a gap is
+applied and counted, never swallowed. A number too far ahead of anything the node can
+have buffered is refused, so one forged message cannot make the hub ignore a node.
 """
 
 from __future__ import annotations
@@ -9,19 +16,24 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-OFFSET_WINDOW = 24
-"""Clock samples kept per node (the smallest wins)."""
-VERDICT_CACHE = 64
-"""Verdicts kept per node, to answer a repeated report the same way."""
+OFFSET_SAMPLES = 24
+"""Clock samples kept per node (the smallest wins): two minutes of heartbeats."""
+VERDICT_MEMORY = 1024
+"""Verdicts kept per node (a 30-minute game has a few dozen reports per node)."""
+MAX_SEQ_JUMP = 1024
+"""The largest step ahead a report's number may take: a node buffers far fewer (see protocol.md)."""
 
 
 @dataclass(frozen=True)
 class NodeLink:
     """One node as the hub last heard it.
 
-    The clock mapping: every message gives one sample ``hub_receive_s - node_t_s``;
-    network delay only ever makes a sample larger, so the smallest sample of a recent
-    window is the best estimate of the offset (it also follows slow crystal drift).
+    The clock mapping: every live message (hello, heartbeat) gives one sample
+    ``hub_receive_s - node_t_s``; network delay only ever makes a sample larger, so the
+    smallest of the recent samples is the best estimate of the offset (it also follows
+    slow crystal drift). Flip and empty reports give none: they may come from the node's
+    buffer long after they happened, and a backlog of them must not push the good
+    samples out.
     """
 
     node: str
@@ -32,27 +44,40 @@ class NodeLink:
     firmware: str | None = None
     battery_mv: int | None = None
     queued: int = 0
+    dropped: int = 0
+    """Events the node says it had to drop from a full buffer during this boot."""
     last_seq: int = 0
+    """The highest report number of the current boot."""
     last_at_s: float = 0.0
     """Hub time of the last sequenced event, so mapped times never run backwards."""
     offsets: tuple[float, ...] = ()
-    verdicts: tuple[tuple[int, str, str], ...] = ()
-    """Recent (seq, verdict, reason), oldest first."""
+    """The recent clock samples, oldest first."""
+    verdicts: tuple[tuple[str, int, str, str], ...] = ()
+    """(boot, seq, verdict, reason) of the reports the hub decided, oldest first."""
 
     @property
     def offset_s(self) -> float | None:
         return min(self.offsets) if self.offsets else None
 
-    def heard(self, *, boot: str, t_ms: int, now_s: float) -> NodeLink:
-        """The link after a message stamped ``t_ms`` by boot ``boot`` arrived at ``now_s``.
+    def seq_of(self, boot: str) -> int:
+        """The highest report number heard from ``boot``."""
+        if boot == self.boot:
+            return self.last_seq
+        return max((seq for b, seq, _, _ in self.verdicts if b == boot), default=0)
 
-        A new boot id means the node restarted: its sequence numbers and clock start afresh.
+    def heard(self, *, boot: str, now_s: float, t_ms: int | None = None) -> NodeLink:
+        """The link after a message of boot ``boot`` arrived at ``now_s``; ``t_ms``: its stamp, when it
+        is a live message whose stamp is a clock sample.
+
+        A new boot id means the node restarted: its clock starts afresh (the verdicts of
+        the old boot are kept, so its late reports are still recognised).
         """
         link = self
         if boot != self.boot:
-            link = replace(self, boot=boot, last_seq=0, last_at_s=0.0, verdicts=(), offsets=())
-        sample = now_s - t_ms / 1000.0
-        return replace(link, offsets=(*link.offsets, sample)[-OFFSET_WINDOW:], last_seen_s=now_s, online=True)
+            link = replace(self, boot=boot, last_seq=self.seq_of(boot), last_at_s=0.0, offsets=(), dropped=0)
+        if t_ms is not None:
+            link = replace(link, offsets=(*link.offsets, now_s - t_ms / 1000.0)[-OFFSET_SAMPLES:])
+        return replace(link, last_seen_s=now_s, online=True)
 
     def to_hub(self, t_ms: int, now_s: float) -> float:
         """Hub time of a node timestamp, never later than ``now_s``."""
@@ -61,22 +86,22 @@ class NodeLink:
             return now_s
         return min(now_s, t_ms / 1000.0 + offset)
 
-    def verdict(self, seq: int) -> tuple[str, str] | None:
-        for known, verdict, reason in self.verdicts:
-            if known == seq:
+    def verdict(self, boot: str, seq: int) -> tuple[str, str] | None:
+        """The verdict the hub gave report ``seq`` of ``boot``, if it decided one."""
+        for b, known, verdict, reason in self.verdicts:
+            if b == boot and known == seq:
                 return verdict, reason
         return None
 
-    def remember(self, seq: int, verdict: str, reason: str) -> NodeLink:
-        verdicts = (*self.verdicts, (seq, verdict, reason))[-VERDICT_CACHE:]
-        return replace(self, verdicts=verdicts, last_seq=max(self.last_seq, seq))
-
     def reported(self, boot: str, seq: int, verdict: str, reason: str, *, at_s: float) -> NodeLink:
-        """The link after the hub logged its verdict on report ``seq`` of boot ``boot`` (made at ``at_s``)."""
+        """The link after the hub logged its verdict on report ``seq`` of ``boot`` (made at ``at_s``)."""
         link = self
         if boot != self.boot:
-            link = replace(self, boot=boot, last_seq=0, last_at_s=0.0, verdicts=(), offsets=())
-        return replace(link.remember(seq, verdict, reason), last_at_s=max(link.last_at_s, at_s))
+            link = replace(self, boot=boot, last_seq=self.seq_of(boot), last_at_s=0.0, offsets=(), dropped=0)
+        verdicts = (*link.verdicts, (boot, seq, verdict, reason))[-VERDICT_MEMORY:]
+        return replace(
+            link, verdicts=verdicts, last_seq=max(link.last_seq, seq), last_at_s=max(link.last_at_s, at_s)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -88,6 +113,7 @@ class NodeLink:
             "firmware": self.firmware,
             "battery_mv": self.battery_mv,
             "queued": self.queued,
+            "dropped": self.dropped,
             "last_seq": self.last_seq,
             "clock_offset_s": self.offset_s,
         }

@@ -24,7 +24,7 @@ from companion.table import events as ev
 from companion.table import messages as msg
 from companion.table.decide import Outcome, decide, table_state, undo_note
 from companion.table.log import EventLog
-from companion.table.model import Table, TableReset, table_from_log
+from companion.table.model import ActionRefused, Table, TableReset, table_from_log
 from companion.table.nodes import NodeLink
 from companion.table.state import TableState, last_step
 from companion.table.views import MessageStats, RecentEvents, TableViews
@@ -198,8 +198,9 @@ class TableSession:
                 batch.append(event)  # type: ignore[arg-type]
         self.log.append(*batch)
         setup = outcome.table.setup
-        for event in batch:
-            self.recent.add(event, setup)
+        for event in outcome.events:
+            if isinstance(event, ActionRefused) or type(event).__name__ in ev.EVENT_TYPES:
+                self.recent.add(event, setup)  # type: ignore[arg-type]
 
     # --- messages from nodes ---------------------------------------------------------------
     def reject_message(self, category: str, reason: str, *, topic: str | None = None) -> None:
@@ -216,6 +217,10 @@ class TableSession:
     def node_message(self, node: str, message: NodeMessage) -> list[cmd.Command]:
         """Apply one validated event message from ``node``; return the commands it caused, in order."""
         return list(self.handle(msg.NodeReport(node, message)).commands)
+
+    def broker_status(self, *, online: bool, detail: str = "") -> None:
+        """The hub's connection to its broker came up or went down."""
+        self.handle(msg.BrokerStatus(online, detail))
 
     def command_node(self, node: str, what: str) -> Rejected | None:
         """Ask a node to ``restart`` or to ``identify`` itself."""

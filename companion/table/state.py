@@ -102,6 +102,8 @@ class TableState:
     """The game referee's state (None for a table of timers only)."""
     steps: tuple[StepRecord, ...] = ()
     """Every game step of the log, in order."""
+    last_at_s: float = 0.0
+    """Game time of the latest event folded in (a resumed hub's clock goes on from here)."""
 
     @property
     def paused(self) -> bool:
@@ -123,7 +125,7 @@ def _with_timers(state: TableState, changes: dict[str, TimerState], **kw: Any) -
 def evolve(state: TableState, event: ev.Event) -> TableState:
     """The state after one event. Events of unknown nodes leave timers alone."""
     index = state.events
-    state = replace(state, events=index + 1)
+    state = replace(state, events=index + 1, last_at_s=max(state.last_at_s, event.at_s))
     clock = state.clock
     match event:
         case ev.TimerFlipped(node=node, at_s=at, upper_s=upper):
@@ -196,7 +198,7 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
                 return state
             setup = replace(state.setup, seats=(*state.setup.seats, Seat(player, seat_index, node)))
             return _with_timers(replace(state, setup=setup), {node: TimerState(node, player, seat_index)})
-        case ev.ActionRefused():
+        case ev.ClockCheckpoint():
             return state
     raise TypeError(f"not a table event: {event!r}")
 

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, deque
+from dataclasses import asdict
 from typing import Any
 
 from companion.rules.setup import TableSetup
 from companion.table import events as ev
-from companion.table.model import Table
+from companion.table.model import ActionRefused, Table
 from companion.table.results import explain
 
 RECENT = 30
 """Events listed on the dashboard."""
 
 
-def describe(event: ev.Event, setup: TableSetup) -> str:
+def describe(event: ev.Event | ActionRefused, setup: TableSetup) -> str:
     """One line for the dashboard's list of recent events."""
 
     def who(node: str) -> str:
@@ -47,7 +48,7 @@ def describe(event: ev.Event, setup: TableSetup) -> str:
         case ev.GameStepped(note=note, player=player, actions=actions):
             kind = actions[0].get("type", "action") if actions else "action"
             return note or f"{player or 'game'}: {kind}"
-        case ev.ActionRefused(player=player, reason=reason):
+        case ActionRefused(player=player, reason=reason):
             return f"{player}: refused: {reason}"
         case ev.StepUndone(note=note):
             return f"undone: {note}"
@@ -81,8 +82,11 @@ class RecentEvents:
     def __init__(self) -> None:
         self._entries: deque[dict[str, Any]] = deque(maxlen=RECENT)
 
-    def add(self, event: ev.Event, setup: TableSetup) -> None:
-        entry = ev.event_summary(event)
+    def add(self, event: ev.Event | ActionRefused, setup: TableSetup) -> None:
+        if isinstance(event, ActionRefused):
+            entry: dict[str, Any] = {"type": "ActionRefused", **asdict(event)}
+        else:
+            entry = ev.event_summary(event)
         entry["text"] = describe(event, setup)
         self._entries.append(entry)
 
@@ -202,6 +206,7 @@ def _body(table: Table) -> dict[str, Any]:
         "scores": scores,
         "explanation": explain(scores) if scores else "",
         "refusals": {player: refusal.to_dict() for player, refusal in table.refusals.items()},
+        "broker": table.broker.to_dict(),
     }
 
 

@@ -30,6 +30,7 @@ from companion.i18n.web import init_i18n
 from companion.rules.setup import default_setup
 from companion.table import clock_rules
 from companion.table import events as ev
+from companion.table.model import ActionRefused
 from companion.table.results import explain
 from companion.table.views import describe
 
@@ -219,9 +220,7 @@ def test_recent_event_lines_translate_their_parts():
 
 
 def test_game_engine_reasons_stay_english_inside_a_translated_line():
-    line = describe(
-        ev.ActionRefused(1.0, "red", "The sand has not run through yet (Placing sandtimers)"), SETUP
-    )
+    line = describe(ActionRefused(1.0, "red", "The sand has not run through yet (Placing sandtimers)"), SETUP)
     assert (
         translate_sentence(line, "es")
         == "red: rechazado: The sand has not run through yet (Placing sandtimers)"

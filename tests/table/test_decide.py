@@ -201,3 +201,92 @@ def test_the_decide_step_reads_no_clock_and_does_no_io(module):
         "paho",
     }
     assert imported & (forbidden - allowed_io) == set()
+
+
+def test_one_forged_report_far_ahead_cannot_make_the_hub_ignore_a_node():
+    t, _ = run(table(), m.ClockCommand("start"), flip("red-1", 1))
+    forged = decide(t, flip("red-1", 2**53), now_s=1.0)
+    assert forged.commands[0].verdict == "rejected" and "jumps" in forged.commands[0].reason
+    assert forged.logged == [] and forged.rejects[0][0] == "sequence_jump"
+    t = forged.table
+    real = decide(t, flip("red-1", 2, t_ms=2000), now_s=2.0)
+    assert (
+        real.commands[0].verdict == "accepted"
+        and [type(e).__name__ for e in real.logged][0] == "TimerFlipped"
+    )
+
+
+def test_a_late_report_never_seen_is_applied_and_a_new_boot_keeps_the_old_verdicts():
+    t, _ = run(table(), flip("red-1", 1), flip("red-1", 3))  # 2 is still on its way
+    late = decide(t, flip("red-1", 2), now_s=1.0)
+    assert late.counts == ("flip", "out_of_order") and late.logged and late.commands[0].verdict == "accepted"
+    t = late.table
+    reboot = m.NodeReport(
+        "red-1",
+        p.validate(
+            "event",
+            {
+                "v": 1,
+                "kind": "flip",
+                "boot": "ffff0000",
+                "seq": 1,
+                "t_ms": 5,
+                "upper_ms": 60000,
+                "lower_ms": 0,
+            },
+        ),
+    )
+    t = decide(t, reboot, now_s=2.0).table
+    again = decide(t, flip("red-1", 3), now_s=3.0)  # the old boot's report, resent once more
+    assert again.counts == ("flip", "duplicate") and again.logged == []
+
+
+def test_a_quiet_running_clock_is_checkpointed_so_a_crash_gives_back_little():
+    t, _ = run(table(), m.ClockCommand("start"), now_s=10.0)
+    assert decide(t, m.Tick(), now_s=14.0).logged == []
+    outcome = decide(t, m.Tick(), now_s=15.0)
+    assert outcome.logged == [ev.ClockCheckpoint(15.0)] and outcome.commands == ()
+    assert outcome.table.state.last_at_s == 15.0
+    paused, _ = run(t, m.ClockCommand("pause"), now_s=11.0)
+    assert decide(paused, m.Tick(), now_s=100.0).logged == []  # a paused game loses nothing
+
+
+def test_a_refused_tap_is_shown_and_counted_but_never_written():
+    outcomes = [decide(table(), m.PlayerAction("red", {"type": "cheat"}), now_s=float(i)) for i in range(500)]
+    assert all(o.logged == [] and o.refusal is not None for o in outcomes)
+
+
+def test_losing_the_broker_takes_every_node_offline_and_shows_on_the_table():
+    t, _ = run(table(), flip("red-1", 1), m.BrokerStatus(True))
+    assert t.link("red-1").online and t.broker.online is True
+    t, [lost] = run(t, m.BrokerStatus(False, "connection refused"), now_s=9.0)
+    assert not t.link("red-1").online and t.broker.to_dict() == {
+        "online": False,
+        "since_s": 9.0,
+        "detail": "connection refused",
+    }
+    assert lost.logged == []
+
+
+def test_a_node_that_dropped_buffered_events_says_so_and_the_table_counts_it():
+    heartbeat = m.NodeReport(
+        "red-1",
+        p.validate(
+            "event",
+            {
+                "v": 1,
+                "kind": "heartbeat",
+                "boot": BOOT,
+                "t_ms": 9,
+                "upper_ms": 0,
+                "lower_ms": 0,
+                "queued": 64,
+                "dropped": 236,
+            },
+        ),
+    )
+    outcome = decide(table(), heartbeat, now_s=1.0)
+    assert outcome.table.link("red-1").dropped == 236
+    assert outcome.rejects == (
+        ("dropped_events", "node 'red-1' had to drop 236 buffered events (its buffer was full)"),
+    )
