@@ -17,6 +17,10 @@ PLAYER_COLOURS = ("red", "yellow", "green", "blue", "purple", "orange", "white",
 INTRO_CLOCK_S = 12 * 60
 FULL_CLOCK_S = 30 * 60
 DEFAULT_SAND_S = 60.0
+DEFAULT_GRACE_S = 2.0
+EARLY_LIFTS = ("refuse", "warn", "ignore")
+"""How a table treats a sandtimer lifted before its sand ran through: the rules refuse it (red),
+it counts with a warning in the table's list, or it simply counts."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,11 @@ class TableSetup:
     """Turn-based games: the sandtimer is a turn limit and running out forfeits the turn."""
     colours: tuple[str, ...] = ()
     """Each player's colour (from :data:`PLAYER_COLOURS`), in the order of ``players``."""
+    grace_s: float = 0.0
+    """A refused flip waits this long (real seconds) before the table flags it: turned back within
+    it, both flips were an accident (a knock, a tip-over) and nothing counts. 0 flags at once."""
+    early_lifts: str = "refuse"
+    """One of :data:`EARLY_LIFTS`."""
 
     @property
     def sand_ms(self) -> int:
@@ -76,6 +85,8 @@ class TableSetup:
             "seed": self.seed,
             "turn_limit": self.turn_limit,
             "colours": list(self.colours),
+            "grace_s": self.grace_s,
+            "early_lifts": self.early_lifts,
         }
 
     @classmethod
@@ -93,6 +104,8 @@ class TableSetup:
                 seed=int(data.get("seed", 0)),
                 turn_limit=bool(data.get("turn_limit", True)),
                 colours=tuple(str(c) for c in data.get("colours", ())),
+                grace_s=float(data.get("grace_s", 0.0)),
+                early_lifts=str(data.get("early_lifts", "refuse")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"table setup is incomplete or malformed ({exc})") from exc
@@ -110,6 +123,8 @@ def make_setup(
     seed: int = 0,
     turn_limit: bool = True,
     colours: tuple[str, ...] = (),
+    grace_s: float = 0.0,
+    early_lifts: str = "refuse",
 ) -> TableSetup:
     """Build a checked :class:`TableSetup`."""
     if not is_valid_id(table):
@@ -128,6 +143,10 @@ def make_setup(
             raise ConfigError(f"seat {seat.node!r} belongs to unknown player {seat.player!r}")
     if len(set(players)) != len(players):
         raise ConfigError("player names must be different")
+    if not 0 <= grace_s <= 10:
+        raise ConfigError("the grace window for knocked sandtimers is 0 to 10 seconds")
+    if early_lifts not in EARLY_LIFTS:
+        raise ConfigError(f"early lifts are {', '.join(EARLY_LIFTS)}, not {early_lifts!r}")
     return TableSetup(
         table,
         game,
@@ -139,6 +158,8 @@ def make_setup(
         int(seed),
         bool(turn_limit),
         player_colours(tuple(players), tuple(colours)),
+        float(grace_s),
+        early_lifts,
     )
 
 

@@ -27,10 +27,13 @@ from companion.table import commands as cmd
 from companion.table import events as ev
 from companion.table import messages as msg
 from companion.table.model import (
+    KNOCKED,
     ActionRefused,
     AnyEvent,
     BrokerChanged,
     BrokerHealth,
+    FlipHeld,
+    HeldFlip,
     IntentChosen,
     LinkChanged,
     Pairing,
@@ -265,6 +268,10 @@ def _sequenced(tx: _Transaction, seat: Seat, report: Any) -> Outcome:
     """A flip or empty report: answered again if the hub decided it before, else decided now."""
     node, seq, boot = seat.node, report.seq, report.boot
     before = tx.table.link(node)
+    held = tx.table.held.get(node)
+    if held is not None and (held.boot, held.seq) == (boot, seq):
+        tx.counts.append("duplicate")  # still waiting out its grace window: answered then
+        return tx.done()
     known = before.verdict(boot, seq)
     if known is not None:
         tx.counts.append("duplicate")
@@ -284,8 +291,18 @@ def _sequenced(tx: _Transaction, seat: Seat, report: Any) -> Outcome:
     link = _heard(tx, node, report)
     at = max(link.to_hub(report.t_ms, tx.now_s), link.last_at_s)
     tx.add(LinkChanged(link))  # the logged report itself records its verdict (fold_table)
+    if report.kind == "flip" and held is not None:
+        tx.add(ev.TimerKnocked(node, held.at_s, at, boot, held.seq, seq), FlipHeld(node, None))
+        tx.send(
+            cmd.Ack(node, held.boot, held.seq, "accepted", KNOCKED),
+            cmd.Ack(node, boot, seq, "accepted", KNOCKED),
+        )
+        return tx.done()
     if report.kind == "flip":
-        verdict, reason = _flip(tx, seat, report, at)
+        decided = _flip(tx, seat, report, at)
+        if decided is None:
+            return tx.done()  # held: the ack waits for the grace window
+        verdict, reason = decided
     else:
         tx.add(ev.TimerEmptied(node, at, boot, seq))
         emptied = tx.table.referee.timer_emptied(tx.table.state.game, seat)
@@ -296,17 +313,27 @@ def _sequenced(tx: _Transaction, seat: Seat, report: Any) -> Outcome:
     return tx.done()
 
 
-def _flip(tx: _Transaction, seat: Seat, report: Any, at: float) -> tuple[str, str]:
+def _flip(tx: _Transaction, seat: Seat, report: Any, at: float) -> tuple[str, str] | None:
+    """Decide a flip: (verdict, reason), or None when its refusal is held for the grace window."""
     table = tx.table
+    setup = table.setup
     upper_s, lower_s = report.upper_ms / 1000.0, report.lower_ms / 1000.0
     referee = table.referee
+    early = report.lower_ms > 0 and setup.early_lifts != "refuse"  # the table lets an early lift count
     reason = clock_rules.flip_refusal(table.state, at_s=at, rules_decide_end=referee.rules_decide_end)
     step: Step = Decision(table.state.game)
     if not reason:
         intent = table.intents.get(seat.node)
-        step = referee.timer_flipped(table.state.game, seat, intent=intent, ran_out=report.lower_ms == 0)
+        ran_out = report.lower_ms == 0 or early
+        step = referee.timer_flipped(table.state.game, seat, intent=intent, ran_out=ran_out)
         if isinstance(step, Rejected):
             reason = str(step)
+            if setup.grace_s > 0:  # maybe a knock: flag it only if the node is not turned back at once
+                due = tx.now_s + setup.grace_s * table.time_scale
+                tx.add(
+                    FlipHeld(seat.node, HeldFlip(report.boot, report.seq, at, upper_s, lower_s, reason, due))
+                )
+                return None
     if reason:
         tx.add(
             ev.FlipRefused(seat.node, at, upper_s, lower_s, reason, report.boot, report.seq),
@@ -314,7 +341,7 @@ def _flip(tx: _Transaction, seat: Seat, report: Any, at: float) -> tuple[str, st
         )
         return "rejected", reason
     assert isinstance(step, Decision)
-    tx.add(ev.TimerFlipped(seat.node, at, upper_s, lower_s, report.boot, report.seq))
+    tx.add(ev.TimerFlipped(seat.node, at, upper_s, lower_s, report.boot, report.seq, early=early))
     tx.step(step, at_s=at, player=seat.player)
     if seat.node in tx.table.intents:
         tx.add(IntentChosen(seat.node, None))
@@ -413,6 +440,16 @@ def _clock_command(tx: _Transaction, action: str) -> Outcome:
 
 
 def _tick(tx: _Transaction) -> Outcome:
+    for node, held in sorted(tx.table.held.items(), key=lambda item: item[1].due_s):
+        if held.due_s <= tx.now_s:  # not turned back in time: the refusal stands
+            seat = tx.table.setup.seat_of(node)
+            refused = ev.FlipRefused(
+                node, held.at_s, held.upper_s, held.lower_s, held.reason, held.boot, held.seq
+            )
+            tx.add(refused, FlipHeld(node, None))
+            if seat is not None:
+                tx.add(RefusalShown(seat.player, Refusal(held.reason, held.at_s)))
+            tx.send(cmd.Ack(node, held.boot, held.seq, "rejected", held.reason))
     state = tx.table.state
     expiry = clock_rules.due_expiry(state, now_s=tx.now_s)
     if expiry is not None:

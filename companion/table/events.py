@@ -29,6 +29,8 @@ class TimerFlipped:
     boot: str = ""
     """The node's boot id and sequence number of the report (which report this was)."""
     seq: int = 0
+    early: bool = False
+    """Lifted before its sand ran through, on a table that lets that count (``early_lifts``)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,20 @@ class FlipRefused:
     reason: str
     boot: str = ""
     seq: int = 0
+
+
+@dataclass(frozen=True)
+class TimerKnocked:
+    """A node was turned and turned back within the table's grace window (a knock, a tip-over):
+    neither flip counts and nothing is flagged."""
+
+    node: str
+    at_s: float
+    back_at_s: float
+    boot: str = ""
+    seq: int = 0
+    """The report of the first turn; ``back_seq`` the one that turned it back."""
+    back_seq: int = 0
 
 
 @dataclass(frozen=True)
@@ -142,6 +158,7 @@ class StepUndone:
 Event = (
     TimerFlipped
     | FlipRefused
+    | TimerKnocked
     | TimerEmptied
     | ClockStarted
     | ClockPaused
@@ -159,6 +176,7 @@ EVENT_TYPES: dict[str, type] = {
     for cls in (
         TimerFlipped,
         FlipRefused,
+        TimerKnocked,
         TimerEmptied,
         ClockStarted,
         ClockPaused,
@@ -172,7 +190,7 @@ EVENT_TYPES: dict[str, type] = {
     )
 }
 
-NODE_REPORTS = (TimerFlipped, FlipRefused, TimerEmptied, SeatAdded)
+NODE_REPORTS = (TimerFlipped, FlipRefused, TimerKnocked, TimerEmptied, SeatAdded)
 """Events that answer one sequenced report of a node (the hub remembers its verdict)."""
 
 CLOCK_EVENTS = (ClockStarted, ClockPaused, ClockResumed, ClockExpired, ClockAborted)

@@ -20,6 +20,9 @@ from companion.table.nodes import NodeLink
 from companion.table.state import TableState, evolve, initial_state
 
 MAX_UNPAIRED = 32
+
+KNOCKED = "turned back at once: a knock, nothing counted"
+"""The reason acknowledged for both flips of a knock."""
 """Nodes remembered that sit in no seat (candidates for pairing)."""
 
 
@@ -82,6 +85,20 @@ class Refusal:
 
 
 @dataclass(frozen=True)
+class HeldFlip:
+    """A refused flip waiting out the table's grace window before it is flagged (it may be a knock)."""
+
+    boot: str
+    seq: int
+    at_s: float
+    upper_s: float
+    lower_s: float
+    reason: str
+    due_s: float
+    """Game time when the refusal is flagged unless the node was turned back."""
+
+
+@dataclass(frozen=True)
 class BrokerHealth:
     """Whether the hub reaches its MQTT broker (None: not known yet, e.g. no broker at all)."""
 
@@ -114,6 +131,8 @@ class Table:
     rules: int = 0
     """The version of the game's rules (recorded with every game step)."""
     broker: BrokerHealth = BrokerHealth()
+    held: MappingProxyType[str, HeldFlip] = field(default_factory=lambda: MappingProxyType({}))
+    """Refused flips waiting out the grace window, by node."""
 
     @property
     def setup(self) -> TableSetup:
@@ -197,6 +216,13 @@ class ActionRefused:
 
 
 @dataclass(frozen=True)
+class FlipHeld:
+    node: str
+    held: HeldFlip | None
+    """None: the node's held flip was flagged or turned back."""
+
+
+@dataclass(frozen=True)
 class BrokerChanged:
     health: BrokerHealth
 
@@ -220,6 +246,7 @@ LiveEvent = (
     | TableReset
     | ActionRefused
     | BrokerChanged
+    | FlipHeld
 )
 """Changes the hub keeps in memory only."""
 
@@ -259,6 +286,11 @@ def fold_table(table: Table, event: AnyEvent) -> Table:
             return replace(table, version=version)
         case BrokerChanged(health=health):
             return replace(table, broker=health, version=version)
+        case FlipHeld(node=node, held=held):
+            waiting = {n: h for n, h in table.held.items() if n != node}
+            if held is not None:
+                waiting[node] = held
+            return replace(table, held=MappingProxyType(waiting), version=version)
         case TableReset(setup=setup, referee=referee, game=game, rules=rules):
             fresh = initial_state(setup, game)
             return Table(
@@ -278,11 +310,16 @@ def fold_table(table: Table, event: AnyEvent) -> Table:
 
 
 def _remember_report(
-    table: Table, event: ev.TimerFlipped | ev.FlipRefused | ev.TimerEmptied | ev.SeatAdded
+    table: Table, event: ev.TimerFlipped | ev.FlipRefused | ev.TimerKnocked | ev.TimerEmptied | ev.SeatAdded
 ) -> MappingProxyType[str, NodeLink]:
     """The links after the hub logged its verdict on a node's report (a resumed log rebuilds them)."""
     verdict, reason = ("rejected", event.reason) if isinstance(event, ev.FlipRefused) else ("accepted", "")
-    link = table.link(event.node).reported(event.boot, event.seq, verdict, reason, at_s=event.at_s)
+    link = table.link(event.node)
+    if isinstance(event, ev.TimerKnocked):
+        link = link.reported(event.boot, event.seq, "accepted", KNOCKED, at_s=event.at_s)
+        link = link.reported(event.boot, event.back_seq, "accepted", KNOCKED, at_s=event.back_at_s)
+    else:
+        link = link.reported(event.boot, event.seq, verdict, reason, at_s=event.at_s)
     links = {n: v for n, v in table.links.items() if n != event.node}
     links[event.node] = link
     return MappingProxyType(links)

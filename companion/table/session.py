@@ -275,8 +275,10 @@ class TableSession:
     def tick(self) -> float | None:
         """Apply what is due (the master clock running out); return game seconds to the next deadline."""
         outcome = self.handle(msg.Tick())
-        expires = outcome.table.state.clock.expires_at_s
-        return None if expires is None else max(0.0, expires - self.clock.now_s())
+        deadlines = [held.due_s for held in outcome.table.held.values()]
+        if outcome.table.state.clock.expires_at_s is not None:
+            deadlines.append(outcome.table.state.clock.expires_at_s)
+        return max(0.0, min(deadlines) - self.clock.now_s()) if deadlines else None
 
     # --- undo ----------------------------------------------------------------------------------
     def undo_preview(self) -> str | None:

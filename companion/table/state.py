@@ -198,7 +198,7 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
                 return state
             setup = replace(state.setup, seats=(*state.setup.seats, Seat(player, seat_index, node)))
             return _with_timers(replace(state, setup=setup), {node: TimerState(node, player, seat_index)})
-        case ev.ClockCheckpoint():
+        case ev.ClockCheckpoint() | ev.TimerKnocked():
             return state
     raise TypeError(f"not a table event: {event!r}")
 

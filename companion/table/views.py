@@ -29,8 +29,12 @@ def describe(event: ev.Event | ActionRefused, setup: TableSetup) -> str:
         return f"{seat.player} timer {seat.index}" if seat else node
 
     match event:
+        case ev.TimerFlipped(node=n, upper_s=u, early=True) if setup.early_lifts == "warn":
+            return f"{who(n)} flipped before the sand ran through ({u:.0f} s of sand): allowed at this table"
         case ev.TimerFlipped(node=n, upper_s=u):
             return f"{who(n)} flipped ({u:.0f} s of sand)"
+        case ev.TimerKnocked(node=n):
+            return f"{who(n)} was knocked over and stood up again: nothing counted"
         case ev.FlipRefused(node=n, reason=r):
             return f"{who(n)} flip refused: {r}"
         case ev.TimerEmptied(node=n):

@@ -290,3 +290,83 @@ def test_a_node_that_dropped_buffered_events_says_so_and_the_table_counts_it():
     assert outcome.rejects == (
         ("dropped_events", "node 'red-1' had to drop 236 buffered events (its buffer was full)"),
     )
+
+
+class Strict(FreeTimers):
+    """A flip counts only when its sand ran through."""
+
+    def start(self, setup):
+        return 0
+
+    def timer_flipped(self, state, seat, *, intent, ran_out):
+        if not ran_out:
+            return Rejected("The sand has not run through yet", "Sandtimers")
+        return Decision(state + 1, actions=({"type": "lift"},), notes=(f"{seat.player} lifted",))
+
+
+def early_flip(node: str, seq: int, t_ms: int = 0) -> m.NodeReport:
+    return m.NodeReport(
+        node,
+        p.validate(
+            "event",
+            {
+                "v": 1,
+                "kind": "flip",
+                "boot": BOOT,
+                "seq": seq,
+                "t_ms": t_ms,
+                "upper_ms": 20000,
+                "lower_ms": 40000,
+            },
+        ),
+    )
+
+
+def strict_table(**setup) -> Table:
+    config = replace(SETUP, **{"grace_s": 2.0, **setup})
+    return new_table(config, Strict(config), game=0)
+
+
+def test_a_knocked_sandtimer_turned_back_within_the_grace_window_flags_nothing():
+    t, [knock] = run(strict_table(), early_flip("red-1", 1), now_s=10.0)
+    assert knock.commands == () and knock.logged == [] and "red" not in knock.table.refusals
+    t, [back] = run(t, early_flip("red-1", 2, t_ms=800), now_s=10.8)
+    assert [type(e).__name__ for e in back.logged] == ["TimerKnocked"]
+    assert [(c.seq, c.verdict) for c in back.commands] == [(1, "accepted"), (2, "accepted")]
+    assert t.held == {} and t.refusals == {} and t.state.timers["red-1"].flips == 0
+    again = decide(t, early_flip("red-1", 1), now_s=11.0)  # a resent report of the knock
+    assert again.commands[0].verdict == "accepted" and again.logged == []
+
+
+def test_a_refusal_not_turned_back_is_flagged_when_the_grace_window_ends_dated_when_it_happened():
+    t, _ = run(strict_table(), early_flip("red-1", 1, t_ms=0), now_s=10.0)
+    assert decide(t, m.Tick(), now_s=11.9).commands == ()
+    late = decide(t, m.Tick(), now_s=12.0)
+    [refused] = late.logged
+    assert isinstance(refused, ev.FlipRefused) and refused.at_s == 10.0 and refused.seq == 1
+    assert late.commands == (cmd.Ack("red-1", BOOT, 1, "rejected", refused.reason),)
+    assert late.table.refusals["red"].reason == refused.reason and late.table.held == {}
+
+
+def test_a_table_can_let_early_lifts_count_with_a_warning_or_silently():
+    from companion.table.views import describe
+
+    for policy in ("warn", "ignore"):
+        t = strict_table(early_lifts=policy)
+        outcome = decide(t, early_flip("red-1", 1), now_s=1.0)
+        flipped = outcome.logged[0]
+        assert outcome.commands[0].verdict == "accepted" and flipped.early and outcome.table.state.game == 1
+        said = describe(flipped, outcome.table.setup)
+        assert ("before the sand ran through" in said) == (policy == "warn")
+    refused = decide(strict_table(grace_s=0.0), early_flip("red-1", 1), now_s=1.0)
+    assert refused.commands[0].verdict == "rejected"  # the default: the rules refuse it at once
+
+
+def test_the_setup_checks_its_strictness_settings():
+    from companion.errors import ConfigError
+    from companion.rules.setup import make_setup
+
+    with pytest.raises(ConfigError, match="early lifts are refuse, warn, ignore"):
+        make_setup(table="t", early_lifts="punish")
+    with pytest.raises(ConfigError, match="0 to 10 seconds"):
+        make_setup(table="t", grace_s=30)

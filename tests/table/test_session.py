@@ -209,3 +209,25 @@ def test_a_report_logged_before_a_crash_is_answered_from_the_log_when_the_node_r
     assert again.verdict == "accepted" and refused.verdict == "rejected" and "paused" in refused.reason
     assert len(resumed.log) == events and resumed.state.timers["red-1"].flips == 1
     assert resumed.stats.counts["duplicate"] == 2
+
+
+def test_after_a_resume_the_next_report_is_no_gap_and_the_clock_goes_on_from_the_last_checkpoint(
+    tmp_path, clock
+):
+    path = tmp_path / "game.jsonl"
+    setup = default_setup("t1", players=2, timers=1)
+    session = TableSession(setup, clock=clock, log=EventLog.for_new_game(setup, path, fsync=False))
+    session.node_message("red-1", hello(0))
+    session.start_clock()
+    session.node_message("red-1", flip(1, 1000))
+    for _ in range(12):  # a minute with nothing happening
+        clock.advance(5.0)
+        session.tick()
+    session.log.close()  # the hub dies here, a minute after the last flip
+    saved = read_log(path)
+    checkpoints = [e for e in saved.events if isinstance(e, ev.ClockCheckpoint)]
+    assert len(checkpoints) == 12 and checkpoints[-1].at_s == clock.now_s()
+    resumed = TableSession(setup, clock=clock, log=EventLog.open_existing(path, fsync=False))
+    assert resumed.state.last_at_s == clock.now_s()  # nothing of that minute is given back
+    resumed.node_message("red-1", flip(2, 70_000))
+    assert resumed.stats.counts["sequence_gap"] == 0 and resumed.state.timers["red-1"].flips == 2
