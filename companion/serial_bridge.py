@@ -38,7 +38,13 @@ import serial
 import serial.tools.list_ports
 
 from companion.core import protocol
-from companion.core.serial_lines import SerialLineError, hub_line, link_line, parse_node_line
+from companion.core.serial_lines import (
+    MAX_LINE_BYTES,
+    SerialLineError,
+    hub_line,
+    link_line,
+    parse_node_line,
+)
 from companion.errors import ConfigError
 from companion.mqtt.broker import BrokerAddress
 from companion.mqtt.client import connect_in_background, make_client
@@ -46,7 +52,6 @@ from companion.mqtt.client import connect_in_background, make_client
 log = logging.getLogger(__name__)
 
 BAUD = 115200
-MAX_LINE_BYTES = protocol.MAX_PAYLOAD_BYTES + 256
 LINK_EVERY_S = 2.0
 REOPEN_S = 0.5
 SCAN_S = 1.0

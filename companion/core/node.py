@@ -2,7 +2,9 @@
 
 ``NodeCore`` turns flips into protocol events, keeps every sequenced event in an
 outbox until the hub acknowledges it (so nothing is lost while the network is
-down, and buffered events go out in order on reconnect), follows the hub's
+down, and buffered events go out in order on reconnect; beyond ``outbox_limit``
+the oldest is dropped and counted in ``dropped``, which hello and heartbeat
+report), follows the hub's
 commands and the retained table state, and says what the LEDs should show.
 
 It never touches a socket: each method returns the messages to publish as
@@ -56,11 +58,13 @@ class NodeCore:
         self.firmware = firmware
         self.heartbeat_ms = heartbeat_ms
         self.outbox_limit = outbox_limit
+        """How many unacknowledged flips and run-outs the outbox keeps; beyond it the oldest is dropped."""
         self._now_ms = now_ms
         self.sand = Sandtimer(now_ms, sand_ms)
         # (seq, kind, payload) in sequence order, waiting for an ack
         self.outbox: list[tuple[int, str, bytes]] = []
         self.dropped = 0
+        """Events dropped from the full outbox during this boot; sent as ``dropped`` in hello and heartbeat."""
         self.seq = 0
         self.connected = False
         self.game_over = False
@@ -77,6 +81,10 @@ class NodeCore:
         self._flash: str | None = None
         self._flash_until = 0
         self._next_heartbeat = now_ms()
+
+    def now_ms(self) -> int:
+        """The node's clock (the one passed in): the radio layer times its retries with it too."""
+        return self._now_ms()
 
     # --- radio side ----------------------------------------------------------
     def subscriptions(self) -> list[tuple[str, int]]:
@@ -161,16 +169,16 @@ class NodeCore:
 
     # --- internals -------------------------------------------------------------
     def _hello(self) -> tuple[str, bytes, bool]:
-        payload = protocol.encode(
-            "event",
-            "hello",
-            boot=self.boot_id,
-            t_ms=self._now_ms(),
-            sand_ms=self.sand.duration_ms,
-            node_kind=self.node_kind,
-            firmware=self.firmware,
-        )
-        return self._event_topic, payload, False
+        fields: dict[str, object] = {
+            "boot": self.boot_id,
+            "t_ms": self._now_ms(),
+            "sand_ms": self.sand.duration_ms,
+            "node_kind": self.node_kind,
+            "firmware": self.firmware,
+        }
+        if self.dropped:
+            fields["dropped"] = self.dropped
+        return self._event_topic, protocol.encode("event", "hello", **fields), False
 
     def _heartbeat(self, now: int) -> tuple[str, bytes, bool]:
         fields: dict[str, object] = {
@@ -182,6 +190,8 @@ class NodeCore:
         }
         if self.battery_mv is not None:
             fields["battery_mv"] = self.battery_mv
+        if self.dropped:
+            fields["dropped"] = self.dropped  # absent while nothing was lost, as from older nodes
         return self._event_topic, protocol.encode("event", "heartbeat", **fields), False
 
     def _sequenced(self, kind: str, t_ms: int, **fields: int) -> list[tuple[str, bytes, bool]]:
@@ -189,7 +199,7 @@ class NodeCore:
         payload = protocol.encode("event", kind, boot=self.boot_id, seq=self.seq, t_ms=t_ms, **fields)
         self.outbox.append((self.seq, kind, payload))
         if len(self.outbox) > self.outbox_limit:
-            self.outbox.pop(0)
+            self.outbox.pop(0)  # the oldest goes: the hub learns of it from ``dropped`` and a gap in seq
             self.dropped += 1
         if self.connected:
             return [(self._event_topic, payload, False)]

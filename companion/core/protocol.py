@@ -29,6 +29,10 @@ QOS = 1
 MAX_ID_LEN = 32
 MAX_REASON_LEN = 200
 MAX_PAYLOAD_BYTES = 4096
+MAX_DEPTH = 8
+"""Deepest nesting of arrays and objects a payload may have. No message of the protocol nests
+deeper than 2 (a serial line around a payload); the limit is checked before parsing, because a
+deeply nested payload makes CPython's parser raise RecursionError and a small board run out of memory."""
 MAX_INT = 2**53
 
 # Node ids and table ids: letters, digits, '_' and '-' only, so they can never
@@ -46,7 +50,7 @@ class ProtocolError(ValueError):
 
 
 class MalformedPayloadError(ProtocolError):
-    """A payload that is not even JSON (or is too large to read)."""
+    """A payload that is not even JSON (or is too large or too deeply nested to read)."""
 
 
 def is_valid_id(text: object) -> TypeGuard[str]:
@@ -162,6 +166,7 @@ SCHEMA: dict[str, dict[str, tuple[tuple[str, str, bool], ...]]] = {
             ("sand_ms", "uint", True),
             ("node_kind", "kind", True),
             ("firmware", "str", True),
+            ("dropped", "uint", False),
         ),
         "flip": _COMMON_NODE
         + (
@@ -176,6 +181,7 @@ SCHEMA: dict[str, dict[str, tuple[tuple[str, str, bool], ...]]] = {
             ("lower_ms", "uint", True),
             ("queued", "uint", True),
             ("battery_mv", "opt-uint", False),
+            ("dropped", "uint", False),
         ),
     },
     "status": {
@@ -220,8 +226,15 @@ def _check_field(name: str, kind: str, value: object) -> None:
         if value is not None and (type(value) is not int or value < 0 or value > MAX_INT):
             raise ProtocolError("field %r must be a non-negative integer or null" % (name,))
     elif kind == "num":
-        if (type(value) is not int and type(value) is not float) or value <= 0 or value != value:
-            raise ProtocolError("field %r must be a positive number" % (name,))
+        # value - value is 0 only for a finite number: NaN and Infinity (which json reads from
+        # ``NaN``, ``Infinity`` or ``1e999``) are refused, since they cannot be written back as JSON
+        if (
+            (type(value) is not int and type(value) is not float)
+            or value <= 0
+            or value > MAX_INT
+            or value - value != 0
+        ):
+            raise ProtocolError("field %r must be a positive finite number" % (name,))
     elif kind == "bool":
         if type(value) is not bool:
             raise ProtocolError("field %r must be true or false" % (name,))
@@ -285,6 +298,12 @@ class Message:
         return "Message(%r, %r, %r)" % (self.channel, self.kind, self._values)
 
 
+def _clip(value: object) -> str:
+    """``repr(value)`` cut to 40 characters: a refusal names what it refused, not all 4 KB of it."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def validate(channel: str, data: object) -> Message:
     """Check a decoded payload against the schema of ``channel``; return a :class:`Message`."""
     kinds = SCHEMA.get(channel)
@@ -297,7 +316,8 @@ def validate(channel: str, data: object) -> Message:
     kind = data.get("kind")
     if type(kind) is not str or kind not in kinds:
         raise ProtocolError(
-            "%s payload kind %r is unknown; expected one of %s" % (channel, kind, ", ".join(sorted(kinds)))
+            "%s payload kind %s is unknown; expected one of %s"
+            % (channel, _clip(kind), ", ".join(sorted(kinds)))
         )
     fields = kinds[kind]
     known = {"v": True, "kind": True}
@@ -312,22 +332,81 @@ def validate(channel: str, data: object) -> Message:
         values[name] = data[name]
     for name in data:
         if name not in known:
-            raise ProtocolError("%s payload has unexpected field %r" % (kind, name))
+            raise ProtocolError("%s payload has unexpected field %s" % (kind, _clip(name)))
     return Message(channel, kind, values)
 
 
-def decode(channel: str, payload: bytes | bytearray | str) -> Message:
-    """Parse and validate raw payload bytes of ``channel``; return a :class:`Message`."""
-    if len(payload) > MAX_PAYLOAD_BYTES:
-        raise MalformedPayloadError(
-            "payload of %d bytes is larger than %d" % (len(payload), MAX_PAYLOAD_BYTES)
-        )
+def check_depth(raw: bytes | bytearray, limit: int = MAX_DEPTH, what: str = "payload") -> None:
+    """Refuse JSON text whose arrays and objects nest deeper than ``limit``, without parsing it.
+
+    Counts brackets outside strings (a quote inside a string is always escaped in JSON, and a
+    multi-byte UTF-8 character never contains a byte below 0x80, so the bytes can be scanned
+    as they are). Text with fewer brackets than the limit is passed at once. A closing bracket
+    without its opening one is not JSON either.
+    """
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return
+    depth = 0
+    in_string = False
+    escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 92:  # backslash
+                escaped = True
+            elif byte == 34:  # quote
+                in_string = False
+        elif byte == 34:
+            in_string = True
+        elif byte == 91 or byte == 123:  # [ {
+            depth += 1
+            if depth > limit:
+                raise MalformedPayloadError(
+                    "%s nests arrays or objects more than %d deep; no message of the protocol does"
+                    % (what, limit)
+                )
+        elif byte == 93 or byte == 125:  # ] }
+            depth -= 1
+            if depth < 0:
+                raise MalformedPayloadError(
+                    "%s is not valid JSON: a bracket closes that was never opened" % what
+                )
+
+
+def loads(raw: bytes | bytearray | str, max_bytes: int = MAX_PAYLOAD_BYTES, what: str = "payload") -> object:
+    """JSON text (UTF-8 bytes or str) to a value; raise :class:`MalformedPayloadError` and nothing else.
+
+    The size (``max_bytes``) and the nesting depth (:data:`MAX_DEPTH`) are checked before the
+    text is parsed, so no input can exhaust the parser's stack or a board's memory. The serial
+    line format (``serial_lines``) reads its lines through this too; ``what`` names the input in
+    the refusal ("payload", "line").
+    """
+    if isinstance(raw, str):
+        try:
+            raw = raw.encode("utf-8")
+        except UnicodeError:  # a str with lone surrogates
+            raise MalformedPayloadError("%s is not valid JSON: it is not UTF-8 text" % what)
+    if len(raw) > max_bytes:
+        raise MalformedPayloadError("%s of %d bytes is larger than %d" % (what, len(raw), max_bytes))
+    check_depth(raw, MAX_DEPTH, what)
     try:
-        text = payload.decode("utf-8") if isinstance(payload, (bytes, bytearray)) else payload
-        data = json.loads(text)
-    except (ValueError, UnicodeError):
-        raise MalformedPayloadError("payload is not valid JSON")
-    return validate(channel, data)
+        text = str(raw, "utf-8")
+    except UnicodeError:
+        raise MalformedPayloadError("%s is not valid JSON: it is not UTF-8 text" % what)
+    try:
+        return json.loads(text)
+    except Exception:  # ValueError, and whatever else a port's parser raises: bad input, never a crash
+        raise MalformedPayloadError("%s is not valid JSON" % what)
+
+
+def decode(channel: str, payload: bytes | bytearray | str) -> Message:
+    """Parse and validate raw payload bytes of ``channel``; return a :class:`Message`.
+
+    Raises :class:`ProtocolError` (or its :class:`MalformedPayloadError`) for any input, and
+    nothing else: a message from the network can never crash the reader.
+    """
+    return validate(channel, loads(payload))
 
 
 def encode(channel: str, kind: str, **fields: object) -> bytes:

@@ -25,6 +25,8 @@ except ImportError:
     pass
 
 NODE_CHANNELS = ("event", "status")
+MAX_LINE_BYTES = protocol.MAX_PAYLOAD_BYTES + 256
+"""A line is one payload plus its channel and node id; anything longer is refused."""
 HUB_CHANNELS = ("cmd", "state", "hub-status")
 
 
@@ -54,10 +56,11 @@ def hub_line(channel: str, payload: bytes) -> bytes:
 
 
 def _object(raw: bytes | bytearray | str) -> dict[str, Any]:
+    # protocol.loads bounds the size and the nesting depth before parsing (a line nests 2 deep)
     try:
-        data = json.loads(raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else raw)
-    except (UnicodeError, ValueError):
-        raise SerialLineError("line is not JSON")
+        data = protocol.loads(raw, MAX_LINE_BYTES, "line")
+    except protocol.MalformedPayloadError as exc:
+        raise SerialLineError(str(exc))
     if type(data) is not dict:
         raise SerialLineError("line must be a JSON object")
     return data

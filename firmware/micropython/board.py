@@ -178,11 +178,14 @@ def wlan():
 
 
 def mqtt_client(client_id, host, port, user, password, keepalive):
-    """An umqtt client (umqtt.robust when installed, else umqtt.simple); the node drives reconnects itself."""
-    try:
-        from umqtt.robust import MQTTClient
-    except ImportError:
-        from umqtt.simple import MQTTClient
+    """An umqtt.simple client; ``nodeapp.MqttLink`` drives reconnects itself.
+
+    Never umqtt.robust, even when installed: its ``publish()`` and ``check_msg()`` catch a
+    network error and reconnect in a loop with a 2 s sleep until the broker is back, so the
+    call does not return while the broker is away, and the sand, lights and tilt would stop.
+    """
+    from umqtt.simple import MQTTClient
+
     return MQTTClient(client_id, host, port=port, user=user, password=password, keepalive=keepalive)
 
 

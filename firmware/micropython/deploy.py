@@ -7,7 +7,7 @@ mpremote``). It stages exactly the files the board needs::
     :boot.py :main.py :board.py :nodeapp.py :config.py
     :lib/companion/__init__.py            (empty: the hub's package is not needed)
     :lib/companion/core/{__init__,sand,protocol,node,debounce,leds,serial_lines}.py
-    :lib/umqtt/simple.py, robust.py       (Wi-Fi nodes, by `mpremote mip install`)
+    :lib/umqtt/simple.py                  (Wi-Fi nodes, by `mpremote mip install`)
 
 and runs the mpremote commands, one per step, stopping at the first failure.
 ``--dry-run`` prints the commands and leaves the staged copy for inspection.
@@ -92,8 +92,7 @@ def commands(
     base = [mpremote] + (["connect", port] if port else [])
     out = []
     if mip:
-        out.append(base + ["mip", "install", "umqtt.simple"])
-        out.append(base + ["mip", "install", "umqtt.robust"])
+        out.append(base + ["mip", "install", "umqtt.simple"])  # not umqtt.robust: it blocks for ever
     dirs = sorted(
         {parent for p in files for parent in p.parents if parent != Path(".")},
         key=lambda d: (len(d.parts), d.as_posix()),

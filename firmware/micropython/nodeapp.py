@@ -7,8 +7,10 @@ for the light patterns. This module adds the pieces a microcontroller needs:
 * ``check_config``: the settings in ``config.py`` with defaults, checked;
 * ``backoff_ms``: how long to wait before the next Wi-Fi/MQTT attempt;
 * ``TicksClock``: ``time.ticks_ms`` (which wraps) turned into monotonic ms;
-* ``MqttLink``: Wi-Fi and umqtt, reconnecting with backoff without ever
-  blocking the sand; events wait in the core's outbox while offline;
+* ``MqttLink``: Wi-Fi and umqtt.simple, reconnecting with backoff; no socket
+  call waits longer than ``SOCKET_TIMEOUT_S``, so the sand, the lights and the
+  tilt keep running through any network fault; events wait in the core's
+  outbox while offline;
 * ``SerialLink``: the same messages as JSON lines over USB serial, for
   ``companion serial-bridge``;
 * ``App``: one pass of the main loop per call of ``step``.
@@ -21,6 +23,11 @@ under MicroPython and CPython with fakes for ``machine``, ``network``,
 import json
 
 from companion.core import leds, protocol, serial_lines
+
+try:
+    from errno import errorcode as _ERRNO_NAMES  # errno numbers differ between ports: name them
+except ImportError:
+    _ERRNO_NAMES = {}
 from companion.core.debounce import OrientationClassifier, TiltDebouncer
 from companion.core.node import NodeCore
 
@@ -30,6 +37,11 @@ LIGHTSLEEP_MS = 40  # tilt sampled every 40 ms at most: a flip still counts with
 BATTERY_EVERY_MS = 30000
 WIFI_TIMEOUT_MS = 15000
 KEEPALIVE_S = 15
+PING_EVERY_MS = KEEPALIVE_S * 1000 // 2  # something goes to the broker at least this often
+SOCKET_TIMEOUT_S = 2  # the longest one socket call may wait (connect, a PUBACK): the loop's worst stall
+SENDS_PER_PASS = 2  # QoS 1 publishes per pass of the loop (each waits for its PUBACK, ~ms on a LAN)
+READS_PER_PASS = 8
+INBOX_LIMIT = 32
 LINK_TIMEOUT_MS = 6000  # serial: no word from the bridge for this long means the link is down
 HELLO_EVERY_MS = 1000
 
@@ -160,37 +172,109 @@ class TicksClock:
         return self._ms
 
 
+class BoundedSocket:
+    """The umqtt socket, but "blocking" always means "for at most ``timeout_s``".
+
+    umqtt.simple's ``wait_msg()`` (under ``check_msg()``, and inside a QoS 1 ``publish()``
+    waiting for its PUBACK) calls ``setblocking(True)`` after its first byte, which on
+    MicroPython throws away any timeout: from then on a connection that went silent (Wi-Fi
+    gone, broker host off) would hang the node's loop for ever. Here ``setblocking(True)``
+    sets the timeout again, so such a call ends in ``OSError`` (ETIMEDOUT) instead.
+    """
+
+    def __init__(self, sock, timeout_s):
+        self.sock = sock
+        self.timeout_s = timeout_s
+        sock.settimeout(timeout_s)
+
+    def setblocking(self, flag):
+        self.sock.settimeout(self.timeout_s if flag else 0)
+
+    def settimeout(self, value):
+        self.sock.settimeout(self.timeout_s if value is None else value)
+
+    def read(self, *args):
+        return self.sock.read(*args)
+
+    def write(self, *args):
+        return self.sock.write(*args)
+
+    def close(self):
+        return self.sock.close()
+
+
+CONNACK_REFUSALS = {
+    1: "it does not speak MQTT 3.1.1",
+    2: "it rejected the client id",
+    3: "it is unavailable",
+    4: "bad user name or password",
+    5: "not authorised",
+}
+
+
+def describe(exc):
+    """One line for the log: what went wrong with the link."""
+    if type(exc).__name__ == "MQTTException":
+        code = exc.args[0] if exc.args else None
+        return "broker refused the connection (code %s: %s)" % (code, CONNACK_REFUSALS.get(code, "unknown"))
+    if isinstance(exc, OSError):
+        code = exc.args[0] if exc.args else None
+        if code == -1:  # umqtt's own: the read found the connection closed
+            return "the broker closed the connection"
+        name = _ERRNO_NAMES.get(code) if type(code) is int else None
+        return "network error %s%s" % (code, " (%s)" % name if name else "")
+    return "%s %r" % (type(exc).__name__, exc)
+
+
 class MqttLink:
     """Wi-Fi + MQTT for a node core: connects, reconnects with backoff, never blocks for long.
 
-    ``wlan`` is a ``network.WLAN``-like object, ``make_client`` builds an
-    umqtt-like client, ``rand`` returns a float in [0, 1) for the jitter.
+    ``wlan`` is a ``network.WLAN``-like object, ``make_client`` builds an umqtt.simple-like
+    client, ``rand`` returns a float in [0, 1) for the jitter, ``log`` prints a line.
+
+    Nothing here waits on the network for longer than ``SOCKET_TIMEOUT_S``, and only while the
+    link is failing: the socket keeps its timeout (:class:`BoundedSocket`), every exception the
+    library can raise ends the connection and schedules the next attempt with exponential
+    backoff (never umqtt.robust's retry-for-ever loop), and at most ``SENDS_PER_PASS``
+    publishes (each waits for its PUBACK) go out per pass of the main loop. Messages from the
+    hub are queued by the callback and handled after the library call returns, so an answer
+    never publishes from inside a publish.
     """
 
-    def __init__(self, core, cfg, wlan, make_client, rand):
+    def __init__(self, core, cfg, wlan, make_client, rand, log=print):
         self.core = core
         self.cfg = cfg
         self.wlan = wlan
         self.make_client = make_client
         self.rand = rand
+        self.log = log
         self.client = None
         self.attempts = 0
         self.next_try_ms = 0
         self.wifi_started_ms = None
         self.failures = 0
-        self.last_now = 0
+        self.last_error = None
+        self.connect_has_timeout = True  # umqtt.simple >= 1.5 takes connect(timeout=...)
+        self._outq = []
+        self._inbox = []
+        self._budget = SENDS_PER_PASS
+        self._last_out_ms = 0
 
     def is_up(self):
         return self.client is not None
 
     def service(self, now):
         """Call every loop: keep the link alive, deliver incoming messages, or work towards connecting."""
-        self.last_now = now
+        self._budget = SENDS_PER_PASS
         if self.client is not None:
-            try:
-                self.client.check_msg()
-            except OSError:
-                self._lost(now)
+            if not self.wlan.isconnected():
+                self._lost("Wi-Fi connection lost")
+                return
+            self._receive()
+            self._flush()
+            if self.client is not None and now - self._last_out_ms >= PING_EVERY_MS:
+                self._call(self.client.ping)
+                self._last_out_ms = now
             return
         if now < self.next_try_ms:
             return
@@ -199,16 +283,29 @@ class MqttLink:
                 self.wifi_started_ms = now
                 try:
                     self.wlan.connect(self.cfg["wifi_ssid"], self.cfg["wifi_password"])
-                except OSError:
-                    self._failed(now)
+                except Exception as exc:
+                    self._failed("Wi-Fi: " + describe(exc))
             elif now - self.wifi_started_ms >= WIFI_TIMEOUT_MS:
-                self._failed(now)
+                self._failed("Wi-Fi did not connect within %d s" % (WIFI_TIMEOUT_MS // 1000))
             return
         self.wifi_started_ms = None
-        self._connect_mqtt(now)
+        self._connect_mqtt()
 
-    def _connect_mqtt(self, now):
+    def publish(self, messages):
+        """Send messages in order, a few now and the rest on the next passes.
+
+        While disconnected they are dropped: flips and run-outs stay in the core's outbox
+        until acknowledged and are resent after the next ``hello`` anyway.
+        """
+        if self.client is None:
+            return
+        self._outq.extend(messages)
+        self._flush()
+
+    # --- internals -------------------------------------------------------------------
+    def _connect_mqtt(self):
         cfg = self.cfg
+        client = None
         try:
             client = self.make_client(
                 "node-%s-%s" % (cfg["table"], cfg["node_id"]),
@@ -221,55 +318,111 @@ class MqttLink:
             topic, payload, retain = self.core.last_will()
             client.set_last_will(topic, payload, retain=retain, qos=protocol.QOS)
             client.set_callback(self._on_message)
-            client.connect()
+            self._open(client)
             sock = getattr(client, "sock", None)
             if sock is not None and hasattr(sock, "settimeout"):
-                sock.settimeout(5)  # a half-open connection must not hang the sand
+                client.sock = BoundedSocket(sock, SOCKET_TIMEOUT_S)
             for topic_filter, qos in self.core.subscriptions():
                 client.subscribe(topic_filter, qos)
-        except OSError:
-            self._failed(now)
+        except Exception as exc:  # OSError, MQTTException (refused), a garbled or cut-off answer
+            self._close(client)
+            self._failed("MQTT: " + describe(exc))
             return
         self.client = client
         self.attempts = 0
+        self._last_out_ms = self.core.now_ms()
+        self._outq = []
+        self._handle_inbox()  # the retained table state came with the subscriptions
+        self.log("mqtt: connected to %s:%d" % (cfg["broker_host"], cfg["broker_port"]))
         self.publish(self.core.on_connect())
 
-    def _on_message(self, topic, msg):
-        if isinstance(topic, bytes):
-            topic = topic.decode()
-        self.publish(self.core.on_message(topic, msg))
-
-    def publish(self, messages):
-        """Send messages now if connected; sequenced events stay in the core's outbox until acked anyway."""
-        for topic, payload, retain in messages:
-            if self.client is None:
-                return
+    def _open(self, client):
+        if self.connect_has_timeout:
             try:
-                self.client.publish(topic, payload, retain=retain, qos=protocol.QOS)
-            except OSError:
-                self._lost(self.last_now)
+                client.connect(timeout=SOCKET_TIMEOUT_S)
+                return
+            except TypeError:
+                if getattr(client, "sock", None) is not None:
+                    raise  # the connection itself went wrong
+                self.connect_has_timeout = False
+                self.log(
+                    "mqtt: umqtt.simple is older than 1.5; update it (mip) so connecting has a time limit"
+                )
+        client.connect()
 
-    def _failed(self, now):
+    def _receive(self):
+        for _ in range(READS_PER_PASS):
+            op = self._call(self.client.check_msg)
+            self._handle_inbox()
+            if op is None or self.client is None:
+                return
+            if op & 0xF0 != 0x30:  # a packet nobody waits for: the stream is out of step
+                self._lost("unexpected MQTT packet 0x%02x" % op)
+                return
+
+    def _flush(self):
+        while self._outq and self._budget > 0 and self.client is not None:
+            topic, payload, retain = self._outq.pop(0)
+            self._budget -= 1
+            self._call(self.client.publish, topic, payload, retain, protocol.QOS)
+            self._last_out_ms = self.core.now_ms()
+            self._handle_inbox()
+
+    def _call(self, method, *args):
+        """One library call; any exception ends the connection (and is not raised)."""
+        try:
+            return method(*args)
+        except Exception as exc:
+            self._lost("MQTT: " + describe(exc))
+            return None
+
+    def _on_message(self, topic, msg):
+        if len(self._inbox) < INBOX_LIMIT:  # called from inside the library: only queue it
+            self._inbox.append((topic, msg))
+
+    def _handle_inbox(self):
+        while self._inbox:
+            topic, msg = self._inbox.pop(0)
+            if not isinstance(topic, str):
+                try:
+                    topic = str(topic, "utf-8")
+                except UnicodeError:
+                    continue
+            self._outq.extend(self.core.on_message(topic, msg))
+
+    def _close(self, client):
+        """Drop the socket without a DISCONNECT, which could wait and would cancel the last will."""
+        sock = getattr(client, "sock", None)
+        if sock is not None:
+            try:
+                sock.close()
+            except Exception:
+                pass
+
+    def _failed(self, reason):
+        now = self.core.now_ms()
         self.failures += 1
         self.attempts += 1
+        self.last_error = reason
         if self.wifi_started_ms is not None:
             try:
                 self.wlan.disconnect()  # stop the half-done attempt before the next one
-            except (OSError, AttributeError):
+            except Exception:
                 pass
         self.wifi_started_ms = None
-        self.next_try_ms = now + backoff_ms(
-            self.attempts, self.cfg["backoff_base_ms"], self.cfg["backoff_cap_ms"], self.rand()
-        )
+        wait = backoff_ms(self.attempts, self.cfg["backoff_base_ms"], self.cfg["backoff_cap_ms"], self.rand())
+        self.next_try_ms = now + wait
+        self.log("link: %s; next try in %d ms" % (reason, wait))
 
-    def _lost(self, now):
+    def _lost(self, reason):
         client, self.client = self.client, None
+        if client is None:
+            return
         self.core.on_disconnect()
-        try:
-            client.disconnect()
-        except (OSError, AttributeError):
-            pass
-        self._failed(now)
+        self._outq = []
+        self._inbox = []
+        self._close(client)
+        self._failed(reason)
 
 
 class SerialLink:
@@ -327,8 +480,9 @@ class SerialLink:
 class App:
     """A whole node: sensing, sand, link and lights; ``step(now)`` is one pass of the main loop."""
 
-    def __init__(self, cfg, board, link_factory, now_ms, boot):
+    def __init__(self, cfg, board, link_factory, now_ms, boot, log=print):
         self.cfg = cfg
+        self.log = log
         self.board = board
         self.now_ms = now_ms
         self.core = NodeCore(
@@ -355,6 +509,7 @@ class App:
             )
         self.pattern = None
         self.errors = 0
+        self.dropped_seen = 0
         self._cue = []
         self._cue_start = 0
         self._next_battery = now_ms()
@@ -379,6 +534,12 @@ class App:
             self.core.battery_mv = self.board.battery_mv()
         self.link.service(now)
         self.link.publish(self.core.poll())
+        if self.core.dropped != self.dropped_seen:
+            self.dropped_seen = self.core.dropped
+            self.log(
+                "node: outbox full (%d events): %d flips/run-outs dropped since boot"
+                % (self.core.outbox_limit, self.core.dropped)
+            )
         self.render(now)
         return self.idle_plan()
 
@@ -443,7 +604,7 @@ def load():
         try:
             import umqtt.simple  # noqa: F401
         except ImportError:
-            raise ConfigError("umqtt is not installed: mpremote mip install umqtt.simple umqtt.robust")
+            raise ConfigError("umqtt is not installed: mpremote mip install umqtt.simple")
     return cfg
 
 

@@ -156,3 +156,23 @@ def test_outbox_is_bounded(ms):
     for _ in range(5):
         node.flip()
     assert [item[0] for item in node.outbox] == [3, 4, 5] and node.dropped == 2
+
+
+def test_a_full_outbox_says_how_many_events_it_dropped(ms):
+    node = NodeCore("t1", "red-1", ms, "0a1b2c3d", heartbeat_ms=5000, outbox_limit=3)
+    node.on_connect()
+    ms.t += 5000
+    [beat] = events(node.poll())
+    assert "dropped" not in beat  # nothing lost: the field is left out, as older nodes do
+    node.on_disconnect()
+    for _ in range(5):
+        node.flip()
+    hello, *resent = events(node.on_connect())
+    assert hello["kind"] == "hello" and hello["dropped"] == 2
+    assert [e["seq"] for e in resent] == [3, 4, 5]
+    ms.t += 5000
+    [beat] = events(node.poll())
+    assert beat["kind"] == "heartbeat" and beat["dropped"] == 2 and beat["queued"] == 3
+    for topic, payload, _ in node.on_connect():
+        if topic.endswith("/event"):
+            p.decode("event", payload)  # what the hub reads: the schema knows the field

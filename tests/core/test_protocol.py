@@ -103,3 +103,101 @@ def test_optional_battery_may_be_null_or_absent():
 def test_status_payload_is_the_last_will():
     assert p.decode("status", p.status_payload(False)).kind == "offline"
     assert p.decode("status", p.status_payload(True)).kind == "online"
+
+
+# --- hostile payloads: only ProtocolError may come out ------------------------------------------
+
+
+@pytest.mark.parametrize("channel", sorted(p.SCHEMA))
+@pytest.mark.parametrize("opener, closer", [(b"[", b"]"), (b'{"a":', b"}")])
+def test_deep_nesting_is_refused_before_parsing(channel, opener, closer):
+    """Under the size limit, 4000 brackets made CPython's json raise RecursionError (a traceback in
+    the hub, a dead paho thread in a node); the depth is now checked before json sees the text."""
+    n = (p.MAX_PAYLOAD_BYTES - 10) // (len(opener) + len(closer))
+    payload = opener * n + b"1" + closer * n
+    assert len(payload) <= p.MAX_PAYLOAD_BYTES
+    with pytest.raises(p.MalformedPayloadError, match="nests arrays or objects more than 8 deep"):
+        p.decode(channel, payload)
+
+
+def test_depth_limit_is_exact_and_counts_only_brackets_outside_strings():
+    at_limit = b"[" * p.MAX_DEPTH + b"]" * p.MAX_DEPTH
+    with pytest.raises(p.ProtocolError, match="JSON object"):  # parsed, then refused by the schema
+        p.decode("event", at_limit)
+    with pytest.raises(p.MalformedPayloadError, match="more than 8 deep"):
+        p.decode("event", b"[" + at_limit + b"]")
+    # brackets and escaped quotes inside a string are text, not nesting
+    reason = '[[[[{{{{ "quoted \\" [[[[ ]]]] ' + "{" * 20
+    ack = p.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="rejected", reason=reason)
+    assert p.decode("cmd", ack).reason == reason
+    with pytest.raises(p.MalformedPayloadError, match="never opened"):
+        p.decode("event", b"]" + b"[" * 20)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"null",
+        b"true",
+        b"1",
+        b'"text"',
+        b"[]",
+        b"1" * 4000,  # a 4000-digit integer
+        b'{"v": 1, "kind": "flip", "seq": ' + b"9" * 4000 + b"}",
+        b"NaN",
+        b"-Infinity",
+        b'{"v": NaN}',
+        b"\xff\xfe",
+        b"\xc3",  # a cut multi-byte character
+        b"\x00",
+        b"",
+        b"   ",
+        b'{"v": 1, "kind": "flip"',
+        b'{"v": 1, "kind": {"a": [1, 2, {"b": null}]}}',
+        b'{"v": 1, "kind": "online", "\\ud800": 1}',
+    ],
+)
+def test_any_bytes_give_a_protocol_error_and_nothing_else(payload):
+    for channel in p.SCHEMA:
+        with pytest.raises(p.ProtocolError):
+            p.decode(channel, payload)
+
+
+@pytest.mark.parametrize("number", [b"NaN", b"Infinity", b"1e999", b"-1", b"0", b"true", b"1e300"])
+def test_time_scale_must_be_a_positive_finite_number(number):
+    """NaN and Infinity parse in CPython but cannot be written back as JSON (nor read on a board)."""
+    payload = (
+        b'{"v": 1, "kind": "table", "clock": "running", "remaining_ms": 1, "length_ms": 2, '
+        b'"game": "g", "time_scale": ' + number + b"}"
+    )
+    with pytest.raises(p.ProtocolError, match="positive finite number"):
+        p.decode("state", payload)
+
+
+def test_str_and_bytearray_payloads_are_read_like_bytes():
+    raw = p.encode("status", "online")
+    assert p.decode("status", raw.decode()) == p.decode("status", bytearray(raw)) == p.decode("status", raw)
+    with pytest.raises(p.MalformedPayloadError, match="larger"):
+        p.decode("status", "é" * 2100)  # 2100 characters, 4200 bytes
+    with pytest.raises(p.MalformedPayloadError, match="not UTF-8"):
+        p.decode("status", '{"v": 1, "kind": "online", "x": "\ud800"}')
+
+
+def test_refusals_quote_at_most_a_little_of_the_payload():
+    huge_kind = json.dumps({"v": 1, "kind": "k" * 3000}).encode()
+    with pytest.raises(p.ProtocolError) as caught:
+        p.decode("event", huge_kind)
+    assert len(str(caught.value)) < 150
+
+
+def test_dropped_is_an_optional_count_in_hello_and_heartbeat():
+    hello = {"boot": "0a1b2c3d", "t_ms": 1, "sand_ms": 60000, "node_kind": "mcu", "firmware": "f"}
+    assert p.decode("event", p.encode("event", "hello", **hello)).get("dropped") is None
+    assert p.decode("event", p.encode("event", "hello", dropped=3, **hello)).dropped == 3
+    beat = {"boot": "0a1b2c3d", "t_ms": 1, "upper_ms": 0, "lower_ms": 0, "queued": 64}
+    assert p.decode("event", p.encode("event", "heartbeat", dropped=236, **beat)).dropped == 236
+    for bad in (-1, True, 1.5, None, "3"):
+        with pytest.raises(p.ProtocolError, match="'dropped' must be a non-negative integer"):
+            p.encode("event", "heartbeat", dropped=bad, **beat)
+    with pytest.raises(p.ProtocolError, match="unexpected field 'dropped'"):
+        p.encode("event", "flip", boot="0a1b2c3d", seq=1, t_ms=1, upper_ms=1, lower_ms=0, dropped=1)

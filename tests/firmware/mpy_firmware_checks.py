@@ -17,7 +17,7 @@ import machine  # noqa: E402
 import neopixel  # noqa: E402
 import network  # noqa: E402
 import nodeapp  # noqa: E402
-from umqtt import simple  # noqa: E402
+from umqtt import robust, simple  # noqa: E402
 
 from companion.core import leds, protocol, serial_lines  # noqa: E402
 
@@ -48,29 +48,90 @@ class Ms:
         return self.t
 
 
-def _fresh():
+def _fresh(ms=None):
     machine.reset_fakes()
     simple.reset_fakes()
+    simple.broker["clock"] = ms  # socket timeouts and umqtt.robust's sleeps pass on the test's clock
     network.state["reachable"] = False
     del neopixel.strips[:]
 
 
-def _wifi_app(ms, **kw):
-    _fresh()
+class Log:
+    def __init__(self):
+        self.lines = []
+
+    def __call__(self, line):
+        self.lines.append(line)
+
+    def has(self, text):
+        return [line for line in self.lines if text in line]
+
+
+def _wifi_app(ms, make_client=None, log=None, **kw):
+    _fresh(ms)
     cfg = _cfg(**kw)
     b = board.Board(cfg["board"], cfg["pins"], cfg["n_leds"], cfg["brightness"])
     sta = board.wlan()
+    log = log or Log()
 
     def link_factory(core):
-        return nodeapp.MqttLink(core, cfg, sta, board.mqtt_client, lambda: 1.0)
+        return nodeapp.MqttLink(core, cfg, sta, make_client or board.mqtt_client, lambda: 1.0, log)
 
-    return nodeapp.App(cfg, b, link_factory, ms, BOOT), sta
+    return nodeapp.App(cfg, b, link_factory, ms, BOOT, log), sta
 
 
 def _run(app, ms, until, every=10):
     while ms.t < until:
         ms.t += every
         app.step()
+
+
+def _loop(app, ms, until):
+    """The real main loop (``nodeapp.run``), one pass at a time, its idle passing on the fake clock,
+    until ``until``; returns the time each pass began."""
+    starts = []
+    real_step = app.step
+
+    def step():
+        starts.append(ms.t)
+        return real_step()
+
+    def idle(wait, deep=False):
+        ms.t += wait
+
+    app.step = step
+    app.board.idle = idle
+    while ms.t < until:
+        nodeapp.run(app, max_steps=1)
+    app.step = real_step
+    return starts
+
+
+def _gaps(starts):
+    return [starts[i + 1] - starts[i] for i in range(len(starts) - 1)]
+
+
+def _connected(ms, **kw):
+    app, sta = _wifi_app(ms, **kw)
+    network.state["reachable"] = True
+    simple.broker["up"] = True
+    _loop(app, ms, ms.t + 100)
+    assert app.link.is_up(), app.link.last_error
+    return app, sta
+
+
+def _frames():
+    """(bar writes, status LED colour) now: what a player can see change."""
+    return neopixel.strips[-1].writes, _status_rgb()
+
+
+def _backoffs(first, tries, base, cap):
+    """The waits between ``tries`` attempts, the first of them being failure number ``first``."""
+    return [nodeapp.backoff_ms(n, base, cap, 1.0) for n in range(first, first + tries - 1)]
+
+
+def _connects_since(t):
+    return [c for c in simple.broker["connects"] if c >= t]
 
 
 def _published(kind=None):
@@ -309,6 +370,157 @@ def check_main_loop_survives_a_failing_pass():
     assert app.errors == 1 and len(idles) == 5 and calls["n"] == 5
 
 
+def _flip_during(app, ms, start, until):
+    """Turn the node over at ``start`` and keep the loop running to ``until``; return the pass start times."""
+    starts = _loop(app, ms, start)
+    machine.drive(TILT, 1 - machine.Pin(TILT).value())
+    return starts + _loop(app, ms, until)
+
+
+def check_broker_gone_the_node_keeps_ticking_and_backs_off():
+    ms = Ms()
+    app, sta = _connected(ms, backoff_base_ms=1000, backoff_cap_ms=8000, sand_ms=60000)
+    simple.broker["up"] = False  # the broker stops: the connection is reset, new ones are refused
+    lost_at = ms.t
+    before = _frames()
+    starts = _flip_during(app, ms, lost_at + 500, lost_at + 40000)
+    assert app.errors == 0 and not app.link.is_up() and app.pattern == "offline"
+    assert max(_gaps(starts)) == nodeapp.POLL_MS  # not one pass held up
+    assert app.core.seq == 1 and [k for _, k, _ in app.core.outbox] == ["flip"]  # debounced and kept
+    assert app.core.sand.upper_ms() == 60000 - (ms.t - (lost_at + 500))  # the sand ran on from the turn
+    assert _frames() != before and neopixel.strips[-1].writes > before[0] + 20  # the lights kept changing
+    tries = _connects_since(lost_at)
+    assert _gaps(tries) == _backoffs(2, len(tries), 1000, 8000), tries  # doubling, then capped
+    assert "network error 111" in app.link.last_error
+    simple.broker["up"] = True
+    simple.broker["published"] = []
+    _loop(app, ms, ms.t + 8100)
+    assert app.link.is_up()
+    assert [k for _, k, _, _ in _published()][:3] == ["online", "hello", "flip"]
+
+
+def check_refused_login_is_caught_and_backs_off():
+    ms = Ms()
+    app, sta = _wifi_app(ms, backoff_base_ms=1000, backoff_cap_ms=16000, sand_ms=60000)
+    network.state["reachable"] = True
+    simple.broker["up"] = True
+    simple.broker["refuse"] = 5  # the broker answers, but CONNACK says "not authorised"
+    starts = _flip_during(app, ms, 2000, 45000)
+    assert app.errors == 0  # MQTTException is not an OSError, and used to escape the step
+    assert max(_gaps(starts)) == nodeapp.POLL_MS and not app.link.is_up()
+    tries = simple.broker["connects"]
+    assert 4 <= len(tries) <= 6, tries  # not one every 10 ms
+    assert _gaps(tries) == _backoffs(1, len(tries), 1000, 16000), tries
+    assert "refused the connection (code 5: not authorised)" in app.link.last_error
+    assert app.core.seq == 1 and len(app.core.outbox) == 1 and app.core.show() == "offline"
+    simple.broker["refuse"] = 0  # the password is fixed on the broker
+    _loop(app, ms, ms.t + 16100)
+    assert app.link.is_up() and [k for _, k, _, _ in _published()][:3] == ["online", "hello", "flip"]
+
+
+def check_dead_socket_never_freezes_the_loop():
+    """The broker's host vanishes without closing anything: reads and connects only time out."""
+    ms = Ms()
+    app, sta = _connected(ms, backoff_base_ms=1000, backoff_cap_ms=8000, heartbeat_ms=5000, sand_ms=120000)
+    simple.broker["silent"] = True
+    gone_at = ms.t
+    before = _frames()
+    starts = _flip_during(app, ms, gone_at + 7000, gone_at + 60000)
+    gaps = _gaps(starts)
+    limit = nodeapp.SOCKET_TIMEOUT_S * 1000 + nodeapp.POLL_MS
+    assert max(gaps) <= limit, max(gaps)  # at worst one socket timeout, never "for ever"
+    tries = _connects_since(gone_at)
+    stalls = [g for g in gaps if g > nodeapp.POLL_MS]
+    assert len(stalls) <= len(tries) + 1, (stalls, tries)  # the heartbeat's PUBACK, then one per attempt
+    assert app.errors == 0 and not app.link.is_up()
+    # each attempt waits out its connect timeout (2 s), then backs off 1, 2, 4, 8, 8 s
+    assert _gaps(tries) == [2000 + b for b in _backoffs(2, len(tries), 1000, 8000)], tries
+    assert app.core.seq == 1 and len(app.core.outbox) == 1  # the flip was debounced and kept
+    assert _frames() != before and app.core.sand.upper_ms() == 120000 - (ms.t - (gone_at + 7000))
+    simple.broker["silent"] = False
+    simple.broker["published"] = []
+    _loop(app, ms, ms.t + 12100)
+    assert app.link.is_up()
+    assert [k for _, k, _, _ in _published()][:3] == ["online", "hello", "flip"]
+
+
+def check_socket_keeps_its_timeout_after_check_msg():
+    """umqtt's wait_msg() calls setblocking(True) (no timeout) after every read; the link puts it back."""
+    ms = Ms()
+    app, sta = _connected(ms)
+    _loop(app, ms, ms.t + 50)  # some check_msg() calls
+    raw = simple.broker["clients"][-1].sock_raw
+    assert raw.timeout == nodeapp.SOCKET_TIMEOUT_S, raw.timeout
+
+
+def check_answer_during_a_publish_is_handled_after_it():
+    """The hub answers a flip before the broker's PUBACK: no publish from inside a publish."""
+    ms = Ms()
+    app, sta = _connected(ms)
+    hub = protocol.hub_status_topic("t1").encode()
+    answered = []
+
+    def fast_hub(topic, payload):
+        data = json.loads(payload)
+        if data.get("kind") != "flip" or data["seq"] in answered:
+            return []
+        answered.append(data["seq"])
+        ack = protocol.encode("cmd", "ack", boot=BOOT, seq=data["seq"], verdict="accepted")
+        return [
+            (hub, protocol.status_payload(True)),
+            (protocol.node_topic("t1", "blue-2", "cmd").encode(), ack),
+        ]
+
+    simple.broker["hub"] = fast_hub
+    starts = _flip_during(app, ms, ms.t + 10, ms.t + 400)
+    assert app.link.is_up() and app.link.failures == 0 and app.errors == 0
+    assert max(_gaps(starts)) == nodeapp.POLL_MS
+    assert app.core.outbox == [] and app.pattern == "accepted"
+    flips = [m for m in _published("flip")]
+    assert 1 <= len(flips) <= 2  # the hub came online once more: the outbox was resent, harmlessly
+
+
+def check_umqtt_robust_is_never_used():
+    client = board.mqtt_client("c", "10.0.0.1", 1883, None, None, 15)
+    assert isinstance(client, simple.MQTTClient) and not isinstance(client, robust.MQTTClient)
+    # what it would do: with the broker away, robust's check_msg() does not come back
+    ms = Ms()
+    app, sta = _connected(ms, make_client=robust.MQTTClient)
+    simple.broker["up"] = False
+    try:
+        _loop(app, ms, ms.t + 100)
+    except simple.Frozen:
+        return
+    raise AssertionError("umqtt.robust came back while the broker was away")
+
+
+def check_old_umqtt_simple_without_connect_timeout_still_connects():
+    class OldClient(simple.MQTTClient):
+        def connect(self, clean_session=True):  # umqtt.simple before 1.5
+            return simple.MQTTClient.connect(self, clean_session, 2)
+
+    ms = Ms()
+    log = Log()
+    app, sta = _connected(ms, make_client=OldClient, log=log)
+    assert not app.link.connect_has_timeout and log.has("older than 1.5")
+
+
+def check_full_outbox_is_logged_and_reported_as_dropped():
+    ms = Ms()
+    log = Log()
+    app, sta = _wifi_app(ms, log=log)
+    for _ in range(app.core.outbox_limit + 3):
+        ms.t += 10
+        app.core.flip()
+    _loop(app, ms, ms.t + 20)
+    assert log.has("outbox full (64 events): 3 flips/run-outs dropped since boot")
+    network.state["reachable"] = True
+    simple.broker["up"] = True
+    _loop(app, ms, ms.t + 1000)
+    hello = [json.loads(m) for t, m, r, q in simple.broker["published"] if b'"hello"' in m][0]
+    assert hello["dropped"] == 3
+
+
 class FakePort:
     def __init__(self):
         self.incoming = []
@@ -408,7 +620,7 @@ def main():
         try:
             check()
             print("PASS " + name)
-        except Exception as exc:  # report every failure, then fail the run
+        except (Exception, simple.Frozen) as exc:  # report every failure (a frozen node too), then fail
             failed += 1
             print("FAIL " + name + ": " + repr(exc))
     print("checks: " + str(len(checks()) - failed) + " passed, " + str(failed) + " failed")

@@ -95,7 +95,7 @@ def test_node_lines_reach_mqtt_and_hub_messages_reach_the_node(bridge, usb, tabl
 @pytest.mark.parametrize(
     "raw, reason",
     [
-        (b"not json\n", "line is not JSON"),
+        (b"not json\n", "line is not valid JSON"),
         (b"[1, 2]\n", "must be a JSON object"),
         (b'{"ch": "event", "msg": {}}\n', "names no valid node id"),
         (
@@ -117,7 +117,7 @@ def test_node_lines_reach_mqtt_and_hub_messages_reach_the_node(bridge, usb, tabl
         (json.dumps({**FLIP, "extra": 1}).encode() + b"\n", "exactly ch, node and msg"),
         (json.dumps({"link": "bye", "node": "ser-1"}).encode() + b"\n", "a link line must be"),
         (b'{"ch": "event", "node": "ser-1", "msg": "' + b"x" * 5000 + b'"}\n', "line longer than"),
-        (b"\xff\xfe\n", "line is not JSON"),
+        (b"\xff\xfe\n", "line is not valid JSON"),
     ],
 )
 def test_bad_lines_are_counted_and_logged_never_fatal(

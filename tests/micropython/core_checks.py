@@ -7,7 +7,7 @@ microcontroller as on the hub.
 
 import json
 
-from companion.core import protocol
+from companion.core import protocol, serial_lines
 from companion.core.node import NodeCore
 from companion.core.sand import Sandtimer
 
@@ -166,6 +166,62 @@ def check_node_counts_bad_commands():
     node.on_message(protocol.node_topic("t1", "red-1", "cmd"), b"[]")
     node.on_message("nowhere", b"{}")
     assert node.rejected_messages == 2
+
+
+def check_protocol_refuses_deep_nesting_before_parsing():
+    # 2000 nested lists fit in 4 KB; a board would spend its heap on them (CPython: RecursionError)
+    for payload in (b"[" * 2000 + b"]" * 2000, b'{"a":' * 600 + b"1" + b"}" * 600):
+        try:
+            protocol.decode("cmd", payload)
+        except protocol.MalformedPayloadError as exc:
+            assert "more than 8 deep" in str(exc), str(exc)
+            continue
+        raise AssertionError("accepted a deeply nested payload")
+    reason = '[[[[[[[[[[ {{{{{{{{{{ " ]]'
+    ack = protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="rejected", reason=reason)
+    assert protocol.decode("cmd", ack).reason == reason  # brackets inside a string are text
+
+
+def check_protocol_gives_only_protocol_errors():
+    payloads = (b"null", b"[]", b"NaN", b"-Infinity", b"\xff", b"", b'{"v": 1, "kind": [[[]]]}', b"]" * 10)
+    for payload in payloads:
+        for channel in ("event", "status", "cmd", "state", "hub-status"):
+            try:
+                protocol.decode(channel, payload)
+            except protocol.ProtocolError:
+                continue
+            raise AssertionError("accepted %r on %s" % (payload, channel))
+    state = (
+        b'{"v": 1, "kind": "table", "clock": "running", "remaining_ms": 1, "length_ms": 2, '
+        b'"game": "g", "time_scale": 1e999}'
+    )
+    try:
+        protocol.decode("state", state)
+    except protocol.ProtocolError as exc:
+        assert "finite" in str(exc)
+    else:
+        raise AssertionError("accepted an infinite time scale")
+
+
+def check_serial_line_refuses_deep_nesting():
+    try:
+        serial_lines.parse_hub_line(b'{"ch": "cmd", "msg": ' + b"[" * 100 + b"]" * 100 + b"}", "t1", "u1")
+    except serial_lines.SerialLineError as exc:
+        assert "line nests" in str(exc), str(exc)
+    else:
+        raise AssertionError("accepted a deeply nested line")
+
+
+def check_node_reports_dropped_events():
+    ms = Ms()
+    node = NodeCore("t1", "red-1", ms, "0a1b2c3d", outbox_limit=2)
+    for _ in range(5):
+        node.flip()
+    hello = _events(node.on_connect())[0]
+    assert hello["kind"] == "hello" and hello["dropped"] == 3 and node.dropped == 3
+    ms.t += 5000
+    beat = _events(node.poll())[0]
+    assert beat["dropped"] == 3 and beat["queued"] == 2
 
 
 def checks():

@@ -13,11 +13,12 @@ integer milliseconds) is given.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import paho.mqtt.client as mqtt
 from gpiozero import RGBLED, DigitalInputDevice, LEDBarGraph, TonalBuzzer
@@ -34,6 +35,27 @@ log = logging.getLogger(__name__)
 
 FIRMWARE = "companion-pi/1"
 BATTERY_EVERY_MS = 30000
+
+_Handler = TypeVar("_Handler", bound=Callable[..., None])
+
+
+def _never_raises(handler: _Handler) -> _Handler:
+    """Log an exception from a callback instead of raising it.
+
+    paho re-raises an exception from ``on_connect``/``on_message``/``on_disconnect`` in its
+    network thread, which ends that thread: the node would stay "connected" with nobody reading
+    or writing its socket, never reconnect, and pile its heartbeats up in memory. A gpiozero edge
+    callback runs on the pin library's thread, with the same risk.
+    """
+
+    @functools.wraps(handler)
+    def guarded(*args: Any) -> None:
+        try:
+            handler(*args)
+        except Exception:
+            log.exception("%s failed; the node carries on", handler.__name__)
+
+    return guarded  # type: ignore[return-value]
 
 
 class PiNode:
@@ -100,6 +122,7 @@ class PiNode:
         self._next_battery = self.clock()
         self._bar_levels: list[float] | None = None
         self._rgb: tuple[float, float, float] | None = None
+        self._dropped_seen = 0
         if self._classifier is None:
             # Edges arrive on gpiozero's thread with their own timestamp, so a
             # bounce between two polls is still seen; polling covers a lost edge.
@@ -120,6 +143,7 @@ class PiNode:
         connect_in_background(self.client, cfg.broker)
         return self
 
+    @_never_raises
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
             log.error("broker refused node %s: %s", self.config.node_id, reason)
@@ -130,11 +154,13 @@ class PiNode:
         self.connected.set()
         log.info("node %s connected to %s", self.config.node_id, self.config.broker)
 
+    @_never_raises
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self.connected.clear()
         with self._lock:
             self.core.on_disconnect()
 
+    @_never_raises
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         with self._lock:
             self._publish(self.core.on_message(msg.topic, msg.payload))
@@ -146,6 +172,7 @@ class PiNode:
             self.client.publish(topic, payload, qos=1, retain=retain)
 
     # --- sensing and lights ----------------------------------------------------
+    @_never_raises
     def _on_edge(self, device: Any = None) -> None:
         with self._lock:
             if self.debouncer.feed(self.tilt.value, self.clock()):
@@ -165,6 +192,14 @@ class PiNode:
                 self._next_battery = now + BATTERY_EVERY_MS
                 self.core.battery_mv = self._battery()
             self._publish(self.core.poll())
+            if self.core.dropped != self._dropped_seen:
+                self._dropped_seen = self.core.dropped
+                log.warning(
+                    "node %s: outbox full (%d events): %d flips/run-outs dropped since boot",
+                    self.config.node_id,
+                    self.core.outbox_limit,
+                    self.core.dropped,
+                )
             return self._render(now)
 
     def _render(self, now: int) -> str:
