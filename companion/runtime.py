@@ -25,6 +25,7 @@ from companion.mqtt.broker import (
     port_is_free,
     start_embedded_broker,
 )
+from companion.mqtt.supervisor import BrokerSupervisor
 from companion.node.sim import SimFleet
 from companion.table.log import EventLog, last_event_time
 
@@ -46,6 +47,10 @@ class RunOptions:
     simulate: bool = True
     heartbeat_s: float = 5.0
     broker_persistence: Path | None = None
+    """Where the embedded mosquitto keeps retained and queued messages; None for
+    ``<data_dir>/broker/<table>``, or a temporary folder when the hub has no data directory."""
+    supervise_broker: bool = True
+    """Start the embedded broker again when it dies (see ``companion.mqtt.supervisor``)."""
     resume: Path | None = None
     """A game log to go on with, instead of a new game."""
 
@@ -56,6 +61,7 @@ class Table:
     def __init__(self, options: RunOptions) -> None:
         self.options = options
         self.broker: MosquittoBroker | AmqttBroker | None = None
+        self.supervisor: BrokerSupervisor | None = None
         self.fleet: SimFleet | None = None
         self.app: Flask | None = None
         self.server: BaseWSGIServer | None = None
@@ -89,9 +95,11 @@ class Table:
                     opts.mqtt_host,
                     opts.mqtt_port,
                     prefer=opts.embedded,
-                    persistence_dir=opts.broker_persistence,
+                    persistence_dir=self._broker_persistence(),
                 )
                 self._broker_address = self.broker.address
+                if opts.supervise_broker:
+                    self.supervisor = BrokerSupervisor(self.broker).start()
             if opts.resume is not None:
                 self.log = EventLog.open_existing(opts.resume, fsync=opts.hub.fsync)
                 self.resumed_events = len(self.log)
@@ -119,11 +127,26 @@ class Table:
             port = opts.http_port
             if port is None or not port_is_free(opts.http_host, port):
                 port = free_port(opts.http_host)
-            self._serve(port)
+            for attempt in range(5):
+                try:
+                    self._serve(port)
+                    break
+                except (OSError, SystemExit):  # taken since it was found free (werkzeug exits on it)
+                    if attempt == 4:
+                        raise
+                    port = free_port(opts.http_host)
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _broker_persistence(self) -> Path | None:
+        opts = self.options
+        if opts.broker_persistence is not None:
+            return opts.broker_persistence
+        if opts.hub.data_dir is None:
+            return None  # the broker's own temporary folder: it still survives restarts of the broker
+        return Path(opts.hub.data_dir) / "broker" / opts.hub.table
 
     def _serve(self, port: int) -> None:
         assert self.app is not None
@@ -165,6 +188,9 @@ class Table:
         if self.app is not None:
             stop_services(self.app)
             self.app = None
+        if self.supervisor is not None:
+            self.supervisor.stop()  # first, or it would start the broker again
+            self.supervisor = None
         if self.broker is not None:
             self.broker.close()
             self.broker = None

@@ -43,6 +43,17 @@ def fresh_mosquitto() -> Iterator[MosquittoBroker]:
 
 
 @pytest.fixture
+def restartable_mosquitto(tmp_path) -> Iterator[MosquittoBroker]:
+    """A broker of this test's own that the test may stop, kill and start again: it comes back on the
+    same port with the same persistence folder (``tmp_path/broker``)."""
+    if find_mosquitto() is None:
+        pytest.fail("mosquitto is not installed: apt-get install -y mosquitto (.ci/run does this)")
+    broker = MosquittoBroker("127.0.0.1", persistence_dir=tmp_path / "broker").start()
+    yield broker
+    broker.close()
+
+
+@pytest.fixture
 def table_id() -> str:
     return f"t{os.getpid() % 10000}-{next(_table_ids)}"
 

@@ -3,6 +3,12 @@
 Every raw topic and payload goes through ``companion.core.protocol``; what does
 not validate is counted in the session's statistics with its reason and
 otherwise ignored, so a misbehaving node can never change the table.
+
+The bridge also tells the session whether it reaches its broker
+(``TableSession.broker_status``): offline as soon as paho loses the connection or
+cannot make one, online again on the next CONNACK. It clears retained messages it
+finds under the table that nobody owns (see :func:`owns_retained`), so junk left in
+a persistent broker does not come back at every start.
 """
 
 from __future__ import annotations
@@ -21,6 +27,22 @@ from companion.table.session import TableSession
 
 log = logging.getLogger(__name__)
 
+# Why the hub has no broker, as the dashboard shows it (dashboard.js lists them for translation).
+LOST = "lost the connection to the broker at {address}"
+UNREACHABLE = "cannot reach the broker at {address}"
+REFUSED = "the broker at {address} refused the hub: {reason}"
+
+
+def owns_retained(table: str, topic: str) -> bool:
+    """Whether a retained message on ``topic`` belongs under ``table``: a node's own availability
+    (``node/<id>/status``), or the hub's ``state`` and ``hub/status``. Nothing else is retained
+    by anyone following the protocol."""
+    try:
+        parsed = protocol.parse_topic(topic)
+    except protocol.ProtocolError:
+        return False
+    return parsed.table == table and parsed.kind in ("status", "state", "hub-status")
+
 
 class HubBridge:
     """Connects a :class:`TableSession` to a broker."""
@@ -33,6 +55,10 @@ class HubBridge:
         self.table = session.setup.table
         self.connected = threading.Event()
         self._stopping = False
+        self.retained_cleared = 0
+        """Retained messages under the table the hub did not own and cleared."""
+        self._clearing: set[str] = set()
+        """Topics the hub cleared whose (empty, live) echo it has not seen yet."""
         will = (protocol.hub_status_topic(self.table), protocol.status_payload(False), True)
         # A persistent session: QoS 1 node events sent while the hub is away wait in the broker.
         self.client = make_client(
@@ -40,6 +66,7 @@ class HubBridge:
         )
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
+        self.client.on_connect_fail = self._on_connect_fail
         self.client.on_message = self._on_message
         session.add_listener(self._on_session_change)
 
@@ -62,10 +89,20 @@ class HubBridge:
         self.client.loop_stop()
 
     # --- paho callbacks (paho's network thread) --------------------------------------------
+    def _broker_status(self, online: bool, detail: str) -> None:
+        """Tell the session (a short transaction under its lock; no I/O, nothing waited for)."""
+        try:
+            self.session.broker_status(online=online, detail=detail)
+        except Exception:  # never let it kill paho's thread
+            log.exception("could not record the broker's status")
+
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
             log.error("broker %s refused the hub: %s", self.address, reason)
+            self._broker_status(False, REFUSED.format(address=self.address, reason=reason))
             return
+        self._broker_status(True, str(self.address))
+        # Subscribing again also replays the retained statuses, so nodes come back online.
         client.subscribe(protocol.hub_subscriptions(self.table))
         client.publish(
             protocol.hub_status_topic(self.table), protocol.status_payload(True), qos=1, retain=True
@@ -77,14 +114,35 @@ class HubBridge:
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self.connected.clear()
         if not self._stopping:
-            log.warning("hub lost the broker (%s); reconnecting", reason)
+            log.warning("hub lost the broker %s (%s); reconnecting", self.address, reason)
+            self._broker_status(False, LOST.format(address=self.address))
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        if not self._stopping:
+            log.info("hub cannot reach the broker %s; trying again", self.address)
+            self._broker_status(False, UNREACHABLE.format(address=self.address))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
+            if msg.retain and not owns_retained(self.table, msg.topic):
+                self._clear_retained(msg.topic)
+                return
+            if not msg.payload and msg.topic in self._clearing:
+                self._clearing.discard(msg.topic)  # the echo of our own clearing
+                return
             self.handle(msg.topic, msg.payload)
         except Exception:  # never let one message kill paho's thread
             log.exception("unexpected error handling %s", msg.topic)
             self.session.reject_message("malformed", "the hub could not handle this message", topic=msg.topic)
+
+    def _clear_retained(self, topic: str) -> None:
+        """Remove a retained message nobody owns (an empty retained payload), count it and log it."""
+        self._clearing.add(topic)
+        self.client.publish(topic, b"", qos=protocol.QOS, retain=True)
+        self.retained_cleared += 1
+        self.session.reject_message(
+            "retained", f"cleared a retained message the hub does not own on {topic}", topic=topic
+        )
 
     # --- message handling (also callable from tests without a broker) ---------------------
     def handle(self, topic: str, payload: bytes | bytearray) -> None:

@@ -30,6 +30,10 @@ function timerUpper(timer) {
 const PHASE_NAMES = { ready: t("ready to start"), running: t("running"), paused: t("paused"),
                       expired: t("time is up"), aborted: t("game ended") };
 const TIMER_PHASES = { idle: t("idle"), running: t("running"), empty: t("empty") };
+// Why the hub has no broker, as companion/mqtt/bridge.py words it; listed so the catalogs carry them
+// and tSentence() can translate the reason the hub sends.
+const BROKER_REASONS = [t("lost the connection to the broker at {address}"), t("cannot reach the broker at {address}"),
+                        t("the broker at {address} refused the hub: {reason}")];
 const CUE_LABELS = { start: t("start"), remaining: t("remaining"), warning: t("warning"), countdown: t("countdown"),
                      end: t("end"), chime: t("chime"), buzz: t("buzz") };
 
@@ -95,8 +99,40 @@ function render() {
       ns.textContent = (timer.online ? t("online") : t("offline")) +
         (timer.battery_mv ? " · " + (timer.battery_mv / 1000).toFixed(2) + " V" : "");
       ns.classList.toggle("offline", !timer.online);
+      const link = (snapshot.nodes || []).find((n) => n.node === timer.node);
+      const dropped = el.querySelector(".node-dropped");
+      dropped.hidden = !(link && link.dropped > 0);
+      dropped.textContent = dropped.hidden ? "" : t("lost {count} buffered events", { count: link.dropped });
     }
   }
+  renderBroker();
+}
+
+function fmtDuration(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  return s < 60 ? s + " s" : Math.floor(s / 60) + " min " + (s % 60) + " s";
+}
+
+// The hub's connection to its broker: a banner while it is away (with the reason and since when).
+function renderBroker() {
+  const broker = snapshot.broker || {};
+  const away = broker.online === false;
+  const banner = document.getElementById("broker-banner");
+  banner.hidden = !away;
+  document.body.classList.toggle("no-broker", away);
+  const state = document.getElementById("broker-state");
+  state.hidden = broker.online === null || broker.online === undefined;
+  state.textContent = away ? t("broker offline") : t("broker online");
+  state.classList.toggle("offline", away);
+  if (!away) return;
+  document.getElementById("broker-detail").textContent = tSentence(broker.detail || "");
+  if (broker.since_s === null || broker.since_s === undefined) return;
+  const ago = (hubNow() - broker.since_s) / (snapshot.time_scale || 1);  // real seconds
+  const since = new Date(Date.now() - ago * 1000);
+  document.getElementById("broker-since").textContent = t("since {time} ({duration})", {
+    time: since.toLocaleTimeString(document.documentElement.lang || undefined),
+    duration: fmtDuration(ago),
+  });
 }
 
 function renderLists() {
@@ -210,7 +246,11 @@ function connect() {
   const source = new EventSource("/api/stream");
   const link = document.getElementById("link");
   source.addEventListener("open", () => { link.textContent = t("live"); });
-  source.addEventListener("error", () => { link.textContent = t("reconnecting…"); });
+  source.addEventListener("error", () => {
+    link.textContent = t("reconnecting…");
+    // the browser gives up after an HTTP error (e.g. too many pages open): try again in a while
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
+  });
   source.addEventListener("cue", (e) => playCue(JSON.parse(e.data)));
   source.addEventListener("state", (e) => {
     const first = !snapshot;
