@@ -6,15 +6,20 @@ simulated nodes) and measures:
 * flip -> verdict: a node publishes a flip until it has the hub's ack;
 * flip -> dashboard: a node publishes a flip until the live stream delivers
   the state that shows it;
-* burst: many flips from all nodes at once, until every one is acknowledged.
+* burst: many flips from all nodes at once, until every one is acknowledged;
+* with ``streams=N`` (``--streams N``): the same flip -> verdict with N dashboard
+  streams open, and flip -> all N dashboards (until every stream has the frame showing it).
 """
 
 from __future__ import annotations
 
+import selectors
+import socket
 import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,15 +49,137 @@ class Percentiles:
         )
 
 
+def _shows_flips(want: int) -> Callable[[dict[str, Any]], bool]:
+    """A predicate on dashboard frames: the first timer (``red-1``) shows at least ``want`` flips."""
+
+    def shows(frame: dict[str, Any]) -> bool:
+        return bool(frame["players"][0]["timers"][0]["flips"] >= want)
+
+    return shows
+
+
 def _wait(event: threading.Event, timeout_s: float, what: str) -> None:
     if not event.wait(timeout_s):
         raise TimeoutError(f"benchmark timed out waiting for {what}")
 
 
+class StreamLoad:
+    """``n`` open dashboard streams (``/api/stream``), read by one thread that only counts frames.
+
+    Each stream remembers the flips of the first timer (``red-1``) in the newest state frame it
+    received, so a benchmark can wait until every dashboard shows a flip. One reading thread keeps
+    the load on the client side small: what is measured is the hub serving ``n`` streams.
+    """
+
+    FLIPS = b'"flips":'
+
+    def __init__(self, host: str, port: int, n: int, *, path: str = "/api/stream") -> None:
+        self.statuses: list[int] = []
+        self.flips: list[int] = [-1] * n
+        self._selector = selectors.DefaultSelector()
+        self._socks: list[socket.socket] = []
+        self._changed = threading.Condition()
+        request = (
+            f"GET {path} HTTP/1.0\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n"
+        ).encode()
+        for _ in range(n):
+            sock = socket.create_connection((host, port), timeout=10)
+            sock.sendall(request)
+            self._socks.append(sock)
+        buffers = [b""] * n
+        for i, sock in enumerate(self._socks):  # read each status line and headers
+            while b"\r\n\r\n" not in buffers[i]:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                buffers[i] += chunk
+            head, _, rest = buffers[i].partition(b"\r\n\r\n")
+            self.statuses.append(int(head.split(b" ", 2)[1]) if head else 0)
+            buffers[i] = rest
+            sock.setblocking(False)
+            self._selector.register(sock, selectors.EVENT_READ, i)
+        self._buffers = buffers
+        for i in range(n):
+            self._scan(i)
+        self._stop = False
+        self._thread = threading.Thread(target=self._read, name="bench-streams", daemon=True)
+        self._thread.start()
+
+    @property
+    def open(self) -> int:
+        return sum(1 for status in self.statuses if status == 200)
+
+    def _scan(self, i: int) -> None:
+        """Take the complete frames out of stream ``i``'s buffer; note the newest state's flips."""
+        buffer = self._buffers[i]
+        end = buffer.rfind(b"\n\n")
+        if end < 0:
+            return
+        frames, self._buffers[i] = buffer[: end + 2], buffer[end + 2 :]
+        at = frames.rfind(b"event: state")
+        if at < 0:
+            return
+        found = frames.find(self.FLIPS, at)
+        if found >= 0:
+            start = found + len(self.FLIPS)
+            stop = start
+            while stop < len(frames) and frames[stop : stop + 1].isdigit():
+                stop += 1
+            with self._changed:
+                self.flips[i] = int(frames[start:stop])
+                self._changed.notify_all()
+
+    def _read(self) -> None:
+        while not self._stop:
+            for key, _ in self._selector.select(timeout=0.2):
+                try:
+                    chunk = key.fileobj.recv(65536)  # type: ignore[union-attr]
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    self._selector.unregister(key.fileobj)
+                    continue
+                self._buffers[key.data] += chunk
+                self._scan(key.data)
+
+    def wait_all(self, flips: int, timeout_s: float) -> float:
+        """Wait until every open stream shows at least ``flips`` flips of ``red-1``; the moment it did."""
+        deadline = time.monotonic() + timeout_s
+        with self._changed:
+            while not all(f >= flips for f, s in zip(self.flips, self.statuses, strict=True) if s == 200):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("not every dashboard stream showed the flip")
+                self._changed.wait(left)
+        return time.perf_counter()
+
+    def close(self) -> None:
+        self._stop = True
+        self._thread.join(2)
+        for sock in self._socks:
+            try:
+                sock.close()
+            except OSError:
+                pass
+        self._selector.close()
+
+
 def run_bench(
-    *, flips: int = 300, burst: int = 400, embedded: str = "auto", fsync: bool = True, echo=print
+    *,
+    flips: int = 300,
+    burst: int = 400,
+    embedded: str = "auto",
+    fsync: bool = True,
+    streams: int = 0,
+    echo: Callable[[str], object] = print,
 ) -> dict[str, object]:
-    """Run the measurements and print one line each; return the numbers."""
+    """Run the measurements and print one line each; return the numbers.
+
+    ``streams``: also measure flip -> verdict with this many dashboard streams open (the hub's
+    stream limit is raised to fit them), and flip -> every dashboard.
+    """
     import logging
 
     from companion.sse_client import SSEReader
@@ -60,7 +187,14 @@ def run_bench(
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
     with tempfile.TemporaryDirectory(prefix="companion-bench-") as tmp:
-        hub = HubConfig(table="bench", players=4, timers=2, data_dir=Path(tmp), fsync=fsync)
+        hub = HubConfig(
+            table="bench",
+            players=4,
+            timers=2,
+            data_dir=Path(tmp),
+            fsync=fsync,
+            max_streams=max(HubConfig.max_streams, streams + 8),
+        )
         options = RunOptions(hub=hub, embedded=embedded, mqtt_port=None, http_port=None, heartbeat_s=5.0)
         with Table(options) as table:
             assert table.app is not None and table.server is not None
@@ -97,12 +231,12 @@ def run_bench(
                 _wait(acked, 5, "the hub's ack")
                 verdict.append(time.perf_counter() - start)
                 flips_seen += 1
-                want = flips_seen
-                arrival, _ = reader.wait_for(
-                    lambda f, want=want: f["players"][0]["timers"][0]["flips"] >= want, 5
-                )
+                arrival, _ = reader.wait_for(_shows_flips(flips_seen), 5)
                 dashboard.append(arrival - start)
             reader.close()
+            loaded: dict[str, Any] = {}
+            if streams:
+                loaded = _flips_with_streams(table, node, acked, streams=streams, flips=flips)
             node.on_command = None
 
             # burst: every node flips as fast as it can; wait for all acks
@@ -147,6 +281,11 @@ def run_bench(
     }
     echo(results["flip_to_verdict"].line("flip -> verdict"))
     echo(results["flip_to_dashboard"].line("flip -> dashboard"))
+    if loaded:
+        results.update(loaded)
+        echo(f"{'streams':<22} {loaded['streams_open']} of {streams} dashboard streams open")
+        echo(loaded["flip_to_verdict_streams"].line(f"verdict, {streams} streams"))
+        echo(loaded["flip_to_all_dashboards"].line(f"flip -> all {loaded['streams_open']} pages"))
     echo(
         f"{'burst':<22} {total} flips from {len(fleet.nodes) if fleet else 0} nodes acknowledged in "
         f"{burst_s * 1000:.0f} ms = {total / burst_s:,.0f} flips/s (hub, nodes and reader in one process)"
@@ -157,6 +296,35 @@ def run_bench(
         f"{len(payloads) / hub_s:,.0f} flips/s (decode, decide, log, ack)"
     )
     return results
+
+
+def _flips_with_streams(
+    table: Table, node: Any, acked: threading.Event, *, streams: int, flips: int
+) -> dict[str, Any]:
+    """Flip -> verdict and flip -> every dashboard with ``streams`` dashboard streams open."""
+    assert table.server is not None and table.app is not None
+    session = table.app.extensions["companion.session"]
+    load = StreamLoad("127.0.0.1", table.server.server_port, streams)
+    try:
+        flips_seen = session.state.timers["red-1"].flips
+        load.wait_all(flips_seen, 60)
+        verdict, everywhere = [], []
+        for _ in range(flips):
+            acked.clear()
+            start = time.perf_counter()
+            node.flip()
+            _wait(acked, 120, "the hub's ack with the streams open")
+            verdict.append(time.perf_counter() - start)
+            flips_seen += 1
+            arrival = load.wait_all(flips_seen, 120)
+            everywhere.append(arrival - start)
+        return {
+            "streams_open": load.open,
+            "flip_to_verdict_streams": Percentiles.of(verdict),
+            "flip_to_all_dashboards": Percentiles.of(everywhere),
+        }
+    finally:
+        load.close()
 
 
 def measure_cue_lateness(*, scale: float = 20.0, length_s: float = 120.0) -> Percentiles:
@@ -209,3 +377,25 @@ def measure_cue_lateness(*, scale: float = 20.0, length_s: float = 120.0) -> Per
         for cue, (_, at) in zip(schedule, heard, strict=False)
     ]
     return Percentiles.of(late)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m companion.bench [--flips N] [--burst N] [--streams N] ...`` (what ``companion bench`` runs)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m companion.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--flips", type=int, default=300, help="sequential flips measured (default 300)")
+    parser.add_argument("--burst", type=int, default=400, help="flips sent at once (default 400)")
+    parser.add_argument("--embedded", choices=["auto", "mosquitto", "amqtt"], default="auto")
+    parser.add_argument("--no-fsync", dest="fsync", action="store_false", help="no fsync of the game log")
+    parser.add_argument(
+        "--streams", type=int, default=0, help="also measure with this many dashboard streams open"
+    )
+    args = parser.parse_args(argv)
+    run_bench(
+        flips=args.flips, burst=args.burst, embedded=args.embedded, fsync=args.fsync, streams=args.streams
+    )
+
+
+if __name__ == "__main__":
+    main()

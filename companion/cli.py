@@ -458,12 +458,19 @@ def sim(
 @click.option(
     "--fsync/--no-fsync", default=True, show_default=True, help="fsync the game log on every event."
 )
-def bench(flips: int, burst: int, embedded: str, fsync: bool) -> None:
+@click.option(
+    "--streams",
+    type=click.IntRange(0, 1000),
+    default=0,
+    show_default=True,
+    help="Dashboard streams kept open while measuring (the hub's limit is max_streams).",
+)
+def bench(flips: int, burst: int, embedded: str, fsync: bool, streams: int) -> None:
     """Measure flip-to-verdict and flip-to-dashboard latency and flip throughput on this machine."""
     from companion.bench import run_bench
 
     try:
-        run_bench(flips=flips, burst=burst, embedded=embedded, fsync=fsync, echo=click.echo)
+        run_bench(flips=flips, burst=burst, embedded=embedded, fsync=fsync, echo=click.echo, streams=streams)
     except (CompanionError, TimeoutError) as exc:
         _fail(str(exc), 1)
 

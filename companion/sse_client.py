@@ -7,14 +7,20 @@ import json
 import queue
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 
 class SSEReader:
-    """Reads ``event: state`` frames from a hub's /api/stream into a queue of (arrival, data)."""
+    """Reads ``event: state`` frames from a hub's /api/stream into a queue of (arrival, data),
+    and ``event: cue`` frames into ``cues``; ``ended`` is set when the hub closes the stream."""
 
     def __init__(self, host: str, port: int, path: str = "/api/stream") -> None:
         self.frames: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+        self.cues: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.order: list[str] = []
+        """The event names of every frame received, in order."""
+        self.ended = threading.Event()
         self._conn = http.client.HTTPConnection(host, port, timeout=30)
         self._conn.request("GET", path, headers={"Accept": "text/event-stream"})
         self._response = self._conn.getresponse()
@@ -24,10 +30,16 @@ class SSEReader:
         self._thread.start()
 
     def _read(self) -> None:
+        try:
+            self._read_frames()
+        finally:
+            self.ended.set()
+
+    def _read_frames(self) -> None:
         event, data = None, []
         try:
             while True:
-                line = self._response.fp.readline()
+                line = self._response.readline()
                 if not line:
                     return
                 text = line.decode().rstrip("\n")
@@ -36,13 +48,19 @@ class SSEReader:
                 elif text.startswith("data: "):
                     data.append(text[6:])
                 elif text == "":
+                    if event is not None and data:
+                        self.order.append(event)
                     if event == "state" and data:
                         self.frames.put((time.perf_counter(), json.loads("".join(data))))
+                    elif event == "cue" and data:
+                        self.cues.put(json.loads("".join(data)))
                     event, data = None, []
         except (OSError, ValueError):
             return
 
-    def wait_for(self, predicate, timeout_s: float = 5.0) -> tuple[float, dict[str, Any]]:
+    def wait_for(
+        self, predicate: Callable[[dict[str, Any]], object], timeout_s: float = 5.0
+    ) -> tuple[float, dict[str, Any]]:
         deadline = time.monotonic() + timeout_s
         while True:
             left = deadline - time.monotonic()

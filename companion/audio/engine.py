@@ -1,10 +1,10 @@
 """The cue engine: follows the master clock and fires each due cue exactly once.
 
-The hub's ticker calls :meth:`CueEngine.update` with the master clock's state
+The hub's cue thread calls :meth:`CueEngine.update` with the master clock's state
 (and on every clock change); the engine works out which cues of its schedule
 fell due since the last call and hands each to ``on_cue``. Cues follow the
 master clock's *elapsed game time*, so a pause stops them and a resume carries
-on where the clock stood. :meth:`CueEngine.next_deadline_s` tells the ticker
+on where the clock stood. :meth:`CueEngine.next_deadline_s` tells the cue thread
 how long it may sleep before the next cue, which is what keeps each cue within
 a few milliseconds of its moment.
 
@@ -61,7 +61,7 @@ class CueEngine:
 
     ``schedule_for(length_s)`` (optional) rebuilds the schedule when a clock of
     another length starts. ``disabled`` cue names never fire; change them any
-    time with :meth:`set_disabled`. Thread-safe: the ticker and the MQTT thread
+    time with :meth:`set_disabled`. Thread-safe: the cue thread and web requests
     may both call in; ``on_cue`` runs under the engine's lock, in cue order, and
     must return quickly (queue the sound, do not play it).
     """
@@ -138,18 +138,24 @@ class CueEngine:
         return NEW_RUN if restarted else self._seen
 
     def _schedule_for_clock(self, length_s: float) -> tuple[Cue, ...]:
-        if self.schedule_for is not None and length_s != self._schedule_length:
-            self._schedule = tuple(self.schedule_for(length_s))
-            self._schedule_length = length_s
-        return self._schedule
+        """The schedule of a clock of ``length_s``. A new one is made outside the engine's lock:
+        ``schedule_for`` may build sound files for seconds, and :meth:`fire_event` or
+        :meth:`set_disabled` must not wait for that."""
+        with self._lock:
+            if self.schedule_for is None or length_s == self._schedule_length:
+                return self._schedule
+        schedule = tuple(self.schedule_for(length_s))
+        with self._lock:
+            self._schedule, self._schedule_length = schedule, length_s
+            return schedule
 
     def update(self, master: MasterClock, now_s: float | None = None) -> list[Cue]:
         """Fire the cues that fell due since the last update; return them in order."""
         now = self._now(now_s)
+        schedule = self._schedule_for_clock(master.length_s)
         with self._lock:
             elapsed = master.elapsed_s(now)
             base = self._base(master, elapsed)
-            schedule = self._schedule_for_clock(master.length_s)
             due: list[Cue] = []
             if master.phase in ("running", "paused", "expired", "aborted"):
                 due = [
@@ -167,13 +173,11 @@ class CueEngine:
     def next_deadline_s(self, master: MasterClock, now_s: float | None = None) -> float | None:
         """Game seconds until the next cue of a running clock (0 if one is due now); None if none is coming."""
         now = self._now(now_s)
+        if master.phase != "running":
+            return None
+        schedule = self._schedule_for_clock(master.length_s)
         with self._lock:
-            if master.phase != "running":
-                return None
             elapsed = master.elapsed_s(now)
-            schedule = self._schedule
-            if self.schedule_for is not None and master.length_s != self._schedule_length:
-                schedule = tuple(self.schedule_for(master.length_s))
             base = self._base(master, elapsed)
             if due_cues(schedule, elapsed_before_s=base, elapsed_now_s=elapsed):
                 return 0.0

@@ -2,7 +2,7 @@
 
 ``play()`` only queues the file and returns at once; one worker thread plays
 the queue in order through the command (``aplay -q FILE`` by default), so cues
-never overlap on a sound card that cannot mix and the caller (the ticker) is
+never overlap on a sound card that cannot mix and the caller (the cue thread) is
 never held up. A missing player program or audio device is logged, not raised:
 the game goes on without sound.
 """

@@ -5,11 +5,11 @@ Wiring into a hub (sketch)::
     cues = CueService(CueSettings.from_mapping(config_section), clock=clock,
                       sounds_dir=data_dir / "sounds", emit=lambda cue: session.announce_cue(cue))
     cues.prepare(setup.clock_length_s)              # build the sound files before the game starts
-    # in the ticker, after session.tick():
+    # on a thread of its own (the hub's cue thread), never inside the session lock:
     cues.update(session.state.clock)
-    wait = min(d for d in (expiry_wait, cues.next_deadline_s(session.state.clock)) if d is not None)
-    # when the session accepts an event:
-    cues.on_table_event(event, session.state.clock)
+    wait = cues.next_deadline_s(session.state.clock)
+    # for an event the session accepted (handed over through a queue, with the clock then):
+    cues.on_table_event(event, master, now_s)
 
 ``emit`` receives the JSON form of each cue (:meth:`Cue.to_dict` with the
 phrase in the table's language) for the dashboard's stream; with
@@ -67,25 +67,50 @@ class CueService:
     def prepare(self, *lengths_s: float) -> CueLibrary:
         """Build (or complete) the sound files for master clocks of these lengths; returns the library."""
         with self._build_lock:
-            self._lengths.update(float(length) for length in lengths_s)
-            schedules = default_schedules() + [
-                self.settings.schedule(length) for length in sorted(self._lengths)
-            ]
-            self.library = build_cue_library(
-                self.sounds_dir, self.settings.language, schedules=schedules, speech=self.settings.speech
-            )
-            if self.settings.speech and not self.library.speech:
-                log.warning("cues play as tones only: %s", self.library.speech_note)
-            if self.player is not None:
-                self.player.sounds = self.library.paths
-            return self.library
+            return self._prepare(lengths_s)
+
+    def _prepare(self, lengths_s: Iterable[float]) -> CueLibrary:
+        """:meth:`prepare` with the build lock held."""
+        self._lengths.update(float(length) for length in lengths_s)
+        schedules = default_schedules() + [self.settings.schedule(length) for length in sorted(self._lengths)]
+        self.library = build_cue_library(
+            self.sounds_dir, self.settings.language, schedules=schedules, speech=self.settings.speech
+        )
+        if self.settings.speech and not self.library.speech:
+            log.warning("cues play as tones only: %s", self.library.speech_note)
+        if self.player is not None:
+            self.player.sounds = self.library.paths
+        return self.library
 
     def _schedule_for(self, length_s: float) -> list[Cue]:
+        """The engine's schedule for a clock of ``length_s``, with its sound files.
+
+        A length nobody prepared gets its few missing files built now. If sounds are being
+        built already (the hub's start, a new game), the cues do not wait for them: they go
+        out on time and their files follow when the build ends.
+        """
         schedule = self.settings.schedule(length_s)
         library = self.library
         if library is None or any(cue.sound_key not in library.paths for cue in schedule):
-            self.prepare(length_s)  # a clock of a length nobody prepared: build its few missing files now
+            if self._build_lock.acquire(blocking=False):
+                try:
+                    self._prepare([length_s])
+                finally:
+                    self._build_lock.release()
+            else:
+                log.info(
+                    "cue sounds are being built; the cues of a %g s clock go on without waiting", length_s
+                )
+                threading.Thread(
+                    target=self._prepare_later, args=(length_s,), name="cue-sounds", daemon=True
+                ).start()
         return schedule
+
+    def _prepare_later(self, length_s: float) -> None:
+        try:
+            self.prepare(length_s)
+        except Exception:
+            log.exception("the cue sounds could not be built")
 
     # --- the clock and events ------------------------------------------------------------
     def update(self, master: MasterClock, now_s: float | None = None) -> list[Cue]:

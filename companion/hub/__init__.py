@@ -2,7 +2,7 @@
 clock, MQTT bridge and simulated nodes attached as extensions.
 
 ``create_app`` only builds and wires the parts; ``start_services`` starts the
-threads (MQTT loop, ticker) and ``stop_services`` ends them, so a test can use
+threads (MQTT loop, ticker, cue thread) and ``stop_services`` ends them, so a test can use
 ``app.test_client()`` without any broker.
 """
 
@@ -19,7 +19,7 @@ from flask import Flask, render_template
 from companion.clock import Clock, ScaledClock
 from companion.errors import ConfigError
 from companion.mqtt.broker import BrokerAddress
-from companion.rules.setup import TableSetup, default_setup
+from companion.rules.setup import DEFAULT_GRACE_S, TableSetup, default_setup, make_setup
 from companion.table.log import EventLog
 from companion.table.session import TableSession
 
@@ -40,6 +40,10 @@ class HubConfig:
     """Game variant, e.g. ``intro`` or ``full``."""
     seed: int = 0
     turn_limit: bool = True
+    grace_s: float = DEFAULT_GRACE_S
+    """Real seconds a refused flip waits before it is flagged: turned back within them, it was a knock."""
+    early_lifts: str = "refuse"
+    """A sandtimer lifted before its sand ran through: refuse (the rules decide), warn or ignore."""
     data_dir: Path | None = None
     """Where event logs are written; None keeps the log in memory only."""
     fsync: bool = True
@@ -49,6 +53,8 @@ class HubConfig:
     """Default language of the pages and spoken cues: en, es or de (see docs/i18n.md)."""
     sounds_dir: Path | None = None
     """Where cue sounds are built; default ``<data_dir>/sounds`` or a temporary folder."""
+    max_streams: int = 64
+    """Live streams (``/api/stream``: dashboards, phones, setup pages) open at once; more get a 503."""
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> HubConfig:
@@ -88,7 +94,14 @@ class HubConfig:
             variant=self.variant,
             seed=self.seed,
         )
-        return replace(setup, turn_limit=self.turn_limit)
+        setup = replace(setup, turn_limit=self.turn_limit)
+        return make_setup(
+            **{**_setup_fields(setup), "grace_s": self.grace_s, "early_lifts": self.early_lifts}
+        )
+
+
+def _setup_fields(setup: TableSetup) -> dict[str, Any]:
+    return {f.name: getattr(setup, f.name) for f in fields(setup)}
 
 
 def _open_log(config: HubConfig, setup: TableSetup, game: Any, rules: int) -> EventLog:
@@ -134,20 +147,19 @@ def create_app(
         from companion.mqtt.bridge import HubBridge
 
         app.extensions["companion.bridge"] = HubBridge(session, broker)
-    from companion.hub.cues import TurnWarnings, cue_step, init_cues
+    from companion.hub.cues import init_cues
     from companion.hub.ticker import Ticker
 
     sounds_dir = config.sounds_dir or (Path(config.data_dir) / "sounds" if config.data_dir else None)
     audio = dict(config.audio or {})
     audio.setdefault("language", config.language)
-    cues = init_cues(app, session, clock, audio=audio, sounds_dir=sounds_dir)
-    turns = TurnWarnings(cues, session)
-    app.extensions["companion.ticker"] = Ticker(session, steps=[lambda: cue_step(cues, session, turns)])
+    init_cues(app, session, clock, audio=audio, sounds_dir=sounds_dir)
+    app.extensions["companion.ticker"] = Ticker(session)
 
     from companion.hub import api, history, setup_page, stream
 
     api.init_app(app)
-    app.register_blueprint(stream.bp)
+    stream.init_streams(app, session, max_streams=config.max_streams)
     app.register_blueprint(setup_page.bp)
     app.register_blueprint(history.bp)
     from companion.i18n.web import init_i18n
@@ -169,13 +181,15 @@ def create_app(
 
 
 def start_services(app: Flask) -> None:
-    """Start the MQTT bridge, the ticker and the building of cue sounds of a hub built by :func:`create_app`."""
+    """Start the MQTT bridge, the ticker, the cue thread and the building of cue sounds of a hub
+    built by :func:`create_app`."""
     from companion.hub.cues import prepare_in_background
 
     bridge = app.extensions.get("companion.bridge")
     if bridge is not None:
         bridge.start()
     app.extensions["companion.ticker"].start()
+    app.extensions["companion.cue_worker"].start()
     prepare_in_background(
         app.extensions["companion.cues"], app.extensions["companion.session"].setup.clock_length_s
     )
@@ -186,6 +200,8 @@ def stop_services(app: Flask) -> None:
     session = app.extensions["companion.session"]
     session.announce("shutdown")
     app.extensions["companion.ticker"].stop()
+    app.extensions["companion.cue_worker"].stop()
+    app.extensions["companion.stream_feed"].close()
     bridge = app.extensions.get("companion.bridge")
     if bridge is not None:
         bridge.stop()

@@ -1,22 +1,33 @@
 """Audio cues on the hub: the cue service fed by the master clock and table events,
-the sound files served to the dashboard, and the switches that turn cues off."""
+the sound files served to the dashboard, and the switches that turn cues off.
+
+Nothing on the table's path waits for audio. The session's listener (called inside
+the session lock) only puts the table's events on a queue; the cue thread
+(:class:`CueWorker`, started by ``start_services``) fires the event cues, the master
+clock's cues and the turn warnings, and sleeps until the next one is due. Building
+sounds (seconds for a long clock with speech) can only hold up that thread.
+"""
 
 from __future__ import annotations
 
 import logging
+import queue
 import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, abort, current_app, jsonify, request, send_file
+from flask import Blueprint, Flask, abort, current_app, jsonify, send_file
 
 from companion.audio.cues import CUE_NAMES
+from companion.audio.engine import cue_name_for_event
 from companion.audio.service import CueService
 from companion.audio.settings import CueSettings
 from companion.clock import Clock
 from companion.errors import CompanionError
 from companion.games import find_game
+from companion.hub.api import read_json
+from companion.hub.ticker import MAX_WAIT_S
 from companion.table.model import ActionRefused, TableReset, is_logged
 from companion.table.session import TableSession
 
@@ -35,22 +46,99 @@ def init_cues(
     service = CueService(
         settings, clock=clock, sounds_dir=sounds_dir, emit=lambda payload: session.broadcast("cue", payload)
     )
-
-    def on_change(kind: str, data: dict[str, Any]) -> None:
-        if kind != "change":
-            return
-        for event in data["events"]:
-            if isinstance(event, ActionRefused):
-                service.rule_broken(session.state.clock)
-            elif isinstance(event, TableReset):
-                prepare_in_background(service, event.setup.clock_length_s)
-            elif is_logged(event):
-                service.on_table_event(event, session.state.clock)
-
-    session.add_listener(on_change)
     app.extensions["companion.cues"] = service
+    app.extensions["companion.cue_worker"] = CueWorker(service, session, TurnWarnings(service, session))
     app.register_blueprint(bp)
     return service
+
+
+_STOP = object()
+_WAKE = object()
+
+
+class CueWorker:
+    """The cue thread: table events come through a queue, cues go out from here and nowhere else.
+
+    :meth:`on_change` is the session's listener: inside the session lock it only notes what
+    sounds (a timer that ran out chimes, a refused flip or tap buzzes, a new game builds its
+    sounds) with the clock at that moment, and wakes the thread. The thread fires those
+    cues in order, then the master clock's cues and the turn warnings that are due
+    (:func:`cue_step`), and sleeps until the next deadline (at most ``MAX_WAIT_S``).
+    """
+
+    def __init__(self, service: CueService, session: TableSession, turns: TurnWarnings | None = None) -> None:
+        self.service = service
+        self.session = session
+        self.turns = turns
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        session.add_listener(self.on_change)
+
+    # --- the session's side: inside the session lock, so only note and wake -----------------
+    def on_change(self, kind: str, data: dict[str, Any]) -> None:
+        if kind != "change" or self._thread is None:
+            return
+        session = self.session
+        master, now = session.state.clock, session.clock.now_s()
+        for event in data["events"]:
+            if isinstance(event, ActionRefused):
+                self._queue.put(("buzz", master, now))
+            elif isinstance(event, TableReset):
+                self._queue.put(("prepare", event.setup.clock_length_s))
+            elif is_logged(event) and cue_name_for_event(event) is not None:
+                self._queue.put(("event", event, master, now))
+        self._queue.put(_WAKE)  # the clock or a turn timer may have changed: look at the deadlines again
+
+    # --- the cue thread ---------------------------------------------------------------------
+    def start(self) -> CueWorker:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="cue-worker", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        thread, self._thread = self._thread, None  # the listener stops queueing at once
+        if thread is not None:
+            self._queue.put(_STOP)
+            thread.join(timeout_s)
+
+    def _run(self) -> None:
+        scale = getattr(self.session.clock, "scale", 1.0) or 1.0
+        wait_s = 0.0
+        while True:
+            items: list[object] = []
+            try:
+                items.append(self._queue.get(timeout=max(0.001, wait_s)))
+            except queue.Empty:
+                pass
+            while True:
+                try:
+                    items.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            for item in items:
+                if item is _STOP:
+                    return
+                if item is not _WAKE:
+                    self._fire(item)
+            try:
+                due = cue_step(self.service, self.session, self.turns)
+            except Exception:
+                log.exception("the cues of the master clock failed")
+                due = None
+            wait_s = MAX_WAIT_S if due is None else min(MAX_WAIT_S, due / scale)
+
+    def _fire(self, item: Any) -> None:
+        try:
+            match item:
+                case ("buzz", master, now):
+                    self.service.rule_broken(master, now)
+                case ("prepare", length_s):
+                    prepare_in_background(self.service, length_s)
+                case ("event", event, master, now):
+                    self.service.on_table_event(event, master, now)
+        except Exception:
+            log.exception("a cue failed")
 
 
 def prepare_in_background(service: CueService, length_s: float) -> threading.Thread:
@@ -68,7 +156,7 @@ def prepare_in_background(service: CueService, length_s: float) -> threading.Thr
 
 
 def cue_step(service: CueService, session: TableSession, turns: TurnWarnings | None = None) -> float | None:
-    """Fire the cues that are due; game seconds until the next one (for the ticker)."""
+    """Fire the cues that are due; game seconds until the next one (for the cue thread)."""
     clock = session.state.clock
     service.update(clock)
     deadlines = [service.next_deadline_s(clock)]
@@ -143,8 +231,8 @@ def audio_settings() -> Any:
 @bp.post("/api/audio")
 def set_audio() -> Any:
     """Turn cues off or on: ``{"disabled": ["remaining", "chime"]}``."""
-    body = request.get_json(silent=True)
-    names = body.get("disabled") if isinstance(body, dict) else None
+    body = read_json('{"disabled": [cue names]}')
+    names = body.get("disabled")
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         return jsonify({"ok": False, "error": 'send {"disabled": [cue names]}'}), 400
     unknown = sorted(set(names) - set(CUE_NAMES))

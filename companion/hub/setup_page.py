@@ -10,8 +10,9 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from companion.errors import CompanionError
 from companion.games import TIMERS_ONLY, GameInfo, all_games, find_game, referee_for
+from companion.hub.api import read_json
 from companion.hub.extensions import session_of
-from companion.rules.setup import PLAYER_COLOURS, Seat, make_setup
+from companion.rules.setup import DEFAULT_GRACE_S, EARLY_LIFTS, PLAYER_COLOURS, Seat, make_setup
 
 bp = Blueprint("setup", __name__)
 
@@ -51,9 +52,7 @@ def _number(body: dict[str, Any], key: str, default: float, low: float, high: fl
 @bp.post("/api/setup")
 def new_game() -> Any:
     """Start a new game at this table. ``pairing``: ``flip`` (pair nodes by flipping) or ``keep``."""
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        return _error('send a JSON object like {"game": "time-n-space", "players": ["ana", "ben", "eva"]}')
+    body = read_json('{"game": "time-n-space", "players": ["ana", "ben", "eva"]}')
     session = session_of(current_app)
     try:
         info = find_game(str(body.get("game", TIMERS_ONLY)))
@@ -72,6 +71,10 @@ def new_game() -> Any:
         timers = int(_number(body, "timers", info.timers_per_player, 1, 4))
         clock_minutes = _number(body, "clock_minutes", variant.clock_minutes, 0.5, 600)
         sand_s = _number(body, "sand_s", session.setup.sand_s, 1, 3600)
+        grace_s = _number(body, "grace_s", DEFAULT_GRACE_S, 0, 10)
+        early_lifts = body.get("early_lifts", "refuse")
+        if early_lifts not in EARLY_LIFTS:
+            raise ValueError(f"early_lifts must be one of {', '.join(EARLY_LIFTS)}")
         seed = int(_number(body, "seed", 0, 0, 2**31))
         colours = body.get("colours", [])
         if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
@@ -90,6 +93,8 @@ def new_game() -> Any:
             variant=variant.name,
             seed=seed,
             colours=tuple(colours),
+            grace_s=grace_s,
+            early_lifts=early_lifts,
         )
         setup = replace(setup, turn_limit=bool(body.get("turn_limit", True)))
         if pairing == "keep":

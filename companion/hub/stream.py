@@ -1,28 +1,72 @@
-"""Server-Sent Events: every open dashboard gets the table's state whenever it changes."""
+"""Server-Sent Events: every open page gets the table's state whenever it changes.
+
+One :class:`StreamFeed` per app serves every open stream, so page traffic never
+holds up node traffic:
+
+- its session listener runs inside the session lock and only notes what happened
+  and wakes the feed's thread (O(1), whatever the number of pages);
+- the feed's thread builds the snapshot once per change and serialises the frame
+  once, for the dashboard and for each player that has a phone page open, then
+  wakes the streams;
+- each stream only writes the shared bytes of the frames it has not sent yet.
+
+At most ``HubConfig.max_streams`` streams are open at once; one more gets a 503 with
+a JSON body (see docs/running.md).
+"""
 
 from __future__ import annotations
 
 import json
-import queue
+import logging
+import select
+import socket
+import ssl
 import threading
+import time
+from collections import Counter, deque
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
+from companion.errors import ConfigError
 from companion.hub.extensions import session_of
+from companion.table.session import TableSession
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("stream", __name__)
 
-
-def end_streams(app: Any) -> None:
-    """Close every open stream of ``app`` (pages reconnect by themselves)."""
-    epochs: list[int] = app.extensions.setdefault("companion.stream_epoch", [0])
-    epochs[0] += 1
-    app.extensions["companion.session"].announce("streams-ended")
-
+EXTENSION = "companion.stream_feed"
 
 KEEPALIVE_S = 10.0
+"""A comment line on an idle stream this often, so proxies and browsers keep it open."""
+
+HANGUP_CHECK_S = 1.0
+"""How often an idle stream looks whether its page has gone, so a closed page frees its slot soon."""
+
+FRESH_S = 0.25
+"""A page that connects gets the shared frame if it was built this recently, else a new one
+(the page counts time from the frame's ``now_s``, so it must not be old)."""
+
+FRAME_SPACING_S = 0.0002
+"""Time kept free after a state frame, per open stream: sending a frame costs each stream's thread
+about 50 µs of the interpreter, so with this spacing the streams take at most a quarter of it and
+node traffic keeps the rest. A change after a quiet moment goes out at once; a burst of changes is
+coalesced (with 20 pages open, at most one frame per 4 ms). Cues are never held."""
+
+FRAME_INTERVAL_MAX_S = 0.04
+"""The spacing never exceeds this: 25 frames a second, however many pages are open."""
+
+CUE_BACKLOG = 256
+"""Cue frames kept for streams that have not written them yet (a stream further behind skips the oldest)."""
+
+RETRY_AFTER_S = 5
+"""What a refused stream is told to wait before it tries again."""
+
+DASHBOARD: str | None = None
+"""The key of the dashboard's frames; a player's frames are keyed by the player's name."""
 
 
 def sse_frame(event: str, data: Any, event_id: int | None = None) -> str:
@@ -34,58 +78,316 @@ def sse_frame(event: str, data: Any, event_id: int | None = None) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+@dataclass(frozen=True)
+class Frame:
+    """One serialised state frame, shared by every stream of its key."""
+
+    seq: int
+    """The feed's change number it shows (also the SSE ``id``)."""
+    built_at: float
+    """``time.monotonic()`` when it was built."""
+    data: bytes
+    """The whole SSE frame, encoded once."""
+
+
+@dataclass(frozen=True)
+class Update:
+    """What a stream has to write after a wait: cue frames first, then the state frame if newer."""
+
+    cues: tuple[bytes, ...] = ()
+    cue_seq: int = 0
+    frame: Frame | None = None
+    ended: bool = False
+    """The hub is shutting down or the streams were ended: close the stream."""
+
+
+class StreamFeed:
+    """The frames of one table's live streams: built once per change, written by every stream."""
+
+    def __init__(self, session: TableSession, *, max_streams: int, shutdown: threading.Event) -> None:
+        self.session = session
+        self.max_streams = max_streams
+        self._shutdown = shutdown
+        self._cond = threading.Condition()
+        self._inbox: deque[tuple[str, dict[str, Any] | None]] = deque()
+        self._wake = threading.Event()
+        self._build_lock = threading.Lock()
+        # guarded by _cond:
+        self._open: Counter[str | None] = Counter()
+        self._frames: dict[str | None, Frame] = {}
+        self._seq = 0
+        self._cues: deque[tuple[int, bytes]] = deque(maxlen=CUE_BACKLOG)
+        self._cue_seq = 0
+        self._epoch = 0
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.builds = 0
+        """State frames built so far (for tests: one per change and key, not one per stream)."""
+
+    # --- the session side: runs inside the session lock, so it only notes and wakes -------
+    def _on_session(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "events":
+            return
+        self._inbox.append((kind, data if kind == "cue" else None))
+        self._wake.set()
+
+    # --- the feed's thread ----------------------------------------------------------------
+    def _start(self) -> None:
+        """Start listening to the session (with the first stream); runs until shutdown."""
+        with self._cond:
+            if self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._run, name="stream-feed", daemon=True)
+        self.session.add_listener(self._on_session)
+        self._thread.start()
+
+    def _run(self) -> None:
+        changed = False
+        next_frame_at = 0.0
+        try:
+            while True:
+                wait_s = max(0.0, next_frame_at - time.monotonic()) if changed else None
+                self._wake.wait(wait_s)
+                self._wake.clear()
+                items = []
+                while self._inbox:
+                    items.append(self._inbox.popleft())
+                closing = self._shutdown.is_set() or any(kind == "shutdown" for kind, _ in items)
+                cues = [sse_frame("cue", data).encode() for kind, data in items if kind == "cue"]
+                changed = changed or any(kind != "cue" for kind, _ in items)
+                frames: dict[str | None, Frame] = {}
+                if changed and not closing and time.monotonic() >= next_frame_at:
+                    changed = False
+                    with self._cond:
+                        self._seq += 1
+                        keys = list(self._open)
+                        streams = sum(self._open.values())
+                    with self._build_lock:
+                        for key in keys:
+                            frames[key] = self._build(key)
+                    next_frame_at = time.monotonic() + min(FRAME_INTERVAL_MAX_S, streams * FRAME_SPACING_S)
+                if not (cues or frames or closing):
+                    continue
+                with self._cond:
+                    for text in cues:
+                        self._cue_seq += 1
+                        self._cues.append((self._cue_seq, text))
+                    for key, frame in frames.items():
+                        held = self._frames.get(key)
+                        if held is None or held.seq <= frame.seq:
+                            self._frames[key] = frame
+                    if closing:
+                        self._closed = True
+                    self._cond.notify_all()
+                if closing:
+                    return
+        except Exception:  # the pages stop updating, but the table goes on
+            log.exception("the live stream feed failed")
+            with self._cond:
+                self._closed = True
+                self._cond.notify_all()
+        finally:
+            self.session.remove_listener(self._on_session)
+
+    def _build(self, key: str | None) -> Frame:
+        """A new frame of ``key`` at the current change number (call with the build lock held)."""
+        with self._cond:
+            seq = self._seq
+        if key is None:
+            data = self.session.snapshot()
+        else:
+            data = self.session.player_snapshot(key) or {}
+        self.builds += 1
+        return Frame(seq, time.monotonic(), sse_frame("state", data, seq).encode())
+
+    # --- the streams' side ------------------------------------------------------------------
+    def open(self, key: str | None) -> bool:
+        """Take a stream slot for ``key``; False when ``max_streams`` are open already."""
+        with self._cond:
+            if self._closed or self._shutdown.is_set() or sum(self._open.values()) >= self.max_streams:
+                return False
+            self._open[key] += 1
+        self._start()
+        return True
+
+    def release(self, key: str | None) -> None:
+        with self._cond:
+            self._open[key] -= 1
+            if self._open[key] <= 0:
+                del self._open[key]
+                self._frames.pop(key, None)
+
+    @property
+    def open_streams(self) -> int:
+        with self._cond:
+            return sum(self._open.values())
+
+    def position(self) -> tuple[int, int]:
+        """(epoch, cue number) now: a new stream writes only what comes after."""
+        with self._cond:
+            return self._epoch, self._cue_seq
+
+    def current(self, key: str | None) -> Frame:
+        """The frame a page that connects now gets: the shared one if fresh, else a new one."""
+        with self._build_lock:
+            with self._cond:
+                frame = self._frames.get(key)
+                seq = self._seq
+            if frame is not None and frame.seq == seq and time.monotonic() - frame.built_at < FRESH_S:
+                return frame
+            frame = self._build(key)
+            with self._cond:
+                held = self._frames.get(key)
+                if key in self._open and (held is None or held.seq <= frame.seq):
+                    self._frames[key] = frame
+            return frame
+
+    def wait(
+        self, key: str | None, *, state_seq: int, cue_seq: int, epoch: int, timeout_s: float
+    ) -> Update | None:
+        """Wait for what a stream has not written yet; None after ``timeout_s`` with nothing new."""
+
+        def ready() -> bool:
+            frame = self._frames.get(key)
+            return (
+                self._closed
+                or self._epoch != epoch
+                or self._cue_seq > cue_seq
+                or (frame is not None and frame.seq > state_seq)
+            )
+
+        with self._cond:
+            if not self._cond.wait_for(ready, timeout_s):
+                return None
+            if self._closed or self._epoch != epoch:
+                return Update(ended=True)
+            cues = tuple(text for n, text in self._cues if n > cue_seq)
+            frame = self._frames.get(key)
+            return Update(
+                cues=cues,
+                cue_seq=self._cue_seq,
+                frame=frame if frame is not None and frame.seq > state_seq else None,
+            )
+
+    def end_streams(self) -> None:
+        """Close every open stream (pages reconnect by themselves)."""
+        with self._cond:
+            self._epoch += 1
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        """End every stream and the feed's thread (the hub is shutting down)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._wake.set()
+
+
+def init_streams(app: Flask, session: TableSession, *, max_streams: int) -> StreamFeed:
+    """Attach the live-stream feed to ``app`` and register the stream route."""
+    if isinstance(max_streams, bool) or not isinstance(max_streams, int) or max_streams < 1:
+        raise ConfigError(f"max_streams must be a whole number of at least 1, not {max_streams!r}")
+    feed = StreamFeed(session, max_streams=max_streams, shutdown=app.extensions["companion.shutdown"])
+    app.extensions[EXTENSION] = feed
+    app.register_blueprint(bp)
+    return feed
+
+
+def feed_of(app: Flask) -> StreamFeed:
+    feed: StreamFeed = app.extensions[EXTENSION]
+    return feed
+
+
+def end_streams(app: Flask) -> None:
+    """Close every open stream of ``app`` (pages reconnect by themselves)."""
+    feed = app.extensions.get(EXTENSION)
+    if feed is not None:
+        feed.end_streams()
+
+
+def _client_gone(sock: Any) -> bool:
+    """True when the page at the other end of ``sock`` has closed the connection."""
+    if sock is None or isinstance(sock, ssl.SSLSocket):  # no way to peek: the next write will tell
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
+class _Stream:
+    """The body of one stream response; gives its slot back when the server closes it, even unread."""
+
+    def __init__(self, feed: StreamFeed, key: str | None, sock: Any = None) -> None:
+        self.feed = feed
+        self.key = key
+        self.sock = sock
+        """The connection's socket when the server tells it (werkzeug, gunicorn), to notice a closed page."""
+        self._released = False
+        self._lock = threading.Lock()
+
+    def __iter__(self) -> Iterator[bytes]:
+        feed, key = self.feed, self.key
+        try:
+            epoch, cue_seq = feed.position()
+            yield b"retry: 1000\n\n"
+            frame = feed.current(key)
+            state_seq = frame.seq
+            yield frame.data
+            idle_s = 0.0
+            while True:
+                update = feed.wait(
+                    key, state_seq=state_seq, cue_seq=cue_seq, epoch=epoch, timeout_s=HANGUP_CHECK_S
+                )
+                if update is None:
+                    if _client_gone(self.sock):
+                        break
+                    idle_s += HANGUP_CHECK_S
+                    if idle_s >= KEEPALIVE_S:
+                        idle_s = 0.0
+                        yield b": keepalive\n\n"
+                    continue
+                idle_s = 0.0
+                if update.ended:
+                    break
+                yield from update.cues  # sounds go out as they come, before the new state
+                cue_seq = update.cue_seq
+                if update.frame is not None:
+                    state_seq = update.frame.seq
+                    yield update.frame.data
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._released:
+                return
+            self._released = True
+        self.feed.release(self.key)
+
+
 @bp.get("/api/stream")
-def stream() -> Response:
+def stream() -> Any:
     """Live state: the table's snapshot, or with ``?player=NAME`` that player's phone view."""
     session = session_of(current_app)
-    shutdown: threading.Event = current_app.extensions["companion.shutdown"]
     player = request.args.get("player")
     if player is not None and player not in session.setup.players:
-        return Response(f"no player {player!r} at this table\n", status=404, mimetype="text/plain")
-
-    def frame() -> dict[str, Any]:
-        if player is None:
-            return session.snapshot()
-        return session.player_snapshot(player) or {}
-
-    wake: queue.SimpleQueue[tuple[str, dict[str, Any]]] = queue.SimpleQueue()
-
-    def listener(kind: str, data: dict[str, Any]) -> None:
-        wake.put((kind, data))
-
-    epochs: list[int] = current_app.extensions.setdefault("companion.stream_epoch", [0])
-    epoch = epochs[0]
-
-    def generate() -> Iterator[str]:
-        session.add_listener(listener)
-        counter = 0
-        try:
-            yield "retry: 1000\n\n"
-            yield sse_frame("state", frame(), counter)
-            while not shutdown.is_set() and epochs[0] == epoch:
-                try:
-                    items = [wake.get(timeout=KEEPALIVE_S)]
-                except queue.Empty:
-                    yield ": keepalive\n\n"
-                    continue
-                if shutdown.is_set() or epochs[0] != epoch:
-                    break
-                while True:  # coalesce a burst of changes into one frame
-                    try:
-                        items.append(wake.get_nowait())
-                    except queue.Empty:
-                        break
-                for kind, data in items:
-                    if kind == "cue":  # sounds go out as they come, before the new state
-                        yield sse_frame("cue", data)
-                if any(kind not in ("cue", "events") for kind, _ in items):
-                    counter += 1
-                    yield sse_frame("state", frame(), counter)
-        finally:
-            session.remove_listener(listener)
-
+        return jsonify({"ok": False, "error": f"there is no player {player!r} at this table"}), 404
+    feed = feed_of(current_app)
+    if not feed.open(player):
+        response = jsonify(
+            {
+                "ok": False,
+                "error": f"Too many live pages are open ({feed.max_streams}); close one or try again in a few seconds",
+            }
+        )
+        response.status_code = 503
+        response.headers["Retry-After"] = str(RETRY_AFTER_S)
+        return response
+    sock = request.environ.get("werkzeug.socket") or request.environ.get("gunicorn.socket")
     return Response(
-        generate(),
+        _Stream(feed, player, sock),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

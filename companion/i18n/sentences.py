@@ -42,6 +42,8 @@ SESSION = (
     "game ended early",
     "{player}: refused: {reason}",
     "undone: {note}",
+    "{who} flipped before the sand ran through ({sand} s of sand): allowed at this table",
+    "{who} was knocked over and stood up again: nothing counted",
     # TableSession refusals (Rejected(reason, "Table")), shown as "reason (rule)"
     "There is no accepted action to undo",
     "Cannot undo '{note}': later moves depend on it",
@@ -79,6 +81,12 @@ HUB_ERRORS = (
     "only {connected} timers are connected; this game needs {needed}",
     # companion/hub/history.py: a damaged log in the history list
     "this log cannot be read ({kind})",
+    # companion/hub/api.py and stream.py: a request the hub cannot use, too many pages, a fault
+    "send a JSON object like {example}",
+    "send a JSON object like {example}: {reason}",
+    "send a JSON object like {example}, as Content-Type: application/json",
+    "The hub could not answer this request because of an internal error; the hub's log has the details",
+    "Too many live pages are open ({count}); close one or try again in a few seconds",
 )
 
 HUB_SENTENCES = (*DECIDE, *CLOCK_PHASES, *TIMER_PHASES, *SESSION, *RESULTS, *HUB_ERRORS)

@@ -93,7 +93,11 @@ function connect() {
   const link = document.getElementById("link");
   const source = new EventSource("/api/stream?player=" + encodeURIComponent(me));
   source.addEventListener("open", () => { link.textContent = t("live"); });
-  source.addEventListener("error", () => { link.textContent = t("reconnecting…"); });
+  source.addEventListener("error", () => {
+    link.textContent = t("reconnecting…");
+    // the browser gives up after an HTTP error (e.g. too many pages open): try again in a while
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
+  });
   source.addEventListener("state", (e) => {
     snap = JSON.parse(e.data);
     received = performance.now();

@@ -68,6 +68,7 @@ async function submit(ev) {
     players: [...$("names").querySelectorAll("input")].map((i) => i.value),
     colours: [...$("names").querySelectorAll("select")].map((s) => s.value),
     timers: Number($("timers").value), clock_minutes: Number($("clock").value), sand_s: Number($("sand").value),
+    grace_s: Number($("grace").value), early_lifts: $("early").value,
     pairing: document.querySelector("input[name=pairing]:checked").value,
   };
   const res = await fetch("/api/setup", { method: "POST", headers: { "Content-Type": "application/json" },
@@ -146,8 +147,15 @@ async function init() {
     $("setup-form").hidden = false;
   });
   fillVariants();
+  listen();
+}
+
+function listen() {
   const source = new EventSource("/api/stream");
   source.addEventListener("state", (e) => renderPairing(JSON.parse(e.data)));
+  source.addEventListener("error", () => {
+    if (source.readyState === EventSource.CLOSED) setTimeout(listen, 5000);  // e.g. too many pages open
+  });
 }
 
 init();

@@ -1,0 +1,126 @@
+"""JSON bodies are read with bounds: odd or deep JSON gets a clear 4xx, never a 5xx, a traceback or a change."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from companion.clock import FakeClock
+from companion.hub import create_app
+from companion.hub.api import INTERNAL_ERROR, MAX_BODY_BYTES, MAX_DEPTH, nesting_depth
+
+ROUTES = [
+    "/api/setup",
+    "/api/players/red/action",
+    "/api/players/red/intent",
+    "/api/undo",
+    "/api/audio",
+]
+
+
+def deep(n: int) -> str:
+    return "[" * n + "]" * n
+
+
+@pytest.fixture
+def app(tmp_path):
+    app = create_app(
+        {"table": "bodies", "players": 2, "timers": 1, "sounds_dir": tmp_path, "audio": {"speech": False}},
+        clock=FakeClock(),
+    )
+    app.extensions["companion.session"].start_clock()
+    return app
+
+
+BAD = [
+    (deep(20_000), 400, "nested more than 32 levels"),
+    ('{"action": ' + '{"a":' * 5000 + "1" + "}" * 5000 + "}", 400, "nested more than 32 levels"),
+    ('{"a": ' + deep(MAX_DEPTH) + "}", 400, "nested more than 32 levels"),
+    ('{"action": {"type": "x", "n": NaN}}', 400, "not valid JSON"),
+    ('{"confirm": Infinity}', 400, "not valid JSON"),
+    ('{"node": "red-1", "intent": {"n": 1e400}}', 400, "not valid JSON"),
+    ('{"node": "red-1", "intent": {"\\ud800": 1}}', 400, "not valid Unicode"),
+    ("{not json", 400, "not valid JSON"),
+    ("[1, 2]", 400, "send a JSON object like"),
+    ('{"pad": "' + "x" * MAX_BODY_BYTES + '"}', 413, "larger than 64 KB"),
+]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("body, status, reason", BAD, ids=[r for _, _, r in BAD])
+def test_odd_json_gets_a_clear_4xx_and_changes_nothing(app, caplog, route, body, status, reason):
+    session = app.extensions["companion.session"]
+    state, logged, setup = session.state, len(session.log), session.setup
+    disabled = app.extensions["companion.cues"].engine.disabled
+    with caplog.at_level(logging.WARNING):
+        res = app.test_client().post(
+            route, data=body.encode("utf-8", "surrogatepass"), content_type="application/json"
+        )
+    assert res.status_code == status, res.get_data()
+    answer = res.get_json()
+    assert answer["ok"] is False and reason in answer["error"]
+    assert "Traceback" not in res.get_data(as_text=True)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert session.state == state and len(session.log) == logged and session.setup == setup
+    assert session.pairing is None and app.extensions["companion.cues"].engine.disabled == disabled
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_body_not_sent_as_json_is_refused(app, route):
+    res = app.test_client().post(route, data='{"confirm": true}', content_type="text/plain")
+    assert res.status_code == 400 and "Content-Type: application/json" in res.get_json()["error"]
+
+
+def test_json_nested_to_the_limit_is_read(app):
+    body = '{"node": "red-1", "intent": {"a": ' + "[" * (MAX_DEPTH - 2) + "]" * (MAX_DEPTH - 2) + "}}"
+    assert nesting_depth(body) == MAX_DEPTH
+    assert (
+        app.test_client()
+        .post("/api/players/red/intent", data=body, content_type="application/json")
+        .status_code
+        == 200
+    )
+
+
+def test_brackets_inside_strings_do_not_count():
+    assert nesting_depth('{"a": "[[[[{{{{", "b": ["]]]", "\\"[["]}') == 2
+    assert nesting_depth("[]") == 1 and nesting_depth('"x"') == 0
+
+
+def test_an_empty_undo_body_still_asks_for_confirmation(app):
+    res = app.test_client().post("/api/undo")
+    assert res.status_code == 409 and "no accepted action" in res.get_json()["error"]
+
+
+def test_an_unexpected_failure_is_a_json_500_and_the_traceback_goes_to_the_log(app, caplog, monkeypatch):
+    session = app.extensions["companion.session"]
+
+    def broken() -> dict:
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setattr(session, "snapshot", broken)
+    with caplog.at_level(logging.ERROR):
+        res = app.test_client().get("/api/state")
+    assert res.status_code == 500
+    assert res.get_json() == {"ok": False, "error": INTERNAL_ERROR}
+    assert "secret detail" not in res.get_data(as_text=True)
+    [record] = [r for r in caplog.records if r.name == "companion.hub.api"]
+    assert record.exc_info is not None and "GET /api/state" in record.getMessage()
+
+
+def test_pages_keep_flasks_own_error_page(app, monkeypatch):
+    session = app.extensions["companion.session"]
+    monkeypatch.setattr(
+        type(session), "setup", property(lambda self: (_ for _ in ()).throw(RuntimeError("x")))
+    )
+    res = app.test_client().get("/setup")
+    assert res.status_code == 500 and res.mimetype == "text/html"
+
+
+def test_unknown_api_paths_and_methods_answer_json(app):
+    client = app.test_client()
+    missing = client.get("/api/nothing-here")
+    assert missing.status_code == 404 and missing.get_json()["ok"] is False
+    wrong = client.delete("/api/state")
+    assert wrong.status_code == 405 and wrong.get_json()["ok"] is False
