@@ -45,3 +45,20 @@ bench: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
+
+# Full-sized robustness runs (docs/testing.md); `make test` runs the same tests CI-sized.
+#   make faults   kill -9 x100, 4 nodes offline x3 rounds, 6 torn logs per kind, 5 rounds of forgeries
+#   make soak     8 tables x 8 nodes, a whole 30-minute master clock, random hub kills and node dropouts
+#   make fuzz     the hypothesis fuzz tests with FUZZ_EXAMPLES generated inputs
+FUZZ_EXAMPLES ?= 200000
+
+.PHONY: faults soak fuzz
+
+faults: $(VENV)/.installed-test
+	COMPANION_FAULT_SIZE=full $(BIN)/python -m pytest -s tests/faults --ignore=tests/faults/test_soak.py $(ARGS)
+
+soak: $(VENV)/.installed-test
+	COMPANION_FAULT_SIZE=full $(BIN)/python -m pytest -s tests/faults/test_soak.py $(ARGS)
+
+fuzz: $(VENV)/.installed-test
+	COMPANION_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -k fuzz tests/core tests/hub $(ARGS)

@@ -50,6 +50,9 @@ from companion.table.state import last_step
 
 TABLE_RULE = "Table"
 
+NODE_SILENCE_S = 20.0
+"""Real seconds without a word from a node (it sends a heartbeat every 5) before it shows offline."""
+
 CHECKPOINT_S = 5.0
 """Real seconds of a running master clock with no event before the hub logs a ClockCheckpoint:
 a crash gives back at most this much game time."""
@@ -177,8 +180,8 @@ def decide(
             return _node_status(tx, node, online)
         case msg.BrokerStatus(online=online, detail=detail):
             return _broker(tx, online, detail)
-        case msg.ClockCommand(action=action):
-            return _clock_command(tx, action)
+        case msg.ClockCommand(action=action, at_s=at_s):
+            return _clock_command(tx, action, now_s if at_s is None else min(at_s, now_s))
         case msg.Tick():
             return _tick(tx)
         case msg.PlayerAction(player=player, action=action):
@@ -279,7 +282,8 @@ def _sequenced(tx: _Transaction, seat: Seat, report: Any) -> Outcome:
         tx.send(cmd.Ack(node, boot, seq, *known))
         return tx.done()
     last = before.seq_of(boot)
-    if seq > last + MAX_SEQ_JUMP:  # no node buffers that much: not heard, nothing changes
+    allowed = MAX_SEQ_JUMP + (before.dropped if boot == before.boot else 0)  # plus what it said it dropped
+    if seq > last + allowed:  # no node buffers that much: not heard, nothing changes
         reason = f"report {seq} of node {node!r} jumps {seq - last} ahead of its last one ({last})"
         tx.rejects.append(("sequence_jump", reason))
         tx.send(cmd.Ack(node, boot, seq, "rejected", reason))
@@ -412,8 +416,8 @@ def _node_command(tx: _Transaction, node: str, what: str) -> Outcome:
 # --- the master clock -------------------------------------------------------------------------------
 
 
-def _clock_command(tx: _Transaction, action: str) -> Outcome:
-    state, at = tx.table.state, tx.now_s
+def _clock_command(tx: _Transaction, action: str, at: float) -> Outcome:
+    state = tx.table.state
     if action == "start":
         started = clock_rules.decide_start(state, at_s=at)
         if isinstance(started, Rejected):
@@ -450,6 +454,10 @@ def _tick(tx: _Transaction) -> Outcome:
             if seat is not None:
                 tx.add(RefusalShown(seat.player, Refusal(held.reason, held.at_s)))
             tx.send(cmd.Ack(node, held.boot, held.seq, "rejected", held.reason))
+    silent_after = NODE_SILENCE_S * tx.table.time_scale
+    for link in tx.table.links.values():  # a node whose last will was lost (broker restarted) goes quiet
+        if link.online and link.last_seen_s is not None and tx.now_s - link.last_seen_s > silent_after:
+            tx.add(LinkChanged(replace(link, online=False)))
     state = tx.table.state
     expiry = clock_rules.due_expiry(state, now_s=tx.now_s)
     if expiry is not None:

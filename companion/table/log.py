@@ -216,13 +216,14 @@ def read_log(path: Path) -> SavedGame:
         raise InvalidRecordError(f"event log {path} is empty")
     records = []
     notes = []
+    if not raw.endswith(b"\n") and len(lines) > 1:
+        # the write was cut before its newline: no node was told it was accepted
+        notes.append(f"line {len(lines)} was cut short by a crash and is left out")
+        lines = lines[:-1]
     for number, line in enumerate(lines, start=1):
         try:
             records.append(json.loads(line))
         except (json.JSONDecodeError, RecursionError) as exc:
-            if number == len(lines) and not raw.endswith(b"\n"):
-                notes.append(f"line {number} was cut short by a crash and is left out")
-                break
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "it is nested too deeply"
             raise InvalidRecordError(f"event log {path} line {number} is not valid JSON: {reason}") from None
     head = records[0]

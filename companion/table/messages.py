@@ -43,6 +43,8 @@ class ClockCommand:
 
     action: str
     """``start``, ``pause``, ``resume`` or ``abort``."""
+    at_s: float | None = None
+    """When it took effect, if earlier than now (a resumed game is paused where the log ends)."""
 
 
 @dataclass(frozen=True)

@@ -246,8 +246,8 @@ class TableSession:
             raise ValueError(refused.reason)
 
     # --- hub controls ------------------------------------------------------------------------
-    def _clock(self, action: str) -> ev.Event | Rejected:
-        outcome = self.handle(msg.ClockCommand(action))
+    def _clock(self, action: str, at_s: float | None = None) -> ev.Event | Rejected:
+        outcome = self.handle(msg.ClockCommand(action, at_s))
         if outcome.refusal is not None:
             return outcome.refusal
         return next(e for e in outcome.events if isinstance(e, ev.CLOCK_EVENTS))
@@ -269,7 +269,7 @@ class TableSession:
         so the players decide when it goes on."""
         if self.state.clock.phase != "running":
             return None
-        result = self.pause_clock()
+        result = self._clock("pause", at_s=self.state.last_at_s)  # the hub was away from here on
         return None if isinstance(result, Rejected) else result
 
     def tick(self) -> float | None:

@@ -370,3 +370,33 @@ def test_the_setup_checks_its_strictness_settings():
         make_setup(table="t", early_lifts="punish")
     with pytest.raises(ConfigError, match="0 to 10 seconds"):
         make_setup(table="t", grace_s=30)
+
+
+def test_a_node_that_goes_quiet_shows_offline_and_comes_back_when_heard():
+    t, _ = run(table(), flip("red-1", 1), now_s=0.0)
+    assert decide(t, m.Tick(), now_s=20.0).table.link("red-1").online
+    quiet = decide(t, m.Tick(), now_s=20.5).table
+    assert not quiet.link("red-1").online
+    assert decide(quiet, flip("red-1", 2), now_s=21.0).table.link("red-1").online
+
+
+def test_a_node_that_said_it_dropped_events_may_jump_that_much_further():
+    hello = m.NodeReport(
+        "red-1",
+        p.validate(
+            "event",
+            {
+                "v": 1,
+                "kind": "hello",
+                "boot": BOOT,
+                "t_ms": 0,
+                "sand_ms": 60000,
+                "node_kind": "sim",
+                "firmware": "x",
+                "dropped": 2000,
+            },
+        ),
+    )
+    t, _ = run(table(), flip("red-1", 1), hello)
+    outcome = decide(t, flip("red-1", 2 + 64 + 2000), now_s=1.0)  # 64 still buffered after 2,000 dropped
+    assert outcome.commands[0].verdict == "accepted" and outcome.logged

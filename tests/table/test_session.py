@@ -231,3 +231,20 @@ def test_after_a_resume_the_next_report_is_no_gap_and_the_clock_goes_on_from_the
     assert resumed.state.last_at_s == clock.now_s()  # nothing of that minute is given back
     resumed.node_message("red-1", flip(2, 70_000))
     assert resumed.stats.counts["sequence_gap"] == 0 and resumed.state.timers["red-1"].flips == 2
+
+
+def test_a_last_line_cut_just_before_its_newline_was_never_acknowledged_and_is_left_out(tmp_path, clock):
+    path = tmp_path / "game.jsonl"
+    setup = default_setup("t1", players=2, timers=1)
+    session = TableSession(setup, clock=clock, log=EventLog.for_new_game(setup, path, fsync=False))
+    session.start_clock()
+    session.node_message("red-1", flip(1, 0))
+    session.log.close()
+    path.write_bytes(path.read_bytes()[:-1])  # the crash came between the line and its newline
+    saved = read_log(path)
+    assert [type(e).__name__ for e in saved.events] == ["ClockStarted"] and "cut short" in saved.notes[0]
+    resumed = TableSession(setup, clock=clock, log=EventLog.open_existing(path, fsync=False))
+    assert len(resumed.log) == 1 and resumed.state.timers["red-1"].flips == 0
+    [ack] = resumed.node_message("red-1", flip(1, 0))  # the node sends it again: now it counts
+    resumed.log.close()
+    assert ack.verdict == "accepted" and read_log(path).events == resumed.log.events()
