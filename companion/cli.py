@@ -230,6 +230,19 @@ def _wait_for_interrupt() -> None:
 )
 @click.option("--memory", is_flag=True, help="Keep the game log in memory only.")
 @click.option(
+    "--lan",
+    is_flag=True,
+    default=None,
+    help="Serve the table on this machine's network: phones join by QR code, nodes find it by mDNS, "
+    "and the broker lets in only nodes with their own credentials (docs/security.md).",
+)
+@click.option(
+    "--lan-address",
+    default=None,
+    metavar="ADDRESS",
+    help="With --lan: the network address to serve on.  [default: the one with the default route]",
+)
+@click.option(
     "--language",
     type=click.Choice(["en", "es", "de"]),
     default=None,
@@ -271,6 +284,8 @@ def run(
     language: str | None,
     resume: str | None,
     config_file: str | None,
+    lan: bool | None,
+    lan_address: str | None,
     verbose: int,
 ) -> None:
     """Start a table: broker, hub, dashboard and (by default) simulated sandtimers."""
@@ -326,8 +341,14 @@ def run(
             else:
                 resume_path = Path(resume)
             read_log(resume_path)  # a broken log is reported before anything starts
+        use_lan = bool(file_settings.get("lan", False) if lan is None else lan) or lan_address is not None
+        lan_choice = lan_address if lan_address is not None else file_settings.get("lan_address")
+        if lan_choice is not None and not isinstance(lan_choice, str):
+            raise ConfigError("lan_address in the config must be an address in quotes")
         options = RunOptions(
             hub=hub_config,
+            lan=use_lan,
+            lan_address=lan_choice,
             broker_url=broker_url,
             embedded=embedded,
             mqtt_host=mqtt_host,
@@ -360,6 +381,19 @@ def run(
     elif session.log.path:
         click.echo(f"Game log: {session.log.path}")
     click.echo(f"Dashboard: {table_runtime.url}")
+    if table_runtime.lan is not None:
+        from companion.hub.auth import access_of
+
+        lan_info = table_runtime.lan
+        click.echo(f"Serving the network on {lan_info.label}: phones scan the QR codes on the dashboard")
+        click.echo(access_of(table_runtime.app).pin_line(table_runtime.url))
+        click.echo(
+            f"Nodes connect to {table_runtime.node_broker}, found by mDNS as table-{setup.table}.local"
+        )
+        if table_runtime.auth is not None:
+            click.echo(
+                f"Give a real node its credentials with: companion node add NODE --table {setup.table}"
+            )
     click.echo("Press Ctrl+C to stop.")
     try:
         _wait_for_interrupt()
@@ -391,15 +425,17 @@ def sim(
 ) -> None:
     """Run simulated sandtimer nodes against a broker (default mqtt://127.0.0.1:1883)."""
     from companion.clock import ScaledClock
-    from companion.mqtt.broker import BrokerAddress
-    from companion.node.sim import SimFleet
+    from companion.node.sim import SimFleet, sim_broker
     from companion.rules.setup import default_setup
 
     _configure_logging(verbose)
     try:
-        address = BrokerAddress.parse(broker_url or "mqtt://127.0.0.1:1883")
+        address, found_table = sim_broker(broker_url, table)
         setup = default_setup(
-            table or "demo", players=players or 4, timers=timers or 2, sand_s=sand_seconds or 60.0
+            found_table or table or "demo",
+            players=players or 4,
+            timers=timers or 2,
+            sand_s=sand_seconds or 60.0,
         )
         clock = ScaledClock(time_scale or 1.0)
     except (CompanionError, ValueError) as exc:
@@ -476,9 +512,11 @@ def bench(flips: int, burst: int, embedded: str, fsync: bool, streams: int) -> N
 
 
 def _add_serial_bridge() -> None:
+    from companion.cli_node import node
     from companion.serial_bridge import serial_bridge
 
     main.add_command(serial_bridge)
+    main.add_command(node)
 
 
 _add_serial_bridge()

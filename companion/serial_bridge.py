@@ -18,6 +18,11 @@ pulled: a USB-powered node is then off). Every line is checked through
 counted in :attr:`SerialBridge.stats` and dropped, never fatal. A port that
 goes away is reopened when it comes back; ports are given by path (best a
 ``/dev/serial/by-id/...`` link, globs allowed) or found by USB ``VID:PID``.
+
+On a locked broker (a table on the network, docs/security.md) each node's connection
+logs in as that node: ``address_for(node)`` gives its address with its user and
+password (``--data-dir`` reads them from the table's credential store), and a node
+without credentials is not connected until it has some (``companion node add``).
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import click
@@ -47,7 +54,7 @@ from companion.core.serial_lines import (
 )
 from companion.errors import ConfigError
 from companion.mqtt.broker import BrokerAddress
-from companion.mqtt.client import connect_in_background, make_client
+from companion.mqtt.client import check_ca_file, connect_in_background, make_client
 
 log = logging.getLogger(__name__)
 
@@ -173,14 +180,16 @@ class PortLink:
         except (SerialLineError, protocol.ProtocolError) as exc:
             self.bridge.bad_line(self.path, str(exc))
             return
-        if node != self.node:
-            self._bind(node)
+        if node != self.node or (self.client is None and channel == "hello"):
+            self._bind(node)  # a node without credentials is tried again at its next hello
         if channel == "hello" or message is None:
             self._next_link = 0.0  # answer at once
             return
         topic = protocol.node_topic(self.bridge.table, node, channel)
         payload = json.dumps({"v": protocol.VERSION, "kind": message.kind, **message.fields()}).encode()
-        assert self.client is not None
+        if self.client is None:
+            self.bridge.count("no_credentials")
+            return
         self.client.publish(topic, payload, qos=protocol.QOS, retain=(channel == "status"))
         self.bridge.count("published")
 
@@ -212,16 +221,17 @@ class PortLink:
     def _bind(self, node: str) -> None:
         self._unbind()
         self.node = node
+        address = self.bridge.address_of(node)
+        if address is None:
+            return  # no credentials (yet): the node's link stays down and its events wait in its outbox
         will = (protocol.node_topic(self.bridge.table, node, "status"), protocol.status_payload(False), True)
-        client = make_client(
-            f"serial-{self.bridge.table}-{node}", self.bridge.address, clean_session=True, will=will
-        )
+        client = make_client(f"serial-{self.bridge.table}-{node}", address, clean_session=True, will=will)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         self.client = client
         log.info("node %s is on %s", node, self.path)
-        connect_in_background(client, self.bridge.address)
+        connect_in_background(client, address)
 
     def _unbind(self) -> None:
         """The node is gone from this port: publish its last will ourselves, then leave cleanly."""
@@ -287,7 +297,10 @@ class SerialBridge:
         reopen_s: float = REOPEN_S,
         scan_s: float = SCAN_S,
         link_every_s: float = LINK_EVERY_S,
+        address_for: Callable[[str], BrokerAddress | None] | None = None,
     ) -> None:
+        """``address_for(node)``, when given, is the address (with that node's own user and password)
+        a node connects with, or None while it has no credentials; otherwise every node uses ``address``."""
         if not protocol.is_valid_id(table):
             raise ConfigError(f"table id {table!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
         self.table = table
@@ -300,6 +313,8 @@ class SerialBridge:
         self.reopen_s = reopen_s
         self.scan_s = scan_s
         self.link_every_s = link_every_s
+        self.address_for = address_for
+        self._no_credentials: set[str] = set()
         self.stopping = threading.Event()
         self.stats: collections.Counter[str] = collections.Counter()
         self.bad_reasons: collections.deque[str] = collections.deque(maxlen=50)
@@ -316,6 +331,32 @@ class SerialBridge:
             self.stats["bad_lines"] += 1
             self.bad_reasons.append(reason)
         log.warning("bad line from %s: %s", path, reason)
+
+    def address_of(self, node: str) -> BrokerAddress | None:
+        """The address ``node`` connects with, or None (logged once) while it has no credentials."""
+        if self.address_for is None:
+            return self.address
+        try:
+            address = self.address_for(node)
+        except Exception as exc:  # a broken store must not end the bridge
+            log.error("cannot read the credentials of node %s: %s", node, exc)
+            address = None
+        with self._lock:
+            if address is not None:
+                self._no_credentials.discard(node)
+                return address
+            first = node not in self._no_credentials
+            self._no_credentials.add(node)
+        if first:
+            log.warning(
+                "node %s has no credentials for table %s; it stays off-line until "
+                "`companion node add %s --table %s`",
+                node,
+                self.table,
+                node,
+                self.table,
+            )
+        return None
 
     def node_on(self, path: str) -> str | None:
         link = self.links.get(path)
@@ -370,14 +411,19 @@ class SerialBridge:
             link.thread.join(5)
 
 
+FALLBACK_BROKER = "mqtt://127.0.0.1:1883"
+DISCOVERY_S = 3.0
+"""How long ``serial-bridge`` without ``--broker`` looks for the table's announced broker (mDNS)."""
+
+
 @click.command("serial-bridge")
 @click.option(
     "--broker",
     "broker_url",
-    default="mqtt://127.0.0.1:1883",
-    show_default=True,
+    default=None,
     metavar="URL",
-    help="Broker to bridge to, mqtt://user:pass@host:port.",
+    help="Broker to bridge to, mqtt://user:pass@host:port.  [default: the broker the table announces "
+    f"on the network (mDNS), else {FALLBACK_BROKER}]",
 )
 @click.option("--table", required=True, help="Table id the serial nodes belong to.")
 @click.option(
@@ -396,9 +442,29 @@ class SerialBridge:
     "running MicroPython.",
 )
 @click.option("--baud", default=BAUD, show_default=True, help="Baud rate (ignored by USB CDC ports).")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="The hub's data folder: on a locked broker each node logs in with its own credentials "
+    "from <DIR>/auth/<table>/ (companion node add).",
+)
+@click.option(
+    "--ca-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Connect with TLS and check the broker's certificate against this CA certificate.",
+)
 @click.option("-v", "--verbose", count=True, help="More log output.")
 def serial_bridge(
-    broker_url: str, table: str, ports: tuple[str, ...], usb_ids: tuple[str, ...], baud: int, verbose: int
+    broker_url: str | None,
+    table: str,
+    ports: tuple[str, ...],
+    usb_ids: tuple[str, ...],
+    baud: int,
+    data_dir: str | None,
+    ca_file: str | None,
+    verbose: int,
 ) -> None:
     """Bridge sandtimer nodes on USB serial ports to the table's MQTT broker.
 
@@ -409,9 +475,31 @@ def serial_bridge(
         format="%(levelname)s %(name)s: %(message)s",
     )
     try:
-        address = BrokerAddress.parse(broker_url)
+        address = BrokerAddress.parse(broker_url or FALLBACK_BROKER)
+        if ca_file is not None:
+            check_ca_file(ca_file)
+            address = replace(address, tls=True, ca_file=ca_file)
         ids = [parse_usb_id(text) for text in usb_ids]
-        bridge = SerialBridge(table, address, ports=ports, usb_ids=ids, baud=baud)
+        address_for = None
+        if data_dir is not None:
+            from companion.mqtt.auth import BrokerAuth
+
+            auth = BrokerAuth.for_table(Path(data_dir), table)
+
+            def address_for(node: str) -> BrokerAddress | None:
+                found = auth.credentials(node)
+                return found.address(address) if found is not None else None
+
+        bridge = SerialBridge(table, address, ports=ports, usb_ids=ids, baud=baud, address_for=address_for)
+        if broker_url is None:  # checked the rest first: now find the table's broker on the network
+            from companion.net.discovery import broker_address
+
+            address, found = broker_address(None, table, timeout_s=DISCOVERY_S, fallback=FALLBACK_BROKER)
+            if ca_file is not None:
+                address = replace(address, tls=True, ca_file=ca_file)
+            bridge.address = address  # (address_for above reads the same variable)
+            if found is not None:
+                click.echo(f"Found table {table!r} on the network (mDNS).")
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
     bridge.start()

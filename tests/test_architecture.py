@@ -23,10 +23,11 @@ LAYERS = [
         "companion.node",
         "companion.serial_bridge",
         "companion.sse_client",
+        "companion.net",
     },
     {"companion.hub"},
     {"companion.runtime", "companion.bench"},
-    {"companion.cli", "companion.__main__"},
+    {"companion.cli", "companion.cli_node", "companion.__main__"},
 ]
 LAYER = {part: number for number, parts in enumerate(LAYERS) for part in parts}
 

@@ -1,6 +1,9 @@
 """The Flask hub: dashboard, JSON API and live stream, with the table session,
 clock, MQTT bridge and simulated nodes attached as extensions.
 
+Who may change what (the host, each player's phone, spectators) is decided in
+:mod:`companion.hub.auth`, attached as ``app.extensions["companion.auth"]``.
+
 ``create_app`` only builds and wires the parts; ``start_services`` starts the
 threads (MQTT loop, ticker, cue thread) and ``stop_services`` ends them, so a test can use
 ``app.test_client()`` without any broker.
@@ -14,7 +17,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, render_template
+from flask import Flask, Response, make_response, render_template, request
 
 from companion.clock import Clock, ScaledClock
 from companion.errors import ConfigError
@@ -55,6 +58,10 @@ class HubConfig:
     """Where cue sounds are built; default ``<data_dir>/sounds`` or a temporary folder."""
     max_streams: int = 64
     """Live streams (``/api/stream``: dashboards, phones, setup pages) open at once; more get a 503."""
+    public_url: str | None = None
+    """The address phones reach the hub at (``http://192.168.1.20:8080``), used in every QR code and
+    join link; None uses the address the page was loaded from. ``access_of(app).public_url`` can
+    change it after the web server is bound (see companion/hub/auth.py)."""
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> HubConfig:
@@ -156,8 +163,9 @@ def create_app(
     init_cues(app, session, clock, audio=audio, sounds_dir=sounds_dir)
     app.extensions["companion.ticker"] = Ticker(session)
 
-    from companion.hub import api, history, setup_page, stream
+    from companion.hub import api, auth, history, setup_page, stream
 
+    auth.init_access(app, public_url=config.public_url)
     api.init_app(app)
     stream.init_streams(app, session, max_streams=config.max_streams)
     app.register_blueprint(setup_page.bp)
@@ -172,10 +180,35 @@ def create_app(
 
     @app.get("/play/<player>")
     def play(player: str) -> Any:
+        """A player's phone page: acts for the player with their token, else watches (see auth.py)."""
         players = app.extensions["companion.session"].setup.players
         if player not in players:
             return render_template("no_player.html", player=player, players=players), 404
-        return render_template("player.html", table=setup.table, player=player, simulated=fleet is not None)
+        notice: str | None = None
+        offered = request.args.get(auth.JOIN_PARAM)
+        if offered is not None:
+            joined = auth.join(player, offered)
+            if joined is not None:
+                return joined
+            notice = auth.STALE
+        access = auth.current_access()
+        stale_cookie = access.stale and bool(request.cookies.get(auth.PLAYER_COOKIE))
+        if stale_cookie:
+            notice = auth.STALE
+        role = auth.HOST if access.is_host else auth.PLAYER if access.can_act_for(player) else auth.SPECTATOR
+        page = render_template(
+            "player.html",
+            table=setup.table,
+            player=player,
+            simulated=fleet is not None,
+            role=role,
+            page_token=access.token if access.can_act_for(player) else "",
+            notice=notice,
+        )
+        response: Response = make_response(page, 200 if notice is None else 403)
+        if stale_cookie:
+            response.delete_cookie(auth.PLAYER_COOKIE, path=auth.player_path(player))
+        return response
 
     return app
 

@@ -19,6 +19,7 @@ from flask import Blueprint, Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from companion.errors import CompanionError
+from companion.hub.auth import host_only, require_node_owner, require_player
 from companion.hub.extensions import bridge_of, fleet_of, session_of
 from companion.rules.outcome import Rejected
 from companion.table import events as ev
@@ -174,6 +175,7 @@ def events() -> Any:
 
 
 @bp.post("/clock/<action>")
+@host_only
 def clock(action: str) -> Any:
     session = session_of(current_app)
     handlers = {
@@ -201,7 +203,10 @@ def player(player: str) -> Any:
 
 @bp.post("/players/<player>/action")
 def player_action(player: str) -> Any:
-    """A tap on a player's phone: ``{"action": {...}}`` applied through the game's rules."""
+    """A tap on a player's phone: ``{"action": {...}}`` applied through the game's rules.
+
+    Only that player's phone (their token) or the host may send it."""
+    require_player(player)
     example = '{"action": {...}}'
     body = read_json(example)
     if not isinstance(body.get("action"), dict):
@@ -214,7 +219,10 @@ def player_action(player: str) -> Any:
 
 @bp.post("/players/<player>/intent")
 def player_intent(player: str) -> Any:
-    """What a timer should do at its next flip: ``{"node": "red-1", "intent": {...} | null}``."""
+    """What a timer should do at its next flip: ``{"node": "red-1", "intent": {...} | null}``.
+
+    Only that player's phone (their token) or the host may send it."""
+    require_player(player)
     example = '{"node": "red-1", "intent": {...}}'
     body = read_json(example)
     if not isinstance(body.get("node"), str) or not isinstance(body.get("intent"), (dict, type(None))):
@@ -235,6 +243,7 @@ def undo_preview() -> Any:
 
 
 @bp.post("/undo")
+@host_only
 def undo() -> Any:
     """Take back the latest accepted action; needs ``{"confirm": true}``."""
     body = read_json('{"confirm": true}', optional=True)
@@ -250,6 +259,7 @@ def undo() -> Any:
 
 
 @bp.post("/nodes/<node>/restart")
+@host_only
 def restart_node(node: str) -> Any:
     """Ask a node to restart (its sand survives on the hub; the node resends what it had not delivered)."""
     return _command_node(node, "restart")
@@ -257,7 +267,9 @@ def restart_node(node: str) -> Any:
 
 @bp.post("/sim/<node>/flip")
 def sim_flip(node: str) -> Any:
-    """Flip a simulated node, as a player would turn the glass over."""
+    """Flip a simulated node, as a player would turn the glass over (the host, or the phone of the
+    player whose timer it is)."""
+    require_node_owner(node)
     fleet = fleet_of(current_app)
     if fleet is None:
         return _error("no simulated nodes run on this hub", 404)
@@ -267,6 +279,7 @@ def sim_flip(node: str) -> Any:
 
 
 @bp.post("/nodes/<node>/identify")
+@host_only
 def identify(node: str) -> Any:
     """Make a node blink so a player can find it."""
     return _command_node(node, "identify")

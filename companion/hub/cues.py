@@ -27,6 +27,7 @@ from companion.clock import Clock
 from companion.errors import CompanionError
 from companion.games import find_game
 from companion.hub.api import read_json
+from companion.hub.auth import host_only
 from companion.hub.ticker import MAX_WAIT_S
 from companion.table.model import ActionRefused, TableReset, is_logged
 from companion.table.session import TableSession
@@ -229,6 +230,7 @@ def audio_settings() -> Any:
 
 
 @bp.post("/api/audio")
+@host_only
 def set_audio() -> Any:
     """Turn cues off or on: ``{"disabled": ["remaining", "chime"]}``."""
     body = read_json('{"disabled": [cue names]}')

@@ -6,11 +6,12 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from companion.errors import CompanionError
 from companion.games import TIMERS_ONLY, GameInfo, all_games, find_game, referee_for
 from companion.hub.api import read_json
+from companion.hub.auth import NO_CODE, access_of, host_only
 from companion.hub.extensions import session_of
 from companion.rules.setup import DEFAULT_GRACE_S, EARLY_LIFTS, PLAYER_COLOURS, Seat, make_setup
 
@@ -50,6 +51,7 @@ def _number(body: dict[str, Any], key: str, default: float, low: float, high: fl
 
 
 @bp.post("/api/setup")
+@host_only
 def new_game() -> Any:
     """Start a new game at this table. ``pairing``: ``flip`` (pair nodes by flipping) or ``keep``."""
     body = read_json('{"game": "time-n-space", "players": ["ana", "ben", "eva"]}')
@@ -119,6 +121,7 @@ def new_game() -> Any:
 
 
 @bp.post("/api/setup/cancel")
+@host_only
 def cancel() -> Any:
     session_of(current_app).cancel_pairing()
     return jsonify({"ok": True})
@@ -131,8 +134,10 @@ def setup_page() -> str:
 
 
 @bp.get("/qr/<player>.svg")
+@host_only
 def qr(player: str) -> Any:
-    """A QR code that opens ``player``'s phone page, at the address this page was loaded from."""
+    """A QR code that opens ``player``'s phone page with their token, at ``HubConfig.public_url``
+    (else the address this page was loaded from). Only the host sees it: it lets a phone play."""
     import io
 
     import segno
@@ -140,7 +145,9 @@ def qr(player: str) -> Any:
     session = session_of(current_app)
     if player not in session.setup.players:
         return _error(f"there is no player {player!r} at this table", 404)
-    target = request.host_url.rstrip("/") + url_for("play", player=player)
+    target = access_of(current_app).join_url(player, request.host_url)
+    if target is None:
+        return _error(NO_CODE.format(player=player), 409)
     out = io.BytesIO()
     segno.make(target, error="m").save(out, kind="svg", scale=6, border=2, dark="#000", light="#fff")
     return Response(out.getvalue(), mimetype="image/svg+xml", headers={"X-Target": target})

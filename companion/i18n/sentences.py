@@ -89,5 +89,18 @@ HUB_ERRORS = (
     "Too many live pages are open ({count}); close one or try again in a few seconds",
 )
 
-HUB_SENTENCES = (*DECIDE, *CLOCK_PHASES, *TIMER_PHASES, *SESSION, *RESULTS, *HUB_ERRORS)
+ACCESS = (
+    # companion/hub/auth.py: who may do what (a refused tap, button, PIN or QR code)
+    "Only the host can do this: on the host's device, type the table PIN at /host",
+    "This page can only watch: to play, scan your QR code on the host's screen",
+    "This phone can act only for {player}",
+    "This code is no longer valid (it was replaced, or it belongs to an earlier game): "
+    "ask the host for a new QR code",
+    "Refused a request that came from another site",
+    "That PIN is wrong: the table PIN is shown on the hub's own screen",
+    "Too many wrong PINs: wait {seconds} s and try again",
+    "{player} has no phone code now: issue a new one first",
+)
+
+HUB_SENTENCES = (*DECIDE, *CLOCK_PHASES, *TIMER_PHASES, *SESSION, *RESULTS, *HUB_ERRORS, *ACCESS)
 """Every catalog key that is not written in a template or script."""

@@ -11,6 +11,15 @@ With no ``--broker`` given, ``companion run`` starts one itself:
 Both can be started again on the same port after they stopped or died, and say
 whether they run (``is_running``) and why they ended (``exit_reason``):
 :class:`companion.mqtt.supervisor.BrokerSupervisor` uses that to keep them up.
+
+**A table on a network** (``auth=`` a :class:`companion.mqtt.auth.BrokerAuth`) runs only on
+mosquitto: it gets ``allow_anonymous false``, the table's ``password_file`` and ``acl_file``,
+and reads them again on SIGHUP (:meth:`MosquittoBroker.reload`), so a node added or revoked
+takes effect without a restart; a restarted broker reads the same files. With ``tls=``
+(:class:`TlsFiles`) the network listener speaks only TLS, on ``tls_port`` (8883), and the
+plain listener stays on loopback for the hub and its local tools. amqtt is refused for this
+(:func:`require_mosquitto_for_lan` says why). Without ``auth`` nothing changes: anonymous,
+one plain listener, as a table on loopback has always been.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 from urllib.parse import unquote, urlsplit
 
 from companion.errors import BrokerError, ConfigError
@@ -44,6 +53,13 @@ AMQTT_SHUTDOWN_S = 2.0
 """How long amqtt may take to shut down before its connections are simply closed."""
 AUTOSAVE_S = 30
 """How often mosquitto saves its persistence file while running (it always saves when stopped)."""
+TLS_PORT = 8883
+"""The embedded broker's TLS listener (MQTT's registered port for TLS)."""
+LAN_NEEDS_MOSQUITTO = (
+    "a table on the network needs mosquitto, which checks every node's password and keeps each node "
+    "to its own topics: install it with `sudo apt-get install mosquitto` (the in-process amqtt broker "
+    "cannot do this safely; see docs/security.md)"
+)
 
 
 @dataclass(frozen=True)
@@ -54,14 +70,22 @@ class BrokerAddress:
     port: int = 1883
     username: str | None = None
     password: str | None = None
+    tls: bool = False
+    """Speak TLS and check the broker's certificate (against ``ca_file``, or the system's CAs)."""
+    ca_file: str | None = None
+    """The CA certificate that signed the broker's certificate (PEM); only with ``tls``."""
 
     @classmethod
     def parse(cls, url: str) -> BrokerAddress:
-        """Parse ``mqtt://[user[:pass]@]host[:port]``; raise :class:`ConfigError` with the reason."""
+        """Parse ``mqtt://[user[:pass]@]host[:port]``; raise :class:`ConfigError` with the reason.
+
+        TLS is not part of the URL: it is set beside it (``tls`` and ``ca_file``, e.g. a Pi
+        node's ``[broker] ca_file``), so one URL form serves every part of the companion."""
         parts = urlsplit(url if "://" in url else "mqtt://" + url)
         if parts.scheme not in ("mqtt", "tcp"):
             raise ConfigError(
-                f"broker URL {url!r} must start with mqtt:// (TLS and websockets are not supported)"
+                f"broker URL {url!r} must start with mqtt:// (for TLS keep mqtt:// and give the CA "
+                "file beside it; websockets are not supported)"
             )
         if not parts.hostname:
             raise ConfigError(f"broker URL {url!r} names no host")
@@ -81,7 +105,56 @@ class BrokerAddress:
     def __str__(self) -> str:
         auth = f"{self.username}@" if self.username else ""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"mqtt://{auth}{host}:{self.port}"
+        return f"mqtt://{auth}{host}:{self.port}" + (" (TLS)" if self.tls else "")
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """The PEM files of a broker's TLS listener (how to make them: docs/security.md)."""
+
+    cafile: Path
+    """The CA certificate; nodes get a copy of it to check the broker."""
+    certfile: Path
+    """The broker's certificate, signed by the CA, naming the host(s) nodes connect to."""
+    keyfile: Path
+    """The broker's private key (keep it 0600)."""
+
+    def check(self) -> TlsFiles:
+        """Raise :class:`ConfigError` naming the first file that cannot be read."""
+        for label, path in (
+            ("CA certificate", self.cafile),
+            ("certificate", self.certfile),
+            ("key", self.keyfile),
+        ):
+            try:
+                with open(path, "rb") as fh:
+                    if b"-----BEGIN" not in fh.read():
+                        raise ConfigError(f"the broker's TLS {label} {str(path)!r} is not a PEM file")
+            except OSError as exc:
+                raise ConfigError(
+                    f"the broker's TLS {label} {str(path)!r} cannot be read ({exc.strerror or exc})"
+                ) from None
+        return self
+
+
+class BrokerUsers(Protocol):
+    """What the embedded mosquitto needs of a credential store (``companion.mqtt.auth.BrokerAuth``)."""
+
+    def mosquitto_files(self) -> tuple[Path, Path]: ...
+
+    def record_broker(self, pid: int, argv: list[str]) -> None: ...
+
+    def forget_broker(self, pid: int | None = None) -> None: ...
+
+
+def _loopback(host: str) -> str:
+    """The loopback address of ``host``'s family."""
+    return "::1" if ":" in host else "127.0.0.1"
+
+
+def _reachable(host: str) -> str:
+    """Where a client on this machine reaches a listener bound to ``host``."""
+    return "127.0.0.1" if host in ("0.0.0.0", "") else ("::1" if host == "::" else host)
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -151,6 +224,12 @@ class MosquittoBroker:
     ``autosave_s`` seconds, and read back when it starts again. They go to
     ``persistence_dir``, or to a temporary folder that lives as long as this object
     (enough for restarts within one hub run).
+
+    With ``auth`` every client needs a user and password and stays within the ACL
+    (``allow_anonymous false``, ``password_file``, ``acl_file``); :meth:`reload` makes a
+    running mosquitto read those files again. With ``tls`` as well, ``host`` gets a TLS
+    listener on ``tls_port`` and the plain ``port`` listens on loopback only, where the hub
+    and the tools on this machine connect (:attr:`address`); nodes use :attr:`tls_address`.
     """
 
     kind = "mosquitto"
@@ -163,13 +242,25 @@ class MosquittoBroker:
         binary: str | None = None,
         persistence_dir: Path | None = None,
         autosave_s: int = AUTOSAVE_S,
+        auth: BrokerUsers | None = None,
+        tls: TlsFiles | None = None,
+        tls_port: int | None = TLS_PORT,
     ) -> None:
         found = binary or find_mosquitto()
         if found is None:
             raise BrokerError("mosquitto is not installed")
+        if tls is not None and auth is None:
+            raise ConfigError(
+                "a TLS listener on the embedded broker needs the table's credentials (auth) too"
+            )
         self.binary: str = found
         self.host = host
-        self.port = port or free_port(host)
+        self.auth = auth
+        self.tls = tls.check() if tls is not None else None
+        self.plain_host = _loopback(host) if tls is not None else host
+        """Where the plain listener is bound: ``host``, or loopback when the network gets TLS."""
+        self.port = port or free_port(self.plain_host)
+        self.tls_port = (tls_port or free_port(host)) if tls is not None else None
         self._tmp = tempfile.TemporaryDirectory(prefix="companion-mosquitto-")
         self.persistence_dir: Path = persistence_dir or Path(self._tmp.name) / "persistence"
         self.autosave_s = autosave_s
@@ -179,18 +270,43 @@ class MosquittoBroker:
 
     @property
     def address(self) -> BrokerAddress:
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else ("::1" if self.host == "::" else self.host)
-        return BrokerAddress(host, self.port)
+        """The plain listener, as a client on this machine reaches it (no credentials in it)."""
+        return BrokerAddress(_reachable(self.plain_host), self.port)
+
+    @property
+    def tls_address(self) -> BrokerAddress | None:
+        """The TLS listener (None without TLS), as a client on this machine reaches it, with the CA
+        file set; a node on the network uses the hub's network address instead of this host."""
+        if self.tls is None or self.tls_port is None:
+            return None
+        return BrokerAddress(_reachable(self.host), self.tls_port, tls=True, ca_file=str(self.tls.cafile))
 
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
+    @property
+    def config_path(self) -> Path:
+        return Path(self._tmp.name) / "mosquitto.conf"
+
     def config_text(self) -> str:
         self.persistence_dir.mkdir(parents=True, exist_ok=True)
-        lines = [
-            f"listener {self.port} {self.host}",
-            "allow_anonymous true",
+        lines = [f"listener {self.port} {self.plain_host}"]
+        if self.auth is None:
+            lines.append("allow_anonymous true")
+        else:
+            # One set of users and rules for every listener (per_listener_settings is false).
+            password_file, acl_file = self.auth.mosquitto_files()
+            lines += ["allow_anonymous false", f"password_file {password_file}", f"acl_file {acl_file}"]
+        if self.tls is not None:
+            lines += [
+                f"listener {self.tls_port} {self.host}",
+                f"cafile {self.tls.cafile}",
+                f"certfile {self.tls.certfile}",
+                f"keyfile {self.tls.keyfile}",
+                "tls_version tlsv1.2",  # the lowest version accepted; 1.3 is used when both ends have it
+            ]
+        lines += [
             # Without TCP_NODELAY on both ends a request/response waits ~40 ms twice (Nagle).
             "set_tcp_nodelay true",
             # The hub's persistent session: node events queued while the hub is away.
@@ -212,11 +328,12 @@ class MosquittoBroker:
         if self.is_running():
             return self
         self._release()
-        conf = Path(self._tmp.name) / "mosquitto.conf"
+        conf = self.config_path
         conf.write_text(self.config_text())
         self._log = open(Path(self._tmp.name) / "mosquitto.log", "ab")  # kept open while it runs
+        argv = [self.binary, "-c", str(conf)]
         self._proc = subprocess.Popen(
-            [self.binary, "-c", str(conf)],
+            argv,
             stdout=self._log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # Ctrl+C reaches the hub, which stops it in order
@@ -224,13 +341,25 @@ class MosquittoBroker:
         )  # and a killed hub leaves no broker behind
         try:
             wait_for_port(self.address.host, self.port, alive=self.is_running)
+            if self.tls_address is not None:
+                wait_for_port(self.tls_address.host, self.tls_address.port, alive=self.is_running)
         except BrokerError:
             self.stop()
             raise BrokerError(
                 f"mosquitto failed to start on {self.host}:{self.port}: {self.log_text()[-300:].strip()}"
             ) from None
-        log.info("mosquitto %s listening on %s:%s", self._proc.pid, self.host, self.port)
+        if self.auth is not None:
+            self.auth.record_broker(self._proc.pid, argv)
+        log.info("mosquitto %s listening on %s:%s", self._proc.pid, self.plain_host, self.port)
         return self
+
+    def reload(self) -> bool:
+        """Make the running mosquitto read its password and ACL files again (SIGHUP): nodes added or
+        revoked take effect at once, a revoked node still connected is dropped. False if not running."""
+        if self._proc is None or self._proc.poll() is not None:
+            return False
+        self._proc.send_signal(signal.SIGHUP)
+        return True
 
     def is_running(self) -> bool:
         """Whether the mosquitto process is alive (False before start, after stop, and once it died)."""
@@ -278,6 +407,8 @@ class MosquittoBroker:
         """Forget an ended process and close its log file."""
         if self._proc is not None:
             self._last_exit = self._proc.poll()
+            if self.auth is not None:
+                self.auth.forget_broker(self._proc.pid)
         self._proc = None
         if self._log is not None:
             self._log.close()
@@ -343,8 +474,10 @@ class AmqttBroker:
 
     @property
     def address(self) -> BrokerAddress:
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else ("::1" if self.host == "::" else self.host)
-        return BrokerAddress(host, self.port)
+        return BrokerAddress(_reachable(self.host), self.port)
+
+    tls_address = None
+    """amqtt is never given TLS here (see :func:`require_mosquitto_for_lan`)."""
 
     pid = None
     """amqtt runs inside the hub's own process."""
@@ -461,20 +594,64 @@ class AmqttBroker:
         self.close()
 
 
+def require_mosquitto_for_lan(prefer: str = "auto") -> str:
+    """The mosquitto binary for a table on the network; :class:`ConfigError` when there is none.
+
+    Why not amqtt (0.12): it has per-user topic rules (``TopicAccessControlListPlugin``) and a
+    password file (argon2 hashes), but it publishes a client's *last will* without checking
+    the topic against those rules, so any node with a valid password could set a retained
+    table state or another node's status by dropping its connection (seen here with 0.12.1);
+    it reads its password file only at start (no revocation while the hub runs) and has no
+    way to drop a connected client that was revoked. mosquitto checks wills against the ACL,
+    reloads users on SIGHUP and drops revoked clients then.
+    """
+    if prefer not in ("auto", "mosquitto", "amqtt"):
+        raise ConfigError(f"unknown embedded broker {prefer!r}; choose auto, mosquitto or amqtt")
+    if prefer == "amqtt":
+        raise ConfigError(f"--embedded amqtt cannot be used here: {LAN_NEEDS_MOSQUITTO}")
+    binary = find_mosquitto()
+    if binary is None:
+        raise ConfigError(LAN_NEEDS_MOSQUITTO)
+    return binary
+
+
 def start_embedded_broker(
     host: str = "127.0.0.1",
     port: int | None = None,
     *,
     prefer: str = "auto",
     persistence_dir: Path | None = None,
+    auth: BrokerUsers | None = None,
+    tls: TlsFiles | None = None,
+    tls_port: int | None = TLS_PORT,
 ) -> MosquittoBroker | AmqttBroker:
     """Start mosquitto if installed (or when ``prefer='mosquitto'``), else amqtt.
 
-    A busy ``port`` is replaced by a free one, and the caller prints the address.
+    With ``auth`` (a :class:`companion.mqtt.auth.BrokerAuth`) only mosquitto will do
+    (:func:`require_mosquitto_for_lan` raises :class:`ConfigError` otherwise), locked to the
+    table's users; ``tls`` adds the TLS listener on ``tls_port`` and keeps the plain ``port``
+    on loopback. A busy port is replaced by a free one, and the caller prints the address.
     """
-    if port is not None and not port_is_free(host, port):
-        log.warning("port %s on %s is busy; using a free port instead", port, host)
+    if tls is not None and auth is None:
+        raise ConfigError("a TLS listener on the embedded broker needs the table's credentials (auth) too")
+    plain_host = _loopback(host) if tls is not None else host
+    if port is not None and not port_is_free(plain_host, port):
+        log.warning("port %s on %s is busy; using a free port instead", port, plain_host)
         port = None
+    if tls is not None and tls_port is not None and not port_is_free(host, tls_port):
+        log.warning("TLS port %s on %s is busy; using a free port instead", tls_port, host)
+        tls_port = None
+    if auth is not None:
+        binary = require_mosquitto_for_lan(prefer)
+        return MosquittoBroker(
+            host,
+            port,
+            binary=binary,
+            persistence_dir=persistence_dir,
+            auth=auth,
+            tls=tls,
+            tls_port=tls_port,
+        ).start()
     if prefer not in ("auto", "mosquitto", "amqtt"):
         raise ConfigError(f"unknown embedded broker {prefer!r}; choose auto, mosquitto or amqtt")
     if prefer in ("auto", "mosquitto") and find_mosquitto():

@@ -2,6 +2,10 @@
 
 They use the same ``NodeCore`` and sand model as the hardware nodes; only the
 "flip" comes from a button on the dashboard (or a test) instead of a tilt switch.
+
+On a locked broker (a table on the network) each simulated node logs in as itself:
+its ``BrokerAddress`` carries the node's user and password (and TLS, if used), e.g.
+``SimFleet(..., address_for=lambda node: auth.ensure_node(node).address(broker.address))``.
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -159,9 +163,20 @@ class SimFleet:
         sand_ms: int = 60000,
         heartbeat_s: float = 5.0,
         poll_s: float = 0.01,
+        address_for: Callable[[str], BrokerAddress] | None = None,
     ) -> None:
+        """``address_for(node)``, when given, is the address (with that node's credentials) each node
+        connects with; otherwise every node uses ``address`` as it is."""
         self.nodes = {
-            n: SimNode(table, n, address, clock, sand_ms=sand_ms, heartbeat_s=heartbeat_s) for n in node_ids
+            n: SimNode(
+                table,
+                n,
+                address_for(n) if address_for is not None else address,
+                clock,
+                sand_ms=sand_ms,
+                heartbeat_s=heartbeat_s,
+            )
+            for n in node_ids
         }
         self.poll_s = poll_s
         self._stop = threading.Event()
@@ -197,3 +212,30 @@ class SimFleet:
             self._thread.join(5)
         for node in self.nodes.values():
             node.stop()
+
+
+SIM_DISCOVERY_S = 2.0
+"""How long ``companion sim`` without ``--broker`` looks for the table's announced broker (mDNS)."""
+SIM_FALLBACK_BROKER = "mqtt://127.0.0.1:1883"
+
+
+def sim_broker(
+    broker_url: str | None,
+    table: str | None,
+    *,
+    timeout_s: float = SIM_DISCOVERY_S,
+    interfaces: list[str] | None = None,
+) -> tuple[BrokerAddress, str]:
+    """Where ``companion sim`` connects, and for which table: ``(address, table id)``.
+
+    ``--broker`` wins. Without it, the broker the table announces on the network (mDNS);
+    with no ``--table`` either, the only table announced (its id is used), and
+    :class:`companion.net.discovery.AmbiguousTableError` when there are several. Nothing
+    announced: ``mqtt://127.0.0.1:1883``, as before, for ``--table`` or ``demo``.
+    """
+    from companion.net.discovery import broker_address
+
+    address, found = broker_address(
+        broker_url, table, timeout_s=timeout_s, fallback=SIM_FALLBACK_BROKER, interfaces=interfaces
+    )
+    return address, table or (found.table if found is not None else "demo")

@@ -164,10 +164,21 @@ class Board:
             time.sleep_ms(ms)
 
 
-def wlan():
-    """The station interface, with Wi-Fi power saving where the port offers it."""
+def wlan(hostname=None):
+    """The station interface, with Wi-Fi power saving where the port offers it.
+
+    ``hostname`` (``nodeapp.node_hostname``) is the name the node gives DHCP, and answers to as
+    ``<hostname>.local`` through the port's own mDNS responder (ESP32, Pico W); it must be set
+    before the interface connects. Firmware older than MicroPython 1.20 has no
+    ``network.hostname`` and keeps its default name.
+    """
     import network
 
+    if hostname:
+        try:
+            network.hostname(hostname)
+        except (AttributeError, ValueError, TypeError, OSError):
+            pass
     sta = network.WLAN(network.STA_IF)
     sta.active(True)
     try:
@@ -177,16 +188,63 @@ def wlan():
     return sta
 
 
-def mqtt_client(client_id, host, port, user, password, keepalive):
+def mqtt_client(client_id, host, port, user, password, keepalive, tls=None):
     """An umqtt.simple client; ``nodeapp.MqttLink`` drives reconnects itself.
 
     Never umqtt.robust, even when installed: its ``publish()`` and ``check_msg()`` catch a
     network error and reconnect in a loop with a 2 s sleep until the broker is back, so the
     call does not return while the broker is away, and the sand, lights and tilt would stop.
+    ``tls`` (a ``nodeapp.TlsWrapper``) goes to umqtt's ``ssl`` argument: umqtt.simple 1.4 and
+    later call its ``wrap_socket`` after connecting.
     """
     from umqtt.simple import MQTTClient
 
-    return MQTTClient(client_id, host, port=port, user=user, password=password, keepalive=keepalive)
+    if tls is None:
+        return MQTTClient(client_id, host, port=port, user=user, password=password, keepalive=keepalive)
+    return MQTTClient(client_id, host, port=port, user=user, password=password, keepalive=keepalive, ssl=tls)
+
+
+def tls_context(cafile):
+    """An ``ssl.SSLContext`` that accepts only a broker whose certificate the table's CA signed.
+
+    MicroPython 1.23 or later (the ``tls`` module under micropython-lib's ``ssl``). Its
+    ``SSLContext`` does not check certificates unless told, so ``CERT_REQUIRED`` is set here;
+    the CA is read once, as PEM, when the node starts.
+    """
+    import ssl
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.verify_mode = ssl.CERT_REQUIRED
+    with open(cafile, "rb") as f:
+        context.load_verify_locations(cadata=f.read())
+    return context
+
+
+class UdpSocket:
+    """A non-blocking UDP socket for the one-shot mDNS query (``mdns.BrokerFinder``)."""
+
+    def __init__(self):
+        import socket
+
+        self._socket = socket
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self._sock.bind(socket.getaddrinfo("0.0.0.0", 0)[0][-1])  # any port but 5353: a "legacy" query
+        self._sock.setblocking(False)
+
+    def sendto(self, data, addr):
+        # a numeric address: getaddrinfo answers at once, without asking any DNS server
+        self._sock.sendto(data, self._socket.getaddrinfo(addr[0], addr[1])[0][-1])
+
+    def recv(self, n):
+        return self._sock.recv(n)
+
+    def close(self):
+        self._sock.close()
+
+
+def mdns_socket():
+    """The UDP socket of one mDNS search; ``nodeapp.MqttLink`` opens one per attempt."""
+    return UdpSocket()
 
 
 class UsbSerial:

@@ -11,10 +11,14 @@ CONFIG = {
     "link": "wifi",  # "wifi" (MQTT) or "serial" (USB, through `companion serial-bridge`)
     "wifi_ssid": "my-network",
     "wifi_password": "secret",
-    "broker_host": "192.168.1.10",
-    "broker_port": 1883,
+    "broker_host": "192.168.1.10",  # None: find the table's hub by mDNS
+    "broker_port": 1883,  # 8883 by default with broker_tls
+    # On a locked table `companion node add blue-2` prints these lines (user = node id):
     "broker_user": None,
     "broker_password": None,
+    "broker_tls": False,  # True: TLS, checking the broker against broker_ca
+    "broker_ca": None,  # the table's CA certificate on the board, e.g. "ca.crt" (deploy.py --ca-file)
+    "broker_tls_name": None,  # the name in the broker's certificate, if broker_host is an IP address
     "sand_ms": 60000,  # a full timer; the hub's `config` command overrides it
     "tilt_debounce_ms": 30,
     "tilt_rest_ms": 150,

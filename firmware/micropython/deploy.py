@@ -8,6 +8,8 @@ mpremote``). It stages exactly the files the board needs::
     :lib/companion/__init__.py            (empty: the hub's package is not needed)
     :lib/companion/core/{__init__,sand,protocol,node,debounce,leds,serial_lines}.py
     :lib/umqtt/simple.py                  (Wi-Fi nodes, by `mpremote mip install`)
+    :mdns.py                              (Wi-Fi nodes without "broker_host": they find the hub by mDNS)
+    :ca.crt                               (with "broker_tls": True: --ca-file, as "broker_ca" names it)
 
 and runs the mpremote commands, one per step, stopping at the first failure.
 ``--dry-run`` prints the commands and leaves the staged copy for inspection.
@@ -31,6 +33,8 @@ REPO = HERE.parents[1]
 CORE = REPO / "companion" / "core"
 CORE_FILES = ("__init__.py", "sand.py", "protocol.py", "node.py", "debounce.py", "leds.py", "serial_lines.py")
 APP_FILES = ("boot.py", "main.py", "board.py", "nodeapp.py")
+MDNS_FILE = "mdns.py"
+"""Only for a Wi-Fi node whose config has no broker_host: the one-shot mDNS query that finds the hub."""
 
 
 class DeployError(Exception):
@@ -72,17 +76,50 @@ def check(config: dict) -> dict:
         raise DeployError(str(exc)) from None
 
 
-def stage(config_path: Path, into: Path) -> list[Path]:
-    """Lay out the board's files under ``into``; return them relative to it."""
+def stage(
+    config_path: Path, into: Path, ca_file: tuple[Path, str] | None = None, *, discovery: bool = False
+) -> list[Path]:
+    """Lay out the board's files under ``into``; return them relative to it.
+
+    ``ca_file`` is (the table's CA certificate here, its name on the board) for a TLS node."""
     lib = into / "lib" / "companion" / "core"
     lib.mkdir(parents=True)
     (into / "lib" / "companion" / "__init__.py").write_text("")
     for name in CORE_FILES:
         shutil.copy(CORE / name, lib / name)
-    for name in APP_FILES:
+    for name in APP_FILES + ((MDNS_FILE,) if discovery else ()):
         shutil.copy(HERE / name, into / name)
     shutil.copy(config_path, into / "config.py")
-    return sorted(p.relative_to(into) for p in into.rglob("*.py"))
+    files = sorted(p.relative_to(into) for p in into.rglob("*.py"))
+    if ca_file is not None:
+        local, on_board = ca_file
+        target = into / on_board.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(local, target)
+        files.append(target.relative_to(into))
+    return files
+
+
+def ca_for(cfg: dict, ca_file: Path | None) -> tuple[Path, str] | None:
+    """(local CA file, name on the board) for a TLS node; None without TLS. Checks the file is PEM."""
+    if not cfg.get("broker_tls"):
+        if ca_file is not None:
+            raise DeployError('--ca-file is only for a config with "broker_tls": True')
+        return None
+    if ca_file is None:
+        raise DeployError(
+            f'the config has "broker_tls": True: give --ca-file with the table\'s CA certificate '
+            f"(it goes on the board as {cfg['broker_ca']!r})"
+        )
+    try:
+        pem = ca_file.read_bytes()
+    except OSError as exc:
+        raise DeployError(f"CA file {str(ca_file)!r} cannot be read ({exc.strerror})") from None
+    if b"-----BEGIN CERTIFICATE-----" not in pem:
+        raise DeployError(f"CA file {ca_file} is not a PEM certificate")
+    if b"PRIVATE KEY" in pem:
+        raise DeployError(f"{ca_file} holds a private key: give the CA certificate (ca.crt) only")
+    return ca_file, cfg["broker_ca"]
 
 
 def commands(
@@ -125,9 +162,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--stage-dir", type=Path, help="stage into this new folder (default: a temporary one)"
     )
+    parser.add_argument(
+        "--ca-file",
+        type=Path,
+        help='the table\'s CA certificate, for a config with "broker_tls": True (copied as broker_ca)',
+    )
     args = parser.parse_args(argv)
     try:
         cfg = check(read_config(args.config))
+        ca = ca_for(cfg, args.ca_file)
         if not args.dry_run and shutil.which(args.mpremote) is None:
             raise DeployError(f"{args.mpremote} not found: pip install mpremote")
     except DeployError as exc:
@@ -138,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         staged = args.stage_dir
     else:
         staged = Path(tempfile.mkdtemp(prefix="companion-node-"))
-    files = stage(args.config, staged)
+    discovery = cfg["link"] == "wifi" and cfg["broker_host"] is None
+    files = stage(args.config, staged, ca, discovery=discovery)
     mip = cfg["link"] == "wifi" and not args.no_mip
     steps = commands(args.mpremote, args.port, staged, files, mip=mip)
     print(

@@ -10,7 +10,11 @@ for the light patterns. This module adds the pieces a microcontroller needs:
 * ``MqttLink``: Wi-Fi and umqtt.simple, reconnecting with backoff; no socket
   call waits longer than ``SOCKET_TIMEOUT_S``, so the sand, the lights and the
   tilt keep running through any network fault; events wait in the core's
-  outbox while offline;
+  outbox while offline; logs in with the node's user and password and, with
+  ``broker_tls``, checks the broker's certificate against the table's CA
+  (``TlsWrapper``);
+* without ``broker_host``, ``MqttLink`` first finds the table's broker by a
+  one-shot mDNS query (``mdns.py``; read without waiting, retried with backoff);
 * ``SerialLink``: the same messages as JSON lines over USB serial, for
   ``companion serial-bridge``;
 * ``App``: one pass of the main loop per call of ``step``.
@@ -56,6 +60,9 @@ DEFAULTS = {
     "broker_port": 1883,
     "broker_user": None,
     "broker_password": None,
+    "broker_tls": False,
+    "broker_ca": None,
+    "broker_tls_name": None,
     "sand_ms": 60000,
     "heartbeat_ms": 5000,
     "tilt_debounce_ms": 30,
@@ -115,9 +122,15 @@ def check_config(raw):
     if cfg["link"] == "wifi":
         if cfg["board"] == "pico-usb":
             raise ConfigError("config: a pico-usb board has no Wi-Fi; use link 'serial'")
-        for key in ("wifi_ssid", "broker_host"):
-            if type(cfg[key]) is not str or not cfg[key]:
-                raise ConfigError("config: link 'wifi' needs %s" % key)
+        if type(cfg["wifi_ssid"]) is not str or not cfg["wifi_ssid"]:
+            raise ConfigError("config: link 'wifi' needs wifi_ssid")
+        host = cfg["broker_host"]
+        if host is not None and (type(host) is not str or not host.strip()):
+            raise ConfigError(
+                "config: broker_host must be the hub's address such as '192.168.1.10', "
+                "or None to find the table's hub on the network (mDNS), not %r" % (host,)
+            )
+    _check_broker_login(cfg, raw)
     _int(cfg, "broker_port", 1, 65535)
     _int(cfg, "sand_ms", 1000, 86400000)
     _int(cfg, "heartbeat_ms", 1000, 600000)
@@ -140,6 +153,44 @@ def check_config(raw):
     if cfg["pins"] is not None and type(cfg["pins"]) is not dict:
         raise ConfigError("config: pins must be a dict such as {'tilt': 13}")
     return cfg
+
+
+def _check_broker_login(cfg, raw):
+    """The broker's user, password and TLS settings (credentials from ``companion node add``)."""
+    user, password = cfg["broker_user"], cfg["broker_password"]
+    if user is not None and (type(user) is not str or not user):
+        raise ConfigError("config: broker_user must be the node id as a string, not %r" % (user,))
+    if password is not None and type(password) is not str:
+        raise ConfigError("config: broker_password must be a string, not %r" % (type(password).__name__,))
+    if password is not None and user is None:
+        raise ConfigError("config: broker_password needs broker_user (the node id)")
+    if user is not None and password is None:
+        raise ConfigError("config: broker_user needs broker_password")
+    if cfg["broker_tls"] not in (True, False):
+        raise ConfigError("config: broker_tls must be True or False, not %r" % (cfg["broker_tls"],))
+    for key in ("broker_ca", "broker_tls_name"):
+        value = cfg[key]
+        if value is not None and (type(value) is not str or not value):
+            raise ConfigError("config: %s must be a string, not %r" % (key, value))
+    if cfg["broker_tls"]:
+        if cfg["broker_ca"] is None:
+            raise ConfigError(
+                "config: broker_tls needs broker_ca, the table's CA certificate on the board (e.g. 'ca.crt')"
+            )
+        if "broker_port" not in raw:
+            cfg["broker_port"] = 8883
+    elif cfg["broker_ca"] is not None or cfg["broker_tls_name"] is not None:
+        raise ConfigError("config: broker_ca and broker_tls_name are only used with broker_tls True")
+
+
+def node_hostname(cfg):
+    """The node's name on the network (DHCP, and ``<name>.local`` from the board's own mDNS responder).
+
+    ``timer-<node>-<table>``, cut to the 32 characters MicroPython allows; it can never be a hub's
+    ``table-<table>`` name, and the ``red-1`` nodes of two tables do not clash.
+    """
+    name = ("timer-%s-%s" % (cfg["node_id"], cfg["table"])).replace("_", "-")
+    return name[:32].rstrip("-")
 
 
 def backoff_ms(attempt, base_ms=1000, cap_ms=60000, rand=1.0):
@@ -180,18 +231,23 @@ class BoundedSocket:
     MicroPython throws away any timeout: from then on a connection that went silent (Wi-Fi
     gone, broker host off) would hang the node's loop for ever. Here ``setblocking(True)``
     sets the timeout again, so such a call ends in ``OSError`` (ETIMEDOUT) instead.
+
+    Under TLS, ``sock`` is the TLS socket (reads and writes) and ``raw`` the TCP socket
+    under it, which holds the timeout: a TLS socket has no ``settimeout``, and its
+    ``setblocking`` passes straight down to the TCP socket.
     """
 
-    def __init__(self, sock, timeout_s):
+    def __init__(self, sock, timeout_s, raw=None):
         self.sock = sock
+        self.raw = sock if raw is None else raw
         self.timeout_s = timeout_s
-        sock.settimeout(timeout_s)
+        self.raw.settimeout(timeout_s)
 
     def setblocking(self, flag):
-        self.sock.settimeout(self.timeout_s if flag else 0)
+        self.raw.settimeout(self.timeout_s if flag else 0)
 
     def settimeout(self, value):
-        self.sock.settimeout(self.timeout_s if value is None else value)
+        self.raw.settimeout(self.timeout_s if value is None else value)
 
     def read(self, *args):
         return self.sock.read(*args)
@@ -201,6 +257,31 @@ class BoundedSocket:
 
     def close(self):
         return self.sock.close()
+
+
+class TlsWrapper:
+    """What umqtt.simple gets as its ``ssl`` argument: TLS that checks the broker's certificate.
+
+    umqtt.simple (1.4 or later) calls ``ssl.wrap_socket(sock, server_hostname=host)`` right after
+    the TCP connect. ``context`` is an ``ssl.SSLContext`` with ``CERT_REQUIRED`` and the table's
+    CA loaded (``board.tls_context``); the name checked in the certificate is ``server_name``
+    (``broker_tls_name``), else the host connected to, so a node can connect by IP address (no DNS
+    wait) and still check a certificate made out to the hub's name. The TLS socket comes back as a
+    :class:`BoundedSocket` over the TCP socket, so the time limit holds under TLS too. ``used``
+    tells whether the installed umqtt called it (an older one would connect without checking).
+    """
+
+    def __init__(self, context, server_name, timeout_s):
+        self.context = context
+        self.server_name = server_name
+        self.timeout_s = timeout_s
+        self.used = False
+
+    def wrap_socket(self, sock, server_hostname=None):
+        name = self.server_name or server_hostname
+        tls_sock = self.context.wrap_socket(sock, server_hostname=name)
+        self.used = True
+        return BoundedSocket(tls_sock, self.timeout_s, raw=sock)
 
 
 CONNACK_REFUSALS = {
@@ -231,6 +312,9 @@ class MqttLink:
 
     ``wlan`` is a ``network.WLAN``-like object, ``make_client`` builds an umqtt.simple-like
     client, ``rand`` returns a float in [0, 1) for the jitter, ``log`` prints a line.
+    ``tls_context`` (an ``ssl.SSLContext`` checking the broker against the table's CA, from
+    ``board.tls_context``) turns TLS on; ``make_client`` then gets a :class:`TlsWrapper` as a
+    seventh argument, for umqtt's ``ssl``. Without it, TLS is off and nothing changes.
 
     Nothing here waits on the network for longer than ``SOCKET_TIMEOUT_S``, and only while the
     link is failing: the socket keeps its timeout (:class:`BoundedSocket`), every exception the
@@ -241,13 +325,24 @@ class MqttLink:
     never publishes from inside a publish.
     """
 
-    def __init__(self, core, cfg, wlan, make_client, rand, log=print):
+    def __init__(self, core, cfg, wlan, make_client, rand, log=print, tls_context=None, make_udp=None):
         self.core = core
         self.cfg = cfg
+        self.tls = None
+        if tls_context is not None:
+            self.tls = TlsWrapper(tls_context, cfg["broker_tls_name"], SOCKET_TIMEOUT_S)
         self.wlan = wlan
         self.make_client = make_client
         self.rand = rand
         self.log = log
+        # mDNS (no broker_host): make_udp opens the query's non-blocking UDP socket (board.mdns_socket).
+        # Each attempt searches first (mdns.BrokerFinder, given up after mdns.WINDOW_MS); a failed search
+        # or a failed connection to the address found backs off like a failed connect, and the next
+        # attempt searches again, since the hub may have moved.
+        self.make_udp = make_udp
+        self.discovers = not cfg["broker_host"]
+        self.broker = None if self.discovers else (cfg["broker_host"], cfg["broker_port"])
+        self.finder = None
         self.client = None
         self.attempts = 0
         self.next_try_ms = 0
@@ -279,6 +374,7 @@ class MqttLink:
         if now < self.next_try_ms:
             return
         if not self.wlan.isconnected():
+            self._stop_finding()
             if self.wifi_started_ms is None:
                 self.wifi_started_ms = now
                 try:
@@ -289,6 +385,9 @@ class MqttLink:
                 self._failed("Wi-Fi did not connect within %d s" % (WIFI_TIMEOUT_MS // 1000))
             return
         self.wifi_started_ms = None
+        if self.broker is None:
+            self._discover(now)
+            return
         self._connect_mqtt()
 
     def publish(self, messages):
@@ -303,24 +402,71 @@ class MqttLink:
         self._flush()
 
     # --- internals -------------------------------------------------------------------
+    def _discover(self, now):
+        """One pass of the mDNS search: start it, or read what has arrived; never waits."""
+        try:
+            if self.finder is None:
+                import mdns
+
+                self.finder = mdns.BrokerFinder(
+                    self.cfg["table"], self.make_udp, now, int(self.rand() * 65535)
+                )
+                return
+            found = self.finder.poll(now)
+        except Exception as exc:  # OSError from the socket, or no answer within the window
+            self._stop_finding()
+            reason = exc.args[0] if exc.args and type(exc.args[0]) is str else describe(exc)
+            self._failed("mDNS: " + reason)
+            return
+        if found is None:
+            return
+        self.finder = None
+        if found["tls"] and self.tls is None:
+            self._failed(
+                "mDNS: the broker of table %s wants TLS: set broker_tls and broker_ca" % self.cfg["table"]
+            )
+            return
+        if self.tls is not None and not found["tls"]:
+            self._failed("mDNS: the broker of table %s found without TLS; not connecting" % self.cfg["table"])
+            return
+        self.broker = (found["host"], found["port"])
+        self.log("mdns: table %s has its broker at %s:%d" % (self.cfg["table"], found["host"], found["port"]))
+        # connecting waits for the next pass, so this one stays short
+
+    def _stop_finding(self):
+        finder, self.finder = self.finder, None
+        if finder is not None:
+            finder.close()
+
     def _connect_mqtt(self):
         cfg = self.cfg
         client = None
         try:
-            client = self.make_client(
+            args = [
                 "node-%s-%s" % (cfg["table"], cfg["node_id"]),
-                cfg["broker_host"],
-                cfg["broker_port"],
+                self.broker[0],
+                self.broker[1],
                 cfg["broker_user"],
                 cfg["broker_password"],
                 KEEPALIVE_S,
-            )
+            ]
+            if self.tls is not None:
+                self.tls.used = False
+                args.append(self.tls)
+            client = self.make_client(*args)
             topic, payload, retain = self.core.last_will()
             client.set_last_will(topic, payload, retain=retain, qos=protocol.QOS)
             client.set_callback(self._on_message)
             self._open(client)
+            if self.tls is not None and not self.tls.used:  # it connected without TLS, or unchecked
+                self._close(client)
+                self._failed(
+                    "MQTT: umqtt.simple is older than 1.4 and would not check the broker's certificate; "
+                    "update it: mpremote mip install umqtt.simple"
+                )
+                return
             sock = getattr(client, "sock", None)
-            if sock is not None and hasattr(sock, "settimeout"):
+            if sock is not None and hasattr(sock, "settimeout") and not isinstance(sock, BoundedSocket):
                 client.sock = BoundedSocket(sock, SOCKET_TIMEOUT_S)
             for topic_filter, qos in self.core.subscriptions():
                 client.subscribe(topic_filter, qos)
@@ -333,7 +479,15 @@ class MqttLink:
         self._last_out_ms = self.core.now_ms()
         self._outq = []
         self._handle_inbox()  # the retained table state came with the subscriptions
-        self.log("mqtt: connected to %s:%d" % (cfg["broker_host"], cfg["broker_port"]))
+        self.log(
+            "mqtt: connected to %s:%d%s%s"
+            % (
+                self.broker[0],
+                self.broker[1],
+                " as " + cfg["broker_user"] if cfg["broker_user"] else "",
+                " (TLS)" if self.tls is not None else "",
+            )
+        )
         self.publish(self.core.on_connect())
 
     def _open(self, client):
@@ -410,6 +564,8 @@ class MqttLink:
             except Exception:
                 pass
         self.wifi_started_ms = None
+        if self.discovers:
+            self.broker = None  # search again next time: the hub may have moved
         wait = backoff_ms(self.attempts, self.cfg["backoff_base_ms"], self.cfg["backoff_cap_ms"], self.rand())
         self.next_try_ms = now + wait
         self.log("link: %s; next try in %d ms" % (reason, wait))
@@ -583,10 +739,19 @@ def build(cfg):
         def link_factory(core):
             return SerialLink(core, port)
     else:
-        sta = hw.wlan()
+        sta = hw.wlan(node_hostname(cfg))
+        tls_context = hw.tls_context(cfg["broker_ca"]) if cfg["broker_tls"] else None
 
         def link_factory(core):
-            return MqttLink(core, cfg, sta, hw.mqtt_client, random.random)
+            return MqttLink(
+                core,
+                cfg,
+                sta,
+                hw.mqtt_client,
+                random.random,
+                tls_context=tls_context,
+                make_udp=hw.mdns_socket,
+            )
 
     return App(cfg, hw_board, link_factory, clock, hw.boot_id())
 
@@ -605,7 +770,32 @@ def load():
             import umqtt.simple  # noqa: F401
         except ImportError:
             raise ConfigError("umqtt is not installed: mpremote mip install umqtt.simple")
+        check_ca_file(cfg)
+        if cfg["broker_host"] is None:
+            try:
+                import mdns  # noqa: F401
+            except ImportError:
+                raise ConfigError(
+                    "mdns.py is missing (needed without broker_host): deploy again with deploy.py, "
+                    "or set broker_host"
+                )
     return cfg
+
+
+def check_ca_file(cfg, opener=open):
+    """With ``broker_tls``, the CA certificate ``broker_ca`` must be on the board, in PEM."""
+    if not cfg["broker_tls"]:
+        return
+    try:
+        with opener(cfg["broker_ca"], "rb") as f:
+            pem = f.read()
+    except OSError:
+        raise ConfigError(
+            "config: broker_ca %r is not on the board: deploy.py --ca-file copies the table's CA there"
+            % (cfg["broker_ca"],)
+        )
+    if b"-----BEGIN CERTIFICATE-----" not in pem:
+        raise ConfigError("config: broker_ca %r is not a PEM certificate" % (cfg["broker_ca"],))
 
 
 def run(app, max_steps=None):

@@ -149,7 +149,8 @@ def test_qr_code_opens_the_players_page(app):
     client = app.test_client()
     res = client.get("/qr/red.svg", base_url="http://192.168.1.20:8080")
     assert res.status_code == 200 and res.mimetype == "image/svg+xml"
-    assert res.headers["X-Target"] == "http://192.168.1.20:8080/play/red"
+    token = app.extensions["companion.auth"].token_of("red")  # the code carries red's token (auth.py)
+    assert res.headers["X-Target"] == f"http://192.168.1.20:8080/play/red?t={token}"
     assert b"<svg" in res.data
     assert client.get("/qr/mallory.svg").status_code == 404
     assert b"setup.js" in client.get("/setup").data

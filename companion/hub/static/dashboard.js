@@ -60,12 +60,14 @@ function buildPlayers() {
       const el = tpl.content.firstElementChild.cloneNode(true);
       el.dataset.node = timer.node;
       el.querySelector(".timer-label").textContent = t("Timer {index}", { index: timer.index });
-      el.querySelector(".restart").addEventListener("click", () => {
+      const restart = el.querySelector(".restart");
+      restart.hidden = ACCESS.role !== "host";
+      restart.addEventListener("click", () => {
         const question = t("Restart the node of {player} timer {index}?", { player: p.name, index: timer.index });
         if (window.confirm(question)) post("/api/nodes/" + timer.node + "/restart");
       });
       const flip = el.querySelector(".flip");
-      if (simulated) {
+      if (simulated && ACCESS.role === "host") {
         flip.hidden = false;
         flip.addEventListener("click", () => post("/api/sim/" + timer.node + "/flip"));
       }
@@ -150,7 +152,7 @@ function renderLists() {
 async function post(url) {
   const msg = document.getElementById("message");
   try {
-    const res = await fetch(url, { method: "POST" });
+    const res = await hubSend(url);
     const body = await res.json();
     msg.textContent = body.ok ? "" : tSentence(body.error);
   } catch (err) {
@@ -163,8 +165,7 @@ document.getElementById("undo").addEventListener("click", async () => {
   const msg = document.getElementById("message");
   if (!preview.ok) { msg.textContent = t("There is no accepted action to undo."); return; }
   if (!window.confirm(t("Undo: {action}?", { action: tSentence(preview.undo) }))) return;
-  const res = await fetch("/api/undo", { method: "POST", headers: { "Content-Type": "application/json" },
-                                        body: JSON.stringify({ confirm: true }) });
+  const res = await hubSend("/api/undo", { confirm: true });
   const body = await res.json();
   msg.textContent = body.ok ? "" : tSentence(body.error);
 });
@@ -201,8 +202,7 @@ async function loadAudioSettings() {
 async function saveCueSwitches() {
   const disabled = [...document.querySelectorAll("#cue-switches input")].filter((b) => !b.checked)
     .map((b) => b.dataset.cue);
-  await fetch("/api/audio", { method: "POST", headers: { "Content-Type": "application/json" },
-                              body: JSON.stringify({ disabled }) });
+  await hubSend("/api/audio", { disabled });
 }
 
 document.getElementById("sound").addEventListener("click", (e) => {
@@ -259,6 +259,9 @@ function connect() {
     if (first || document.querySelectorAll(".timer").length !== snapshot.players.reduce((n, p) => n + p.timers.length, 0)) {
       buildPlayers();
     }
+    // a new game (new setup, or the event count starting again) has new phone codes
+    if (JSON.stringify(snapshot.setup) !== phonesFor.setup || snapshot.events < phonesFor.events) refreshPhones();
+    phonesFor.events = snapshot.events;
     renderLists();
     window.PLAYER_COLOURS = Object.fromEntries(snapshot.players.map((p) => [p.name, COLOURS[p.colour] || "#888"]));
     renderPanels(document.getElementById("game"), snapshot.view);
@@ -267,6 +270,81 @@ function connect() {
     window.dispatchEvent(new CustomEvent("companion-state", { detail: snapshot }));
   });
 }
+
+// --- the players' phones (host only): each player's QR code, a new code, revoking one ----------
+const phonesFor = { setup: null, events: 0 };  // the game the list was drawn for
+
+async function refreshPhones() {
+  phonesFor.setup = snapshot ? JSON.stringify(snapshot.setup) : null;
+  const details = document.getElementById("phones");
+  if (ACCESS.role !== "host" || !details.open) return;
+  const list = document.getElementById("phone-list");
+  let info;
+  try {
+    const res = await hubGet("/api/access");
+    info = await res.json();
+    if (!info.ok) { list.textContent = tSentence(info.error); return; }
+  } catch (err) {
+    list.textContent = t("The hub cannot be reached.");
+    return;
+  }
+  list.textContent = "";
+  for (const phone of info.players) {
+    const li = document.createElement("li");
+    li.dataset.player = phone.player;
+    const name = document.createElement("b");
+    name.textContent = phone.player;
+    li.append(name, " ");
+    if (phone.active) {
+      const img = document.createElement("img");
+      img.className = "qr";
+      img.alt = t("QR code for {player}", { player: phone.player });
+      img.src = "/qr/" + encodeURIComponent(phone.player) + ".svg?v=" + Date.now();
+      const link = document.createElement("a");
+      link.className = "join";
+      link.href = phone.url;
+      link.textContent = t("Join link");
+      link.rel = "noreferrer";
+      li.append(img, link, " ");
+    } else {
+      const none = document.createElement("span");
+      none.className = "revoked";
+      none.textContent = t("no code: no phone can play for this player until you issue a new one");
+      li.append(none, " ");
+    }
+    const reissue = document.createElement("button");
+    reissue.className = "reissue";
+    reissue.textContent = t("New code");
+    reissue.addEventListener("click", () => changeCode(phone.player, "POST"));
+    li.append(reissue);
+    if (phone.active) {
+      const revoke = document.createElement("button");
+      revoke.className = "revoke danger";
+      revoke.textContent = t("Revoke");
+      revoke.addEventListener("click", () => {
+        const question = t("Revoke {player}'s code? Their phone can only watch until you issue a new one.",
+                           { player: phone.player });
+        if (window.confirm(question)) changeCode(phone.player, "DELETE");
+      });
+      li.append(" ", revoke);
+    }
+    list.append(li);
+  }
+}
+
+async function changeCode(player, method) {
+  const msg = document.getElementById("message");
+  try {
+    const res = await hubSend("/api/players/" + encodeURIComponent(player) + "/token", undefined, method);
+    const body = await res.json();
+    msg.textContent = body.ok ? "" : tSentence(body.error);
+  } catch (err) {
+    msg.textContent = t("The hub cannot be reached.");
+  }
+  refreshPhones();
+}
+
+document.getElementById("phones").addEventListener("toggle", refreshPhones);
 
 connect();
 loadAudioSettings();

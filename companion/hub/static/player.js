@@ -14,15 +14,33 @@ function fmt(seconds) {
   return String(Math.floor(s / 60)).padStart(2, "0") + ":" + String(s % 60).padStart(2, "0");
 }
 
+// A join link's token never stays in the address bar (the hub redirects a valid one away; a wrong one
+// is shown with a notice): drop it so it is not bookmarked or shared by accident.
+if (new URLSearchParams(location.search).has("t")) {
+  const clean = new URL(location.href);
+  clean.searchParams.delete("t");
+  history.replaceState(null, "", clean.pathname + clean.search + clean.hash);
+}
+
+function canAct() { return ACCESS.role !== "spectator"; }
+
 async function send(url, body) {
+  if (!canAct()) { showRefusal(t("This page can only watch: to play, scan your QR code on the host's screen")); return; }
   try {
-    const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" },
-                                   body: JSON.stringify(body || {}) });
+    const res = await hubSend(url, body || {});
     const data = await res.json();
+    if (res.status === 403) watchOnly();  // the code was revoked or replaced: this page only watches now
     if (!data.ok) showRefusal(tSentence(data.error));
   } catch (err) {
     showRefusal(t("The hub cannot be reached; your tap was not sent."));
   }
+}
+
+function watchOnly() {
+  ACCESS.role = "spectator";
+  ACCESS.token = "";
+  document.body.dataset.role = "spectator";
+  if (snap) { renderMenu(); renderView(); render(); }
 }
 
 function showRefusal(text) {
@@ -48,7 +66,7 @@ function renderTimers() {
                  : TIMER_PHASES[phase] || phase),
                el("div", "on", timer.label || ""),
                el("div", "", timer.online ? t("online") : t("offline")));
-    if (simulated) {
+    if (simulated && canAct()) {
       const b = el("button", "flip", t("Flip"));
       b.addEventListener("click", () => send("/api/sim/" + timer.node + "/flip"));
       box.append(b);
@@ -74,6 +92,7 @@ function renderMenu() {
     for (const item of items) {
       const b = el("button", item.selected ? "selected" : "", item.label);
       b.dataset.id = item.id;
+      b.disabled = !canAct();
       b.addEventListener("click", () => {
         if (item.action) send("/api/players/" + me + "/action", { action: item.action });
         else if (item.intent) send("/api/players/" + me + "/intent", { node: item.intent.node, intent: item.intent });
@@ -82,6 +101,11 @@ function renderMenu() {
     }
     root.append(row);
   }
+}
+
+function renderView() {
+  renderPanels(document.getElementById("view"), snap.view,
+               canAct() ? (action) => send("/api/players/" + me + "/action", { action }) : null);
 }
 
 function render() {
@@ -107,8 +131,7 @@ function connect() {
     if (mine) document.querySelector(".badge").style.background = palette[mine.colour] || "";
     showRefusal(snap.refusal ? tSentence(snap.refusal.reason) : "");
     renderMenu();
-    renderPanels(document.getElementById("view"), snap.view,
-                 (action) => send("/api/players/" + me + "/action", { action }));
+    renderView();
     renderScores(document.getElementById("scores"), snap.table.scores, snap.table.explanation);
     render();
   });

@@ -71,8 +71,7 @@ async function submit(ev) {
     grace_s: Number($("grace").value), early_lifts: $("early").value,
     pairing: document.querySelector("input[name=pairing]:checked").value,
   };
-  const res = await fetch("/api/setup", { method: "POST", headers: { "Content-Type": "application/json" },
-                                          body: JSON.stringify(body) });
+  const res = await hubSend("/api/setup", body);
   const data = await res.json();
   if (!data.ok) { showError(tSentence(data.error)); return; }
   showError("");
@@ -101,7 +100,7 @@ function renderPairing(snap) {
       const li = document.createElement("li");
       const b = document.createElement("button");
       b.type = "button"; b.textContent = t("Identify {node}", { node: n.node });
-      b.addEventListener("click", () => fetch("/api/nodes/" + n.node + "/identify", { method: "POST" }));
+      b.addEventListener("click", () => hubSend("/api/nodes/" + n.node + "/identify"));
       li.append(b);
       $("unpaired").append(li);
     }
@@ -111,27 +110,62 @@ function renderPairing(snap) {
   }
 }
 
-function showReady(snap) {
+let shownCodes = null;  // the join links the QR codes were drawn for
+let codeGeneration = 0;
+
+async function showReady(snap) {
   $("setup-form").hidden = true;
-  $("ready").hidden = false;
-  const local = ["127.0.0.1", "localhost", "[::1]"].includes(location.hostname);
+  if (ACCESS.role !== "host") { $("ready").hidden = false; return; }  // the codes let a phone play
+  let info;
+  try {
+    info = await (await hubGet("/api/access")).json();
+  } catch (err) {
+    showError(t("The hub cannot be reached."));
+    return;
+  }
+  if (!info.ok) { showError(tSentence(info.error)); return; }
+  const key = JSON.stringify(info.players);
+  if (key === shownCodes) return;
+  shownCodes = key;
+  codeGeneration += 1;
+  const first = info.players.find((p) => p.url);
+  const host = first ? new URL(first.url).hostname : location.hostname;
+  const local = ["127.0.0.1", "localhost", "[::1]", "::1"].includes(host);
   $("qr-hint").textContent = local
     ? t("Phones cannot open 127.0.0.1: start the hub with --host 0.0.0.0 and open this page at the hub's network address.")
     : t("Each player scans their code to open their page.");
   $("qrs").textContent = "";
-  for (const p of snap.setup.players) {
+  for (const phone of info.players) {
+    const p = phone.player;
     const fig = document.createElement("figure");
-    const img = document.createElement("img");
-    img.src = "/qr/" + encodeURIComponent(p) + ".svg";
-    img.alt = t("QR code for {player}", { player: p });
+    fig.dataset.player = p;
     const cap = document.createElement("figcaption");
-    const a = document.createElement("a");
-    a.href = "/play/" + encodeURIComponent(p);
-    a.textContent = p;
-    cap.append(a);
-    fig.append(img, cap);
+    if (phone.url) {
+      const img = document.createElement("img");
+      img.src = "/qr/" + encodeURIComponent(p) + ".svg?v=" + codeGeneration;
+      img.alt = t("QR code for {player}", { player: p });
+      fig.append(img);
+      const a = document.createElement("a");
+      a.href = phone.url;
+      a.rel = "noreferrer";
+      a.textContent = p;
+      cap.append(a, " ");
+    } else {
+      cap.append(p + ": " + t("no code: no phone can play for this player until you issue a new one") + " ");
+    }
+    const again = document.createElement("button");
+    again.type = "button";
+    again.className = "reissue";
+    again.textContent = t("New code");
+    again.addEventListener("click", async () => {
+      await hubSend("/api/players/" + encodeURIComponent(p) + "/token");
+      showReady(snap);
+    });
+    cap.append(again);
+    fig.append(cap);
     $("qrs").append(fig);
   }
+  $("ready").hidden = false;
 }
 
 async function init() {
@@ -142,7 +176,7 @@ async function init() {
   $("count").addEventListener("change", fillNames);
   $("setup-form").addEventListener("submit", submit);
   $("cancel").addEventListener("click", async () => {
-    await fetch("/api/setup/cancel", { method: "POST" });
+    await hubSend("/api/setup/cancel");
     expectReady = false;
     $("setup-form").hidden = false;
   });

@@ -85,7 +85,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.check_config:
-        print(f"{args.config}: node {config.node_id} at table {config.table}, broker {config.broker}")
+        where = (
+            f"broker found on the network (mDNS, table {config.table})"
+            if config.discovers_broker
+            else f"broker {config.broker}"
+        )
+        print(f"{args.config}: node {config.node_id} at table {config.table}, {where}")
         return 0
     battery = open_fuel_gauge(config.i2c_bus) if config.battery_gauge else None
     accel = open_accelerometer(config.i2c_bus) if config.tilt.accel_axis else None

@@ -50,6 +50,8 @@ class PiNodeConfig:
     node_id: str
     table: str
     broker: BrokerAddress
+    """Where the broker is, with the node's user, password and TLS settings. A host of ``""``
+    (a ``[broker]`` table without ``url``) means: find the table's broker on the network (mDNS)."""
     sand_s: float = 60.0
     tilt_pin: int = DEFAULT_TILT_PIN
     bar_pins: tuple[int, ...] = DEFAULT_BAR_PINS
@@ -62,6 +64,11 @@ class PiNodeConfig:
     i2c_bus: int = DEFAULT_I2C_BUS
     heartbeat_s: float = 5.0
     poll_ms: int = 10
+
+    @property
+    def discovers_broker(self) -> bool:
+        """True when the broker is to be found on the network rather than given."""
+        return not self.broker.host
 
     def __post_init__(self) -> None:
         if not protocol.is_valid_id(self.node_id):
@@ -86,7 +93,7 @@ class PiNodeConfig:
 _SECTIONS = {"node", "broker", "pins", "tilt", "battery"}
 _KEYS = {
     "node": {"id", "table", "sand_s", "heartbeat_s"},
-    "broker": {"url", "username", "password", "password_file"},
+    "broker": {"url", "username", "password", "password_file", "tls", "ca_file"},
     "pins": {"tilt", "bar", "status", "buzzer"},
     "tilt": set(TiltSettings.__dataclass_fields__),
     "battery": {"gauge", "low_mv", "i2c_bus"},
@@ -142,8 +149,9 @@ def parse_config(data: dict[str, Any], where: str = "config") -> PiNodeConfig:
     if "node" not in data:
         raise ConfigError(f"{where}: needs a [node] table with id and table")
 
-    url = _get(broker, "broker", "url", str, where, required=True)
-    address = BrokerAddress.parse(url)
+    # A [broker] table without url: the node finds the table's broker on the network (mDNS).
+    url = _get(broker, "broker", "url", str, where, required="broker" not in data)
+    address = BrokerAddress.parse(url) if url is not None else BrokerAddress("")
     username = _get(broker, "broker", "username", str, where, address.username)
     password = _get(broker, "broker", "password", str, where, address.password)
     password_file = _get(broker, "broker", "password_file", str, where)
@@ -154,7 +162,23 @@ def parse_config(data: dict[str, Any], where: str = "config") -> PiNodeConfig:
             raise ConfigError(
                 f"{where}: [broker] password_file {password_file!r} cannot be read ({exc.strerror})"
             ) from None
-    address = BrokerAddress(address.host, address.port, username, password)
+    ca_file = _get(broker, "broker", "ca_file", str, where)
+    tls = _get(broker, "broker", "tls", bool, where, ca_file is not None)
+    if ca_file is not None:
+        if not tls:
+            raise ConfigError(f"{where}: [broker] ca_file is only used with tls = true")
+        try:
+            with open(ca_file, "rb") as fh:
+                is_pem = b"-----BEGIN CERTIFICATE-----" in fh.read()
+        except OSError as exc:
+            raise ConfigError(
+                f"{where}: [broker] ca_file {ca_file!r} cannot be read ({exc.strerror})"
+            ) from None
+        if not is_pem:
+            raise ConfigError(f"{where}: [broker] ca_file {ca_file!r} is not a PEM certificate")
+    if password is not None and username is None:
+        raise ConfigError(f"{where}: [broker] a password needs a username (the node id)")
+    address = BrokerAddress(address.host, address.port, username, password, tls=tls, ca_file=ca_file)
 
     bar = _get(pins, "pins", "bar", list, where, list(DEFAULT_BAR_PINS))
     status = _get(pins, "pins", "status", list, where, list(DEFAULT_STATUS_PINS))

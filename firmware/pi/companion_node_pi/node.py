@@ -9,15 +9,22 @@ Like a gpiozero device, :class:`PiNode` takes ``pin_factory=None`` (the
 default factory; tests set ``Device.pin_factory = MockFactory(...)``) and reads
 time from the factory's ``ticks()`` unless a ``clock`` (a callable returning
 integer milliseconds) is given.
+
+A config without a broker URL (an empty ``[broker]`` table) finds the table's broker on
+the network: a :class:`companion.net.discovery.TableWatcher` browses for ``_mqtt._tcp``
+services whose TXT names this node's table, the node connects when one appears (at once
+if the hub starts later, from its announcement), and a hub that comes back on another
+address is followed while the node is disconnected.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import paho.mqtt.client as mqtt
@@ -27,7 +34,9 @@ from gpiozero.tones import Tone
 from companion.core import leds
 from companion.core.debounce import OrientationClassifier, TiltDebouncer
 from companion.core.node import NodeCore
+from companion.mqtt.broker import BrokerAddress
 from companion.mqtt.client import connect_in_background, make_client
+from companion.net.discovery import FoundTable, TableWatcher
 
 from .config import PiNodeConfig
 
@@ -74,7 +83,10 @@ class PiNode:
         battery: Callable[[], int | None] | None = None,
         accel: Callable[[], tuple[float, float, float]] | None = None,
         boot_id: str | None = None,
+        mdns_interfaces: Sequence[str] | None = None,
     ) -> None:
+        """``mdns_interfaces`` limits the broker search (no URL in the config) to these addresses'
+        interfaces (tests use ``["127.0.0.1"]``); None browses on every interface."""
         self.config = config
         self._lock = threading.RLock()
         self.connected = threading.Event()
@@ -115,6 +127,11 @@ class PiNode:
             heartbeat_ms=int(config.heartbeat_s * 1000),
         )
         self.client: mqtt.Client | None = None
+        self.broker: BrokerAddress | None = None if config.discovers_broker else config.broker
+        """The broker connected to (or tried): from the config, or as found on the network."""
+        self._mdns_interfaces = mdns_interfaces
+        self._watcher: TableWatcher | None = None
+        self._link_lock = threading.Lock()
         self.pattern: str | None = None
         self._cue: list[tuple[int, int]] = []
         self._cue_start = 0
@@ -132,16 +149,71 @@ class PiNode:
 
     # --- radio ---------------------------------------------------------------
     def start(self) -> PiNode:
-        """Connect to the broker in the background (paho keeps retrying while it is away)."""
+        """Connect to the broker in the background (paho keeps retrying while it is away).
+
+        Without a broker URL, first look for the table's broker on the network; the node
+        connects from the browser's thread when it is found."""
         cfg = self.config
-        self.client = make_client(
-            f"node-{cfg.table}-{cfg.node_id}", cfg.broker, clean_session=True, will=self.core.last_will()
-        )
-        self.client.on_connect = self._on_connect
-        self.client.on_disconnect = self._on_disconnect
-        self.client.on_message = self._on_message
-        connect_in_background(self.client, cfg.broker)
+        if cfg.discovers_broker:
+            log.info(
+                "node %s: looking for the broker of table %s on the network (mDNS)", cfg.node_id, cfg.table
+            )
+            self._watcher = TableWatcher(cfg.table, self._on_broker_found, interfaces=self._mdns_interfaces)
+            self._watcher.start()
+            return self
+        self._connect(cfg.broker)
         return self
+
+    def _connect(self, address: BrokerAddress) -> None:
+        cfg = self.config
+        self.broker = address
+        client = make_client(
+            f"node-{cfg.table}-{cfg.node_id}", address, clean_session=True, will=self.core.last_will()
+        )
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        self.client = client
+        connect_in_background(client, address)
+
+    @_never_raises
+    def _on_broker_found(self, found: FoundTable) -> None:
+        """The table's broker appeared or moved (zeroconf's thread): connect, or retry at the new address."""
+        wanted = self.config.broker
+        if found.tls != wanted.tls:
+            log.error(
+                "node %s: the broker of table %s at %s:%s %s; not connecting (set [broker] tls and ca_file "
+                "to match, or give its url)",
+                self.config.node_id,
+                found.table,
+                found.host,
+                found.port,
+                "wants TLS" if found.tls else "does not use TLS, but this node's config asks for it",
+            )
+            return
+        address = dataclasses.replace(wanted, host=found.host, port=found.port or wanted.port)
+        with self._link_lock:
+            if self.client is None:
+                log.info("node %s: table %s has its broker at %s", self.config.node_id, found.table, address)
+                self._connect(address)
+                return
+            self.broker = address
+        self._follow()
+
+    def _follow(self) -> None:
+        """While disconnected, reconnect at ``self.broker`` if paho's client still tries another address.
+
+        paho cannot change the address of a client that is retrying, so a new client replaces
+        it. Never called on paho's own thread (stopping a client joins its thread)."""
+        with self._link_lock:
+            old = self.client
+            if old is None or self.broker is None or self.connected.is_set():
+                return
+            if (old.host, old.port) == (self.broker.host, self.broker.port):
+                return
+            old.loop_stop()
+            log.info("node %s: the broker moved to %s", self.config.node_id, self.broker)
+            self._connect(self.broker)
 
     @_never_raises
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -152,13 +224,16 @@ class PiNode:
             client.subscribe(self.core.subscriptions())
             self._publish(self.core.on_connect())
         self.connected.set()
-        log.info("node %s connected to %s", self.config.node_id, self.config.broker)
+        log.info("node %s connected to %s", self.config.node_id, self.broker)
 
     @_never_raises
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self.connected.clear()
         with self._lock:
             self.core.on_disconnect()
+        if self.config.discovers_broker and self.broker is not None:
+            if (client.host, client.port) != (self.broker.host, self.broker.port):  # it moved meanwhile
+                threading.Thread(target=self._follow, name="pi-node-follow", daemon=True).start()
 
     @_never_raises
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
@@ -238,6 +313,9 @@ class PiNode:
 
     def close(self) -> None:
         """Leave cleanly: publish offline, disconnect, lights and buzzer off, pins released."""
+        if self._watcher is not None:
+            self._watcher.stop()  # first: it could start a connection while we close
+            self._watcher = None
         # Not under the lock: paho's thread takes it in its callbacks, and loop_stop joins that thread.
         if self.client is not None:
             if self.connected.is_set():

@@ -1,0 +1,516 @@
+"""Who may publish on a table's broker: one credential store per table, and mosquitto's files made from it.
+
+A table on a café's Wi-Fi must not let any laptop on the network flip a player's
+timer. The embedded mosquitto then asks every client for a user and a password
+and limits each user to its own topics; this module keeps those users and writes
+the two files mosquitto reads.
+
+Store and files, under ``<data_dir>/auth/<table>/`` (the folder is 0700, every file 0600)::
+
+    credentials.json   the store (format 1): the hub's user and password, and each node's
+                       password, when it was added and, once revoked, when (its password is gone)
+    mosquitto.passwd   made from the store: ``user:$7$101$salt$hash`` lines (PBKDF2-SHA512,
+                       mosquitto 2.0's own format), the hub and every node that is not revoked
+    mosquitto.acl      made from the store: what each user may read and write
+    broker.json        while an embedded mosquitto runs with these files: its pid, binary and
+                       config, so ``companion node revoke`` can tell it to reload
+    tls/               optional: ``ca.crt``, ``broker.crt``, ``broker.key`` (docs/security.md);
+                       when all three are there the table's broker speaks TLS to the network
+    .lock              held (flock) while the store and the files are rewritten
+
+The store keeps the passwords themselves, not only their hashes: the hub's own
+tools on this machine (the simulated nodes, ``companion serial-bridge``) connect
+*as* the nodes, and ``companion node add`` prints a node's lines again. Protect
+the data folder as you would the Wi-Fi password.
+
+The access rules (``mosquitto.acl``) for table ``T``; nothing else is allowed, no
+anonymous client gets in, and a publish outside them is dropped by the broker::
+
+    user hub                                   the hub: everything under its table
+    topic readwrite companion/v1/T/#
+
+    user red-1                                 a node (user = node id)
+    topic write companion/v1/T/node/red-1/event
+    topic write companion/v1/T/node/red-1/status     (also its last will)
+    topic read  companion/v1/T/node/red-1/cmd
+    topic read  companion/v1/T/state
+    topic read  companion/v1/T/hub/status            (the node resends its outbox when the hub is back)
+
+The rules name each user and the table explicitly instead of mosquitto's ``%u``
+patterns, so a revoked node loses its topics with its password, and a node of this
+table can never touch another table's topics on a shared broker.
+
+**Topic = identity.** MQTT 3.1.1 does not tell a subscriber who published a message,
+so the hub knows a node only by the topic it publishes on. That is only as good as
+these rules: without them (an anonymous broker) any client can speak for any node.
+
+API for the runtime and the command line::
+
+    auth = BrokerAuth.for_table(data_dir, "kitchen")   # creates the folder; nothing else yet
+    auth.hub_address(broker.address)    -> BrokerAddress with the hub's user and password
+    auth.add_node("red-1")              -> NodeCredentials (an existing node keeps its password;
+                                           new_password=True issues another)
+    auth.ensure_node("red-1")           -> NodeCredentials (add if missing; for simulated nodes)
+    auth.node_address(address, "red-1") -> BrokerAddress with the node's credentials
+    auth.credentials("red-1")           -> NodeCredentials | None
+    auth.revoke("red-1")                -> NodeEntry (UnknownNodeError if it never had credentials)
+    auth.nodes()                        -> [NodeEntry] (no passwords)
+    auth.mosquitto_files()              -> (password_file, acl_file), written afresh
+    auth.tls_files()                    -> TlsFiles | None (the files in tls/, when all there)
+    auth.reload_broker()                -> str | None: SIGHUP to the running embedded mosquitto
+
+Every change rewrites both mosquitto files at once (under the lock, each by an
+atomic rename). A running mosquitto reads them again on SIGHUP (``reload_broker``,
+or ``MosquittoBroker.reload``) without dropping anyone else: a revoked node that is
+still connected is disconnected then, and refused from then on.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from companion.core import protocol
+from companion.errors import CompanionError, ConfigError
+from companion.mqtt.broker import BrokerAddress, TlsFiles
+
+log = logging.getLogger(__name__)
+
+HUB_USER = "hub"
+"""The hub's user on its table's broker; no node may take this id."""
+STORE_FORMAT = 1
+PASSWORD_BYTES = 18
+"""Random bytes in a generated password: 24 characters of ``A-Z a-z 0-9 _ -`` (144 bits)."""
+PBKDF2_ITERATIONS = 101
+"""mosquitto_passwd 2.0's default for ``$7$`` (sha512-pbkdf2) hashes."""
+SALT_BYTES = 12
+"""mosquitto_passwd's salt length."""
+MOSQUITTO_PASSWD_PATHS = ("mosquitto_passwd", "/usr/bin/mosquitto_passwd", "/usr/local/bin/mosquitto_passwd")
+TLS_NAMES = ("ca.crt", "broker.crt", "broker.key")
+
+
+class UnknownNodeError(CompanionError, LookupError):
+    """The credential store has no such node."""
+
+
+@dataclass(frozen=True)
+class NodeCredentials:
+    """What one node needs to log in to its table's broker."""
+
+    table: str
+    node: str
+    """The node id, which is also its user name."""
+    password: str
+
+    @property
+    def user(self) -> str:
+        return self.node
+
+    def address(self, broker: BrokerAddress) -> BrokerAddress:
+        """``broker`` with this node's user and password."""
+        return replace(broker, username=self.user, password=self.password)
+
+
+@dataclass(frozen=True)
+class NodeEntry:
+    """A node as ``companion node list`` shows it: never its password."""
+
+    node: str
+    added_at: str
+    """When its current password was issued (UTC, ISO 8601)."""
+    revoked_at: str | None = None
+    """When it was revoked (UTC, ISO 8601); None while it may log in."""
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+def _now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def make_password() -> str:
+    """A random password that needs no quoting in TOML, Python or a URL."""
+    return secrets.token_urlsafe(PASSWORD_BYTES)
+
+
+# --- mosquitto's password hashes ---------------------------------------------------------------
+def find_mosquitto_passwd() -> str | None:
+    for candidate in MOSQUITTO_PASSWD_PATHS:
+        found = shutil.which(candidate)
+        if found:
+            return found
+    return None
+
+
+def pbkdf2_hash(password: str, *, salt: bytes | None = None, iterations: int = PBKDF2_ITERATIONS) -> str:
+    """mosquitto 2.0's ``$7$`` hash of ``password``: ``$7$<iterations>$<base64 salt>$<base64 PBKDF2-HMAC-SHA512>``.
+
+    The same derivation as ``mosquitto_passwd -H sha512-pbkdf2`` (the default of 2.0):
+    a 12-byte random salt, 64 bytes of PBKDF2-HMAC-SHA512 over the UTF-8 password.
+    """
+    salt = os.urandom(SALT_BYTES) if salt is None else salt
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode("utf-8"), salt, iterations)
+    b64 = base64.b64encode
+    return f"$7${iterations}${b64(salt).decode()}${b64(digest).decode()}"
+
+
+def check_hash(password: str, hashed: str) -> bool:
+    """Whether ``hashed`` (a ``$7$`` or ``$6$`` line of a mosquitto password file) is ``password``'s."""
+    parts = hashed.split("$")
+    try:
+        if len(parts) == 5 and parts[1] == "7":
+            iterations, salt, digest = int(parts[2]), base64.b64decode(parts[3]), base64.b64decode(parts[4])
+            mine = hashlib.pbkdf2_hmac("sha512", password.encode("utf-8"), salt, iterations)
+        elif len(parts) == 4 and parts[1] == "6":
+            salt, digest = base64.b64decode(parts[2]), base64.b64decode(parts[3])
+            mine = hashlib.sha512(password.encode("utf-8") + salt).digest()
+        else:
+            return False
+    except (ValueError, TypeError):
+        return False
+    return secrets.compare_digest(mine, digest)
+
+
+def mosquitto_passwd_hash(password: str, binary: str) -> str:
+    """The hash ``mosquitto_passwd`` itself makes for ``password``.
+
+    The password goes to it on standard input (its prompt), never on the command line
+    where ``mosquitto_passwd -b`` would show it to every user of the machine in ``ps``.
+    """
+    if "\n" in password or "\r" in password:
+        raise ConfigError("a broker password cannot contain a line break")
+    with tempfile.TemporaryDirectory(prefix="companion-passwd-") as tmp:
+        path = Path(tmp) / "passwd"
+        result = subprocess.run(
+            [binary, "-c", str(path), "x"],
+            input=f"{password}\n{password}\n",
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        line = path.read_text().strip() if path.exists() else ""
+    if result.returncode != 0 or not line.startswith("x:$"):
+        raise OSError(f"mosquitto_passwd failed: {(result.stderr or result.stdout).strip()[-200:]}")
+    return line.split(":", 1)[1]
+
+
+def password_hash(password: str) -> str:
+    """A mosquitto password-file hash: by ``mosquitto_passwd`` when installed, else :func:`pbkdf2_hash`."""
+    binary = find_mosquitto_passwd()
+    if binary is not None:
+        try:
+            return mosquitto_passwd_hash(password, binary)
+        except (OSError, subprocess.SubprocessError) as exc:
+            log.warning("%s; hashing the password here instead", exc)
+    return pbkdf2_hash(password)
+
+
+# --- files -----------------------------------------------------------------------------------
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, readable by this user only (0600)."""
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _private_dir(path: Path) -> None:
+    """Make ``path`` (0700), or tighten it; :class:`ConfigError` when this user cannot."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o700)
+    except OSError as exc:
+        raise ConfigError(f"cannot make the private folder {path}: {exc.strerror or exc}") from None
+
+
+def _process_argv(pid: int) -> list[str] | None:
+    """The command line of process ``pid`` (Linux), or None when it is gone or cannot be read."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+
+
+class BrokerAuth:
+    """The credential store of one table and the mosquitto files made from it (see the module docstring)."""
+
+    def __init__(self, directory: Path, table: str) -> None:
+        if not protocol.is_valid_id(table):
+            raise ConfigError(f"table id {table!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
+        self.table = table
+        self.directory = Path(directory)
+        _private_dir(self.directory)
+        self.store_path = self.directory / "credentials.json"
+        self.password_file = self.directory / "mosquitto.passwd"
+        self.acl_file = self.directory / "mosquitto.acl"
+        self.broker_record = self.directory / "broker.json"
+        self.tls_dir = self.directory / "tls"
+        self.hub_user = HUB_USER
+
+    @classmethod
+    def for_table(cls, data_dir: str | Path, table: str) -> BrokerAuth:
+        """The store of ``table`` under ``<data_dir>/auth/<table>/`` (made, 0700, if missing)."""
+        if not protocol.is_valid_id(table):
+            raise ConfigError(f"table id {table!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
+        auth_dir = Path(data_dir) / "auth"
+        _private_dir(auth_dir)
+        return cls(auth_dir / table, table)
+
+    # --- the store --------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        try:
+            lock = open(self.directory / ".lock", "a+")
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot lock the credentials in {self.directory}: {exc.strerror or exc}"
+            ) from None
+        with lock:
+            os.fchmod(lock.fileno(), 0o600)
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            text = self.store_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {"format": STORE_FORMAT, "table": self.table, "hub": None, "nodes": {}}
+        except OSError as exc:
+            raise ConfigError(f"cannot read {self.store_path}: {exc.strerror or exc}") from None
+        try:
+            data = json.loads(text)
+            if data.get("format") != STORE_FORMAT or data.get("table") != self.table:
+                raise ValueError
+            if not isinstance(data.get("nodes"), dict):
+                raise ValueError
+        except (ValueError, AttributeError):
+            raise ConfigError(
+                f"{self.store_path} is not a credential store of table {self.table!r} (format {STORE_FORMAT})"
+            ) from None
+        return data
+
+    def _write(self, data: dict[str, Any]) -> None:
+        """Save the store, then make both mosquitto files from it (caller holds the lock)."""
+        try:
+            _write_private(self.store_path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+            self._write_mosquitto_files(data)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot write the credentials in {self.directory}: {exc.strerror or exc}"
+            ) from None
+
+    def _with_hub(self, data: dict[str, Any]) -> bool:
+        """Give the store the hub's credentials if it has none; whether it changed."""
+        if data.get("hub"):
+            return False
+        password = make_password()
+        data["hub"] = {"user": HUB_USER, "password": password, "hash": password_hash(password)}
+        return True
+
+    def _check_node_id(self, node: str) -> None:
+        if not protocol.is_valid_id(node):
+            raise ConfigError(f"node id {node!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
+        if node == HUB_USER:
+            raise ConfigError(f"{HUB_USER!r} is the hub's own user on the broker; give the node another id")
+
+    # --- the API ------------------------------------------------------------------------
+    def hub_address(self, address: BrokerAddress) -> BrokerAddress:
+        """``address`` with the hub's user and password (made, and written to the files, on first use)."""
+        data = self._read()
+        if not data.get("hub"):
+            with self._locked():
+                data = self._read()
+                if self._with_hub(data):
+                    self._write(data)
+        return replace(address, username=data["hub"]["user"], password=data["hub"]["password"])
+
+    def add_node(self, node: str, *, new_password: bool = False) -> NodeCredentials:
+        """Credentials for ``node``: a new password for a new or revoked node; an existing node keeps
+        its password unless ``new_password`` (then the old one stops working at the next reload)."""
+        self._check_node_id(node)
+        with self._locked():
+            data = self._read()
+            changed = self._with_hub(data)
+            entry = data["nodes"].get(node)
+            if entry is None or entry.get("revoked_at") or not entry.get("password") or new_password:
+                password = make_password()
+                data["nodes"][node] = {
+                    "password": password,
+                    "hash": password_hash(password),
+                    "added_at": _now(),
+                    "revoked_at": None,
+                }
+                changed = True
+            if changed:
+                self._write(data)
+            return NodeCredentials(self.table, node, data["nodes"][node]["password"])
+
+    def ensure_node(self, node: str) -> NodeCredentials:
+        """The node's credentials, adding it first if it has none (e.g. for simulated nodes)."""
+        return self.credentials(node) or self.add_node(node)
+
+    def credentials(self, node: str) -> NodeCredentials | None:
+        """The node's credentials, or None if it has none (never added, or revoked)."""
+        entry = self._read()["nodes"].get(node)
+        if not entry or entry.get("revoked_at") or not entry.get("password"):
+            return None
+        return NodeCredentials(self.table, node, entry["password"])
+
+    def node_address(self, address: BrokerAddress, node: str) -> BrokerAddress:
+        """``address`` with ``node``'s user and password; :class:`UnknownNodeError` if it has none."""
+        found = self.credentials(node)
+        if found is None:
+            raise UnknownNodeError(
+                f"node {node!r} has no credentials for table {self.table!r}: companion node add {node}"
+            )
+        return found.address(address)
+
+    def revoke(self, node: str) -> NodeEntry:
+        """Take ``node``'s password away (kept in the list as revoked); it is refused after the next reload."""
+        with self._locked():
+            data = self._read()
+            entry = data["nodes"].get(node)
+            if entry is None:
+                raise UnknownNodeError(f"node {node!r} has no credentials for table {self.table!r}")
+            if not entry.get("revoked_at"):
+                entry.update(password=None, hash=None, revoked_at=_now())
+                self._write(data)
+            return NodeEntry(node, entry["added_at"], entry["revoked_at"])
+
+    def nodes(self) -> list[NodeEntry]:
+        """Every node that ever had credentials, sorted by id, without passwords."""
+        return [
+            NodeEntry(node, entry.get("added_at", ""), entry.get("revoked_at"))
+            for node, entry in sorted(self._read()["nodes"].items())
+        ]
+
+    def mosquitto_files(self) -> tuple[Path, Path]:
+        """(password_file, acl_file) for mosquitto's ``password_file`` and ``acl_file``, written afresh."""
+        with self._locked():
+            data = self._read()
+            if not self._with_hub(data) and self.password_file.exists() and self.acl_file.exists():
+                try:
+                    self._write_mosquitto_files(data)
+                except OSError as exc:
+                    raise ConfigError(f"cannot write {self.password_file}: {exc.strerror or exc}") from None
+            else:
+                self._write(data)
+        return self.password_file, self.acl_file
+
+    def tls_files(self) -> TlsFiles | None:
+        """The table's TLS files in ``tls/`` (``ca.crt``, ``broker.crt``, ``broker.key``), when all are there."""
+        paths = [self.tls_dir / name for name in TLS_NAMES]
+        if not all(p.is_file() for p in paths):
+            return None
+        return TlsFiles(*paths)
+
+    # --- mosquitto's files ------------------------------------------------------------------
+    def acl_text(self, data: dict[str, Any] | None = None) -> str:
+        data = self._read() if data is None else data
+        root = protocol.table_prefix(self.table)
+        lines = [
+            f"# Made by companion from {self.store_path.name} for table {self.table}; edits are overwritten.",
+            "# Each node may publish only its own event and status, and read only its own cmd,",
+            "# the table's state and the hub's status. The hub reads and writes the whole table.",
+            "",
+            f"user {HUB_USER}",
+            f"topic readwrite {root}/#",
+        ]
+        for node, entry in sorted(data["nodes"].items()):
+            if entry.get("revoked_at") or not entry.get("hash"):
+                continue
+            lines += [
+                "",
+                f"user {node}",
+                f"topic write {protocol.node_topic(self.table, node, 'event')}",
+                f"topic write {protocol.node_topic(self.table, node, 'status')}",
+                f"topic read {protocol.node_topic(self.table, node, 'cmd')}",
+                f"topic read {protocol.table_state_topic(self.table)}",
+                f"topic read {protocol.hub_status_topic(self.table)}",
+            ]
+        return "\n".join(lines) + "\n"
+
+    def password_text(self, data: dict[str, Any] | None = None) -> str:
+        data = self._read() if data is None else data
+        lines = []
+        if data.get("hub"):
+            lines.append(f"{data['hub']['user']}:{data['hub']['hash']}")
+        for node, entry in sorted(data["nodes"].items()):
+            if not entry.get("revoked_at") and entry.get("hash"):
+                lines.append(f"{node}:{entry['hash']}")
+        return "\n".join(lines) + "\n"
+
+    def _write_mosquitto_files(self, data: dict[str, Any]) -> None:
+        _write_private(self.password_file, self.password_text(data))
+        _write_private(self.acl_file, self.acl_text(data))
+
+    # --- a running broker ----------------------------------------------------------------------
+    def record_broker(self, pid: int, argv: list[str]) -> None:
+        """Note the mosquitto process that uses these files (``MosquittoBroker`` calls this on start)."""
+        _write_private(self.broker_record, json.dumps({"pid": pid, "argv": argv}) + "\n")
+
+    def forget_broker(self, pid: int | None = None) -> None:
+        """The broker stopped: forget it (only if it is still the one recorded, when ``pid`` is given)."""
+        try:
+            if pid is not None and json.loads(self.broker_record.read_text()).get("pid") != pid:
+                return
+            self.broker_record.unlink()
+        except (OSError, ValueError):
+            pass
+
+    def running_broker_pid(self) -> int | None:
+        """The pid of the embedded mosquitto that uses these files, if one runs now.
+
+        Checked against the process's command line, so a stale record (after a crash, with
+        the pid used again by another program) is never signalled."""
+        try:
+            record = json.loads(self.broker_record.read_text())
+            pid, argv = int(record["pid"]), list(record["argv"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return pid if _process_argv(pid) == argv else None
+
+    def reload_broker(self) -> str | None:
+        """Tell the running embedded mosquitto to read the files again (SIGHUP); what was done, or
+        None when no broker of this table runs here."""
+        pid = self.running_broker_pid()
+        if pid is None:
+            return None
+        try:
+            os.kill(pid, signal.SIGHUP)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot tell the broker (pid {pid}) to reload: {exc.strerror or exc}; "
+                "run this as the user that runs the hub"
+            ) from None
+        return f"the table's broker (pid {pid}) reloaded its users"
