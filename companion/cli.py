@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -412,6 +413,13 @@ def run(
     callback=_positive,
     help="Flip each timer again this many game seconds after it ran out (a table that plays itself).",
 )
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="For a networked table's locked broker: log each node in with its credentials from this "
+    "data directory (see companion node add).",
+)
 @click.option("-v", "--verbose", count=True, help="More log output.")
 def sim(
     table: str | None,
@@ -421,9 +429,11 @@ def sim(
     time_scale: float | None,
     broker_url: str | None,
     autoflip: float | None,
+    data_dir: str | None,
     verbose: int,
 ) -> None:
-    """Run simulated sandtimer nodes against a broker (default mqtt://127.0.0.1:1883)."""
+    """Run simulated sandtimer nodes against a broker (default: the table found by mDNS, else
+    mqtt://127.0.0.1:1883)."""
     from companion.clock import ScaledClock
     from companion.node.sim import SimFleet, sim_broker
     from companion.rules.setup import default_setup
@@ -438,10 +448,25 @@ def sim(
             sand_s=sand_seconds or 60.0,
         )
         clock = ScaledClock(time_scale or 1.0)
+        address_for = None
+        if data_dir is not None:
+            from companion.mqtt.auth import BrokerAuth
+
+            auth = BrokerAuth.for_table(data_dir, setup.table)
+            for seat in setup.seats:
+                auth.node_address(
+                    address, seat.node
+                )  # every node must have credentials: say which lacks them
+            address_for = functools.partial(auth.node_address, address)
     except (CompanionError, ValueError) as exc:
         _fail(str(exc))
     fleet = SimFleet(
-        setup.table, [s.node for s in setup.seats], address, clock, sand_ms=setup.sand_ms
+        setup.table,
+        [s.node for s in setup.seats],
+        address,
+        clock,
+        sand_ms=setup.sand_ms,
+        address_for=address_for,
     ).start()
     click.echo(
         f"{len(fleet.nodes)} simulated nodes for table {setup.table!r} on {address}; Ctrl+C stops them."

@@ -85,3 +85,39 @@ def test_an_external_client_needs_its_own_credentials_even_on_loopback(lan_table
     finally:
         anonymous.loop_stop()
         anonymous.disconnect()
+
+
+def test_companion_sim_on_a_locked_broker_says_which_node_lacks_credentials(tmp_path, lan_table):
+    import subprocess
+    import sys
+
+    from companion.mqtt.auth import BrokerAuth
+
+    table = lan_table
+    name = table.app.extensions["companion.session"].setup.table
+    data_dir = table.options.hub.data_dir
+    auth = BrokerAuth.for_table(data_dir, name)
+    assert auth.credentials("red-1") is not None  # the running table's simulated nodes have them
+    broker = f"mqtt://127.0.0.1:{table.broker.address.port}"
+    command = [
+        sys.executable,
+        "-m",
+        "companion",
+        "sim",
+        "--broker",
+        broker,
+        "--table",
+        name,
+        "--players",
+        "1",
+        "--timers",
+        "1",
+    ]
+    refused = subprocess.run(
+        [*command, "--data-dir", str(tmp_path / "elsewhere")], capture_output=True, text=True, timeout=30
+    )
+    assert (
+        refused.returncode == 2
+        and "has no credentials" in refused.stderr
+        and "companion node add" in refused.stderr
+    )
