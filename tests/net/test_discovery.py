@@ -118,7 +118,9 @@ def test_find_broker_returns_as_soon_as_the_table_answers(tables):
 def test_a_table_nobody_announces_is_none_after_the_timeout(tables):
     started = time.monotonic()
     assert find_broker("attic", 1.0, interfaces=LOOPBACK) is None
-    assert 1.0 <= time.monotonic() - started < 2.0
+    waited = time.monotonic() - started
+    assert waited >= 1.0  # it waited the timeout out, and then it stopped (no hang; speed is not measured here)
+    assert waited < 6.0
 
 
 def test_any_table_is_ambiguous_when_there_are_two(tables):
