@@ -5,17 +5,16 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import os
 import signal
 import sys
 import threading
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import click
 
 from companion import __version__
+from companion.config_file import default_data_dir, load_config_file
 from companion.errors import CompanionError, ConfigError, InvalidRecordError
 from companion.games import find_game, game_names
 from companion.games.data import parse_text
@@ -81,25 +80,6 @@ def score(game: str, file: str) -> None:
 def referee(game: str, file: str) -> None:
     """Replay a JSON game record through the rules (FILE, or - for stdin); prints JSON."""
     _run_record_command(game, file, "referee_record", "refereeing")
-
-
-def _default_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "companion"
-
-
-def _load_config_file(path: str | None) -> dict[str, Any]:
-    """Read a TOML settings file (``[hub]`` table plus run options at the top)."""
-    if path is None:
-        return {}
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
-    return data
 
 
 def _positive(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -295,7 +275,7 @@ def run(
 
     _configure_logging(verbose)
     try:
-        file_settings = _load_config_file(config_file)
+        file_settings = load_config_file(config_file)
         settings = dict(file_settings.get("hub", {}))
         if "audio" in file_settings:
             settings["audio"] = file_settings["audio"]
@@ -314,7 +294,7 @@ def run(
         if memory:
             settings["data_dir"] = None
         else:
-            settings["data_dir"] = Path(data_dir or settings.get("data_dir") or _default_data_dir())
+            settings["data_dir"] = Path(data_dir or settings.get("data_dir") or default_data_dir())
         if "game" in settings:
             info = find_game(str(settings["game"]))
             settings["game"] = info.name

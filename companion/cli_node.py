@@ -25,19 +25,18 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import os
-import socket
 import ssl
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
+from companion.config_file import default_data_dir, load_config_file
 from companion.errors import CompanionError, ConfigError
 from companion.mqtt.auth import BrokerAuth, NodeCredentials
 from companion.mqtt.broker import TLS_PORT, TlsFiles
+from companion.net.addresses import default_route_address
 
 EXIT_BAD_INPUT = 2
 PLAIN_PORT = 1883
@@ -79,50 +78,24 @@ class _Group(_OneLineErrors, click.Group):
     command_class = _Command
 
 
-def _default_data_dir() -> Path:
-    """The same default as ``companion run``: ``$XDG_DATA_HOME/companion`` or ``~/.local/share/companion``."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "companion"
-
-
-def _hub_settings(config_file: str | None) -> dict[str, Any]:
-    """The ``[hub]`` table of a ``companion run`` config file (or nothing)."""
-    if config_file is None:
-        return {}
-    try:
-        with open(config_file, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"cannot read config {config_file}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config {config_file} is not valid TOML: {exc}") from None
-    hub = data.get("hub", {})
-    if not isinstance(hub, dict):
-        raise ConfigError(f"config {config_file}: hub must be a [hub] table")
-    return hub
-
-
 def _store(table: str | None, data_dir: str | None, config_file: str | None) -> BrokerAuth:
     """The table's credential store from the options, the config file's ``[hub]``, then the defaults."""
-    hub = _hub_settings(config_file)
+    hub = load_config_file(config_file).get("hub", {})
+    if not isinstance(hub, dict):
+        raise ConfigError(f"config {config_file}: hub must be a [hub] table")
     chosen_table = table or hub.get("table") or "demo"
     if not isinstance(chosen_table, str):
         raise ConfigError("the table id in the config must be a string")
-    chosen_dir = data_dir or hub.get("data_dir") or _default_data_dir()
+    chosen_dir = data_dir or hub.get("data_dir") or default_data_dir()
     if not isinstance(chosen_dir, str | Path):
         raise ConfigError("data_dir in the config must be a string")
     return BrokerAuth.for_table(Path(chosen_dir), chosen_table)
 
 
 def lan_address() -> str | None:
-    """This machine's address on its network (the interface of its default route), if it has one."""
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-            sock.connect(("192.0.2.1", 9))  # TEST-NET-1: picks the route, sends nothing
-            found = str(sock.getsockname()[0])
-    except OSError:
-        return None
-    return None if ipaddress.ip_address(found).is_loopback or found == "0.0.0.0" else found
+    """This machine's address on its network (the default route's), if it has one besides loopback."""
+    found = default_route_address()
+    return None if found is None or ipaddress.ip_address(found).is_loopback else found
 
 
 def certificate_names(certfile: Path) -> list[str]:

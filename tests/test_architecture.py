@@ -12,7 +12,7 @@ import companion
 ROOT = Path(companion.__file__).parent
 
 LAYERS = [
-    {"companion", "companion.errors", "companion.clock", "companion.core"},
+    {"companion", "companion.errors", "companion.clock", "companion.core", "companion.config_file"},
     {"companion.rules"},
     {"companion.games"},
     {"companion.table"},
