@@ -119,7 +119,9 @@ def test_a_table_nobody_announces_is_none_after_the_timeout(tables):
     started = time.monotonic()
     assert find_broker("attic", 1.0, interfaces=LOOPBACK) is None
     waited = time.monotonic() - started
-    assert waited >= 1.0  # it waited the timeout out, and then it stopped (no hang; speed is not measured here)
+    assert (
+        waited >= 1.0
+    )  # it waited the timeout out, and then it stopped (no hang; speed is not measured here)
     assert waited < 6.0
 
 
