@@ -15,12 +15,18 @@ $(BIN)/python:
 	  echo "python3 -m venv failed: on Debian or Raspberry Pi OS run: sudo apt-get install -y python3-venv"; exit 1; }
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# The hub alone is `pip install .`; the extras add the in-process broker (broker), the Pi node (pi)
+# and the USB-serial bridge (serial). `make run` takes the broker so a machine without mosquitto
+# still starts a table; the tests take everything. (The first line removes the distribution's old
+# name, "companion", from a venv made before it was renamed.)
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e .
+	@$(BIN)/python -m pip uninstall -q -y companion >/dev/null 2>&1 || true
+	$(BIN)/python -m pip install -q -e '.[broker]'
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test]'
+	@$(BIN)/python -m pip uninstall -q -y companion >/dev/null 2>&1 || true
+	$(BIN)/python -m pip install -q -e '.[test,broker,pi,serial]'
 	touch $(VENV)/.installed $@
 
 # MicroPython (WebAssembly build, run by Node.js) for the node-core tests
@@ -29,10 +35,16 @@ $(MPY_DIR)/node_modules/.installed: $(MPY_DIR)/package.json $(MPY_DIR)/package-l
 	cd $(MPY_DIR) && npm ci --no-audit --no-fund --silent
 	touch $@
 
+# axe-core (accessibility checks run in the browser tests of the pages)
+BROWSER_DIR := tests/browser
+$(BROWSER_DIR)/node_modules/.installed: $(BROWSER_DIR)/package.json $(BROWSER_DIR)/package-lock.json
+	cd $(BROWSER_DIR) && npm ci --no-audit --no-fund --silent
+	touch $@
+
 run: $(VENV)/.installed
 	$(BIN)/companion run $(ARGS)
 
-test: $(VENV)/.installed-test $(MPY_DIR)/node_modules/.installed
+test: $(VENV)/.installed-test $(MPY_DIR)/node_modules/.installed $(BROWSER_DIR)/node_modules/.installed
 	$(BIN)/python -m pytest $(ARGS)
 
 lint: $(VENV)/.installed-test
@@ -44,7 +56,7 @@ bench: $(VENV)/.installed
 	$(BIN)/companion bench $(ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build dist *.egg-info
 
 # Full-sized robustness runs (docs/testing.md); `make test` runs the same tests CI-sized.
 #   make faults   kill -9 x100, 4 nodes offline x3 rounds, 6 torn logs per kind, 5 rounds of forgeries

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 import signal
 import sys
 import threading
@@ -12,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
-from companion import __version__
-from companion.config_file import default_data_dir, load_config_file
+from companion import __version__, install_hint
+from companion.config_file import ENV_PREFIX, default_data_dir, load_config_file
 from companion.errors import CompanionError, ConfigError, InvalidRecordError
 from companion.games import find_game, game_names
 from companion.games.data import parse_text
@@ -60,8 +62,37 @@ def _run_record_command(game: str, source: str, function_name: str, verb: str) -
 GAME_CHOICE = click.Choice(game_names(), case_sensitive=False)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="companion")
+class _EnvErrors:
+    """A bad value in a ``COMPANION_*`` environment variable is one line that names the variable."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[misc]
+        except click.BadParameter as exc:
+            ctx, param = exc.ctx, exc.param
+            if ctx is None or param is None or param.name is None:
+                raise
+            if ctx.get_parameter_source(param.name) is not ParameterSource.ENVIRONMENT:
+                raise
+            variable = f"{ctx.auto_envvar_prefix}_{param.name.upper()}"
+            _fail(f"environment variable {variable}={os.environ.get(variable, '')!r}: {exc.format_message()}")
+
+
+class _Command(_EnvErrors, click.Command):
+    pass
+
+
+class _Group(_EnvErrors, click.Group):
+    command_class = _Command
+
+
+@click.group(
+    cls=_Group,
+    context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": ENV_PREFIX},
+    epilog="Every option can also be given as an environment variable COMPANION_<COMMAND>_<OPTION>, "
+    "e.g. COMPANION_RUN_PORT=8081 (see docs/configuration.md).",
+)
+@click.version_option(__version__, prog_name="companion", message="%(prog)s %(version)s")
 def main() -> None:
     """Tabletop companion: a hub for board games played with electronic sandtimers."""
 
@@ -116,7 +147,7 @@ TABLE_OPTIONS = [
     ),
     click.option(
         "--broker",
-        "broker_url",
+        "broker",
         default=None,
         metavar="URL",
         help="External broker, mqtt://user:pass@host:port. Without it an embedded broker starts.",
@@ -145,6 +176,65 @@ def _wait_for_interrupt() -> None:
             pass
     except KeyboardInterrupt:
         pass
+
+
+class RunSettings:
+    """The options of ``companion run`` in their order of precedence: the command line and the
+    ``COMPANION_RUN_*`` environment first, then the config file, then the defaults."""
+
+    def __init__(self, ctx: click.Context, file_settings: dict[str, dict[str, Any]]) -> None:
+        self.ctx = ctx
+        self.file = file_settings
+
+    def given(self, param: str) -> bool:
+        """Whether the option was set on the command line or in the environment."""
+        return self.ctx.get_parameter_source(param) in (
+            ParameterSource.COMMANDLINE,
+            ParameterSource.ENVIRONMENT,
+        )
+
+    def get(self, param: str, section: str, key: str) -> Any:
+        """The option's value: given, else the file's ``[section] key``, else the option's default."""
+        if self.given(param) or key not in self.file.get(section, {}):
+            return self.ctx.params[param]
+        return self.file[section][key]
+
+
+def _amqtt_missing() -> bool:
+    """Whether the ``broker`` extra (amqtt) is absent, found without importing it (it is slow to import)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("amqtt") is None
+    except (ImportError, ValueError):
+        return True
+
+
+def _check_embedded_broker(embedded: str) -> None:
+    """Say which package to install before anything starts, when no embedded broker can run."""
+    from companion.mqtt.broker import find_mosquitto
+
+    if embedded == "amqtt" and _amqtt_missing():
+        raise ConfigError(f"--embedded amqtt needs amqtt, which is not installed: {install_hint('broker')}")
+    if embedded == "auto" and not find_mosquitto() and _amqtt_missing():
+        raise ConfigError(
+            "no embedded broker: install mosquitto (sudo apt-get install mosquitto) or the in-process "
+            f"one ({install_hint('broker')}), or give --broker URL"
+        )
+
+
+def _echo_checked(options: Any, config: str | None) -> None:
+    """One line saying what ``companion run`` would start (``--check-config``)."""
+    hub = options.hub
+    setup = hub.setup()
+    where = "network (lan)" if options.lan else f"{options.http_host}:{options.http_port}"
+    broker = options.broker_url or f"embedded {options.embedded} on port {options.mqtt_port}"
+    source = f"{config}: " if config else ""
+    click.echo(
+        f"{source}settings OK: table {setup.table!r}, {hub.game} {hub.variant or ''}".rstrip()
+        + f", {len(setup.players)} players, pages on {where}, broker {broker}"
+        + f", game log {hub.data_dir or 'in memory'}"
+    )
 
 
 @main.command()
@@ -190,14 +280,14 @@ def _wait_for_interrupt() -> None:
 )
 @click.option(
     "--host",
-    "http_host",
+    "host",
     default="127.0.0.1",
     show_default=True,
     help="Address the web pages are served on (0.0.0.0 for phones on the same network).",
 )
 @click.option(
     "--port",
-    "http_port",
+    "port",
     type=click.IntRange(1, 65535),
     default=8080,
     show_default=True,
@@ -237,64 +327,73 @@ def _wait_for_interrupt() -> None:
 )
 @click.option(
     "--config",
-    "config_file",
+    "config",
     type=click.Path(dir_okay=False),
     default=None,
-    help="TOML file with hub settings (see docs/running.md).",
+    help="TOML file with settings for every option (docs/configuration.md).",
+)
+@click.option(
+    "--check-config",
+    is_flag=True,
+    help="Check the settings (config file, environment, options, game, saved game) and exit.",
 )
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
-def run(
-    table: str | None,
-    players: int | None,
-    timers: int | None,
-    sand_seconds: float | None,
-    time_scale: float | None,
-    broker_url: str | None,
-    clock_minutes: float | None,
-    full: bool,
-    game: str | None,
-    variant: str | None,
-    no_sim: bool,
-    embedded: str,
-    mqtt_host: str,
-    mqtt_port: int,
-    http_host: str,
-    http_port: int,
-    data_dir: str | None,
-    memory: bool,
-    language: str | None,
-    resume: str | None,
-    config_file: str | None,
-    lan: bool | None,
-    lan_address: str | None,
-    verbose: int,
-) -> None:
-    """Start a table: broker, hub, dashboard and (by default) simulated sandtimers."""
+@click.pass_context
+def run(ctx: click.Context, **_options: Any) -> None:
+    """Start a table: broker, hub, dashboard and (by default) simulated sandtimers.
+
+    Settings come from the command line, then COMPANION_RUN_* environment variables, then the
+    --config file, then the defaults.
+    """
     from companion.hub import HubConfig
     from companion.runtime import RunOptions, Table
 
-    _configure_logging(verbose)
     try:
-        file_settings = load_config_file(config_file)
-        settings = dict(file_settings.get("hub", {}))
+        file_settings = load_config_file(ctx.params["config"])
+    except ConfigError as exc:
+        _fail(str(exc))
+    opts = RunSettings(ctx, file_settings)
+    verbose = int(opts.get("verbose", "hub", "verbose"))
+    _configure_logging(verbose)
+    simulate = (
+        not ctx.params["no_sim"]
+        if opts.given("no_sim")
+        else file_settings.get("hub", {}).get("simulate", True)
+    )
+    try:
+        hub_file = file_settings.get("hub", {})
+        run_only = {"full", "memory", "resume", "simulate", "host", "port", "lan", "lan_address", "verbose"}
+        settings: dict[str, Any] = {k: v for k, v in hub_file.items() if k not in run_only}
         if "audio" in file_settings:
             settings["audio"] = file_settings["audio"]
+        if hub_file.get("full"):
+            settings["clock_minutes"] = 30.0
+        full = ctx.params["full"] and opts.given("full")
         overrides = {
-            "table": table,
-            "players": players,
-            "timers": timers,
-            "sand_s": sand_seconds,
-            "time_scale": time_scale,
-            "clock_minutes": 30.0 if full else clock_minutes,
-            "language": language,
-            "game": game,
-            "variant": variant,
+            "table": ("table", ctx.params["table"]),
+            "players": ("players", ctx.params["players"]),
+            "timers": ("timers", ctx.params["timers"]),
+            "sand_s": ("sand_seconds", ctx.params["sand_seconds"]),
+            "time_scale": ("time_scale", ctx.params["time_scale"]),
+            "clock_minutes": ("clock_minutes", 30.0 if full else ctx.params["clock_minutes"]),
+            "language": ("language", ctx.params["language"]),
+            "game": ("game", ctx.params["game"]),
+            "variant": ("variant", ctx.params["variant"]),
         }
-        settings.update({k: v for k, v in overrides.items() if v is not None})
+        for key, (param, value) in overrides.items():
+            if value is not None and (opts.given(param) or (key == "clock_minutes" and full)):
+                settings[key] = value
+        if opts.given("memory") and ctx.params["memory"]:
+            memory = True  # --memory wins over any data directory
+        elif opts.given("data_dir"):
+            memory = False  # a data directory given here wins over the file's memory = true
+        else:
+            memory = bool(hub_file.get("memory", False))
         if memory:
             settings["data_dir"] = None
         else:
-            settings["data_dir"] = Path(data_dir or settings.get("data_dir") or default_data_dir())
+            data_dir = ctx.params["data_dir"] if opts.given("data_dir") else settings.get("data_dir")
+            settings["data_dir"] = Path(data_dir or default_data_dir())
         if "game" in settings:
             info = find_game(str(settings["game"]))
             settings["game"] = info.name
@@ -302,15 +401,16 @@ def run(
             settings["variant"] = chosen.name
             if "clock_minutes" not in settings:
                 settings["clock_minutes"] = chosen.clock_minutes
-            if players is None and "players" not in file_settings.get("hub", {}):
+            if not opts.given("players") and "players" not in hub_file:
                 settings["players"] = max(info.min_players, min(info.max_players, 4))
-            if timers is None and "timers" not in file_settings.get("hub", {}):
+            if not opts.given("timers") and "timers" not in hub_file:
                 settings["timers"] = info.timers_per_player
         hub_config = HubConfig.from_mapping(settings)
         hub_config.setup()  # validate before starting anything
         from companion.games import referee_for
 
         referee_for(hub_config.setup())  # the game's rules accept this table before anything starts
+        resume = opts.get("resume", "hub", "resume")
         resume_path = None
         if resume is not None:
             from companion.table.log import latest_log, read_log
@@ -322,23 +422,37 @@ def run(
             else:
                 resume_path = Path(resume)
             read_log(resume_path)  # a broken log is reported before anything starts
-        use_lan = bool(file_settings.get("lan", False) if lan is None else lan) or lan_address is not None
-        lan_choice = lan_address if lan_address is not None else file_settings.get("lan_address")
-        if lan_choice is not None and not isinstance(lan_choice, str):
-            raise ConfigError("lan_address in the config must be an address in quotes")
+        lan_address = opts.get("lan_address", "hub", "lan_address")
+        lan = opts.get("lan", "hub", "lan")
+        use_lan = bool(lan) or lan_address is not None
+        broker_url = opts.get("broker", "broker", "url")
+        embedded = opts.get("embedded", "broker", "embedded")
+        if broker_url is None and not use_lan:
+            _check_embedded_broker(embedded)
+        elif broker_url is None:
+            from companion.mqtt.broker import require_mosquitto_for_lan
+
+            require_mosquitto_for_lan(embedded)
+        else:
+            from companion.mqtt.broker import BrokerAddress
+
+            BrokerAddress.parse(broker_url)
         options = RunOptions(
             hub=hub_config,
             lan=use_lan,
-            lan_address=lan_choice,
+            lan_address=lan_address,
             broker_url=broker_url,
             embedded=embedded,
-            mqtt_host=mqtt_host,
-            mqtt_port=mqtt_port,
-            http_host=http_host,
-            http_port=http_port,
-            simulate=not no_sim,
+            mqtt_host=opts.get("mqtt_host", "broker", "host"),
+            mqtt_port=opts.get("mqtt_port", "broker", "port"),
+            http_host=opts.get("host", "hub", "host"),
+            http_port=opts.get("port", "hub", "port"),
+            simulate=simulate,
             resume=resume_path,
         )
+        if ctx.params["check_config"]:
+            _echo_checked(options, ctx.params["config"])
+            return
         table_runtime = Table(options).start()
     except CompanionError as exc:
         _fail(str(exc))
@@ -352,7 +466,7 @@ def run(
         f"embedded {broker.kind} at {broker.address}" if broker else f"broker {table_runtime.broker_address}"
     )
     click.echo(f"Table {setup.table!r}: {where}")
-    if not no_sim:
+    if simulate:
         timers = len(setup.seats) // max(1, len(setup.players))
         click.echo(f"Simulated sandtimers: {len(setup.players)} players x {timers} timers")
     if resume_path is not None:
@@ -407,7 +521,7 @@ def sim(
     timers: int | None,
     sand_seconds: float | None,
     time_scale: float | None,
-    broker_url: str | None,
+    broker: str | None,
     autoflip: float | None,
     data_dir: str | None,
     verbose: int,
@@ -420,7 +534,7 @@ def sim(
 
     _configure_logging(verbose)
     try:
-        address, found_table = sim_broker(broker_url, table)
+        address, found_table = sim_broker(broker, table)
         setup = default_setup(
             found_table or table or "demo",
             players=players or 4,
@@ -475,6 +589,86 @@ def sim(
 
 
 @main.command()
+@click.argument("tables", nargs=-1, metavar="NAME[:GAME[:PLAYERS]]...")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8080, show_default=True, help="Web port of the club."
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address the pages are served on.")
+@click.option(
+    "--mqtt-port",
+    type=click.IntRange(0, 65535),
+    default=1883,
+    show_default=True,
+    help="Embedded broker's port.",
+)
+@click.option(
+    "--broker", "broker_url", default=None, metavar="URL", help="A shared broker, mqtt://host:port."
+)
+@click.option(
+    "--data-dir", type=click.Path(file_okay=False), default=None, help="Where every table's log goes."
+)
+@click.option("--language", type=click.Choice(["en", "es", "de"]), default="en", show_default=True)
+@click.option(
+    "--time-scale", type=float, default=1.0, show_default=True, help="Game seconds per real second."
+)
+@click.option("--pin", default=None, help="The club PIN that adds and ends tables (default: a random one).")
+@click.option("--no-sim", is_flag=True, help="No simulated sandtimers (real nodes only).")
+@click.option("-v", "--verbose", count=True)
+def club(
+    tables: tuple[str, ...],
+    port: int,
+    host: str,
+    mqtt_port: int,
+    broker_url: str | None,
+    data_dir: str | None,
+    language: str,
+    time_scale: float,
+    pin: str | None,
+    no_sim: bool,
+    verbose: int,
+) -> None:
+    """Many tables in one process: one broker, one web port, a lobby at / and each table under /t/NAME/.
+
+    TABLES start at once, e.g. ``red:time-n-space:3 blue:space-dealer``; more are added from the
+    lobby with the club PIN. See docs/club.md.
+    """
+    from companion.club import Club, ClubOptions, ClubPlan
+    from companion.hub import HubConfig
+
+    _configure_logging(verbose)
+    try:
+        if time_scale <= 0:
+            raise ConfigError("--time-scale must be more than 0")
+        defaults = HubConfig(
+            data_dir=Path(data_dir) if data_dir else None, language=language, time_scale=time_scale
+        )
+        plan = ClubPlan.parse(tables or ("table-1",), defaults)
+        if broker_url is None:
+            _check_embedded_broker("auto")
+        options = ClubOptions(
+            defaults=defaults,
+            broker_url=broker_url,
+            mqtt_port=mqtt_port,
+            http_host=host,
+            http_port=port,
+            simulate=not no_sim,
+            pin=pin,
+        )
+        running = Club(options).start(plan.tables)
+    except CompanionError as exc:
+        _fail(str(exc))
+        return
+    try:
+        click.echo(f"club lobby: {running.url}  (club PIN {running.pin})")
+        for name, table in running.tables.items():
+            click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game})")
+        click.echo("Ctrl-C ends every table (their logs are kept and can be resumed).")
+        _wait_for_interrupt()
+    finally:
+        running.stop()
+
+
+@main.command()
 @click.option(
     "--flips",
     type=click.IntRange(10, 100000),
@@ -511,9 +705,56 @@ def bench(flips: int, burst: int, embedded: str, fsync: bool, streams: int) -> N
     from companion.bench import run_bench
 
     try:
+        _check_embedded_broker(embedded)
+    except ConfigError as exc:
+        _fail(str(exc))
+    try:
         run_bench(flips=flips, burst=burst, embedded=embedded, fsync=fsync, echo=click.echo, streams=streams)
     except (CompanionError, TimeoutError) as exc:
         _fail(str(exc), 1)
+
+
+@main.command()
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The hub's TOML file: its [hub] port and lan_address are used.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help="Port of the web pages.  [default: the config's, else 8080]",
+)
+@click.option(
+    "--lan-address",
+    default=None,
+    metavar="ADDRESS",
+    help="Address or interface to show.  [default: the config's, else the one with the default route]",
+)
+@click.option("--qr/--no-qr", default=True, show_default=True, help="Print a QR code of the address.")
+def address(config: str | None, port: int | None, lan_address: str | None, qr: bool) -> None:
+    """Print the address browsers and phones on this network open the dashboard at, with a QR code.
+
+    The same address `companion run --lan` chooses; the hub appliance's install script prints it.
+    """
+    from companion.net.addresses import choose_lan_address
+
+    try:
+        hub = load_config_file(config).get("hub", {})
+        chosen = choose_lan_address(
+            lan_address or hub.get("lan_address"), what="--lan-address" if lan_address else "lan_address"
+        )
+        url = chosen.url(port or hub.get("port", 8080))
+    except CompanionError as exc:
+        _fail(str(exc))
+    click.echo(f"Dashboard on the network: {url}  ({chosen.interface}, {chosen.reason})")
+    if qr:
+        import segno
+
+        segno.make(url, error="m").terminal(out=sys.stdout, compact=True, border=2)
 
 
 def _add_serial_bridge() -> None:

@@ -37,13 +37,13 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import click
 import paho.mqtt.client as mqtt
-import serial
-import serial.tools.list_ports
 
+from companion import install_hint
 from companion.core import protocol
 from companion.core.serial_lines import (
     MAX_LINE_BYTES,
@@ -56,6 +56,9 @@ from companion.errors import ConfigError
 from companion.mqtt.broker import BrokerAddress
 from companion.mqtt.client import check_ca_file, connect_in_background, make_client
 
+if TYPE_CHECKING:
+    import serial
+
 log = logging.getLogger(__name__)
 
 BAUD = 115200
@@ -64,6 +67,18 @@ REOPEN_S = 0.5
 SCAN_S = 1.0
 BY_ID_DIR = "/dev/serial/by-id"
 PICO_MICROPYTHON_USB_ID = "2e8a:0005"
+
+
+def pyserial() -> ModuleType:
+    """pyserial (the ``serial`` extra), imported only when the bridge runs, so the hub needs none."""
+    try:
+        import serial
+        import serial.tools.list_ports
+    except ImportError:
+        raise ConfigError(
+            f"companion serial-bridge needs pyserial, which is not installed: {install_hint('serial')}"
+        ) from None
+    return serial
 
 
 def parse_usb_id(text: str) -> tuple[int, int]:
@@ -84,7 +99,7 @@ def find_ports(usb_ids: Iterable[tuple[int, int]], by_id_dir: str = BY_ID_DIR) -
     for link in glob.glob(os.path.join(by_id_dir, "*")):
         by_real[os.path.realpath(link)] = link
     found = []
-    for port in serial.tools.list_ports.comports():
+    for port in pyserial().tools.list_ports.comports():
         if (port.vid, port.pid) in wanted:
             found.append(by_real.get(os.path.realpath(port.device), port.device))
     return sorted(found)
@@ -110,6 +125,7 @@ class PortLink:
     # --- serial side -----------------------------------------------------------
     def _run(self) -> None:
         stop = self.bridge.stopping
+        serial = pyserial()
         while not stop.is_set():
             try:
                 self._port = serial.Serial(self.path, self.bridge.baud, timeout=0.05, write_timeout=1)
@@ -200,7 +216,7 @@ class PortLink:
         with self._write_lock:
             try:
                 port.write(data)
-            except (serial.SerialException, OSError) as exc:
+            except (pyserial().SerialException, OSError) as exc:
                 log.debug("write to %s failed: %s", self.path, exc)  # the reader notices the unplug
 
     def _close_port(self) -> None:
@@ -213,7 +229,7 @@ class PortLink:
         if port is not None:
             try:
                 port.close()
-            except (serial.SerialException, OSError):
+            except (pyserial().SerialException, OSError):
                 pass
         self._unbind()
 
@@ -474,6 +490,10 @@ def serial_bridge(
         level=logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    try:
+        pyserial()  # the serial extra: say so in one line before anything starts
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
     try:
         address = BrokerAddress.parse(broker_url or FALLBACK_BROKER)
         if ca_file is not None:

@@ -15,7 +15,7 @@ import pytest
 
 from companion.mqtt.broker import free_port
 
-COMMANDS = ["run", "sim", "score", "referee", "bench", "serial-bridge"]
+COMMANDS = ["run", "sim", "score", "referee", "bench", "serial-bridge", "address", "node"]
 
 
 def companion(*args: str, input: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -80,7 +80,8 @@ def test_broken_config_file(tmp_path):
     assert result.returncode == 2 and "is not valid TOML" in result.stderr and result.stderr.count("\n") == 1
     bad.write_text("[hub]\nplayerz = 3\n")
     result = companion("run", "--memory", "--config", str(bad))
-    assert result.returncode == 2 and "unknown hub settings: playerz" in result.stderr
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "unknown key 'playerz' in [hub]; did you mean 'players'?" in result.stderr
 
 
 def test_broken_game_log_is_refused_before_starting(tmp_path):

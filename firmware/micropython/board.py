@@ -1,4 +1,4 @@
-"""Pins and radio of a MicroPython sandtimer node (ESP32, Pico W, or a plain Pico on USB).
+"""Pins and radio of a MicroPython sandtimer node (ESP32, ESP32-C3, Pico W, or a plain Pico on USB).
 
 The only module that touches ``machine``, ``neopixel``, ``network`` and the
 USB serial port. Pin numbers default to ``hardware/wiring/pins.csv`` and can be
@@ -43,13 +43,25 @@ PINS = {
         "scl": 5,
         "battery": None,
     },
+    "esp32-c3": {
+        "tilt": 4,
+        "neopixel": 10,
+        "status": (5, 6, 7),
+        "buzzer": 1,
+        "sda": 8,
+        "scl": 9,
+        "battery": 3,
+    },
 }
+ESP32_FAMILY = ("esp32", "esp32-c3")
+"""Boards that read the cell through a 100k/100k divider on an ADC1 pin (microvolts, 11 dB)."""
 
 ADXL345 = 0x53
 
 
 def esp32_battery_mv(adc_uv):
-    """ESP32: the cell through a 100k/100k divider on GPIO34, read in microvolts (11 dB attenuation)."""
+    """ESP32 (GPIO34) and ESP32-C3 (GPIO3): the cell through a 100k/100k divider, read in microvolts
+    (11 dB attenuation)."""
     return adc_uv * 2 // 1000
 
 
@@ -85,8 +97,8 @@ class Board:
         )
         self._adc = None
         if p["battery"] is not None:
-            self._adc = machine.ADC(machine.Pin(p["battery"]) if kind == "esp32" else 3)
-            if kind == "esp32" and hasattr(self._adc, "atten"):
+            self._adc = machine.ADC(machine.Pin(p["battery"]) if kind in ESP32_FAMILY else 3)
+            if kind in ESP32_FAMILY and hasattr(self._adc, "atten"):
                 self._adc.atten(machine.ADC.ATTN_11DB)
         self._i2c = (
             machine.I2C(0, sda=machine.Pin(p["sda"]), scl=machine.Pin(p["scl"]), freq=400000)
@@ -114,7 +126,7 @@ class Board:
         if self._adc is None:
             return None
         try:
-            if self.kind == "esp32":
+            if self.kind in ESP32_FAMILY:
                 return plausible_mv(esp32_battery_mv(self._adc.read_uv()))
             # Pico W: GP29 doubles as the Wi-Fi chip's SPI clock. Deselect the chip (GP25 high), make GP29
             # an analogue input for one reading, then hand it back to the Wi-Fi driver (PIO function 7).

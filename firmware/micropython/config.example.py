@@ -7,7 +7,7 @@ single ones under "pins". The tilt values come from hardware/tools/tilt_calibrat
 CONFIG = {
     "node_id": "blue-2",  # 1-32 characters of a-z 0-9 _ -; unique at the table
     "table": "kitchen",  # the hub's table id
-    "board": "pico-w",  # "esp32", "pico-w" or "pico-usb"
+    "board": "pico-w",  # "esp32", "esp32-c3", "pico-w" or "pico-usb"
     "link": "wifi",  # "wifi" (MQTT) or "serial" (USB, through `companion serial-bridge`)
     "wifi_ssid": "my-network",
     "wifi_password": "secret",

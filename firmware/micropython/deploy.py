@@ -4,15 +4,21 @@
 Runs on your computer (CPython 3.11+, standard library; ``pip install
 mpremote``). It stages exactly the files the board needs::
 
-    :boot.py :main.py :board.py :nodeapp.py :config.py
-    :lib/companion/__init__.py            (empty: the hub's package is not needed)
+    :boot.py :main.py :config.py          (at the root: what the board runs at power-up)
+    :lib/nodeapp.py :lib/board.py         (the program: the files of package.json, below)
+    :lib/companion/__init__.py            (a docstring only: the hub's package is not needed)
     :lib/companion/core/{__init__,sand,protocol,node,debounce,leds,serial_lines}.py
+    :lib/mdns.py                          (Wi-Fi nodes without "broker_host": they find the hub by mDNS)
     :lib/umqtt/simple.py                  (Wi-Fi nodes, by `mpremote mip install`)
-    :mdns.py                              (Wi-Fi nodes without "broker_host": they find the hub by mDNS)
     :ca.crt                               (with "broker_tls": True: --ca-file, as "broker_ca" names it)
 
 and runs the mpremote commands, one per step, stopping at the first failure.
 ``--dry-run`` prints the commands and leaves the staged copy for inspection.
+
+The program's files and its dependency are listed once, in ``package.json`` next to this
+script, in the form ``mpremote mip install`` reads: so a node that already has its config
+is updated with one command (``mpremote mip install firmware/micropython/package.json``),
+which puts the same files in the same places as this script.
 
     python3 firmware/micropython/deploy.py --config my-config.py --port /dev/ttyACM0
 """
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import shlex
 import shutil
 import subprocess
@@ -30,11 +37,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-CORE = REPO / "companion" / "core"
-CORE_FILES = ("__init__.py", "sand.py", "protocol.py", "node.py", "debounce.py", "leds.py", "serial_lines.py")
-APP_FILES = ("boot.py", "main.py", "board.py", "nodeapp.py")
+PACKAGE = HERE / "package.json"
+"""The node's program and dependencies for ``mpremote mip install`` (installed under /lib)."""
+ROOT_FILES = ("boot.py", "main.py")
 MDNS_FILE = "mdns.py"
 """Only for a Wi-Fi node whose config has no broker_host: the one-shot mDNS query that finds the hub."""
+OLD_ROOT_MODULES = ("nodeapp.py", "board.py", "mdns.py")
+"""Where deploy.py put the program before it moved to /lib: removed, since the root comes first on
+the board's import path and old copies there would hide the new ones."""
 
 
 class DeployError(Exception):
@@ -76,18 +86,42 @@ def check(config: dict) -> dict:
         raise DeployError(str(exc)) from None
 
 
+def package(path: Path = PACKAGE) -> dict:
+    """package.json: ``urls`` (path under /lib, file relative to package.json) and ``deps``
+    (micropython-lib package, version), checked so a broken file is named, not half-deployed."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        urls = [(str(target), str(source)) for target, source in data["urls"]]
+        deps = [(str(name), str(version)) for name, version in data.get("deps", [])]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DeployError(f"{path} is not a mip package file: {exc}") from None
+    return {"urls": urls, "deps": deps}
+
+
+def lib_files(*, discovery: bool, path: Path = PACKAGE) -> list[tuple[str, Path]]:
+    """(path under /lib, file here) for every file of package.json, mdns.py only with ``discovery``."""
+    found = []
+    for target, source in package(path)["urls"]:
+        if target == MDNS_FILE and not discovery:
+            continue
+        local = (path.parent / source).resolve()
+        if not local.is_file():
+            raise DeployError(f"{path}: {source} (for {target}) does not exist")
+        found.append((target, local))
+    return found
+
+
 def stage(
     config_path: Path, into: Path, ca_file: tuple[Path, str] | None = None, *, discovery: bool = False
 ) -> list[Path]:
     """Lay out the board's files under ``into``; return them relative to it.
 
     ``ca_file`` is (the table's CA certificate here, its name on the board) for a TLS node."""
-    lib = into / "lib" / "companion" / "core"
-    lib.mkdir(parents=True)
-    (into / "lib" / "companion" / "__init__.py").write_text("")
-    for name in CORE_FILES:
-        shutil.copy(CORE / name, lib / name)
-    for name in APP_FILES + ((MDNS_FILE,) if discovery else ()):
+    for target, local in lib_files(discovery=discovery):
+        dest = into / "lib" / target
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(local, dest)
+    for name in ROOT_FILES:
         shutil.copy(HERE / name, into / name)
     shutil.copy(config_path, into / "config.py")
     files = sorted(p.relative_to(into) for p in into.rglob("*.py"))
@@ -128,8 +162,11 @@ def commands(
     """The mpremote invocations, in order."""
     base = [mpremote] + (["connect", port] if port else [])
     out = []
-    if mip:
-        out.append(base + ["mip", "install", "umqtt.simple"])  # not umqtt.robust: it blocks for ever
+    if mip:  # package.json's dependencies: umqtt.simple (never umqtt.robust: it blocks for ever)
+        for name, version in package()["deps"]:
+            out.append(base + ["mip", "install", name if version == "latest" else f"{name}@{version}"])
+    old = ", ".join(f'"{name}"' for name in OLD_ROOT_MODULES)
+    out.append(base + ["exec", f'import os; [os.remove(n) for n in ({old}) if n in os.listdir("/")]'])
     dirs = sorted(
         {parent for p in files for parent in p.parents if parent != Path(".")},
         key=lambda d: (len(d.parts), d.as_posix()),
@@ -171,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = check(read_config(args.config))
         ca = ca_for(cfg, args.ca_file)
+        package()
         if not args.dry_run and shutil.which(args.mpremote) is None:
             raise DeployError(f"{args.mpremote} not found: pip install mpremote")
     except DeployError as exc:

@@ -82,7 +82,7 @@ DEFAULTS = {
     "pins": None,
 }
 
-BOARDS = ("esp32", "pico-w", "pico-usb")
+BOARDS = ("esp32", "pico-w", "pico-usb", "esp32-c3")
 
 
 class ConfigError(ValueError):

@@ -15,10 +15,10 @@
 //   openscad -o preview.png --imgsize=800,800 --autocenter --viewall sandtimer.scad
 //   openscad -D 'part="body"' -o body.stl sandtimer.scad
 //   openscad -D 'part="lid"'  -o lid.stl  sandtimer.scad
-//   openscad -D 'kind="pi-zero-2w"' ...   (pi-zero-2w, esp32, pico-w, pico-usb)
+//   openscad -D 'kind="pi-zero-2w"' ...   (pi-zero-2w, esp32, pico-w, pico-usb, esp32-c3)
 
 /* [What to make] */
-kind = "pico-w";        // [pi-zero-2w, esp32, pico-w, pico-usb]
+kind = "pico-w";        // [pi-zero-2w, esp32, pico-w, pico-usb, esp32-c3]
 part = "preview";       // [preview, body, lid]
 
 /* [Shell] */
@@ -36,7 +36,7 @@ battery_size = [0, 0, 0];   // battery length, width, thickness (mm); pico-usb h
 led_bar_len = 0;            // length of the LED strip along the timer (mm)
 led_strip_w = 12;           // width of the LED strip or NeoPixel stick (mm)
 led_strip_depth = 6;        // LED strip or stick plus its rail (mm)
-perf_size = [40, 30, 10];   // perfboard with the small parts: length, width, height (mm)
+perf_size = [0, 0, 0];      // perfboard with the small parts: length, width, height (mm)
 
 /* [Fasteners] */
 insert_d = 3.6;         // hole for an M2.5 heat-set insert (mm)
@@ -54,22 +54,30 @@ function pick(v, d) = v[0] > 0 ? v : d;
 function kind_board(k) =
     k == "pi-zero-2w" ? [65, 30, 6] :      // Pi Zero 2 W, no header on the back
     k == "esp32"      ? [55, 28, 10] :     // ESP32-DevKitC-32E, no pin headers
+    k == "esp32-c3"   ? [22.5, 18, 8] :    // ESP32-C3 SuperMini, wires soldered to its rows
                         [51, 21, 5];       // Pico / Pico W
 
 function kind_battery(k) =
     k == "pi-zero-2w" ? [54, 34, 10] :     // LP103454 2000 mAh
     k == "pico-usb"   ? [0, 0, 0] :        // USB powered
+    k == "esp32-c3"   ? [35, 25, 5] :      // LP502535 400 mAh
                         [62, 35, 5];       // LP503562 1200 mAh
 
-function kind_led_len(k) = k == "pi-zero-2w" ? 64 : 51;   // 8 x 3 mm LEDs at 8 mm pitch, or a NeoPixel stick
+// 8 x 3 mm LEDs at 8 mm pitch, 8 pixels of a 144/m strip (6.9 mm pitch), or a NeoPixel stick
+function kind_led_len(k) = k == "pi-zero-2w" ? 64 : k == "esp32-c3" ? 56 : 51;
 
-// Board mounting holes relative to the board centre; the DevKitC has none (cable ties).
+// Board mounting holes relative to the board centre; the DevKitC and the SuperMini have none (cable ties).
 function kind_holes(k) =
     k == "pi-zero-2w" ? [[-29, -11.5], [29, -11.5], [-29, 11.5], [29, 11.5]] :
-    k == "esp32"      ? [] :
+    k == "esp32" || k == "esp32-c3" ? [] :
                         [[-23.5, -5.7], [23.5, -5.7], [-23.5, 5.7], [23.5, 5.7]];
 
+// The perfboard: 40 x 30 mm, or a narrow 50 x 20 mm strip beside the small board and cell of the
+// esp32-c3 node, which keeps that timer slim enough to look like one.
+function kind_perf(k) = k == "esp32-c3" ? [50, 20, 10] : [40, 30, 10];
+
 board = pick(board_size, kind_board(kind));
+perf = pick(perf_size, kind_perf(kind));
 battery = battery_size[0] > 0 ? battery_size : kind_battery(kind);
 led_len = led_bar_len > 0 ? led_bar_len : kind_led_len(kind);
 has_battery = battery[0] > 0;
@@ -79,16 +87,16 @@ has_battery = battery[0] > 0;
 // perfboard (tilt switch, resistors, transistor) in the lower half. Back (-y):
 // the battery in the lower half. Edge (+x): the LED strip, centred on the waist
 // so it lights both bulbs. Cross-section of that bundle (x across, y through):
-sled_w = max(board[1], battery[1], perf_size[1]);
+sled_w = max(board[1], battery[1], perf[1]);
 x_min = -sled_w / 2;
 x_max = sled_w / 2 + led_strip_depth;
 y_min = -(sled_t / 2 + battery[2]);
-y_max = sled_t / 2 + max(board[2], perf_size[2]);
+y_max = sled_t / 2 + max(board[2], perf[2]);
 sled_shift = [-(x_min + x_max) / 2, -(y_min + y_max) / 2];      // centre the bundle on the axis
 inner_r = sqrt(pow(x_max - x_min, 2) + pow(y_max - y_min, 2)) / 2 + clearance;
 
 gap = 4;
-lower_len = max(battery[0], perf_size[0]);
+lower_len = max(battery[0], perf[0]);
 sled_len = max(board[0] + lower_len + 3 * gap, led_len + 2 * gap);
 board_z = sled_len - gap - board[0] / 2;       // board centre, upper half
 lower_z = gap + lower_len / 2;                 // battery and perfboard centre, lower half
@@ -178,7 +186,7 @@ module sled() {
             difference() { cube([sled_w, 2, 4]); translate([2, -1, 1]) cube([sled_w - 4, 4, 2]); }
     }
     // perfboard standoffs, lower half of the front
-    for (dx = [-perf_size[1] / 2 + 3, perf_size[1] / 2 - 3], dz = [-perf_size[0] / 2 + 3, perf_size[0] / 2 - 3])
+    for (dx = [-perf[1] / 2 + 3, perf[1] / 2 - 3], dz = [-perf[0] / 2 + 3, perf[0] / 2 - 3])
         translate([dx, sled_t / 2, lower_z + dz]) rotate([-90, 0, 0])
             difference() { cylinder(d = 5, h = 3, $fn = 24); cylinder(d = 2.2, h = 4, $fn = 16); }
     // battery cradle: two hooks on the back, lower half
@@ -201,8 +209,8 @@ module contents() {
     translate(concat(sled_shift, [0])) {
         color("darkgreen") translate([-board[1] / 2, sled_t / 2 + 3, board_z - board[0] / 2])
             cube([board[1], max(board[2] - 3, 1.6), board[0]]);
-        color("olivedrab") translate([-perf_size[1] / 2, sled_t / 2 + 3, lower_z - perf_size[0] / 2])
-            cube([perf_size[1], 1.6, perf_size[0]]);
+        color("olivedrab") translate([-perf[1] / 2, sled_t / 2 + 3, lower_z - perf[0] / 2])
+            cube([perf[1], 1.6, perf[0]]);
         if (has_battery) color("silver")
             translate([-battery[1] / 2, -sled_t / 2 - battery[2], lower_z - battery[0] / 2])
                 cube([battery[1], battery[2], battery[0]]);

@@ -72,6 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mpremote", default="mpremote")
     parser.add_argument("--config", default=str(REPO / "firmware" / "micropython" / "config.example.py"))
+    parser.add_argument(
+        "--mip",
+        action="store_true",
+        help="also update the node with `mpremote mip install package.json` (fetches umqtt.simple: needs the internet)",
+    )
     args = parser.parse_args(argv)
     board = FakeBoard()
     failures = 0
@@ -104,6 +109,14 @@ def main(argv: list[str] | None = None) -> int:
             ],
         )
         step("files on the board", mp + ["fs", "ls", ":lib/companion/core"], "protocol.py")
+        step("the program is in /lib", mp + ["fs", "ls", ":lib"], "nodeapp.py")
+        if args.mip:
+            step(
+                "update with one command from package.json (and umqtt.simple from micropython-lib)",
+                mp + ["mip", "install", str(REPO / "firmware" / "micropython" / "package.json")],
+                "Done",
+            )
+            step("umqtt.simple is on the board", mp + ["fs", "ls", ":lib/umqtt"], "simple")
         step(
             "the node program imports on the board and checks its config",
             mp

@@ -127,14 +127,21 @@ def test_systemd_unit_runs_the_node_and_restarts(tmp_path):
     unit.optionxform = str
     unit.read(UNIT)
     service = unit["Service"]
-    assert service["ExecStart"].endswith("-m companion_node_pi --config /etc/companion/node.toml")
+    assert service["ExecStart"] == "/opt/companion/.venv/bin/companion-node --config /etc/companion/node.toml"
+    assert service["ExecStartPre"] == service["ExecStart"] + " --check-config"
     assert service["Restart"] == "always" and service["KillSignal"] == "SIGTERM"
+    assert "PYTHONPATH" not in UNIT.read_text()  # the console script, not the repo on a path
+    assert service["Environment"] == "LG_WD=/run/companion-node"  # lgpio's pipes: a writable folder
+    assert service["WorkingDirectory"] == "/run/" + service["RuntimeDirectory"]
     assert "network-online.target" in unit["Unit"]["After"]
     assert unit["Install"]["WantedBy"] == "multi-user.target"
     analyze = shutil.which("systemd-analyze")
     assert analyze is not None, "systemd-analyze is missing: apt-get install -y systemd (.ci/run does this)"
-    local = tmp_path / "companion-node.service"  # the unit must verify with real paths
+    # The unit must verify with real paths: /opt/companion becomes this checkout, whose .venv has the
+    # companion-node console script after `pip install -e .` (make test does it).
+    local = tmp_path / "companion-node.service"
     local.write_text(UNIT.read_text().replace("/opt/companion", str(REPO)))
+    assert (REPO / ".venv" / "bin" / "companion-node").is_file()
     result = subprocess.run([analyze, "verify", str(local)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
 

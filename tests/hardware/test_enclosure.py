@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 ENCLOSURE = ROOT / "hardware" / "enclosure"
 SCAD = ENCLOSURE / "sandtimer.scad"
-KINDS = ("pi-zero-2w", "esp32", "pico-w", "pico-usb")
+KINDS = ("pi-zero-2w", "esp32", "pico-w", "pico-usb", "esp32-c3")
 OPENSCAD = shutil.which("openscad")
 
 
@@ -85,3 +85,11 @@ def test_a_longer_battery_makes_a_taller_timer(tmp_path):
     normal = dimensions(tmp_path, kind='"pico-w"')
     longer = dimensions(tmp_path, kind='"pico-w"', battery_size="[90, 35, 5]")
     assert longer["height"] == pytest.approx(normal["height"] + 90 - 62)
+
+
+@needs_openscad
+def test_the_esp32_c3_variant_is_the_smallest_timer(tmp_path):
+    c3 = dimensions(tmp_path, kind='"esp32-c3"')
+    smallest_other = dimensions(tmp_path, kind='"pico-usb"')  # the smallest of the other kinds
+    assert c3["height"] < smallest_other["height"] and c3["cap"] < smallest_other["cap"]
+    assert c3["height"] == pytest.approx(109.5)

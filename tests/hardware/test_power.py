@@ -86,7 +86,7 @@ def test_broken_supply_rows_are_rejected(line, reason):
 
 def test_every_kind_has_a_supply_and_loads_and_nothing_claims_to_be_measured():
     budgets = {b.kind: b for b in pb.load_budgets()}
-    assert set(budgets) == {"pi-zero-2w", "esp32", "pico-w", "pico-usb"}
+    assert set(budgets) == {"pi-zero-2w", "esp32", "pico-w", "pico-usb", "esp32-c3"}
     for b in budgets.values():
         assert all(load.source != "measured" for load in b.loads), "no node has been measured yet"
         assert any("buzzer" in load.load.lower() for load in b.loads)
@@ -104,6 +104,18 @@ def test_peak_current_stays_within_the_regulators_rating():
     budgets = {b.kind: b for b in pb.load_budgets()}
     assert budgets["pi-zero-2w"].peak_ma * 3.7 / 5.0 < 1000  # PowerBoost 1000C: 1 A at 5 V
     assert budgets["esp32"].peak_ma < 600  # AP2112K: 600 mA
+    assert budgets["esp32-c3"].peak_ma < 500  # the SuperMini's 3.3 V regulator (ME6211 class): 500 mA
+
+
+def test_the_cheapest_node_plays_a_30_minute_game_on_under_a_tenth_of_its_battery():
+    c3 = next(b for b in pb.load_budgets() if b.kind == "esp32-c3")
+    assert c3.supply.capacity_mah == 400
+    assert c3.game_mah == c3.average_ma * 0.5
+    assert c3.game_percent < 10, f"one game takes {c3.game_percent:.1f} % of the usable charge"
+    assert c3.game_mah / c3.supply.capacity_mah < 0.10  # and of the whole cell
+    assert c3.lasts_an_evening
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"a 30-minute game uses {c3.game_percent:.0f} % of its usable charge" in readme
 
 
 def test_readme_section_matches_the_script():

@@ -121,6 +121,33 @@ PICO_GND = {3, 8, 13, 18, 23, 28, 33, 38}
 PICO_I2C0 = ({0, 4, 8, 12, 16, 20}, {1, 5, 9, 13, 17, 21})  # (SDA, SCL) choices
 
 
+# ESP32-C3 SuperMini, component side up, USB socket at the top: left row L1-L8 and right row R1-R8,
+# counted from the USB end (the board's silk screen and its usual pin maps).
+SUPERMINI = {
+    "L1": "5",
+    "L2": "6",
+    "L3": "7",
+    "L4": "8",
+    "L5": "9",
+    "L6": "10",
+    "L7": "20",
+    "L8": "21",
+    "R1": "5V",
+    "R2": "GND",
+    "R3": "3V3",
+    "R4": "4",
+    "R5": "3",
+    "R6": "2",
+    "R7": "1",
+    "R8": "0",
+}
+C3_STRAPPING = {2, 8, 9}
+C3_FLASH = set(range(11, 18))
+C3_USB_AND_CONSOLE = {18, 19, 20, 21}
+C3_ADC1 = {0, 1, 2, 3, 4}
+C3_DEEP_SLEEP_WAKE = {0, 1, 2, 3, 4, 5}
+
+
 def pwm_slice(gp: int) -> tuple[int, str]:
     """RP2040 PWM slice and channel of a GPIO (datasheet section 4.5)."""
     return (gp % 16) // 2, "AB"[gp % 2]
@@ -138,7 +165,7 @@ def test_each_kind_wires_the_signals_the_node_needs(kind):
         assert {f"led_bar_{i}" for i in range(8)} <= signals and "neopixel_data" not in signals
     else:
         assert "neopixel_data" in signals
-    assert ("battery_adc" in signals) == (kind in ("esp32", "pico-w"))
+    assert ("battery_adc" in signals) == (kind in ("esp32", "pico-w", "esp32-c3"))
     assert by_signal(kind)["tilt"].mode == "input_pullup"
     assert by_signal(kind)["buzzer"].mode == "pwm"
 
@@ -207,6 +234,31 @@ def test_esp32_battery_on_adc1_and_tilt_can_wake_the_chip():
     pins = by_signal("esp32")
     assert pins["battery_adc"].gpio in ESP32_ADC1, "ADC2 is unusable while Wi-Fi runs"
     assert pins["tilt"].gpio in ESP32_RTC
+
+
+# --- ESP32-C3 SuperMini ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS if r.node_kind == "esp32-c3"], ids=lambda r: r.signal)
+def test_c3_board_position_matches_the_gpio(row):
+    expected = {"power_in": "5V", "power_3v3": "3V3", "gnd": "GND"}.get(row.signal, str(row.gpio))
+    assert SUPERMINI[row.board_pin] == expected
+
+
+@pytest.mark.parametrize(
+    "row", [r for r in ROWS if r.node_kind == "esp32-c3" and r.gpio is not None], ids=lambda r: r.signal
+)
+def test_c3_pins_leave_usb_console_flash_and_boot_alone(row):
+    assert row.gpio not in C3_USB_AND_CONSOLE | C3_FLASH
+    if row.gpio in C3_STRAPPING:  # only pulled-up I2C lines may sit on a strapping pin
+        assert row.mode == "i2c" and row.gpio in (8, 9)
+
+
+def test_c3_battery_on_adc1_tilt_can_wake_the_chip_and_i2c_is_the_boards_own():
+    pins = by_signal("esp32-c3")
+    assert pins["battery_adc"].gpio in C3_ADC1, "ADC2 is unusable while Wi-Fi runs"
+    assert pins["tilt"].gpio in C3_DEEP_SLEEP_WAKE
+    assert (pins["i2c_sda"].gpio, pins["i2c_scl"].gpio) == (8, 9)
 
 
 # --- Raspberry Pi Pico and Pico W ------------------------------------------------------------------

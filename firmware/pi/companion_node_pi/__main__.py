@@ -1,4 +1,6 @@
-"""``python -m companion_node_pi --config /etc/companion/node.toml``: run a Pi sandtimer node.
+"""``companion-node --config /etc/companion/node.toml``: run a Pi sandtimer node.
+
+(``python -m companion_node_pi`` is the same program.)
 
 ``--calibrate SECONDS`` streams raw tilt (and accelerometer) samples as JSON
 lines for ``hardware/tools/tilt_calibration.py``; ``--self-test`` runs the bar,
@@ -14,15 +16,32 @@ import signal
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
+from companion import install_hint
 from companion.core import leds
 from companion.errors import ConfigError
 
 from .config import load_config
 from .i2c import open_accelerometer, open_fuel_gauge
-from .node import PiNode
+
+if TYPE_CHECKING:
+    from .node import PiNode
 
 DEFAULT_CONFIG = "/etc/companion/node.toml"
+PROG = "companion-node"
+
+
+def _node_class() -> type[PiNode] | None:
+    """:class:`PiNode`, or None (after one line on stderr) when gpiozero, the ``pi`` extra, is missing."""
+    try:
+        from .node import PiNode
+    except ImportError as exc:
+        if exc.name is None or not exc.name.startswith("gpiozero"):
+            raise
+        print(f"error: {PROG} needs gpiozero, which is not installed: {install_hint('pi')}", file=sys.stderr)
+        return None
+    return PiNode
 
 
 def _calibrate(node: PiNode, accel, seconds: float, out) -> None:
@@ -58,9 +77,7 @@ def _self_test(node: PiNode) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="companion-node-pi", description="Run a sandtimer node on a Raspberry Pi."
-    )
+    parser = argparse.ArgumentParser(prog=PROG, description="Run a sandtimer node on a Raspberry Pi.")
     parser.add_argument(
         "--config", default=DEFAULT_CONFIG, help=f"TOML config file (default {DEFAULT_CONFIG})"
     )
@@ -92,9 +109,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"{args.config}: node {config.node_id} at table {config.table}, {where}")
         return 0
+    node_class = _node_class()
+    if node_class is None:
+        return 1
     battery = open_fuel_gauge(config.i2c_bus) if config.battery_gauge else None
     accel = open_accelerometer(config.i2c_bus) if config.tilt.accel_axis else None
-    node = PiNode(config, battery=battery, accel=accel)
+    node = node_class(config, battery=battery, accel=accel)
     try:
         if args.calibrate is not None:
             _calibrate(node, accel, args.calibrate, sys.stdout)

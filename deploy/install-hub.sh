@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Install the companion hub as an appliance on Raspberry Pi OS Lite (Debian 12 or later):
+# mosquitto, espeak-ng and aplay from apt, the hub in a venv, /etc/companion/hub.toml, and
+# companion-hub.service enabled and started; at the end it prints the dashboard's address on
+# the network and a QR code for it (`companion address`).
+#
+#   sudo deploy/install-hub.sh            # from a checkout, e.g. git clone ... /opt/companion
+#   sudo deploy/install-hub.sh --kiosk    # also show the dashboard full screen on an attached display
+#
+# Running it again updates the hub and keeps an existing /etc/companion/hub.toml.
+#
+# --root DIR writes every file under DIR instead of / and only prints the commands that would
+# change the system (apt-get, useradd, systemctl): the tests run it like that. --dry-run prints
+# those commands without a throwaway root (files are still written).
+set -euo pipefail
+
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PREFIX=/opt/companion
+ROOT=""
+KIOSK=0
+DRY_RUN="${DRY_RUN:-0}"
+PACKAGE=""
+ASOUND_CARDS="${ASOUND_CARDS:-/proc/asound/cards}"
+PYTHON="${PYTHON:-python3}"
+
+usage() {
+    sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    cat <<'USAGE'
+Options:
+  --kiosk          also install cage and Chromium and start the dashboard on the screen
+  --prefix DIR     where the venv goes (DIR/.venv); default /opt/companion
+  --package PATH   install this wheel or source tree instead of the checkout
+  --root DIR       write files under DIR, only print system commands (for tests)
+  --dry-run        only print system commands
+  -h, --help       this text
+USAGE
+}
+
+die() { printf 'install-hub: %s\n' "$*" >&2; exit 1; }
+say() { printf '==> %s\n' "$*"; }
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --kiosk) KIOSK=1 ;;
+        --prefix) [ $# -ge 2 ] || die "--prefix needs a directory"; PREFIX="$2"; shift ;;
+        --package) [ $# -ge 2 ] || die "--package needs a wheel or a source tree"; PACKAGE="$2"; shift ;;
+        --root) [ $# -ge 2 ] || die "--root needs a directory"; ROOT="$(cd "$2" && pwd)" || exit 1; shift ;;
+        --dry-run) DRY_RUN=1 ;;
+        -h|--help) usage; exit 0 ;;
+        *) die "unknown option $1 (see --help)" ;;
+    esac
+    shift
+done
+[ -n "$ROOT" ] && DRY_RUN=1
+case "$PREFIX" in /*) ;; *) die "--prefix must be an absolute path, not $PREFIX" ;; esac
+PACKAGE="${PACKAGE:-$SRC}"
+
+# A command that changes the system: run it, or print it in a dry run.
+system() {
+    if [ "$DRY_RUN" = 1 ]; then
+        printf '+ %s\n' "$*"
+    else
+        "$@"
+    fi
+}
+
+if [ "$DRY_RUN" != 1 ] && [ "$(id -u)" != 0 ]; then
+    die "run it as root: sudo $0 $*"
+fi
+if [ "$DRY_RUN" != 1 ] && ! command -v apt-get >/dev/null; then
+    die "this script is for Raspberry Pi OS or Debian (apt-get); see docs/install.md for other systems"
+fi
+
+VENV="$ROOT$PREFIX/.venv"
+CONF_DIR="$ROOT/etc/companion"
+CONF="$CONF_DIR/hub.toml"
+UNIT_DIR="$ROOT/etc/systemd/system"
+
+say "packages: mosquitto (the table's broker), espeak-ng and alsa-utils (spoken cues), python3-venv"
+packages=(python3-venv mosquitto espeak-ng alsa-utils)
+if [ "$KIOSK" = 1 ]; then
+    browser=chromium
+    if [ "$DRY_RUN" != 1 ] && ! apt-cache show chromium >/dev/null 2>&1; then
+        browser=chromium-browser   # the name on Raspberry Pi OS 12
+    fi
+    packages+=(cage "$browser")
+fi
+system apt-get update -qq
+system env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${packages[@]}"
+
+say "user companion (owns /var/lib/companion: game logs, node credentials, broker state)"
+if [ "$DRY_RUN" = 1 ] || ! id companion >/dev/null 2>&1; then
+    system useradd --system --user-group --home-dir /var/lib/companion --no-create-home \
+        --shell /usr/sbin/nologin companion
+fi
+groups=audio
+[ "$KIOSK" = 1 ] && groups=audio,video,render,input
+system usermod --append --groups "$groups" companion
+
+say "the hub in $PREFIX/.venv (from $PACKAGE)"
+mkdir -p "$(dirname "$VENV")"
+if [ ! -x "$VENV/bin/python" ]; then
+    "$PYTHON" -m venv "$VENV"
+fi
+# The hub alone: mosquitto comes from apt, so the in-process broker (the [broker] extra) is not needed.
+# COMPANION_PIP replaces the pip command (the tests install a prebuilt wheel offline with it).
+pip_cmd=("$VENV/bin/python" -m pip)
+if [ -n "${COMPANION_PIP:-}" ]; then
+    read -r -a pip_cmd <<<"$COMPANION_PIP"
+fi
+"${pip_cmd[@]}" install --quiet --upgrade "$PACKAGE"
+"$VENV/bin/companion" --version >/dev/null || die "the hub did not install: $VENV/bin/companion does not run"
+
+say "settings in /etc/companion/hub.toml"
+mkdir -p "$CONF_DIR"
+if [ -e "$CONF" ]; then
+    say "  kept the existing /etc/companion/hub.toml"
+else
+    cp "$SRC/deploy/hub.toml" "$CONF"
+    chmod 644 "$CONF"
+    if [ -r "$ASOUND_CARDS" ] && grep -q '^ *[0-9]' "$ASOUND_CARDS"; then
+        say "  sound card found: cues play on the speaker"
+    else
+        sed -i 's/^local_playback = true /local_playback = false/' "$CONF"
+        say "  no sound card found: local_playback = false (set it to true once a speaker is attached)"
+    fi
+fi
+"$VENV/bin/companion" run --config "$CONF" --check-config
+
+say "systemd units"
+mkdir -p "$UNIT_DIR"
+sed "s#/opt/companion#$PREFIX#g" "$SRC/deploy/companion-hub.service" >"$UNIT_DIR/companion-hub.service"
+units=(companion-hub.service)
+if [ "$KIOSK" = 1 ]; then
+    sed "s#/opt/companion#$PREFIX#g" "$SRC/deploy/companion-kiosk.service" >"$UNIT_DIR/companion-kiosk.service"
+    mkdir -p "$ROOT/usr/local/bin"
+    install -m 755 "$SRC/deploy/companion-kiosk" "$ROOT/usr/local/bin/companion-kiosk"
+    units+=(companion-kiosk.service)
+fi
+system systemctl daemon-reload
+# The hub starts mosquitto itself, locked to the table's nodes (docs/security.md); Debian's own
+# mosquitto service would hold port 1883 with an open broker, so it is switched off.
+system systemctl disable --now mosquitto.service
+system systemctl enable --now "${units[@]}"
+
+if [ "$DRY_RUN" != 1 ]; then
+    say "waiting for the hub"
+    port="$("$VENV/bin/python" -c 'import sys; from companion.config_file import load_config_file
+print(load_config_file(sys.argv[1]).get("hub", {}).get("port", 8080))' "$CONF")"
+    for _ in $(seq 60); do
+        if "$VENV/bin/python" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' \
+            "http://127.0.0.1:$port/" 2>/dev/null; then
+            break
+        fi
+        sleep 1
+    done
+    systemctl --no-pager --lines=0 status companion-hub.service || true
+fi
+
+say "done"
+if ! "$VENV/bin/companion" address --config "$CONF"; then
+    say "no network address yet: join the Wi-Fi, then run $PREFIX/.venv/bin/companion address"
+fi
+cat <<NEXT
+Next:
+  the host PIN (to control the table from a phone): journalctl -u companion-hub | grep PIN
+  a real node's credentials:  sudo -u companion $PREFIX/.venv/bin/companion node add red-1 --config /etc/companion/hub.toml
+  the hub's log:              journalctl -u companion-hub -f
+  settings:                   /etc/companion/hub.toml, then: sudo systemctl restart companion-hub
+NEXT

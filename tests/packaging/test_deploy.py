@@ -1,0 +1,290 @@
+"""The hub as an appliance: the systemd units verify and are hardened, the example settings are
+valid, the kiosk launcher starts the browser with the documented flags, and the install script
+runs in a throwaway root (files written there, system commands only printed)."""
+
+from __future__ import annotations
+
+import configparser
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from companion.config_file import load_config_file
+from companion.net.addresses import choose_lan_address
+from tests.packaging.conftest import REPO
+
+DEPLOY = REPO / "deploy"
+HUB_UNIT = DEPLOY / "companion-hub.service"
+KIOSK_UNIT = DEPLOY / "companion-kiosk.service"
+NODE_UNIT = REPO / "firmware" / "pi" / "companion-node.service"
+INSTALL = DEPLOY / "install-hub.sh"
+HARDENING = (
+    "NoNewPrivileges",
+    "ProtectSystem",
+    "ProtectHome",
+    "PrivateTmp",
+    "ProtectKernelTunables",
+    "ProtectKernelModules",
+    "ProtectControlGroups",
+    "RestrictNamespaces",
+    "RestrictSUIDSGID",
+    "LockPersonality",
+    "SystemCallArchitectures",
+    "CapabilityBoundingSet",
+    "RestrictAddressFamilies",
+)
+
+
+def _unit(path: Path) -> configparser.ConfigParser:
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read(path)
+    return unit
+
+
+def _analyze() -> str:
+    found = shutil.which("systemd-analyze")
+    assert found is not None, "systemd-analyze is missing: apt-get install -y systemd (.ci/run does this)"
+    return found
+
+
+def _local_copy(unit: Path, into: Path) -> Path:
+    """The unit with its programs pointed at files that exist here, since `verify` checks them:
+    /opt/companion is this checkout (its .venv has the console scripts after `pip install -e .`),
+    cage is `true`, the kiosk launcher is the one in deploy/."""
+    text = unit.read_text(encoding="utf-8").replace("/opt/companion", str(REPO))
+    text = text.replace("/usr/bin/cage", shutil.which("true") or "/bin/true")
+    text = text.replace("/usr/local/bin/companion-kiosk", str(DEPLOY / "companion-kiosk"))
+    local = into / unit.name
+    local.write_text(text, encoding="utf-8")
+    return local
+
+
+@pytest.mark.parametrize("unit", [HUB_UNIT, KIOSK_UNIT, NODE_UNIT], ids=lambda p: p.name)
+def test_units_verify(unit, tmp_path):
+    local = _local_copy(unit, tmp_path)
+    for line in _unit(local)["Service"].get("ExecStart", "").split():
+        if line.startswith("/"):
+            assert Path(line).exists(), f"{line} must exist for systemd-analyze verify"
+            break
+    result = subprocess.run([_analyze(), "verify", str(local)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and unit.name not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(("unit", "most"), [(HUB_UNIT, 3.0), (NODE_UNIT, 4.0)], ids=["hub", "node"])
+def test_units_are_hardened(unit, most, tmp_path):
+    local = _local_copy(unit, tmp_path)
+    result = subprocess.run(
+        [_analyze(), "security", "--offline=yes", str(local)], capture_output=True, text=True, timeout=60
+    )
+    found = re.search(rf"Overall exposure level for {re.escape(unit.name)}: ([\d.]+)", result.stdout)
+    assert found, result.stdout + result.stderr
+    assert float(found.group(1)) <= most, f"{unit.name} exposure {found.group(1)}"
+
+
+def test_the_hub_is_hardened_at_least_like_the_node():
+    hub, node = _unit(HUB_UNIT)["Service"], _unit(NODE_UNIT)["Service"]
+    for key in HARDENING:
+        assert key in node and hub.get(key) == node[key], key
+
+
+def test_the_hub_unit_runs_the_checked_config_and_keeps_its_data_in_its_state_directory():
+    service = _unit(HUB_UNIT)["Service"]
+    assert service["ExecStart"] == "/opt/companion/.venv/bin/companion run --config /etc/companion/hub.toml"
+    assert service["ExecStartPre"] == service["ExecStart"] + " --check-config"
+    assert service["User"] == "companion" and "audio" in service["SupplementaryGroups"].split()
+    assert service["Restart"] == "always" and service["KillSignal"] == "SIGTERM"
+    settings = load_config_file(DEPLOY / "hub.toml")
+    assert settings["hub"]["data_dir"] == "/var/lib/" + service["StateDirectory"]
+    assert settings["hub"]["lan"] is True and settings["hub"]["simulate"] is False
+    assert settings["audio"]["local_playback"] is True
+
+
+def test_the_example_settings_pass_the_hubs_own_check():
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "run", "--config", str(DEPLOY / "hub.toml"), "--check-config"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "settings OK: table 'home'" in result.stdout and "pages on network (lan)" in result.stdout
+
+
+def test_kiosk_waits_for_the_hub_and_starts_chromium_with_the_documented_flags(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    record = tmp_path / "args"
+    fake = bin_dir / "chromium"
+    fake.write_text(f'#!/bin/sh\nfor a in "$@"; do echo "$a"; done > {record}\n', encoding="utf-8")
+    fake.chmod(0o755)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        result = subprocess.run(
+            [str(DEPLOY / "companion-kiosk")],
+            env=dict(
+                os.environ,
+                PATH=f"{bin_dir}:{os.environ['PATH']}",
+                COMPANION_KIOSK_URL=url,
+                COMPANION_KIOSK_PROFILE=str(tmp_path / "profile"),
+            ),
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    finally:
+        server.shutdown()
+    assert result.returncode == 0, result.stderr
+    args = record.read_text(encoding="utf-8").split("\n")
+    assert args[:2] == ["--kiosk", url] and "--mute-audio" in args
+    assert f"--user-data-dir={tmp_path / 'profile'}" in args
+    docs = (REPO / "docs" / "install.md").read_text(encoding="utf-8")
+    for flag in args[2:]:
+        if flag.startswith("--") and not flag.startswith("--user-data-dir"):
+            assert flag in docs, f"{flag} is not documented in docs/install.md"
+
+
+# --- the install script ---------------------------------------------------------------------------
+
+
+def _venv_at(wheel_venv, venv: Path) -> None:
+    """A copy of the test wheel's venv (hub dependencies only, see conftest) at ``venv``."""
+    if venv.exists():
+        return
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(wheel_venv.venv, venv, symlinks=True)
+    for script in (venv / "bin").iterdir():  # console scripts name their interpreter
+        if script.is_file() and not script.is_symlink():
+            script.write_bytes(script.read_bytes().replace(str(wheel_venv.venv).encode(), str(venv).encode()))
+
+
+def _install(
+    wheel_venv, root: Path, *args: str, sound: bool, prefix: str = "/opt/companion"
+) -> subprocess.CompletedProcess[str]:
+    """deploy/install-hub.sh into ``root``, installing the test wheel offline (pip without index or
+    dependencies) into a venv that has the hub's dependencies only."""
+    venv = root / prefix.lstrip("/") / ".venv"
+    _venv_at(wheel_venv, venv)
+    cards = root.parent / ("cards" if sound else "no-cards")
+    cards.write_text(
+        " 0 [Headphones     ]: bcm2835_headpho - bcm2835 Headphones\n" if sound else "--- no soundcards ---\n"
+    )
+    env = dict(
+        os.environ,
+        COMPANION_PIP=f"{sys.executable} -m pip --python {venv / 'bin' / 'python'}",
+        PIP_NO_DEPS="1",
+        PIP_NO_INDEX="1",
+        ASOUND_CARDS=str(cards),
+    )
+    return subprocess.run(
+        [
+            "bash",
+            str(INSTALL),
+            "--root",
+            str(root),
+            "--prefix",
+            prefix,
+            "--package",
+            str(wheel_venv.wheel),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=root.parent,
+    )
+
+
+def _system_commands(out: str) -> list[str]:
+    return [line[2:] for line in out.splitlines() if line.startswith("+ ")]
+
+
+def test_install_script_in_a_throwaway_root(wheel_venv, tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    result = _install(wheel_venv, root, sound=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    commands = _system_commands(result.stdout)
+    assert commands == [
+        "apt-get update -qq",
+        "env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "
+        "python3-venv mosquitto espeak-ng alsa-utils",
+        "useradd --system --user-group --home-dir /var/lib/companion --no-create-home "
+        "--shell /usr/sbin/nologin companion",
+        "usermod --append --groups audio companion",
+        "systemctl daemon-reload",
+        "systemctl disable --now mosquitto.service",
+        "systemctl enable --now companion-hub.service",
+    ]
+    # the files of the appliance, in the throwaway root
+    unit = root / "etc" / "systemd" / "system" / "companion-hub.service"
+    assert unit.read_text() == HUB_UNIT.read_text()
+    config = root / "etc" / "companion" / "hub.toml"
+    assert load_config_file(config)["audio"]["local_playback"] is False  # no sound card here
+    assert (root / "opt" / "companion" / ".venv" / "bin" / "companion").is_file()
+    assert "no sound card found" in result.stdout
+    assert f"{config}: settings OK: table 'home'" in result.stdout  # checked by the installed hub
+    # the address and its QR code, printed by the installed `companion address`
+    lines = result.stdout.splitlines()
+    shown = next(line for line in lines if line.startswith("Dashboard on the network: "))
+    assert shown.startswith(f"Dashboard on the network: {choose_lan_address().url(8080)}  (")
+    qr = lines[lines.index(shown) + 1 :]
+    assert sum(1 for line in qr if line and set(line) <= set("█▀▄ ")) > 10
+    # a second run keeps the settings someone edited
+    config.write_text(config.read_text().replace('table = "home"', 'table = "attic"'))
+    again = _install(wheel_venv, root, sound=True)
+    assert again.returncode == 0, again.stderr
+    assert (
+        "kept the existing /etc/companion/hub.toml" in again.stdout
+        and 'table = "attic"' in config.read_text()
+    )
+    assert "settings OK: table 'attic'" in again.stdout
+
+
+def test_install_script_with_a_speaker_a_kiosk_and_another_prefix(wheel_venv, tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    result = _install(wheel_venv, root, "--kiosk", sound=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert load_config_file(root / "etc" / "companion" / "hub.toml")["audio"]["local_playback"] is True
+    commands = _system_commands(result.stdout)
+    assert commands[1].endswith("python3-venv mosquitto espeak-ng alsa-utils cage chromium")
+    assert "usermod --append --groups audio,video,render,input companion" in commands
+    assert commands[-1] == "systemctl enable --now companion-hub.service companion-kiosk.service"
+    assert (
+        root / "etc" / "systemd" / "system" / "companion-kiosk.service"
+    ).read_text() == KIOSK_UNIT.read_text()
+    launcher = root / "usr" / "local" / "bin" / "companion-kiosk"
+    assert launcher.read_text() == (DEPLOY / "companion-kiosk").read_text() and os.access(launcher, os.X_OK)
+
+
+def test_install_script_rewrites_the_units_for_another_prefix(wheel_venv, tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    result = _install(wheel_venv, root, sound=False, prefix="/srv/table")
+    assert result.returncode == 0, result.stdout + result.stderr
+    unit = (root / "etc" / "systemd" / "system" / "companion-hub.service").read_text()
+    assert "ExecStart=/srv/table/.venv/bin/companion run --config /etc/companion/hub.toml" in unit
+    assert "/opt/companion" not in unit
+
+
+def test_install_script_refuses_what_it_does_not_know(tmp_path):
+    assert subprocess.run(["bash", "-n", str(INSTALL)], capture_output=True).returncode == 0
+    bad = subprocess.run(["bash", str(INSTALL), "--colour"], capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 1 and bad.stderr == "install-hub: unknown option --colour (see --help)\n"
+    relative = subprocess.run(
+        ["bash", str(INSTALL), "--root", str(tmp_path), "--prefix", "opt"], capture_output=True, text=True
+    )
+    assert relative.returncode == 1 and "--prefix must be an absolute path" in relative.stderr
+    usage = subprocess.run(["bash", str(INSTALL), "--help"], capture_output=True, text=True, timeout=30)
+    assert usage.returncode == 0 and "--kiosk" in usage.stdout and "Raspberry Pi OS Lite" in usage.stdout
