@@ -17,12 +17,13 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, make_response, render_template, request
+from flask import Flask, Response, make_response, redirect, render_template, request, url_for
 
 from companion.clock import Clock, ScaledClock
 from companion.errors import ConfigError
 from companion.mqtt.broker import BrokerAddress
-from companion.rules.setup import DEFAULT_GRACE_S, TableSetup, default_setup, make_setup
+from companion.rules.setup import DEFAULT_GRACE_S, TableSetup, default_setup, make_setup, player_id
+from companion.rules.text import Text
 from companion.table.log import EventLog
 from companion.table.session import TableSession
 
@@ -180,14 +181,17 @@ def create_app(
 
     @app.get("/play/<player>")
     def play(player: str) -> Any:
-        """A player's phone page: acts for the player with their token, else watches (see auth.py)."""
-        players = app.extensions["companion.session"].setup.players
-        if player not in players:
-            return render_template("no_player.html", player=player, players=players), 404
-        notice: str | None = None
+        """A player's phone page at ``/play/<id>``: acts for the player with their token, else watches
+        (see auth.py). ``/play/<name>`` (any case) is sent on to the id, keeping the query."""
+        name = auth.seated_player(player)
+        pid = player_id(name)
+        if player != pid:
+            query = request.query_string.decode("latin-1")
+            return redirect(url_for("play", player=pid) + ("?" + query if query else ""), 302)
+        notice: Text | None = None
         offered = request.args.get(auth.JOIN_PARAM)
         if offered is not None:
-            joined = auth.join(player, offered)
+            joined = auth.join(name, offered)
             if joined is not None:
                 return joined
             notice = auth.STALE
@@ -195,20 +199,26 @@ def create_app(
         stale_cookie = access.stale and bool(request.cookies.get(auth.PLAYER_COOKIE))
         if stale_cookie:
             notice = auth.STALE
-        role = auth.HOST if access.is_host else auth.PLAYER if access.can_act_for(player) else auth.SPECTATOR
+        role = auth.HOST if access.is_host else auth.PLAYER if access.can_act_for(name) else auth.SPECTATOR
         page = render_template(
             "player.html",
             table=setup.table,
-            player=player,
+            player=name,
+            player_id=pid,
+            initial=next((ch for ch in name if ch.isalnum()), name[:1]).upper(),
             simulated=fleet is not None,
             role=role,
-            page_token=access.token if access.can_act_for(player) else "",
+            page_token=access.token if access.can_act_for(name) else "",
             notice=notice,
         )
         response: Response = make_response(page, 200 if notice is None else 403)
         if stale_cookie:
-            response.delete_cookie(auth.PLAYER_COOKIE, path=auth.player_path(player))
+            response.delete_cookie(auth.PLAYER_COOKIE, path=auth.player_path(name))
         return response
+
+    @app.context_processor
+    def player_ids() -> dict[str, Any]:
+        return {"id_of": player_id}
 
     return app
 

@@ -1,10 +1,18 @@
 """JSON API behind the dashboard; tests and other clients use it too.
 
-Every JSON body is read by :func:`read_json`: bounded in size (:data:`MAX_BODY_BYTES`)
-and nesting (:data:`MAX_DEPTH`), strict JSON (no ``NaN``, no unpaired surrogates), and
-an object. Bad input is answered ``{"ok": false, "error": "..."}`` with a 4xx before
-anything reaches the table. Any other failure under ``/api/`` becomes a JSON 500 with one
-sentence; its traceback goes to the hub's log only.
+Every POST route reads its body with :func:`read_json` (routes that take none too, with
+``optional=True``): bounded in size (:data:`MAX_BODY_BYTES`) and nesting (:data:`MAX_DEPTH`),
+strict JSON (no ``NaN``, no unpaired surrogates), and an object. Bad input is answered
+``{"ok": false, "error": "...", "message": ...}`` with a 4xx before anything reaches the table:
+``error`` is the English sentence (scripts, logs), ``message`` the same as a text the pages
+translate (``{"msg", "args"}``, see companion/rules/text.py); a refusal by the rules adds its
+``reason`` and ``rule``. Any other failure under ``/api/`` becomes a JSON 500 with one sentence;
+its traceback goes to the hub's log only.
+
+A player is named in a path by their name or their id (``companion.rules.setup.player_id``);
+an unknown player is a 404 on every route. A phone's action, intent or simulated flip carries a
+``request`` id (made per tap): the hub keeps its answer (:class:`RecentAnswers`), and the same id
+sent again, a double tap or a retry, gets the first answer and changes nothing.
 """
 
 from __future__ import annotations
@@ -13,15 +21,25 @@ import json
 import logging
 import math
 import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from companion.errors import CompanionError
-from companion.hub.auth import host_only, require_node_owner, require_player
+from companion.hub.auth import (
+    UnknownPlayerError,
+    host_only,
+    require_node_owner,
+    require_player,
+    seated_player,
+)
 from companion.hub.extensions import bridge_of, fleet_of, session_of
 from companion.rules.outcome import Rejected
+from companion.rules.text import Text, text
 from companion.table import events as ev
 
 log = logging.getLogger(__name__)
@@ -34,9 +52,26 @@ MAX_BODY_BYTES = 64 * 1024
 MAX_DEPTH = 32
 """Deepest nesting of arrays and objects in a JSON body (a game action is at most 4 or 5 deep)."""
 
-INTERNAL_ERROR = (
+INTERNAL_ERROR_TEXT = text(
     "The hub could not answer this request because of an internal error; the hub's log has the details"
 )
+INTERNAL_ERROR = str(INTERNAL_ERROR_TEXT)
+
+ANSWERS_KEPT = 64
+"""Answers remembered per player (and per simulated node) by request id: far more than a phone
+has in flight, so a retried or doubled tap always finds its first answer."""
+
+SCOPES_KEPT = 256
+"""Players and nodes whose answers are remembered (the oldest are forgotten first)."""
+
+REQUEST_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+"""A request id: what ``crypto.randomUUID()`` or a counter with a random prefix makes."""
+
+REPEAT_WAIT_S = 10.0
+"""How long a repeated request waits for the first one to be answered (it is being decided)."""
+
+Answer = tuple[dict[str, Any], int]
+"""A JSON body and its status."""
 
 
 class BadRequestError(CompanionError, ValueError):
@@ -47,8 +82,107 @@ class BadRequestError(CompanionError, ValueError):
         self.status = status
 
 
-def _error(message: str, status: int) -> Any:
-    return jsonify({"ok": False, "error": message}), status
+def error_body(message: Text | str, **more: Any) -> dict[str, Any]:
+    """``{"ok": false, "error": English, "message": text}`` plus ``more``."""
+    shown = message.to_json() if isinstance(message, Text) else message
+    return {"ok": False, "error": str(message), "message": shown, **more}
+
+
+def refusal_body(refused: Rejected, *, with_rule: bool = True) -> dict[str, Any]:
+    """A refusal by the rules: its sentence (with the rule, unless ``with_rule`` is False), and its
+    ``reason`` and ``rule`` as texts."""
+    message = refused.reason
+    if with_rule and refused.rule:
+        message = text("{reason} ({rule})", reason=refused.reason, rule=refused.rule)
+    return error_body(message, reason=refused.reason.to_json(), rule=refused.rule.to_json())
+
+
+def _error(message: Text | str, status: int) -> Any:
+    return jsonify(error_body(message)), status
+
+
+def _refused(refused: Rejected, status: int = 409, *, with_rule: bool = True) -> Any:
+    return jsonify(refusal_body(refused, with_rule=with_rule)), status
+
+
+class _Pending:
+    """One request id's answer, being decided or decided."""
+
+    def __init__(self, fingerprint: str) -> None:
+        self.fingerprint = fingerprint
+        self.done = threading.Event()
+        self.answer: Answer | None = None
+
+
+class RecentAnswers:
+    """The answers to each player's latest requests, by request id (kept in memory, bounded).
+
+    :meth:`once` decides a request the first time its id is seen; the same id again gets the
+    same answer and decides nothing, even while the first is still being decided (a double tap
+    sends both at once). Thread-safe; kept in ``app.extensions["companion.answers"]``.
+    """
+
+    def __init__(self, *, kept: int = ANSWERS_KEPT, scopes: int = SCOPES_KEPT) -> None:
+        self.kept = kept
+        self.scopes = scopes
+        self._lock = threading.Lock()
+        self._answers: OrderedDict[str, OrderedDict[str, _Pending]] = OrderedDict()
+
+    def once(self, scope: str, request_id: str, fingerprint: str, decide: Callable[[], Answer]) -> Answer:
+        """``decide()``'s answer for ``request_id`` of ``scope``, decided at most once.
+
+        ``fingerprint`` is what the request asked; the same id asking something else is refused.
+        """
+        with self._lock:
+            answers = self._answers.get(scope)
+            if answers is None:
+                answers = self._answers[scope] = OrderedDict()
+                while len(self._answers) > self.scopes:
+                    self._answers.popitem(last=False)
+            else:
+                self._answers.move_to_end(scope)
+            pending = answers.get(request_id)
+            first = pending is None
+            if pending is None:
+                pending = answers[request_id] = _Pending(fingerprint)
+                while len(answers) > self.kept:
+                    answers.popitem(last=False)
+        if first:
+            try:
+                pending.answer = decide()
+            except BaseException:
+                with self._lock:
+                    if answers.get(request_id) is pending:
+                        del answers[request_id]
+                raise
+            finally:
+                pending.done.set()
+            return pending.answer
+        if pending.fingerprint != fingerprint:
+            return error_body(text("This request id was already used for another request")), 409
+        if not pending.done.wait(REPEAT_WAIT_S) or pending.answer is None:
+            return error_body(INTERNAL_ERROR_TEXT), 500
+        return pending.answer
+
+
+def answers_of(app: Flask) -> RecentAnswers:
+    answers: RecentAnswers = app.extensions["companion.answers"]
+    return answers
+
+
+def _once(scope: str, body: dict[str, Any], decide: Callable[[], Answer]) -> Any:
+    """Answer a phone's request once per ``request`` id (a request without an id is decided as it comes)."""
+    request_id = body.get("request")
+    if request_id is None:
+        answer, status = decide()
+    elif not isinstance(request_id, str) or not REQUEST_ID.match(request_id):
+        raise BadRequestError(
+            "the request id must be 1-64 characters of letters, digits, '.', ':', '_' or '-'"
+        )
+    else:
+        fingerprint = json.dumps({k: v for k, v in body.items() if k != "request"}, sort_keys=True)
+        answer, status = answers_of(current_app).once(scope, request_id, fingerprint, decide)
+    return jsonify(answer), status
 
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -177,6 +311,7 @@ def events() -> Any:
 @bp.post("/clock/<action>")
 @host_only
 def clock(action: str) -> Any:
+    read_json("{}", optional=True)
     session = session_of(current_app)
     handlers = {
         "start": session.start_clock,
@@ -189,51 +324,63 @@ def clock(action: str) -> Any:
         return _error(f"unknown clock action {action!r}; use start, pause, resume or abort", 404)
     result = handler()
     if isinstance(result, Rejected):
-        return _error(result.reason, 409)
+        return _refused(result, with_rule=False)
     return jsonify({"ok": True, "event": ev.event_to_dict(result), "clock": session.snapshot()["clock"]})
 
 
 @bp.get("/players/<player>")
 def player(player: str) -> Any:
-    snapshot = session_of(current_app).player_snapshot(player)
-    if snapshot is None:
-        return _error(f"there is no player {player!r} at this table", 404)
+    """A player's phone view; ``player`` is their name or id."""
+    snapshot = session_of(current_app).player_snapshot(seated_player(player))
+    if snapshot is None:  # a new game began under the request
+        raise UnknownPlayerError(player)
     return jsonify(snapshot)
 
 
 @bp.post("/players/<player>/action")
 def player_action(player: str) -> Any:
-    """A tap on a player's phone: ``{"action": {...}}`` applied through the game's rules.
+    """A tap on a player's phone: ``{"action": {...}, "request": "r1"}`` applied through the game's rules.
 
-    Only that player's phone (their token) or the host may send it."""
-    require_player(player)
-    example = '{"action": {...}}'
+    Only that player's phone (their token) or the host may send it; a repeated ``request`` id gets
+    the first answer."""
+    name = seated_player(player)
+    require_player(name)
+    example = '{"action": {...}, "request": "r1"}'
     body = read_json(example)
     if not isinstance(body.get("action"), dict):
         return _error(f"send a JSON object like {example}", 400)
-    result = session_of(current_app).player_action(player, body["action"])
-    if isinstance(result, Rejected):
-        return _error(str(result), 409)
-    return jsonify({"ok": True, "notes": list(result.notes)})
+    session = session_of(current_app)
+
+    def decide() -> Answer:
+        result = session.player_action(name, body["action"])
+        if isinstance(result, Rejected):
+            return refusal_body(result), 409
+        return {"ok": True, "notes": [note.to_json() for note in result.notes]}, 200
+
+    return _once(name, body, decide)
 
 
 @bp.post("/players/<player>/intent")
 def player_intent(player: str) -> Any:
-    """What a timer should do at its next flip: ``{"node": "red-1", "intent": {...} | null}``.
+    """What a timer should do at its next flip: ``{"node": "red-1", "intent": {...} | null, "request": "r1"}``.
 
-    Only that player's phone (their token) or the host may send it."""
-    require_player(player)
-    example = '{"node": "red-1", "intent": {...}}'
+    Only that player's phone (their token) or the host may send it; a repeated ``request`` id gets
+    the first answer."""
+    name = seated_player(player)
+    require_player(name)
+    example = '{"node": "red-1", "intent": {...}, "request": "r1"}'
     body = read_json(example)
     if not isinstance(body.get("node"), str) or not isinstance(body.get("intent"), (dict, type(None))):
         return _error(f"send a JSON object like {example}", 400)
     session = session_of(current_app)
-    if player not in session.setup.players:
-        return _error(f"there is no player {player!r} at this table", 404)
-    refused = session.set_intent(player, body["node"], body["intent"])
-    if refused is not None:
-        return _error(str(refused), 409)
-    return jsonify({"ok": True})
+
+    def decide() -> Answer:
+        refused = session.set_intent(name, body["node"], body["intent"])
+        if refused is not None:
+            return refusal_body(refused), 409
+        return {"ok": True}, 200
+
+    return _once(name, body, decide)
 
 
 @bp.get("/undo")
@@ -250,11 +397,15 @@ def undo() -> Any:
     session = session_of(current_app)
     if body.get("confirm") is not True:
         preview = session.undo_preview()
-        message = f"Confirm to undo: {preview}" if preview else "There is no accepted action to undo"
-        return _error(message, 409)
-    result = session.undo()
+        if preview:
+            return _error(text("Confirm to undo: {note}", note=preview), 409)
+        return _error(text("There is no accepted action to undo"), 409)
+    step = body.get("step")
+    if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
+        return _error(text("step must be the number of a step the undo list offers"), 400)
+    result = session.undo(step)
     if isinstance(result, Rejected):
-        return _error(result.reason, 409)
+        return _refused(result, with_rule=False)
     return jsonify({"ok": True, "undone": result.note})
 
 
@@ -262,35 +413,42 @@ def undo() -> Any:
 @host_only
 def restart_node(node: str) -> Any:
     """Ask a node to restart (its sand survives on the hub; the node resends what it had not delivered)."""
+    read_json("{}", optional=True)
     return _command_node(node, "restart")
 
 
 @bp.post("/sim/<node>/flip")
 def sim_flip(node: str) -> Any:
     """Flip a simulated node, as a player would turn the glass over (the host, or the phone of the
-    player whose timer it is)."""
+    player whose timer it is); a repeated ``request`` id flips it only once."""
     require_node_owner(node)
+    body = read_json('{"request": "r1"}', optional=True)
     fleet = fleet_of(current_app)
     if fleet is None:
-        return _error("no simulated nodes run on this hub", 404)
-    if not fleet.flip(node):
-        return _error(f"no simulated node {node!r}", 404)
-    return jsonify({"ok": True, "node": node})
+        return _error(text("no simulated nodes run on this hub"), 404)
+
+    def decide() -> Answer:
+        if not fleet.flip(node):
+            return error_body(text("no simulated node {node}", node=node)), 404
+        return {"ok": True, "node": node}, 200
+
+    return _once("sim:" + node, body, decide)
 
 
 @bp.post("/nodes/<node>/identify")
 @host_only
 def identify(node: str) -> Any:
     """Make a node blink so a player can find it."""
+    read_json("{}", optional=True)
     return _command_node(node, "identify")
 
 
 def _command_node(node: str, what: str) -> Any:
     refused = session_of(current_app).command_node(node, what)
     if refused is not None:
-        return _error(refused.reason, 404)
+        return _refused(refused, 404, with_rule=False)
     if bridge_of(current_app) is None:
-        return _error("the hub is not connected to a broker", 503)
+        return _error(text("the hub is not connected to a broker"), 503)
     return jsonify({"ok": True})
 
 
@@ -302,6 +460,7 @@ def init_app(app: Flask) -> None:
     """Register the API, and JSON error bodies for any /api/ path (unrouted ones included)."""
     app.register_blueprint(bp)
     app.config.setdefault("MAX_CONTENT_LENGTH", MAX_BODY_BYTES)
+    app.extensions["companion.answers"] = RecentAnswers()
 
     def json_or_default(status: int, message: str) -> Any:
         def handler(exc: Exception) -> Any:
@@ -330,4 +489,4 @@ def init_app(app: Flask) -> None:
         if not _is_api():
             raise exc
         log.error("%s %s failed", request.method, request.path, exc_info=exc)
-        return _error(INTERNAL_ERROR, 500)
+        return _error(INTERNAL_ERROR_TEXT, 500)

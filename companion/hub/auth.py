@@ -7,8 +7,9 @@ Three kinds of visitor (docs/running.md, "Who may do what"):
   or a device where someone typed the table PIN at ``/host`` (the token then lives in an
   HttpOnly, SameSite=Strict cookie);
 - **a player's phone** holds that player's token: the QR code opens
-  ``<public_url>/play/<player>?t=TOKEN``, which puts the token in an HttpOnly cookie for that
-  page only and redirects to ``/play/<player>``, so the token leaves the address bar at once;
+  ``<public_url>/play/<id>?t=TOKEN`` (``id``: the player's ASCII id, ``companion.rules.setup.player_id``),
+  which puts the token in an HttpOnly cookie for that page only and redirects to ``/play/<id>``, so
+  the token leaves the address bar at once;
 - **a spectator** holds nothing: every page and every read works, no change does.
 
 A change (any method but GET/HEAD/OPTIONS) is refused with 403 when ``Origin`` or
@@ -18,6 +19,9 @@ send and another site's page cannot; a cookie alone never changes anything. The 
 and players' pages carry their own token (and no one else's) for their scripts. Tokens are
 never part of ``/api/state`` or a stream, and :class:`RedactTokens` blanks ``?t=`` in the
 web server's access log.
+
+A refusal is an :class:`AccessDeniedError` whose message is a text: pages show it in their
+language, the API answers ``{"ok": false, "error": English, "message": text}``.
 
 The runtime reads the PIN from :func:`access_of` (``access_of(app).pin``) to print it,
 and sets :attr:`AccessControl.public_url` once it knows the address phones should use.
@@ -39,7 +43,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 from flask import (
     Blueprint,
@@ -58,6 +62,8 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from companion.errors import CompanionError, ConfigError
 from companion.hub.extensions import session_of
+from companion.rules.setup import find_player, player_id
+from companion.rules.text import Text, as_text, text
 from companion.table.model import TableReset
 
 log = logging.getLogger(__name__)
@@ -71,10 +77,10 @@ HOST_COOKIE = "companion_host"
 """The admin token on a device where the PIN was typed (HttpOnly, SameSite=Strict, path /)."""
 
 PLAYER_COOKIE = "companion_player"
-"""A player's token on that player's phone (HttpOnly, SameSite=Lax, path ``/play/<player>`` only)."""
+"""A player's token on that player's phone (HttpOnly, SameSite=Lax, path ``/play/<id>`` only)."""
 
 JOIN_PARAM = "t"
-"""The query parameter of a join link: ``/play/<player>?t=<token>``."""
+"""The query parameter of a join link: ``/play/<id>?t=<token>``."""
 
 HOST = "host"
 PLAYER = "player"
@@ -95,27 +101,53 @@ TOKEN_BYTES = 18
 COOKIE_MAX_AGE_S = 12 * 3600
 """A cookie outlives an evening's games; a new hub start makes new tokens anyway."""
 
-# The sentences a refused visitor reads (English; companion/i18n/sentences.py lists them for translation).
-NOT_HOST = "Only the host can do this: on the host's device, type the table PIN at /host"
-WATCH_ONLY = "This page can only watch: to play, scan your QR code on the host's screen"
-OTHER_PLAYER = "This phone can act only for {player}"
-STALE = (
-    "This code is no longer valid (it was replaced, or it belongs to an earlier game): "
-    "ask the host for a new QR code"
+# What a refused visitor reads (translated by the hub's catalogs, companion/i18n/*.json).
+NOT_HOST = text("Only the host can do this: on the host's device, type the table PIN at /host")
+WATCH_ONLY = text("This page can only watch: to play, scan your QR code on the host's screen")
+STALE = text(
+    "This code is no longer valid (it was replaced, or it belongs to an earlier game): ask the host for a new QR code"
 )
-CROSS_SITE = "Refused a request that came from another site"
-WRONG_PIN = "That PIN is wrong: the table PIN is shown on the hub's own screen"
-TOO_MANY_PINS = "Too many wrong PINs: wait {seconds} s and try again"
-NO_CODE = "{player} has no phone code now: issue a new one first"
+CROSS_SITE = text("Refused a request that came from another site")
+WRONG_PIN = text("That PIN is wrong: the table PIN is shown on the hub's own screen")
+
+
+def other_player(player: str) -> Text:
+    """A phone tried to act for another player than its own."""
+    return text("This phone can act only for {player}", player=player)
+
+
+def too_many_pins(seconds: int) -> Text:
+    return text("Too many wrong PINs: wait {seconds} s and try again", seconds=seconds)
+
+
+def no_code(player: str) -> Text:
+    """The host asked for the join link of a player whose code was revoked."""
+    return text("{player} has no phone code now: issue a new one first", player=player)
+
+
+def no_player(player: str) -> Text:
+    """The sentence of :class:`UnknownPlayerError`."""
+    return text("There is no player “{player}” at this table.", player=player)
 
 
 class AccessDeniedError(CompanionError, PermissionError):
     """A request this visitor may not make: answered ``status`` (403, or 429 for too many PINs)."""
 
-    def __init__(self, message: str, status: int = 403, *, retry_after_s: float | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: Text | str, status: int = 403, *, retry_after_s: float | None = None) -> None:
+        super().__init__(str(message))
+        self.text = as_text(message)
+        """What the visitor reads, translated where it is shown."""
         self.status = status
         self.retry_after_s = retry_after_s
+
+
+class UnknownPlayerError(CompanionError, LookupError):
+    """A path names no player of this table (by name or id): a 404 on every route."""
+
+    def __init__(self, player: str) -> None:
+        self.player = player
+        self.text = no_player(player)
+        super().__init__(str(self.text))
 
 
 @dataclass(frozen=True)
@@ -215,11 +247,11 @@ class AccessControl:
         return self._public_url or (loaded_from or "").rstrip("/")
 
     def join_url(self, player: str, base_url: str | None = None) -> str | None:
-        """What ``player``'s QR code opens: their phone page with their token; None while revoked."""
+        """What ``player``'s QR code opens: their phone page (at their id) with their token; None while revoked."""
         token = self.token_of(player)
         if token is None:
             return None
-        return f"{self.base_url(base_url)}/play/{quote(player, safe='')}?{JOIN_PARAM}={token}"
+        return f"{self.base_url(base_url)}/play/{quote(player_id(player), safe='')}?{JOIN_PARAM}={token}"
 
     def host_url(self, base_url: str | None = None) -> str:
         """The page where another device types the PIN."""
@@ -282,9 +314,7 @@ class AccessControl:
             now = self.now()
             wait = self._wait_s(client, now)
             if wait > 0:
-                raise AccessDeniedError(
-                    TOO_MANY_PINS.format(seconds=math.ceil(wait)), 429, retry_after_s=wait
-                )
+                raise AccessDeniedError(too_many_pins(math.ceil(wait)), 429, retry_after_s=wait)
             if _same(pin.strip(), self.pin):
                 self._wrong.pop(client, None)
                 return self.admin_token
@@ -427,7 +457,7 @@ def require_player(player: str) -> Access:
     if access.can_act_for(player):
         return access
     if access.role == PLAYER and access.player is not None:
-        raise AccessDeniedError(OTHER_PLAYER.format(player=access.player))
+        raise AccessDeniedError(other_player(access.player))
     raise AccessDeniedError(STALE if access.stale else WATCH_ONLY)
 
 
@@ -440,6 +470,14 @@ def require_node_owner(node: str) -> Access:
     if owner is None:
         raise AccessDeniedError(STALE if access.stale else NOT_HOST)
     return require_player(owner)
+
+
+def seated_player(wanted: str) -> str:
+    """The name of the player a path names (their name or their id), or :class:`UnknownPlayerError`."""
+    found = find_player(session_of(current_app).setup.players, wanted)
+    if found is None:
+        raise UnknownPlayerError(wanted)
+    return found
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -476,18 +514,18 @@ def _set_cookie(response: BaseResponse, name: str, token: str, *, path: str, sam
 
 
 def player_path(player: str) -> str:
-    return url_for("play", player=player)
+    """The address of ``player``'s phone page (at their id), also the path of their cookie."""
+    return url_for("play", player=player_id(player))
 
 
 def join(player: str, offered: str) -> BaseResponse | None:
-    """``/play/<player>?t=TOKEN``: the token goes into a cookie for that page only and the phone is
+    """``/play/<id>?t=TOKEN``: the token goes into a cookie for that page only and the phone is
     sent on to the address without it. None when the token is not ``player``'s valid one."""
     control = access_of(current_app)
     if control.player_for(offered.strip()) != player:
         return None
-    values: dict[str, Any] = {k: v for k, v in request.args.items() if k != JOIN_PARAM}
-    values["player"] = player
-    response = redirect(url_for("play", **values), 303)
+    kept = urlencode([(k, v) for k, v in request.args.items(multi=True) if k != JOIN_PARAM])
+    response = redirect(player_path(player) + ("?" + kept if kept else ""), 303)
     _set_cookie(response, PLAYER_COOKIE, offered.strip(), path=player_path(player), samesite="Lax")
     return response
 
@@ -496,7 +534,7 @@ def _safe_next(target: str | None) -> str:
     """Where to go after the PIN: a path on this hub only."""
     if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
         return target
-    return "/"
+    return request.script_root + "/"
 
 
 bp = Blueprint("access", __name__)
@@ -517,12 +555,12 @@ def host_login() -> Any:
         token = access_of(current_app).check_pin(request.form.get("pin", ""), _client())
     except AccessDeniedError as exc:
         response = make_response(
-            render_template("host.html", is_host=False, error=str(exc), next=target), exc.status
+            render_template("host.html", is_host=False, error=exc.text, next=target), exc.status
         )
         _retry_after(response, exc)
         return response
     redirected = redirect(target, 303)
-    _set_cookie(redirected, HOST_COOKIE, token, path="/", samesite="Strict")
+    _set_cookie(redirected, HOST_COOKIE, token, path=request.script_root or "/", samesite="Strict")
     return redirected
 
 
@@ -534,10 +572,11 @@ def host_login_json() -> Any:
     body = read_json('{"pin": "123456"}')
     pin = body.get("pin")
     if not isinstance(pin, str):
-        return jsonify({"ok": False, "error": 'send a JSON object like {"pin": "123456"}'}), 400
+        message = 'send a JSON object like {"pin": "123456"}'
+        return jsonify({"ok": False, "error": message, "message": message}), 400
     token = access_of(current_app).check_pin(pin, _client())
     response = jsonify({"ok": True, "token": token, "header": HEADER})
-    _set_cookie(response, HOST_COOKIE, token, path="/", samesite="Strict")
+    _set_cookie(response, HOST_COOKIE, token, path=request.script_root or "/", samesite="Strict")
     return response
 
 
@@ -547,15 +586,10 @@ def whoami() -> Any:
     return jsonify({"ok": True, "role": access.role, "player": access.player, "stale": access.stale})
 
 
-def _seated(player: str) -> None:
-    if player not in session_of(current_app).setup.players:
-        raise LookupError(f"there is no player {player!r} at this table")
-
-
 def _phone(player: str) -> dict[str, Any]:
     control = access_of(current_app)
     url = control.join_url(player, request.host_url)
-    return {"player": player, "active": url is not None, "url": url}
+    return {"player": player, "id": player_id(player), "active": url is not None, "url": url}
 
 
 @bp.get("/api/access")
@@ -574,28 +608,31 @@ def access_list() -> Any:
     )
 
 
+def _no_body() -> None:
+    """Bound whatever body a route that takes none was sent (a deep or huge one is a clear 4xx)."""
+    from companion.hub.api import read_json  # api imports this module
+
+    read_json("{}", optional=True)
+
+
 @bp.post("/api/players/<player>/token")
 @host_only
 def reissue(player: str) -> Any:
-    """A new phone code for ``player``: their old QR code and their phone stop working at once."""
-    try:
-        _seated(player)
-    except LookupError as exc:
-        return jsonify({"ok": False, "error": str(exc)}), 404
-    access_of(current_app).reissue(player)
-    return jsonify({"ok": True, **_phone(player)})
+    """A new phone code for ``player`` (name or id): their old QR code and their phone stop working at once."""
+    name = seated_player(player)
+    _no_body()
+    access_of(current_app).reissue(name)
+    return jsonify({"ok": True, **_phone(name)})
 
 
 @bp.delete("/api/players/<player>/token")
 @host_only
 def revoke(player: str) -> Any:
-    """No phone acts for ``player`` until a new code is issued."""
-    try:
-        _seated(player)
-    except LookupError as exc:
-        return jsonify({"ok": False, "error": str(exc)}), 404
-    access_of(current_app).revoke(player)
-    return jsonify({"ok": True, **_phone(player)})
+    """No phone acts for ``player`` (name or id) until a new code is issued."""
+    name = seated_player(player)
+    _no_body()
+    access_of(current_app).revoke(name)
+    return jsonify({"ok": True, **_phone(name)})
 
 
 def _retry_after(response: Response, exc: AccessDeniedError) -> None:
@@ -673,12 +710,20 @@ def init_access(app: Flask, *, public_url: str | None = None) -> AccessControl:
     @app.errorhandler(AccessDeniedError)
     def denied(exc: AccessDeniedError) -> Any:
         if request.path.startswith("/api/"):
-            response = jsonify({"ok": False, "error": str(exc)})
+            response = jsonify({"ok": False, "error": str(exc), "message": exc.text.to_json()})
             response.status_code = exc.status
         else:
-            response = make_response(render_template("denied.html", message=str(exc)), exc.status)
+            response = make_response(render_template("denied.html", message=exc.text), exc.status)
         _retry_after(response, exc)
         return response
+
+    @app.errorhandler(UnknownPlayerError)
+    def unknown_player(exc: UnknownPlayerError) -> Any:
+        """No such player: JSON under /api/, else the page that lists the players."""
+        if request.path.startswith("/api/"):
+            return jsonify({"ok": False, "error": str(exc), "message": exc.text.to_json()}), 404
+        players = session_of(current_app).setup.players
+        return render_template("no_player.html", player=exc.player, players=players), 404
 
     @app.context_processor
     def access_context() -> dict[str, Any]:

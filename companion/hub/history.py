@@ -13,12 +13,18 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, jsonify, render_template
+from flask import Blueprint, Response, current_app, jsonify, render_template
 
 from companion.errors import CompanionError
 from companion.games import referee_for
+from companion.hub.api import error_body
 from companion.hub.extensions import session_of
+from companion.i18n import render
+from companion.i18n.web import EXTENSION, request_language
+from companion.rules.pages import to_json
+from companion.rules.referee import Referee
 from companion.rules.setup import TableSetup
+from companion.rules.text import Text, text
 from companion.table import events as ev
 from companion.table.log import SavedGame, read_log
 from companion.table.results import explain, game_times, played_s, scores_csv
@@ -30,6 +36,12 @@ log = logging.getLogger(__name__)
 bp = Blueprint("history", __name__)
 
 GAME_ID = re.compile(r"^[a-z0-9_-]+-\d{8}-\d{6}(-\d+)?$")
+
+NO_SCORES_YET = text("There are no final scores yet: the game is not over")
+
+
+class GameNotFoundError(CompanionError, LookupError):
+    """No game of the history has that id."""
 
 
 def _tables_dir() -> Path | None:
@@ -43,6 +55,8 @@ def summarise(saved: SavedGame, *, game_id: str) -> dict[str, Any]:
     state = fold(setup, events, saved.start)
     scores = referee_for(state.setup).scores(state.game)
     started, ended = game_times(events)
+    phase = state.clock.phase
+    status = "over" if state.clock.is_over or scores else "not started" if phase == "ready" else "in progress"
     return {
         "id": game_id,
         "table": setup.table,
@@ -50,36 +64,55 @@ def summarise(saved: SavedGame, *, game_id: str) -> dict[str, Any]:
         "variant": setup.variant,
         "players": list(setup.players),
         "events": len(events),
-        "clock": state.clock.phase,
+        "clock": phase,
+        "status": status,
         "played_s": round(played_s(state, events), 1),
         "started_at_s": started,
         "ended_at_s": ended,
-        "scores": scores,
+        "scores": to_json(scores),
         "winners": (scores or {}).get("winners", []),
-        "explanation": explain(scores) if scores else "",
+        "explanation": to_json(explain(scores)) if scores else "",
     }
 
 
-def _timeline(setup: TableSetup, events: list[ev.Event]) -> list[dict[str, Any]]:
-    started, _ = game_times(events)
-    origin = started if started is not None else (events[0].at_s if events else 0.0)
-    return [
-        {"t_s": round(e.at_s - origin, 3), "type": type(e).__name__, "text": describe(e, setup)}
+def _timeline(setup: TableSetup, events: list[ev.Event]) -> tuple[list[dict[str, Any]], float]:
+    """Each event at its game time from the first event (the replay clock starts at 0:00), and the
+    time the game ended (its last event when it did not)."""
+    if not events:
+        return [], 0.0
+    origin = events[0].at_s
+    _, ended = game_times(events)
+    end_s = (ended if ended is not None else events[-1].at_s) - origin
+    timeline = [
+        {"t_s": round(e.at_s - origin, 3), "type": type(e).__name__, "text": to_json(describe(e, setup))}
         for e in events
     ]
+    return timeline, round(max(0.0, end_s), 3)
 
 
 def _load(game_id: str) -> SavedGame:
     session = session_of(current_app)
     if session.log.path is not None and session.log.path.stem == game_id or game_id == "current":
         return SavedGame(session.log.setup, session.log.start, session.log.events())
+    path = _path_of(game_id)
+    if path is None:
+        raise GameNotFoundError(game_id)
+    return read_log(path)
+
+
+def _path_of(game_id: str) -> Path | None:
+    """The log of a past game, or None when the history has no game of that id."""
     folder = _tables_dir()
     if folder is None or not GAME_ID.match(game_id):
-        abort(404)
+        return None
     path = folder / f"{game_id}.jsonl"
-    if not path.exists():
-        abort(404)
-    return read_log(path)
+    return path if path.is_file() else None
+
+
+def _exists(game_id: str) -> bool:
+    session = session_of(current_app)
+    current = game_id == "current" or (session.log.path is not None and session.log.path.stem == game_id)
+    return current or _path_of(game_id) is not None
 
 
 @bp.get("/api/history")
@@ -97,7 +130,10 @@ def history() -> Any:
             games.append({"id": path.stem, "error": str(exc)})
         except Exception as exc:  # one damaged file must not hide the others
             log.exception("cannot summarise %s", path)
-            games.append({"id": path.stem, "error": f"this log cannot be read ({type(exc).__name__})"})
+            reason = text("this log cannot be read ({kind})", kind=type(exc).__name__)
+            games.append({"id": path.stem, "error": reason.to_json()})
+    # a game nothing happened in (set up, never played) is no game of the history
+    games = [g for g in games if "error" in g or g["events"] > 0]
     return jsonify({"games": games, "stored": folder is not None})
 
 
@@ -106,11 +142,17 @@ def history_game(game_id: str) -> Any:
     try:
         saved = _load(game_id)
         summary = summarise(saved, game_id=game_id)
+    except GameNotFoundError:
+        return jsonify(error_body(_no_game(game_id))), 404
     except CompanionError as exc:
         return jsonify({"ok": False, "error": str(exc)}), 422
-    summary["timeline"] = _timeline(saved.setup, saved.events)
+    summary["timeline"], summary["end_s"] = _timeline(saved.setup, saved.events)
     summary["setup"] = saved.setup.to_dict()
     return jsonify(summary)
+
+
+def _no_game(game_id: str) -> Text:
+    return text("There is no game {game} in the history", game=game_id)
 
 
 @bp.get("/history")
@@ -119,8 +161,29 @@ def history_page() -> str:
 
 
 @bp.get("/history/<game_id>")
-def replay_page(game_id: str) -> str:
+def replay_page(game_id: str) -> Any:
+    if not _exists(game_id):
+        return _not_found(_no_game(game_id))
     return render_template("replay.html", game_id=game_id)
+
+
+@bp.get("/history/<path:rest>")
+def unknown_history_page(rest: str) -> Any:
+    """Any other address under /history: a page in the reader's language saying so, with a 404."""
+    return _not_found(text("There is no page {page} in the history", page="/history/" + rest))
+
+
+def _not_found(message: Text) -> Any:
+    return render_template("history.html", missing=_render(message)), 404
+
+
+def _language() -> str:
+    return request_language(current_app) if EXTENSION in current_app.extensions else "en"
+
+
+def _render(message: Text | str) -> str:
+    """A text in the page's language (a plain string as it is)."""
+    return render(message, _language())
 
 
 def _current_scores() -> dict[str, Any] | None:
@@ -132,15 +195,15 @@ def _current_scores() -> dict[str, Any] | None:
 def scores_json() -> Any:
     scores = _current_scores()
     if scores is None:
-        return jsonify({"ok": False, "error": "there are no final scores yet: the game is not over"}), 404
+        return jsonify(error_body(NO_SCORES_YET)), 404
     session = session_of(current_app)
     return Response(
         json.dumps(
             {
                 "table": session.setup.table,
                 "game": session.setup.game,
-                "explanation": explain(scores),
-                **scores,
+                "explanation": str(explain(scores)),
+                **to_json(scores),
             },
             indent=2,
         ),
@@ -153,7 +216,7 @@ def scores_json() -> Any:
 def scores_csv_export() -> Any:
     scores = _current_scores()
     if scores is None:
-        return jsonify({"ok": False, "error": "there are no final scores yet: the game is not over"}), 404
+        return jsonify(error_body(NO_SCORES_YET)), 404
     session = session_of(current_app)
     return Response(
         scores_csv(scores),
@@ -162,14 +225,42 @@ def scores_csv_export() -> Any:
     )
 
 
+def end_state() -> tuple[Text, Text | None]:
+    """How the current game stands for the end screen: (the state in words, the scores' explanation
+    or None when there are no scores), so the screen never says "not over" of a game that is."""
+    session = session_of(current_app)
+    state, referee = session.state, session.referee
+    scores = referee.scores(state.game)
+    clock = state.clock
+    reason = clock.end_reason
+    if scores is not None:
+        if clock.phase == "aborted":
+            return text("The game was ended early; these are the scores as it stood."), explain(scores)
+        return text("The game is over."), explain(scores)
+    if not clock.is_over:
+        return text("The game is not over yet: the final scores appear here when it ends."), None
+    if clock.phase == "aborted" and reason:
+        return text("The game was ended early and cannot be scored: {reason}", reason=reason), None
+    if type(referee).scores is Referee.scores:  # this table only times: no rules count points
+        return text("The game is over. This table keeps no score: it only times the sandtimers."), None
+    return (
+        text("The game is over; the final scores appear here as soon as the rules can count them."),
+        None,
+    )
+
+
 @bp.get("/end")
 def end_page() -> str:
     session = session_of(current_app)
     scores = _current_scores()
+    standing, explanation = end_state()
     return render_template(
         "end.html",
         table=session.setup.table,
         game=session.setup.game,
         scores=scores,
-        explanation=explain(scores) if scores else "",
+        over=session.state.clock.is_over or scores is not None,
+        standing=_render(standing),
+        explanation=_render(explanation) if explanation is not None else "",
+        word=lambda value: _render(value) if isinstance(value, Text) else value,
     )

@@ -1,35 +1,63 @@
-"""Setting up a new game: choose the game, players and timers, then pair nodes by flipping them."""
+"""Setting up a new game: choose the game, players and timers, then pair nodes by flipping them.
+
+A double click on "Set up" must not start two games: the page sends a request id with each
+setup and disables the button while it is sent, and the hub answers a repeated id (the API's
+request ids) or the same setup sent again within :data:`REPEAT_WINDOW_S`
+(:class:`RepeatedSetups`) with the first answer instead of setting the table up again.
+"""
 
 from __future__ import annotations
 
-import re
+import json
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request, url_for
 
 from companion.errors import CompanionError
 from companion.games import TIMERS_ONLY, GameInfo, all_games, find_game, referee_for
-from companion.hub.api import read_json
-from companion.hub.auth import NO_CODE, access_of, host_only
-from companion.hub.extensions import session_of
-from companion.rules.setup import DEFAULT_GRACE_S, EARLY_LIFTS, PLAYER_COLOURS, Seat, make_setup
+from companion.hub.api import Answer, answers_of, error_body, read_json
+from companion.hub.auth import access_of, host_only
+from companion.hub.extensions import fleet_of, session_of
+from companion.rules.pages import to_json
+from companion.rules.setup import (
+    DEFAULT_GRACE_S,
+    EARLY_LIFTS,
+    MAX_NAME_LENGTH,
+    PLAYER_COLOURS,
+    Seat,
+    TableSetup,
+    clean_player_names,
+    make_setup,
+    player_id,
+)
+from companion.rules.text import Text, TextError, text, verbatim
 
 bp = Blueprint("setup", __name__)
 
-NAME = re.compile(r"^[a-z0-9_]{1,16}$")
+
+REPEAT_WINDOW_S = 3.0
+"""Real seconds in which the same setup sent again is taken for a double click, not a new game."""
+
+PICTURES = Path(__file__).resolve().parent / "static" / "pictures"
+"""Each game's drawing for the dashboard (``<game>.js``); every file there is included."""
 
 
 def _game_dict(info: GameInfo) -> dict[str, Any]:
     return {
         "name": info.name,
-        "title": info.title,
+        "title": to_json(info.title),
         "uses_sandtimers": info.uses_sandtimers,
         "min_players": info.min_players,
         "max_players": info.max_players,
         "timers_per_player": info.timers_per_player,
         "variants": [
-            {"name": v.name, "title": v.title, "clock_minutes": v.clock_minutes} for v in info.variants
+            {"name": v.name, "title": to_json(v.title), "clock_minutes": v.clock_minutes}
+            for v in info.variants
         ],
     }
 
@@ -39,85 +67,156 @@ def games() -> Any:
     return jsonify([_game_dict(g) for g in all_games()])
 
 
-def _error(message: str, status: int = 400) -> Any:
-    return jsonify({"ok": False, "error": message}), status
+def _error(message: Text, status: int = 400) -> Any:
+    return jsonify(error_body(message)), status
+
+
+def _message(exc: Exception) -> Text:
+    """What a host reads about a setup the hub cannot use."""
+    found = getattr(exc, "text", None)  # a TextError's message, translated where it is shown
+    return found if isinstance(found, Text) else verbatim(str(exc))
 
 
 def _number(body: dict[str, Any], key: str, default: float, low: float, high: float) -> float:
     value = body.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-        raise ValueError(f"{key} must be a number from {low:g} to {high:g}")
+        raise TextError(text("{field} must be a number from {low} to {high}", field=key, low=low, high=high))
     return float(value)
+
+
+def _players(body: dict[str, Any], info: GameInfo) -> list[str]:
+    """The names as typed (trimmed), each usable and no two alike (:func:`clean_player_names`)."""
+    players = body.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise TextError(text("players must be a list of names"))
+    names = list(clean_player_names(players))
+    if not info.min_players <= len(names) <= info.max_players:
+        raise TextError(
+            text(
+                "{game} is for {low} to {high} players",
+                game=info.title,
+                low=info.min_players,
+                high=info.max_players,
+            )
+        )
+    return names
+
+
+def _setup_from(body: dict[str, Any], current: TableSetup, connected: list[str]) -> tuple[TableSetup, str]:
+    """The setup a request asks for and how its timers are paired; raises on anything unusable."""
+    info = find_game(str(body.get("game", TIMERS_ONLY)))
+    variant = info.variant(str(body.get("variant", "")))
+    players = _players(body, info)
+    timers = int(_number(body, "timers", info.timers_per_player, 1, 4))
+    clock_minutes = _number(body, "clock_minutes", variant.clock_minutes, 0.5, 600)
+    sand_s = _number(body, "sand_s", current.sand_s, 1, 3600)
+    grace_s = _number(body, "grace_s", DEFAULT_GRACE_S, 0, 10)
+    early_lifts = body.get("early_lifts", "refuse")
+    if early_lifts not in EARLY_LIFTS:
+        raise TextError(text("early_lifts must be one of {choices}", choices=tuple(EARLY_LIFTS)))
+    seed = int(_number(body, "seed", 0, 0, 2**31))
+    colours = body.get("colours", [])
+    if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
+        raise TextError(text("colours must be a list of colour names"))
+    pairing = body.get("pairing", "flip")
+    if pairing not in ("flip", "keep"):
+        raise TextError(text("pairing must be 'flip' or 'keep'"))
+    seats = tuple(Seat(p, i, f"{player_id(p)}-{i}") for p in players for i in range(1, timers + 1))
+    setup = make_setup(
+        table=current.table,
+        game=info.name,
+        clock_length_s=clock_minutes * 60,
+        sand_s=sand_s,
+        players=tuple(players),
+        seats=seats,
+        variant=variant.name,
+        seed=seed,
+        colours=tuple(colours),
+        grace_s=grace_s,
+        early_lifts=early_lifts,
+    )
+    setup = replace(setup, turn_limit=bool(body.get("turn_limit", True)))
+    if pairing == "keep":
+        if len(connected) < len(seats):
+            raise TextError(
+                text(
+                    "only {connected} timers are connected; this game needs {needed}",
+                    connected=len(connected),
+                    needed=len(seats),
+                )
+            )
+        setup = replace(
+            setup, seats=tuple(replace(s, node=n) for s, n in zip(seats, connected, strict=False))
+        )
+    referee_for(setup)  # the game must be playable on the hub before anything changes
+    return setup, pairing
+
+
+class RepeatedSetups:
+    """The same setup sent again a moment later is a double click: it gets the first answer.
+
+    A setup is the same when it asks for exactly what the last one that succeeded asked, within
+    :data:`REPEAT_WINDOW_S` (whatever its request id: a page sends a new id per click). One
+    setup is decided at a time, so two requests sent at the same moment cannot both start a game.
+    A repeated request id is answered before this, by the API's :class:`RecentAnswers`.
+    """
+
+    def __init__(self, *, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._monotonic = monotonic
+        self._lock = threading.Lock()
+        self._last: tuple[str, float, Answer] | None = None
+        """(what the last successful setup asked, when, its answer)"""
+
+    def answer(self, asked: str, decide: Callable[[], Answer]) -> Answer:
+        with self._lock:
+            now = self._monotonic()
+            if self._last is not None:
+                last_asked, at, (body, status) = self._last
+                if last_asked == asked and now - at <= REPEAT_WINDOW_S:
+                    return dict(body, repeated=True), status
+            body, status = decide()
+            if status == 200:
+                self._last = (asked, now, (body, status))
+            return body, status
+
+
+def _repeats(app: Flask) -> RepeatedSetups:
+    repeats: RepeatedSetups = app.extensions.setdefault("companion.setup_repeats", RepeatedSetups())
+    return repeats
 
 
 @bp.post("/api/setup")
 @host_only
 def new_game() -> Any:
-    """Start a new game at this table. ``pairing``: ``flip`` (pair nodes by flipping) or ``keep``."""
-    body = read_json('{"game": "time-n-space", "players": ["ana", "ben", "eva"]}')
+    """Start a new game at this table. ``pairing``: ``flip`` (pair nodes by flipping) or ``keep``;
+    ``request``: an id the page makes per click, so a repeated request starts nothing more."""
+    body = read_json('{"game": "time-n-space", "players": ["ana", "ben", "eva"], "request": "r1"}')
     session = session_of(current_app)
-    try:
-        info = find_game(str(body.get("game", TIMERS_ONLY)))
-        variant = info.variant(str(body.get("variant", "")))
-        players = body.get("players")
-        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise ValueError("players must be a list of names")
-        players = [p.strip().lower() for p in players]
-        bad = [p for p in players if not NAME.match(p)]
-        if bad:
-            raise ValueError(f"player name {bad[0]!r} must be 1-16 letters, digits or _")
-        if len(set(players)) != len(players):
-            raise ValueError("two players have the same name")
-        if not info.min_players <= len(players) <= info.max_players:
-            raise ValueError(f"{info.title} is for {info.min_players} to {info.max_players} players")
-        timers = int(_number(body, "timers", info.timers_per_player, 1, 4))
-        clock_minutes = _number(body, "clock_minutes", variant.clock_minutes, 0.5, 600)
-        sand_s = _number(body, "sand_s", session.setup.sand_s, 1, 3600)
-        grace_s = _number(body, "grace_s", DEFAULT_GRACE_S, 0, 10)
-        early_lifts = body.get("early_lifts", "refuse")
-        if early_lifts not in EARLY_LIFTS:
-            raise ValueError(f"early_lifts must be one of {', '.join(EARLY_LIFTS)}")
-        seed = int(_number(body, "seed", 0, 0, 2**31))
-        colours = body.get("colours", [])
-        if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
-            raise ValueError("colours must be a list of colour names")
-        pairing = body.get("pairing", "flip")
-        if pairing not in ("flip", "keep"):
-            raise ValueError("pairing must be 'flip' or 'keep'")
-        seats = tuple(Seat(p, i, f"{p}-{i}") for p in players for i in range(1, timers + 1))
-        setup = make_setup(
-            table=session.setup.table,
-            game=info.name,
-            clock_length_s=clock_minutes * 60,
-            sand_s=sand_s,
-            players=tuple(players),
-            seats=seats,
-            variant=variant.name,
-            seed=seed,
-            colours=tuple(colours),
-            grace_s=grace_s,
-            early_lifts=early_lifts,
-        )
-        setup = replace(setup, turn_limit=bool(body.get("turn_limit", True)))
-        if pairing == "keep":
-            known = [n for n, i in session.nodes.items() if i.online]
-            known += [n for n, i in session.unpaired.items() if i.online]
-            if len(known) < len(seats):
-                raise ValueError(f"only {len(known)} timers are connected; this game needs {len(seats)}")
-            setup = replace(
-                setup, seats=tuple(replace(s, node=n) for s, n in zip(seats, known, strict=False))
-            )
-        referee_for(setup)  # the game must be playable on the hub before anything changes
-    except (CompanionError, ValueError) as exc:
-        return _error(str(exc))
-    try:
-        if pairing == "keep":
-            session.reset(setup)
-        else:
-            session.begin_pairing(setup)
-    except CompanionError as exc:
-        return _error(str(exc))
-    return jsonify({"ok": True, "pairing": pairing, "setup": setup.to_dict()})
+
+    def decide() -> Answer:
+        connected = [n for n, i in session.nodes.items() if i.online]
+        connected += [n for n, i in session.unpaired.items() if i.online]
+        try:
+            setup, pairing = _setup_from(body, session.setup, connected)
+            if pairing == "keep":
+                session.reset(setup)
+            else:
+                session.begin_pairing(setup)
+        except (CompanionError, ValueError) as exc:
+            return error_body(_message(exc)), 400
+        return {"ok": True, "pairing": pairing, "setup": setup.to_dict()}, 200
+
+    asked = json.dumps({k: v for k, v in body.items() if k != "request"}, sort_keys=True)
+    request_id = body.get("request")
+
+    def once() -> Answer:
+        return _repeats(current_app).answer(asked, decide)
+
+    if isinstance(request_id, str) and request_id:
+        answer, status = answers_of(current_app).once("setup", request_id[:100], asked, once)
+    else:
+        answer, status = once()
+    return jsonify(answer), status
 
 
 @bp.post("/api/setup/cancel")
@@ -130,7 +229,25 @@ def cancel() -> Any:
 @bp.get("/setup")
 def setup_page() -> str:
     session = session_of(current_app)
-    return render_template("setup.html", table=session.setup.table, colours=PLAYER_COLOURS)
+    setup = session.setup
+    timers = max((s.index for s in setup.seats), default=1)
+    current = {
+        "game": setup.game,
+        "variant": setup.variant,
+        "players": list(setup.players),
+        "colours": list(setup.colours),
+        "timers": timers,
+        "clock_minutes": setup.clock_length_s / 60,
+        "sand_s": setup.sand_s,
+    }
+    return render_template(
+        "setup.html",
+        table=setup.table,
+        colours=PLAYER_COLOURS,
+        current=current,
+        simulated=fleet_of(current_app) is not None,
+        name_max_length=MAX_NAME_LENGTH,
+    )
 
 
 @bp.get("/qr/<player>.svg")
@@ -144,10 +261,25 @@ def qr(player: str) -> Any:
 
     session = session_of(current_app)
     if player not in session.setup.players:
-        return _error(f"there is no player {player!r} at this table", 404)
+        return _error(text("There is no player {player} at this table", player=player), 404)
     target = access_of(current_app).join_url(player, request.host_url)
     if target is None:
-        return _error(NO_CODE.format(player=player), 409)
+        return _error(text("{player} has no phone code now: issue a new one first", player=player), 409)
     out = io.BytesIO()
     segno.make(target, error="m").save(out, kind="svg", scale=6, border=2, dark="#000", light="#fff")
     return Response(out.getvalue(), mimetype="image/svg+xml", headers={"X-Target": target})
+
+
+def picture_scripts() -> list[str]:
+    """The URLs of the picture registry and of every game's drawing, in a stable order: a new
+    game's ``static/pictures/<game>.js`` is included without editing any template."""
+    names = sorted(p.name for p in PICTURES.glob("*.js")) if PICTURES.is_dir() else []
+    return [url_for("static", filename="pictures.js")] + [
+        url_for("static", filename=f"pictures/{name}") for name in names
+    ]
+
+
+@bp.app_context_processor
+def pictures_context() -> dict[str, Any]:
+    """Templates include the game pictures with ``{% for src in picture_scripts() %}``."""
+    return {"picture_scripts": picture_scripts}

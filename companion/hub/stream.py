@@ -8,7 +8,10 @@ holds up node traffic:
 - the feed's thread builds the snapshot once per change and serialises the frame
   once, for the dashboard and for each player that has a phone page open, then
   wakes the streams;
-- each stream only writes the shared bytes of the frames it has not sent yet.
+- each stream only writes the shared bytes of the frames it has not sent yet: the changes since the
+  frame it sent last (a ``delta`` event, :mod:`companion.hub.deltas`) when it has the one before,
+  else the whole state (a ``state`` event). The SSE id of a frame is its build number; a delta's
+  ``from`` names the build it applies to.
 
 At most ``HubConfig.max_streams`` streams are open at once; one more gets a 503 with
 a JSON body (see docs/running.md).
@@ -31,7 +34,11 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from companion.errors import ConfigError
+from companion.hub.api import error_body
+from companion.table.deltas import json_diff
 from companion.hub.extensions import session_of
+from companion.rules.setup import find_player
+from companion.rules.text import text
 from companion.table.session import TableSession
 
 log = logging.getLogger(__name__)
@@ -83,11 +90,18 @@ class Frame:
     """One serialised state frame, shared by every stream of its key."""
 
     seq: int
-    """The feed's change number it shows (also the SSE ``id``)."""
+    """The feed's change number it shows."""
     built_at: float
     """``time.monotonic()`` when it was built."""
     data: bytes
-    """The whole SSE frame, encoded once."""
+    """The whole state as an SSE ``state`` event, encoded once."""
+    build: int = 0
+    """This frame's own number (the SSE ``id``; unique per feed)."""
+    snapshot: Any = None
+    """The state it shows (the next frame's changes are counted from it)."""
+    delta: bytes | None = None
+    """The changes from frame ``base`` as an SSE ``delta`` event; None for the first frame of a key."""
+    base: int = 0
 
 
 @dataclass(frozen=True)
@@ -123,6 +137,8 @@ class StreamFeed:
         self._thread: threading.Thread | None = None
         self.builds = 0
         """State frames built so far (for tests: one per change and key, not one per stream)."""
+        self.sent = Counter[str]()
+        """Bytes written to streams by kind (``state``, ``delta``, ``cue``), for the bench and tests."""
 
     # --- the session side: runs inside the session lock, so it only notes and wakes -------
     def _on_session(self, kind: str, data: dict[str, Any]) -> None:
@@ -190,15 +206,25 @@ class StreamFeed:
             self.session.remove_listener(self._on_session)
 
     def _build(self, key: str | None) -> Frame:
-        """A new frame of ``key`` at the current change number (call with the build lock held)."""
+        """A new frame of ``key`` at the current change number, with its changes from the frame held for
+        ``key`` (call with the build lock held)."""
         with self._cond:
             seq = self._seq
+            previous = self._frames.get(key)
         if key is None:
-            data = self.session.snapshot()
+            data = self.session.snapshot(live_sand=False)
         else:
-            data = self.session.player_snapshot(key) or {}
+            data = self.session.player_snapshot(key, live_sand=False) or {}
         self.builds += 1
-        return Frame(seq, time.monotonic(), sse_frame("state", data, seq).encode())
+        build = self.builds
+        delta = None
+        base = 0
+        if previous is not None and previous.snapshot is not None:
+            ops = json_diff(previous.snapshot, data)
+            delta = sse_frame("delta", {"from": previous.build, "ops": ops}, build).encode()
+            base = previous.build
+        state = sse_frame("state", data, build).encode()
+        return Frame(seq, time.monotonic(), state, build, data, delta, base)
 
     # --- the streams' side ------------------------------------------------------------------
     def open(self, key: str | None) -> bool:
@@ -333,7 +359,8 @@ class _Stream:
             epoch, cue_seq = feed.position()
             yield b"retry: 1000\n\n"
             frame = feed.current(key)
-            state_seq = frame.seq
+            state_seq, written = frame.seq, frame.build
+            feed.sent["state"] += len(frame.data)
             yield frame.data
             idle_s = 0.0
             while True:
@@ -352,10 +379,18 @@ class _Stream:
                 if update.ended:
                     break
                 yield from update.cues  # sounds go out as they come, before the new state
+                feed.sent["cue"] += sum(len(c) for c in update.cues)
                 cue_seq = update.cue_seq
-                if update.frame is not None:
-                    state_seq = update.frame.seq
-                    yield update.frame.data
+                newer = update.frame
+                if newer is not None:
+                    state_seq = newer.seq
+                    if newer.delta is not None and newer.base == written:
+                        feed.sent["delta"] += len(newer.delta)
+                        yield newer.delta  # only what changed since the frame this page has
+                    elif newer.build != written:
+                        feed.sent["state"] += len(newer.data)
+                        yield newer.data
+                    written = newer.build
         finally:
             self.close()
 
@@ -372,15 +407,20 @@ def stream() -> Any:
     """Live state: the table's snapshot, or with ``?player=NAME`` that player's phone view."""
     session = session_of(current_app)
     player = request.args.get("player")
-    if player is not None and player not in session.setup.players:
-        return jsonify({"ok": False, "error": f"there is no player {player!r} at this table"}), 404
+    if player is not None:
+        seated = find_player(session.setup.players, player)  # a name, or the id in the page's address
+        if seated is None:
+            return jsonify(error_body(text("There is no player {player} at this table", player=player))), 404
+        player = seated
     feed = feed_of(current_app)
     if not feed.open(player):
         response = jsonify(
-            {
-                "ok": False,
-                "error": f"Too many live pages are open ({feed.max_streams}); close one or try again in a few seconds",
-            }
+            error_body(
+                text(
+                    "Too many live pages are open ({count}); close one or try again in a few seconds",
+                    count=feed.max_streams,
+                )
+            )
         )
         response.status_code = 503
         response.headers["Retry-After"] = str(RETRY_AFTER_S)

@@ -1,18 +1,17 @@
-"""Translations of every text a player or host sees: English, Spanish and German.
+"""Translations of every word a player or host sees: English, Spanish and German.
 
-The English text is the key: ``translate("Start", "de")`` is ``"Starten"``, and a
-text without a translation stays English, so a missing entry never breaks a page.
-Catalogs are JSON files next to this module (``es.json``, ``de.json``); values are
-written with ``{name}`` placeholders, filled in by :func:`translate`.
+Words come as message ids with arguments (:class:`companion.rules.text.Text`, written by the
+rules, the table and the hub) or as page texts (``_("...")`` in templates, ``t("...")`` in
+scripts). The English text is the id: :func:`render` gives a :class:`Text` in a language, and
+:func:`translate` a page text; an id without a translation stays English, so a missing entry
+never breaks a page.
 
-Sentences the hub builds in Python (the recent-events list, refusal reasons, the
-winner explanation) reach the pages already in English; :func:`translate_sentence`
-recognises them by their pattern in the catalog (``"{who} ran out"``) and
-translates the pieces that are themselves hub words (see :data:`NESTED`).
-The browser does the same in ``companion/hub/static/i18n.js``.
+Catalogs are JSON files: ``<lang>.json`` and ``<part>.<lang>.json`` next to this module (the hub's
+pages), and ``companion/games/<package>/i18n/<lang>.json`` (each game's words). An entry is a
+translation, or for a counting message its plural forms (``{"one": ..., "other": ...}``).
+``tests/test_messages.py`` checks that every id in the code has an entry in every catalog.
 
-This module uses only the standard library; :mod:`companion.i18n.web` wires it
-into Flask.
+This module uses only the standard library; :mod:`companion.i18n.web` wires it into Flask.
 """
 
 from __future__ import annotations
@@ -25,52 +24,21 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from companion.rules.text import LIST_ID, Text, from_json
+from companion.rules.text import render as render_text
+
+Entry = str | Mapping[str, str]
+"""A catalog entry: a translation, or plural forms by CLDR category (``{"one": ..., "other": ...}``)."""
+
 LANGUAGES = ("en", "es", "de")
 """Languages a page can be shown in; English is the source and the fallback."""
 
 SOURCE_LANGUAGE = "en"
 
-NESTED = frozenset({"who", "reason", "rule", "phase", "label", "note", "names", "preview"})
-"""Placeholders whose values are hub texts themselves, translated in turn.
-
-Every other placeholder (a player name, a number, a node id) is kept as it is.
-"""
-
-LIST_PATTERN = "{names} and {name}"
-"""How the hub joins names ("ana, ben and eva"); applied only to a ``{names}`` value."""
-
-GREEDY = frozenset({"reason"})
-"""Placeholders that take as much text as they can: a reason may itself hold brackets or colons."""
-
-WORDS = frozenset(
-    {
-        "player",
-        "node",
-        "index",
-        "number",
-        "name",
-        "winner",
-        "table",
-        "sand",
-        "minutes",
-        "points",
-        "score",
-        "low",
-        "high",
-        "connected",
-        "needed",
-        "count",
-        "kind",
-    }
-)
-"""Placeholders that hold one word (a player name, a node id, a number): they never match a space,
-so ``"red (Table)"`` is not taken for a player's name."""
-
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """``{name}`` in a catalog text; braces around anything else are plain text."""
 
 _CATALOG_DIR = Path(__file__).resolve().parent
-_MAX_DEPTH = 4
 
 
 def normalize(lang: str | None) -> str | None:
@@ -82,20 +50,86 @@ def normalize(lang: str | None) -> str | None:
 
 
 @cache
-def _load(lang: str) -> Mapping[str, str]:
-    path = _CATALOG_DIR / f"{lang}.json"
+def _catalog_files(lang: str) -> tuple[Path, ...]:
+    """The hub's catalogs (``<lang>.json``, ``<part>.<lang>.json``) and each game's
+    (``companion/games/<package>/i18n/<lang>.json``), in that order."""
+    files = [_CATALOG_DIR / f"{lang}.json", *sorted(_CATALOG_DIR.glob(f"*.{lang}.json"))]
+    games_dir = _CATALOG_DIR.parent / "games"
+    files += sorted(games_dir.glob(f"*/i18n/{lang}.json"))
+    return tuple(files)
+
+
+def _read_catalog(path: Path) -> dict[str, Entry]:
     if not path.exists():
-        return MappingProxyType({})
+        return {}
     data = json.loads(path.read_text(encoding="utf-8"))
-    return MappingProxyType({k: v for k, v in data.items() if isinstance(v, str) and v})
+    out: dict[str, Entry] = {}
+    for key, value in data.items():
+        if isinstance(value, str) and value:
+            out[key] = value
+        elif isinstance(value, dict) and all(isinstance(v, str) and v for v in value.values()) and value:
+            out[key] = MappingProxyType(dict(value))
+    return out
 
 
-def catalog(lang: str) -> dict[str, str]:
-    """English text → translation for ``lang`` (empty for English or an unknown language), for the browser."""
+@cache
+def _load_entries(lang: str) -> Mapping[str, Entry]:
+    merged: dict[str, Entry] = {}
+    for path in _catalog_files(lang):
+        merged.update(_read_catalog(path))
+    return MappingProxyType(merged)
+
+
+@cache
+def _load(lang: str) -> Mapping[str, str]:
+    """The catalog's plain (non-plural) entries."""
+    return MappingProxyType({k: v for k, v in _load_entries(lang).items() if isinstance(v, str)})
+
+
+def catalog(lang: str) -> dict[str, Any]:
+    """Message id → translation for ``lang`` (plural entries as ``{"one", "other"}``), for the browser.
+
+    Empty for English or an unknown language.
+    """
     code = normalize(lang)
     if code is None or code == SOURCE_LANGUAGE:
         return {}
-    return dict(_load(code))
+    return {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in _load_entries(code).items()}
+
+
+def catalog_entries(lang: str) -> Mapping[str, Entry]:
+    """Every entry of ``lang``'s merged catalog (tests check coverage with it)."""
+    return _load_entries(normalize(lang) or SOURCE_LANGUAGE)
+
+
+def plural_category(lang: str, count: float) -> str:
+    """CLDR plural category of ``count``: English, Spanish and German have "one" and "other"."""
+    return "one" if count == 1 else "other"
+
+
+def render(message: Text | str, lang: str | None) -> str:
+    """A :class:`~companion.rules.text.Text` in ``lang`` (English when the catalog lacks it).
+
+    A plain string is shown as it is (a name, an old log's sentence).
+    """
+    if isinstance(message, str):
+        return message
+    code = normalize(lang) or SOURCE_LANGUAGE
+    entries = _load_entries(code) if code != SOURCE_LANGUAGE else {}
+
+    def template_for(msgid: str, plural: str, count: float | None) -> str:
+        category = plural_category(code, count) if count is not None else "one"
+        found = entries.get(msgid)
+        if isinstance(found, Mapping):
+            return str(found.get(category) or found.get("other") or msgid)
+        if found and category == "one":
+            return found
+        if found and not plural:
+            return found
+        return plural if (plural and category != "one") else msgid
+
+    joined = entries.get(LIST_ID)
+    return render_text(message, template_for, list_pattern=joined if isinstance(joined, str) else LIST_ID)
 
 
 def placeholders(text: str) -> set[str]:
@@ -112,73 +146,6 @@ def translate(text: str, lang: str | None, /, **values: Any) -> str:
     code = normalize(lang) or SOURCE_LANGUAGE
     translated = _load(code).get(text, text) if code != SOURCE_LANGUAGE else text
     return _fill(translated, values)
-
-
-@cache
-def _patterns(lang: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """Catalog keys with placeholders as regular expressions, the most literal text first."""
-    found = []
-    for key in _load(lang):
-        names = PLACEHOLDER.findall(key)
-        if not names or key == LIST_PATTERN:
-            continue
-        found.append((key, pattern_of(key)))
-    found.sort(key=lambda kp: -len(PLACEHOLDER.sub("", kp[0])))
-    return tuple(found)
-
-
-def pattern_of(key: str) -> re.Pattern[str]:
-    """The regular expression matching the English sentences built from catalog text ``key``."""
-    parts, last = [], 0
-    seen: set[str] = set()
-    for m in PLACEHOLDER.finditer(key):
-        parts.append(re.escape(key[last : m.start()]))
-        name = m[1]
-        if name in seen:
-            parts.append(f"(?P={name})")
-        else:
-            body = r"\S+" if name in WORDS else ".+" if name in GREEDY else ".+?"
-            parts.append(f"(?P<{name}>{body})")
-            seen.add(name)
-        last = m.end()
-    parts.append(re.escape(key[last:]))
-    return re.compile("".join(parts), re.DOTALL)
-
-
-def translate_sentence(text: str, lang: str | None, *, _depth: int = 0) -> str:
-    """A sentence the hub built in English, translated when the catalog knows it or its pattern.
-
-    ``"red timer 1 ran out"`` matches ``"{who} ran out"``; ``who`` is translated in
-    turn (``"{player} timer {index}"``), the player name and number stay as they are.
-    A sentence nothing matches (a game engine's own reason) is returned unchanged.
-    """
-    code = normalize(lang) or SOURCE_LANGUAGE
-    if code == SOURCE_LANGUAGE or not text:
-        return text
-    messages = _load(code)
-    if text in messages:
-        return messages[text]
-    if _depth >= _MAX_DEPTH:
-        return text
-    for key, regex in _patterns(code):
-        m = regex.fullmatch(text)
-        if m is None:
-            continue
-        values = {name: _nested(name, value, code, _depth + 1) for name, value in m.groupdict().items()}
-        return _fill(messages[key], values)
-    return text
-
-
-def _nested(name: str, value: str, lang: str, depth: int) -> str:
-    if name not in NESTED:
-        return value
-    if name == "names":
-        m = pattern_of(LIST_PATTERN).fullmatch(value)
-        if m is None:
-            return value
-        joined = _load(lang).get(LIST_PATTERN, LIST_PATTERN)
-        return _fill(joined, m.groupdict())
-    return translate_sentence(value, lang, _depth=depth)
 
 
 def parse_accept_language(header: str | None) -> list[str]:
@@ -225,3 +192,22 @@ def choose_language(
     if wanted:
         return wanted[0]
     return normalize(default) or SOURCE_LANGUAGE
+
+
+def is_text_json(value: Any) -> bool:
+    """True for the JSON form of a :class:`Text` object (``{"msg": ..., ...}``)."""
+    return isinstance(value, dict) and isinstance(value.get("msg"), str) and set(value) <= {"msg", "args", "plural"}
+
+
+def render_tree(value: Any, lang: str | None) -> Any:
+    """``value`` (a view, a snapshot) with every text inside, as a :class:`Text` or its JSON form,
+    written out in ``lang``; everything else is kept as it is."""
+    if isinstance(value, Text):
+        return render(value, lang)
+    if is_text_json(value):
+        return render(from_json(value), lang)
+    if isinstance(value, dict):
+        return {k: render_tree(v, lang) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [render_tree(v, lang) for v in value]
+    return value

@@ -5,7 +5,8 @@ in a cookie, else the cookie, else ``Accept-Language``, else the hub's default) 
 gives templates:
 
 - ``_("English text", name=value)``: the text in the page's language;
-- ``_s(sentence)``: a sentence the hub built in English (an explanation, a reason);
+- ``_s(value)``: a hub text (:class:`~companion.rules.text.Text`, or its JSON form) in the page's
+  language; a plain string is shown as it is;
 - ``lang``: the chosen language, for ``<html lang>``;
 - ``i18n_catalog``: the catalog the page's scripts read as ``window.I18N``;
 - ``languages``: every language a page can switch to.
@@ -17,8 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, Response, g, request
+from flask.json.provider import DefaultJSONProvider
 
-from companion.i18n import LANGUAGES, catalog, choose_language, normalize, translate, translate_sentence
+from companion.i18n import LANGUAGES, catalog, choose_language, normalize, render, translate
+from companion.rules.text import Text, from_json
 
 COOKIE = "lang"
 COOKIE_MAX_AGE_S = 365 * 24 * 3600
@@ -48,6 +51,30 @@ def request_language(app: Flask) -> str:
     return lang
 
 
+def render_value(value: Any, lang: str | None) -> str:
+    """A hub text in ``lang``: a :class:`Text`, its JSON form (a dict), or a plain string shown as it is."""
+    if value is None:
+        return ""
+    if isinstance(value, Text):
+        return render(value, lang)
+    if isinstance(value, dict):
+        try:
+            return render(from_json(value), lang)
+        except ValueError:
+            return ""
+    return str(value)
+
+
+class TextJSONProvider(DefaultJSONProvider):
+    """Flask's JSON with hub texts written in their JSON form (``{"msg", "args", "plural"}``)."""
+
+    @staticmethod
+    def default(o: Any) -> Any:
+        if isinstance(o, Text):
+            return o.to_json()
+        return DefaultJSONProvider.default(o)
+
+
 def init_i18n(app: Flask, default_language: str = "en") -> None:
     """Give ``app``'s pages a language per request and the ``_()`` template function.
 
@@ -58,6 +85,7 @@ def init_i18n(app: Flask, default_language: str = "en") -> None:
         app.extensions[EXTENSION] = settings
         return
     app.extensions[EXTENSION] = settings
+    app.json = TextJSONProvider(app)
 
     @app.context_processor
     def i18n_context() -> dict[str, Any]:
@@ -66,8 +94,8 @@ def init_i18n(app: Flask, default_language: str = "en") -> None:
         def gettext(text: str, **values: Any) -> str:
             return translate(text, lang, **values)
 
-        def sentence(text: str | None) -> str:
-            return translate_sentence(text or "", lang)
+        def sentence(value: Any) -> str:
+            return render_value(value, lang)
 
         return {
             "_": gettext,

@@ -34,6 +34,7 @@ from types import MappingProxyType, ModuleType
 from typing import Any, TypeAlias
 
 from companion.errors import InvalidRecordError
+from companion.rules.text import Text
 
 PathStep: TypeAlias = str | int | tuple[str, Any]
 """A field name (dataclass), an index (tuple), or ``("key", key)`` (mapping)."""
@@ -47,6 +48,7 @@ class Codec:
 
     def __init__(self, classes: Iterable[type] = ()) -> None:
         self._classes: dict[str, type] = {}
+        self.register(Text)  # words for players may be part of any game's state (a turn's last note)
         for cls in classes:
             self.register(cls)
 

@@ -6,7 +6,7 @@ Each package under ``companion.games`` exports one :class:`GameInfo` as ``GAME``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -62,6 +62,14 @@ class GameInfo:
     """Final scoring of a JSON score sheet (``companion score GAME FILE``)."""
     referee_record: Callable[[Any], dict[str, Any]] | None = None
     """Replay of a JSON game record through the rules engine (``companion referee GAME FILE``)."""
+    data_message_ids: Callable[[Any], Iterable[str]] = field(default=lambda data: ())
+    """Message ids the game reads from its data (e.g. card titles), given :attr:`data`: the catalogs
+    translate them like the ids written in the code (``tests/test_messages.py`` checks both)."""
+
+    def message_ids(self) -> tuple[str, ...]:
+        """Every message id of the game that is not a ``text("...")`` literal in its code: its title (the
+        pages show it through the catalogs), its variants' titles and the ids in its data."""
+        return (self.title, *(v.title for v in self.variants), *self.data_message_ids(self.data))
 
     @cached_property
     def data(self) -> Any:

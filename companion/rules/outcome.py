@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, Generic, TypeVar
 
+from companion.rules.text import Text, as_text
+
 S = TypeVar("S")
 
 
@@ -29,15 +31,23 @@ class Accepted(Generic[S]):
 class Rejected:
     """The action broke a rule; the state is unchanged."""
 
-    reason: str
-    """A sentence a player understands, e.g. "The sand has not run through yet"."""
-    rule: str = ""
-    """The rulebook section the reason comes from, e.g. "General rules for placing and using the sandtimers"."""
+    reason: Text
+    """What a player reads, as a message id with arguments, e.g. ``text("The sand has not run through yet")``."""
+    rule: Text = Text("")
+    """The rulebook section the reason comes from, e.g. ``text("General rules for placing and using the
+    sandtimers")``."""
 
     ok = False
 
+    def __post_init__(self) -> None:
+        # a plain string is kept verbatim (shown untranslated); tests/test_messages.py keeps them out of games
+        if not isinstance(self.reason, Text):
+            object.__setattr__(self, "reason", as_text(self.reason))
+        if not isinstance(self.rule, Text):
+            object.__setattr__(self, "rule", as_text(self.rule))
+
     def __str__(self) -> str:
-        return f"{self.reason} ({self.rule})" if self.rule else self.reason
+        return f"{self.reason} ({self.rule})" if self.rule else str(self.reason)
 
 
 Result = Accepted[Any] | Rejected
@@ -59,15 +69,22 @@ class Decision:
     """The engine actions the step applied, in the game's JSON form."""
     facts: tuple[Any, ...] = ()
     """The engine's events, in order (frozen dataclasses of the game's own types)."""
-    notes: tuple[str, ...] = ()
-    """What happened, in words for the dashboard ("red fulfilled a gray 2 of green")."""
+    notes: tuple[Text, ...] = ()
+    """What happened, for the dashboard (``text("{player} fulfilled ...", ...)``)."""
     show: tuple[tuple[str, str], ...] = ()
     """(node, pattern) to show on nodes now, e.g. ``("blue-1", "sabotaged")`` (protocol ``show`` patterns)."""
     add_seat: tuple[str, int] | None = None
     """(player, timer index) that gets a new sandtimer: the hub asks the table to flip the new node."""
-    end_clock: str = ""
-    """Why the rules ended the game now (e.g. "red placed their last victory-point marker"): the master
-    clock stops; "" to go on."""
+    end_clock: Text | None = None
+    """Why the rules ended the game now (e.g. "{player} placed their last victory-point marker"): the
+    master clock stops; None to go on."""
+
+    def __post_init__(self) -> None:
+        # plain strings are kept verbatim (shown untranslated); tests/test_messages.py keeps them out of games
+        if not all(isinstance(n, Text) for n in self.notes):
+            object.__setattr__(self, "notes", tuple(as_text(n) for n in self.notes))
+        if isinstance(self.end_clock, str):
+            object.__setattr__(self, "end_clock", as_text(self.end_clock) if self.end_clock else None)
 
     @property
     def changed(self) -> bool:

@@ -5,6 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.rules.text import Text
+
+
+def to_json(value: Any) -> Any:
+    """``value`` with every :class:`Text` inside (dicts, lists, tuples) in its JSON form."""
+    if isinstance(value, Text):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    return value
+
 
 @dataclass(frozen=True)
 class MenuItem:
@@ -12,9 +25,9 @@ class MenuItem:
 
     id: str
     """Stable identifier (tests and the page use it)."""
-    label: str
-    group: str
-    """Heading the button is listed under, e.g. "Timer 1: next symbol"."""
+    label: Text | str
+    group: Text | str
+    """Heading the button is listed under, e.g. ``text("Timer {index}: next symbol", index=1)``."""
     action: dict[str, Any] | None = None
     """Applied at once when tapped (a free action, a choice)."""
     intent: dict[str, Any] | None = None
@@ -25,8 +38,8 @@ class MenuItem:
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
-            "label": self.label,
-            "group": self.group,
+            "label": to_json(self.label),
+            "group": to_json(self.group),
             "action": self.action,
             "intent": self.intent,
             "selected": self.selected,
@@ -47,9 +60,12 @@ class View:
     saving posts ``{"type": action_type, "sheet": {"players": {player: entry}}}``).
     """
 
-    summary: str = ""
+    summary: Text | str = ""
     panels: tuple[dict[str, Any], ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    """More for the pages, e.g. ``"picture"``: what the dashboard draws (``static/pictures/<game>.js``).
+
+    Words anywhere in the view are :class:`Text` (a plain string is shown as it is: a name, a number)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"summary": self.summary, "panels": list(self.panels), **self.extra}
+        return {"summary": to_json(self.summary), "panels": to_json(list(self.panels)), **to_json(self.extra)}

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from companion.rules.outcome import Decision, Rejected, Step
 from companion.rules.pages import MenuItem, View
 from companion.rules.setup import Seat, TableSetup
+from companion.rules.text import Text, text
 
 S = TypeVar("S")
 
@@ -57,6 +58,15 @@ class Referee(Generic[S]):
     def clock_expired(self, state: S) -> Step:
         return Decision(state)
 
+    def game_ended_early(self, state: S) -> Step:
+        """The host ended the game before its time ("End game", confirmed): the game is scored as it
+        stands, like when the master clock runs out; a :class:`Rejected` says plainly why it cannot be."""
+        return self.clock_expired(state)
+
+    def check_intent(self, state: S, seat: Seat, intent: dict[str, Any]) -> Rejected | None:
+        """Why a phone's choice for a timer's next flip (``intent``) is not one the rules offer, or None."""
+        return None
+
     def timer_flipped(self, state: S, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool) -> Step:
         """A node was turned over. ``ran_out``: its upper bulb was empty before the flip."""
         return Decision(state)
@@ -65,7 +75,7 @@ class Referee(Generic[S]):
         return Decision(state)
 
     def player_action(self, state: S, player: str, action: dict[str, Any]) -> Step:
-        return Rejected("This table plays with timers only: there are no game actions", "Table")
+        return Rejected(text("This table plays with timers only: there are no game actions"), text("Table"))
 
     # --- what the pages show -------------------------------------------------------------------
     def menu(self, state: S, player: str, *, intents: dict[str, dict[str, Any]]) -> list[MenuItem]:
@@ -81,8 +91,9 @@ class Referee(Generic[S]):
         """Final scoring once the game is over, else None."""
         return None
 
-    def timer_label(self, state: S, seat: Seat) -> str:
-        """What a sandtimer sits on, shown under it on the dashboard and the phone ("production plant b2")."""
+    def timer_label(self, state: S, seat: Seat) -> Text | str:
+        """What a sandtimer sits on, shown under it on the dashboard and the phone
+        (``text("production plant {plant}", plant="b2")``); "" for nothing."""
         return ""
 
 
@@ -97,9 +108,11 @@ class Steps:
     state: Any
     actions: list[dict[str, Any]] = field(default_factory=list)
     facts: list[Any] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Text] = field(default_factory=list)
 
-    def add(self, state: Any, action: dict[str, Any], facts: tuple[Any, ...] = (), note: str = "") -> None:
+    def add(
+        self, state: Any, action: dict[str, Any], facts: tuple[Any, ...] = (), note: Text | None = None
+    ) -> None:
         self.state = state
         self.actions.append(action)
         self.facts.extend(facts)

@@ -2,15 +2,24 @@
 
 The setup is fixed before the first event of a game (seats may be added during it by
 an event, e.g. Space Dealer's Robot Factory). Referees are built from it.
+
+Player names are what people are called ("José María", "O'Neil", "Дмитрий", "李雷"), shown
+exactly as typed; :func:`clean_player_names` checks them (:data:`MAX_NAME_LENGTH`), and
+:func:`player_id` derives the ASCII id used in addresses, cookie paths and topics.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from companion.core.protocol import is_valid_id
 from companion.errors import ConfigError
+from companion.rules.text import TextError, text
 
 PLAYER_COLOURS = ("red", "yellow", "green", "blue", "purple", "orange", "white", "black")
 
@@ -111,6 +120,159 @@ class TableSetup:
             raise ConfigError(f"table setup is incomplete or malformed ({exc})") from exc
 
 
+# --- player names -------------------------------------------------------------------------------
+
+MAX_NAME_LENGTH = 20
+"""Longest player name, in characters (the setup page's inputs carry it as ``maxlength``)."""
+
+NAME_PUNCTUATION = frozenset(" '\u2019-\u2010._")
+"""Characters a name may hold besides letters, combining accents and digits: a space (inside the
+name), apostrophes (' and ’), hyphens (- and ‐), a full stop ("Mª. José") and the underscore that
+older setups allowed."""
+
+JOINERS = frozenset("\u200c\u200d")
+"""Zero-width (non-)joiners: invisible, but part of how some scripts (Persian, Indic) write names."""
+
+_ASCII_FOR = {"æ": "ae", "ø": "o", "đ": "d", "ð": "d", "ł": "l", "þ": "th", "œ": "oe", "ı": "i", "ŋ": "n"}
+"""Letters that Unicode does not decompose into a base letter, spelt in ASCII for ids."""
+
+_NOT_ID = re.compile(r"[^a-z0-9]+")
+
+
+class PlayerNameError(TextError, ConfigError):
+    """A player name the table cannot use; the message names the name (``.text`` to translate it)."""
+
+
+def _shown(name: str) -> str:
+    """``name`` for a message: invisible and control characters as �, so the message stays readable."""
+    return "".join("\ufffd" if _is_invisible(ch) else ch for ch in name)
+
+
+def _is_invisible(ch: str) -> bool:
+    category = unicodedata.category(ch)
+    return (category[0] == "C" and ch not in JOINERS) or (category[0] == "Z" and ch != " ")
+
+
+def check_player_name(name: str) -> None:
+    """Raise :class:`PlayerNameError` unless ``name`` is a usable player name.
+
+    A name is 1 to :data:`MAX_NAME_LENGTH` characters of letters of any script (with their
+    accents), digits, spaces inside the name, apostrophes and hyphens; no control or
+    invisible characters, no slashes or other symbols, no space at either end.
+    """
+    if not name:
+        raise PlayerNameError(text("Every player needs a name"))
+    shown = _shown(name)
+    if any(_is_invisible(ch) for ch in name):
+        raise PlayerNameError(
+            text("The name “{name}” contains an invisible or control character", name=shown)
+        )
+    if name != name.strip():
+        raise PlayerNameError(text("The name “{name}” starts or ends with a space", name=shown))
+    length = len(unicodedata.normalize("NFC", name))
+    if length > MAX_NAME_LENGTH:
+        raise PlayerNameError(
+            text(
+                "The name “{name}” is longer than {count} character",
+                "The name “{name}” is longer than {count} characters",
+                name=shown,
+                count=MAX_NAME_LENGTH,
+            )
+        )
+    for ch in name:
+        if ch in NAME_PUNCTUATION or unicodedata.category(ch)[0] in "LM" or ch in JOINERS:
+            continue
+        if unicodedata.category(ch) == "Nd":
+            continue
+        raise PlayerNameError(
+            text(
+                "The name “{name}” cannot contain “{char}”: use letters, digits, spaces, apostrophes and hyphens",
+                name=shown,
+                char=ch,
+            )
+        )
+    if not any(unicodedata.category(ch)[0] == "L" or ch.isdigit() for ch in name):
+        raise PlayerNameError(text("The name “{name}” needs at least one letter or digit", name=shown))
+
+
+_SAME_MARK = str.maketrans({"\u2019": "'", "\u2010": "-"})
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: Unicode NFC, case-folded, one apostrophe and one hyphen
+    ("ZOË" and "zoë" are one name, so are "O’Neil" and "O'Neil")."""
+    return unicodedata.normalize("NFC", name).casefold().translate(_SAME_MARK)
+
+
+def check_player_names(names: Sequence[str]) -> None:
+    """Raise :class:`PlayerNameError` unless every name is usable and no two are the same person's.
+
+    Two names are the same when they differ only in case or Unicode form (:func:`name_key`).
+    """
+    seen: dict[str, str] = {}
+    ids: dict[str, str] = {}
+    for name in names:
+        check_player_name(name)
+        key = name_key(name)
+        if key in seen:
+            raise PlayerNameError(text("Two players are called “{name}”", name=name))
+        seen[key] = name
+        pid = player_id(name)
+        if pid in ids:  # two lossy spellings whose short hashes meet: astronomically rare
+            raise PlayerNameError(
+                text(
+                    "The names “{name}” and “{other}” are too alike: change one of them",
+                    name=ids[pid],
+                    other=name,
+                )
+            )
+        ids[pid] = name
+
+
+def clean_player_names(raw: Iterable[str]) -> tuple[str, ...]:
+    """Names as typed on the setup page, trimmed and in Unicode NFC, checked with :func:`check_player_names`.
+
+    Case and spelling are kept: "José María" stays "José María".
+    """
+    names = tuple(unicodedata.normalize("NFC", name.strip()) for name in raw)
+    check_player_names(names)
+    return names
+
+
+def player_id(name: str) -> str:
+    """A stable id for ``name`` in addresses, cookie paths and topics: 1-27 characters of a-z, 0-9 and '-'.
+
+    The name is folded to ASCII (accents dropped, "Æ" as "ae"), lowercased, and every run of other
+    characters becomes "-". When that changed more than the case ("José María" → "jose-maria",
+    "李雷" → nothing), a short hash of the name is added ("jose-maria-3f9a1c", "player-8e02b4"), so
+    two different names never share an id: "anne-marie" stays "anne-marie", "Anne Marie" does not.
+    """
+    key = name_key(name)
+    spelt = "".join(_ASCII_FOR.get(ch, ch) for ch in key)
+    folded = unicodedata.normalize("NFKD", spelt).encode("ascii", "ignore").decode("ascii")
+    base = _NOT_ID.sub("-", folded).strip("-")[:MAX_NAME_LENGTH].strip("-")
+    if base and base == key:
+        return base
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:6]
+    return f"{base or 'player'}-{digest}"
+
+
+def find_player(players: Iterable[str], wanted: str) -> str | None:
+    """The seated player ``wanted`` names: their exact name, their :func:`player_id`, or their name in
+    another case or Unicode form; None if no player."""
+    players = tuple(players)
+    if wanted in players:
+        return wanted
+    for player in players:
+        if player_id(player) == wanted:
+            return player
+    key = name_key(wanted)
+    for player in players:
+        if name_key(player) == key:
+            return player
+    return None
+
+
 def make_setup(
     *,
     table: str,
@@ -133,6 +295,7 @@ def make_setup(
         raise ConfigError("the master clock needs a positive length")
     if not sand_s > 0:
         raise ConfigError("a sandtimer needs a positive running time")
+    check_player_names(tuple(players))
     nodes = [s.node for s in seats]
     if len(set(nodes)) != len(nodes):
         raise ConfigError("a node can sit in only one seat")
@@ -141,8 +304,6 @@ def make_setup(
             raise ConfigError(f"node id {seat.node!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
         if seat.player not in players:
             raise ConfigError(f"seat {seat.node!r} belongs to unknown player {seat.player!r}")
-    if len(set(players)) != len(players):
-        raise ConfigError("player names must be different")
     if not 0 <= grace_s <= 10:
         raise ConfigError("the grace window for knocked sandtimers is 0 to 10 seconds")
     if early_lifts not in EARLY_LIFTS:

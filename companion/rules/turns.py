@@ -7,6 +7,11 @@ runs out. These checks (:class:`TurnTimers`) and the plumbing around them
 logged action, the latest happenings kept for the pages) are the same for every
 turn-based game, so the table referees of those games share them and supply
 only their own steps and words.
+
+Every word a player reads here is a :class:`~companion.rules.text.Text` (a message id with
+its arguments); the Spanish and German are in ``companion/i18n/turns.es.json`` and
+``turns.de.json``. A game gives its title, rule and next move as texts (a plain string is
+shown as it is) and its notes as texts.
 """
 
 from __future__ import annotations
@@ -19,21 +24,24 @@ from companion.errors import InvalidRecordError
 from companion.rules.outcome import Decision, Rejected, Step
 from companion.rules.referee import Referee, Steps
 from companion.rules.setup import Seat, TableSetup
+from companion.rules.text import Text, as_text, joined, text
 
-RULE_TURN_TIMER = "Turn timer"
+RULE_TURN_TIMER = text("Turn timer")
+"""The hub's rule of the turn timer (not a rulebook's), cited by its refusals."""
 
 
 @dataclass(frozen=True)
 class TurnTimers:
     """Which node of each player is the turn timer, for one table."""
 
-    game_title: str
+    game_title: Text | str
+    """The game's name in sentences (a name is shown as it is)."""
     by_player: dict[str, int]
     """Player -> index of their turn timer (their lowest-numbered node)."""
     turn_limit: bool
 
     @classmethod
-    def of(cls, setup: TableSetup, game_title: str) -> TurnTimers:
+    def of(cls, setup: TableSetup, game_title: Text | str) -> TurnTimers:
         by_player: dict[str, int] = {}
         for seat in setup.seats:
             by_player[seat.player] = min(seat.index, by_player.get(seat.player, seat.index))
@@ -43,21 +51,31 @@ class TurnTimers:
         return self.by_player.get(player, 1)
 
     def flip_refusal(
-        self, seat: Seat, *, to_move: str, turn_open: bool, rule: str, what_next: str
+        self, seat: Seat, *, to_move: str, turn_open: bool, rule: Text | str, what_next: Text | str
     ) -> Rejected | None:
-        """Why ``seat``'s flip cannot start a turn, or None when it starts the turn of the player to move."""
+        """Why ``seat``'s flip cannot start a turn, or None when it starts the turn of the player to move.
+
+        ``rule`` is the rulebook section cited when it is another player's turn; ``what_next`` says
+        what the player does once their turn runs (``text("place a card")``)."""
         wanted = self.index(seat.player)
         if seat.index != wanted:
             return Rejected(
-                f"Timer {seat.index} is not used in {self.game_title}: flip timer {wanted} to start "
-                "your turn",
+                text(
+                    "Timer {index} is not used in {game}: flip timer {wanted} to start your turn",
+                    index=seat.index,
+                    game=self.game_title,
+                    wanted=wanted,
+                ),
                 RULE_TURN_TIMER,
             )
         if seat.player != to_move:
-            return Rejected(f"It is {to_move}'s turn, not {seat.player}'s", rule)
+            return Rejected(
+                text("It is {player}'s turn, not {other}'s", player=to_move, other=seat.player), as_text(rule)
+            )
         if turn_open:
             return Rejected(
-                f"Your turn is already running: flipping again restarts nothing; {what_next}", RULE_TURN_TIMER
+                text("Your turn is already running: flipping again restarts nothing; {next}", next=what_next),
+                RULE_TURN_TIMER,
             )
         return None
 
@@ -75,7 +93,8 @@ class TurnTimers:
         """A tap before the player flipped their turn timer."""
         if player in self.by_player and not turn_open:
             return Rejected(
-                f"Flip your timer {self.by_player[player]} to start your turn first", RULE_TURN_TIMER
+                text("Flip your timer {index} to start your turn first", index=self.by_player[player]),
+                RULE_TURN_TIMER,
             )
         return None
 
@@ -97,14 +116,14 @@ class TurnState(Protocol):
         """Turns started so far."""
 
     @property
-    def last(self) -> tuple[str, ...]:
-        """The latest happenings, oldest first, for the pages."""
+    def last(self) -> tuple[Text | str, ...]:
+        """The latest happenings, oldest first, for the pages (a plain string: an older log's note)."""
 
 
 T = TypeVar("T", bound=TurnState)
 
-Applied: TypeAlias = tuple[T, tuple[Any, ...], Sequence[str]]
-"""One table action applied: the state after it, the engine's events (facts) and the notes in words."""
+Applied: TypeAlias = tuple[T, tuple[Any, ...], Sequence[Text]]
+"""One table action applied: the state after it, the engine's events (facts) and the notes (texts)."""
 
 
 class TurnReferee(Referee[T]):
@@ -123,12 +142,12 @@ class TurnReferee(Referee[T]):
     add moves of its own after a step with :meth:`follow_up` (a computer opponent).
     """
 
-    title: ClassVar[str] = ""
-    """The game's name in sentences ("Timeline")."""
-    turn_rule: ClassVar[str] = ""
-    """The rulebook section cited when it is someone else's turn."""
-    what_next: ClassVar[str] = "make your move"
-    """What a player does once their turn runs, said when they flip again."""
+    title: ClassVar[Text | str] = ""
+    """The game's name in sentences (``text("Timeline")``; a plain string is a name shown as it is)."""
+    turn_rule: ClassVar[Text | str] = ""
+    """The rulebook section cited when it is someone else's turn (``text("Gameplay")``)."""
+    what_next: ClassVar[Text | str] = text("make your move")
+    """What a player does once their turn runs, said when they flip again (``text("place a card")``)."""
     last_notes: ClassVar[int] = 4
     """How many of the latest happenings the state keeps for the pages."""
 
@@ -166,9 +185,15 @@ class TurnReferee(Referee[T]):
         """Moves the game makes on its own after the actions of a decision (none by default)."""
 
     # --- applying actions -----------------------------------------------------------------------
-    def open_turn(self, state: T, who: str) -> Applied[T]:
-        """The step of a turn-start action: the turn runs and is counted ("ana started their turn")."""
-        return replace(state, turn_open=True, turns=state.turns + 1), (), [f"{who} started their turn"]
+    def open_turn(self, state: T, who: Text | str) -> Applied[T]:
+        """The step of a turn-start action: the turn runs and is counted ("ana started their turn").
+
+        ``who`` is the player's name, or a text naming them (``text("{name} ({letter})", ...)``)."""
+        return (
+            replace(state, turn_open=True, turns=state.turns + 1),
+            (),
+            [text("{player} started their turn", player=who)],
+        )
 
     def applied(self, state: T, action: dict[str, Any]) -> Applied[T] | Rejected:
         """:meth:`step`, with its notes added to the latest happenings kept in the state."""
@@ -191,7 +216,7 @@ class TurnReferee(Referee[T]):
             if isinstance(step, Rejected):
                 return step
             after, facts, notes = step
-            steps.add(after, action, tuple(facts), "; ".join(notes))
+            steps.add(after, action, tuple(facts), joined(list(notes)))
         return None
 
     def decide(self, state: T, *actions: dict[str, Any], follow_up: bool = True) -> Decision | Rejected:

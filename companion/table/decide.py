@@ -22,6 +22,7 @@ from companion.errors import CompanionError
 from companion.rules.codec import diff
 from companion.rules.outcome import Decision, Rejected, Step
 from companion.rules.setup import Seat, TableSetup
+from companion.rules.text import Text, joined, text, verbatim
 from companion.table import clock_rules
 from companion.table import commands as cmd
 from companion.table import events as ev
@@ -46,9 +47,9 @@ from companion.table.model import (
     fold_table,
 )
 from companion.table.nodes import MAX_SEQ_JUMP, NodeLink
-from companion.table.state import last_step
+from companion.table.state import StepRecord, last_step
 
-TABLE_RULE = "Table"
+TABLE_RULE = text("Table")
 
 NODE_SILENCE_S = 20.0
 """Real seconds without a word from a node (it sends a heartbeat every 5) before it shows offline."""
@@ -130,7 +131,7 @@ class _Transaction:
         change = diff(table.state.game, decision.state)
         stepped = bool(decision.actions or decision.facts or change)
         if stepped:
-            note = "; ".join(n for n in decision.notes if n)
+            note = joined(decision.notes)
             self.add(
                 ev.GameStepped(
                     at_s, player, note, decision.facts, change, decision.actions, rules=table.rules
@@ -144,7 +145,7 @@ class _Transaction:
         end = decision.end_clock
         if not end and stepped and clock.phase in ("running", "paused"):
             if self.table.referee.scores(self.table.state.game) is not None:
-                end = "a winner is known"  # the master clock has nothing left to time
+                end = text("a winner is known")  # the master clock has nothing left to time
         if end and clock.phase in ("running", "paused"):
             self.add(ev.ClockExpired(at_s, end))
             after = self.table.referee.clock_expired(self.table.state.game)
@@ -188,8 +189,8 @@ def decide(
             return _player_action(tx, player, action)
         case msg.ChooseIntent(player=player, node=node, intent=intent):
             return _choose_intent(tx, player, node, intent)
-        case msg.Undo():
-            return _undo(tx)
+        case msg.Undo(step=step):
+            return _undo(tx, step)
         case msg.NodeCommand(node=node, what=what):
             return _node_command(tx, node, what)
         case msg.BeginPairing(setup=setup):
@@ -325,25 +326,28 @@ def _flip(tx: _Transaction, seat: Seat, report: Any, at: float) -> tuple[str, st
     referee = table.referee
     early = report.lower_ms > 0 and setup.early_lifts != "refuse"  # the table lets an early lift count
     reason = clock_rules.flip_refusal(table.state, at_s=at, rules_decide_end=referee.rules_decide_end)
+    rule = clock_rules.CLOCK_RULE
     step: Step = Decision(table.state.game)
-    if not reason:
+    if reason is None:
         intent = table.intents.get(seat.node)
         ran_out = report.lower_ms == 0 or early
         step = referee.timer_flipped(table.state.game, seat, intent=intent, ran_out=ran_out)
         if isinstance(step, Rejected):
-            reason = str(step)
+            reason, rule = step.reason, step.rule
             if setup.grace_s > 0:  # maybe a knock: flag it only if the node is not turned back at once
                 due = tx.now_s + setup.grace_s * table.time_scale
                 tx.add(
-                    FlipHeld(seat.node, HeldFlip(report.boot, report.seq, at, upper_s, lower_s, reason, due))
+                    FlipHeld(
+                        seat.node, HeldFlip(report.boot, report.seq, at, upper_s, lower_s, reason, due, rule)
+                    )
                 )
                 return None
-    if reason:
+    if reason is not None:
         tx.add(
             ev.FlipRefused(seat.node, at, upper_s, lower_s, reason, report.boot, report.seq),
-            RefusalShown(seat.player, Refusal(reason, at)),
+            RefusalShown(seat.player, Refusal(reason, at, rule)),
         )
-        return "rejected", reason
+        return "rejected", str(reason)
     assert isinstance(step, Decision)
     tx.add(ev.TimerFlipped(seat.node, at, upper_s, lower_s, report.boot, report.seq, early=early))
     tx.step(step, at_s=at, player=seat.player)
@@ -394,7 +398,7 @@ def _new_game(tx: _Transaction, setup: TableSetup) -> Rejected | None:
     try:
         referee, game, rules = tx.make_referee(setup)
     except CompanionError as exc:
-        return Rejected(str(exc), TABLE_RULE)
+        return Rejected(getattr(exc, "text", None) or verbatim(str(exc)), TABLE_RULE)
     tx.add(TableReset(setup, referee, game, rules))
     tx.clock_changed = True
     tx.send(*(cmd.Configure(seat.node, setup.sand_ms) for seat in setup.seats))
@@ -403,13 +407,15 @@ def _new_game(tx: _Transaction, setup: TableSetup) -> Rejected | None:
 
 def _node_command(tx: _Transaction, node: str, what: str) -> Outcome:
     if tx.table.setup.seat_of(node) is None and node not in tx.table.links:
-        return tx.done(refusal=Rejected(f"unknown node {node!r}", TABLE_RULE))
+        return tx.done(refusal=Rejected(text("unknown node {node}", node=node), TABLE_RULE))
     if what == "restart":
         tx.send(cmd.Restart(node))
     elif what == "identify":
         tx.send(cmd.Show(node, "identify"))
     else:
-        return tx.done(refusal=Rejected(f"a node cannot {what!r}; use restart or identify", TABLE_RULE))
+        return tx.done(
+            refusal=Rejected(text("a node cannot {what}; use restart or identify", what=what), TABLE_RULE)
+        )
     return tx.done()
 
 
@@ -428,17 +434,28 @@ def _clock_command(tx: _Transaction, action: str, at: float) -> Outcome:
         tx.add(started)
         tx.step(step, at_s=at)
         return tx.done()
-    rules = {
-        "pause": clock_rules.decide_pause,
-        "resume": clock_rules.decide_resume,
-        "abort": clock_rules.decide_abort,
-    }
-    rule = rules.get(action)
-    if rule is None:
-        return tx.done(refusal=Rejected(f"unknown clock action {action!r}", clock_rules.CLOCK_RULE))
-    result = rule(state, at_s=at)
+    result: ev.ClockPaused | ev.ClockResumed | ev.ClockAborted | Rejected
+    if action == "pause":
+        result = clock_rules.decide_pause(state, at_s=at)
+    elif action == "resume":
+        result = clock_rules.decide_resume(state, at_s=at)
+    elif action == "abort":
+        finished = tx.table.referee.scores(state.game) is not None
+        result = clock_rules.decide_abort(state, at_s=at, finished=finished)
+    else:
+        return tx.done(
+            refusal=Rejected(text("unknown clock action {action}", action=action), clock_rules.CLOCK_RULE)
+        )
     if isinstance(result, Rejected):
         return tx.done(refusal=result)
+    if isinstance(result, ev.ClockAborted):  # ended early: the rules score the game as it stands
+        ended = tx.table.referee.game_ended_early(tx.table.state.game)
+        if isinstance(ended, Rejected):
+            result = replace(result, unscored=ended.reason)
+        tx.add(result)
+        if isinstance(ended, Decision):
+            tx.step(ended, at_s=at)
+        return tx.done()
     tx.add(result)
     return tx.done()
 
@@ -452,8 +469,8 @@ def _tick(tx: _Transaction) -> Outcome:
             )
             tx.add(refused, FlipHeld(node, None))
             if seat is not None:
-                tx.add(RefusalShown(seat.player, Refusal(held.reason, held.at_s)))
-            tx.send(cmd.Ack(node, held.boot, held.seq, "rejected", held.reason))
+                tx.add(RefusalShown(seat.player, Refusal(held.reason, held.at_s, held.rule)))
+            tx.send(cmd.Ack(node, held.boot, held.seq, "rejected", str(held.reason)))
     silent_after = NODE_SILENCE_S * tx.table.time_scale
     for link in tx.table.links.values():  # a node whose last will was lost (broker restarted) goes quiet
         if link.online and link.last_seen_s is not None and tx.now_s - link.last_seen_s > silent_after:
@@ -488,10 +505,14 @@ def _broker(tx: _Transaction, online: bool, detail: str) -> Outcome:
 def _player_action(tx: _Transaction, player: str, action: dict[str, Any]) -> Outcome:
     table, at = tx.table, tx.now_s
     if player not in table.setup.players:
-        return tx.done(refusal=Rejected(f"there is no player {player!r} at this table", TABLE_RULE))
+        return tx.done(
+            refusal=Rejected(text("There is no player {player} at this table", player=player), TABLE_RULE)
+        )
     step = table.referee.player_action(table.state.game, player, action)
     if isinstance(step, Rejected):
-        tx.add(ActionRefused(at, player, str(step)), RefusalShown(player, Refusal(str(step), at)))
+        tx.add(
+            ActionRefused(at, player, step.reason), RefusalShown(player, Refusal(step.reason, at, step.rule))
+        )
         return tx.done(refusal=step)
     tx.step(step, at_s=at, player=player)
     if player in tx.table.refusals:
@@ -502,17 +523,32 @@ def _player_action(tx: _Transaction, player: str, action: dict[str, Any]) -> Out
 def _choose_intent(tx: _Transaction, player: str, node: str, intent: dict[str, Any] | None) -> Outcome:
     seat = tx.table.setup.seat_of(node)
     if seat is None or seat.player != player:
-        return tx.done(refusal=Rejected(f"timer {node!r} does not belong to {player}", TABLE_RULE))
-    tx.add(IntentChosen(node, None if intent is None else dict(intent, node=node)))
+        refused = Rejected(
+            text("Timer {node} does not belong to {player}", node=node, player=player), TABLE_RULE
+        )
+        return tx.done(refusal=refused)
+    if intent is not None:
+        chosen = dict(intent, node=node)
+        refused_intent = tx.table.referee.check_intent(tx.table.state.game, seat, chosen)
+        if refused_intent is not None:
+            return tx.done(refusal=refused_intent)
+        tx.add(IntentChosen(node, chosen))
+    else:
+        tx.add(IntentChosen(node, None))
     return tx.done()
 
 
-def _undo(tx: _Transaction) -> Outcome:
-    """Take back the latest player step; the game steps after it are decided again without it."""
-    state, referee = tx.table.state, tx.table.referee
+def undo_plan(table: Table) -> tuple[StepRecord, Any] | Rejected:
+    """What an undo would do now: (the step it takes back, the game state without it), or why it cannot.
+
+    The later steps are decided again without the one taken back; if any of them no longer
+    applies, a later move depends on it and the undo is refused. The pages offer an undo only
+    when this answers a plan, so nothing is offered that is then refused.
+    """
+    state, referee = table.state, table.referee
     step = last_step(state)
     if step is None:
-        return tx.done(refusal=Rejected("There is no accepted action to undo", TABLE_RULE))
+        return Rejected(text("There is no accepted action to undo"), TABLE_RULE)
     game = step.before
     try:
         for later in state.steps:
@@ -520,16 +556,35 @@ def _undo(tx: _Transaction) -> Outcome:
                 for action in later.actions:
                     game = referee.replay(game, action)
     except Exception:  # any failure means a later step needed the one taken back
-        return tx.done(
-            refusal=Rejected(f"Cannot undo '{undo_note(step)}': later moves depend on it", TABLE_RULE)
+        return Rejected(
+            text("Cannot undo '{note}': later moves depend on it", note=undo_note(step)), TABLE_RULE
         )
-    tx.add(ev.StepUndone(tx.now_s, step.index, undo_note(step), diff(state.game, game)))
+    return step, game
+
+
+def _undo(tx: _Transaction, confirmed: int | None = None) -> Outcome:
+    """Take back the latest player step; the game steps after it are decided again without it.
+
+    ``confirmed``: the step the host saw and confirmed; if another step became the latest meanwhile,
+    nothing is undone (the host is asked again)."""
+    plan = undo_plan(tx.table)
+    if isinstance(plan, Rejected):
+        return tx.done(refusal=plan)
+    step, game = plan
+    if confirmed is not None and confirmed != step.index:
+        refused = Rejected(
+            text("That step can no longer be undone: the latest step is another one now"), TABLE_RULE
+        )
+        return tx.done(refusal=refused)
+    tx.add(ev.StepUndone(tx.now_s, step.index, undo_note(step), diff(tx.table.state.game, game)))
     return tx.done()
 
 
-def undo_note(step: Any) -> str:
+def undo_note(step: StepRecord) -> Text:
     """What an undo of ``step`` takes back, in words."""
     if step.note:
-        return str(step.note)
+        return step.note
     kind = step.actions[0].get("type", "action") if step.actions else "action"
-    return f"{step.player or 'game'}: {kind}"
+    if step.player:
+        return text("{player}: {kind}", player=step.player, kind=kind)
+    return text("game: {kind}", kind=kind)

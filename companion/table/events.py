@@ -15,6 +15,7 @@ from typing import Any
 
 from companion.errors import InvalidRecordError
 from companion.rules.codec import Codec, Op
+from companion.rules.text import Text, from_json
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class FlipRefused:
     at_s: float
     upper_s: float
     lower_s: float
-    reason: str
+    reason: Text
     boot: str = ""
     seq: int = 0
 
@@ -93,15 +94,17 @@ class ClockExpired:
     """The master clock ran out: no new timer may start, running ones finish."""
 
     at_s: float
-    reason: str = ""
-    """Why the game time ended early by the rules (e.g. the last victory-point marker); "" when it ran out."""
+    reason: Text = Text("")
+    """Why the game time ended early by the rules (e.g. the last victory-point marker); empty when it ran out."""
 
 
 @dataclass(frozen=True)
 class ClockAborted:
-    """The game was ended early from the hub."""
+    """The game was ended early from the hub (the rules then score it as it stands)."""
 
     at_s: float
+    unscored: Text = Text("")
+    """Why the rules cannot score the game as it stands; empty when they could."""
 
 
 @dataclass(frozen=True)
@@ -111,8 +114,8 @@ class GameStepped:
     at_s: float
     player: str
     """Who acted, "" for time facts."""
-    note: str
-    """What happened, in words."""
+    note: Text
+    """What happened, for players (a message id with its arguments)."""
     facts: tuple[Any, ...]
     """The engine's own events, in order (the game's types)."""
     change: tuple[Op, ...]
@@ -151,7 +154,7 @@ class StepUndone:
 
     at_s: float
     step: int
-    note: str
+    note: Text
     change: tuple[Op, ...] = ()
 
 
@@ -214,6 +217,8 @@ def event_to_dict(event: Event, codec: Codec | None = None) -> dict[str, Any]:
             value = _codec(codec).encode_ops(value)
         elif f.name == "actions":
             value = list(value)
+        elif isinstance(value, Text):
+            value = value.to_json()
         out[f.name] = value
     return out
 
@@ -224,6 +229,8 @@ def event_summary(event: Event) -> dict[str, Any]:
     for f in fields(event):
         if f.name not in _GAME_FIELDS:
             value = getattr(event, f.name)
+            if isinstance(value, Text):
+                value = value.to_json()
             out[f.name] = list(value) if isinstance(value, tuple) else value
     return out
 
@@ -264,6 +271,11 @@ def _field(owner: str, name: str, kind: str, value: Any, codec: Codec | None) ->
         if not isinstance(value, list) or not all(isinstance(a, dict) for a in value):
             raise InvalidRecordError(f"{where} must be a list of objects")
         return tuple(value)
+    if kind == "Text":
+        try:
+            return from_json(value)  # a plain string (an older log's English sentence) is kept verbatim
+        except ValueError as exc:
+            raise InvalidRecordError(f"{where}: {exc}") from None
     if kind == "float":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise InvalidRecordError(f"{where} must be a number")

@@ -6,6 +6,16 @@ event (see :mod:`companion.table.events`). The events of one transaction are wri
 together and flushed (and fsynced by default) before the hub answers the node, so an
 accepted flip survives a crash of the hub.
 
+Group commit: :meth:`EventLog.write` writes a transaction's lines without syncing and
+:meth:`EventLog.sync` makes everything written so far durable with one fsync, so reports that
+arrive together share it (``TableSession.handle_batch``). Events count as logged
+(:meth:`EventLog.events`) only once synced; a write or sync that fails cuts the file back to
+what was synced before, so nothing of it is left half on disk.
+
+One writer at a time: the log file is locked (``flock``, exclusive) while a hub has it open,
+and a second hub that tries to open it, on this machine or through shared storage that
+honours the lock, gets :class:`LogInUseError` (see docs/club.md).
+
 Logs written before format 2 (``GameActed`` lines that named the engine action) are
 migrated when read: their actions are replayed once through today's rules, which
 turns them into facts. ``open_existing`` keeps the old file beside the new one.
@@ -13,9 +23,12 @@ turns them into facts. ``open_existing`` keeps the old file beside the new one.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -23,10 +36,43 @@ from typing import IO, Any
 from companion.errors import CompanionError, InvalidRecordError
 from companion.rules.codec import Codec, diff
 from companion.rules.setup import TableSetup
+from companion.rules.text import joined, verbatim
 from companion.table import events as ev
 
 FORMAT = 2
 """The log format this hub writes."""
+
+
+class LogInUseError(CompanionError, BlockingIOError):
+    """Another running hub holds this game log (one writer at a time)."""
+
+
+LOCK_WAIT_S = 1.0
+"""How long opening a log waits for its lock: a live hub holds it for good, but a process forked by
+another thread of this one (a subprocess being started) holds a copy of an open log's file for the
+moment until it runs its program, and that must not look like another hub."""
+
+
+def _open_locked(path: Path) -> IO[bytes]:
+    """Open ``path`` for appending (unbuffered: what a write leaves is on the file, or cut from it)
+    and take its exclusive lock, or raise :class:`LogInUseError`."""
+    fh = open(path, "ab", buffering=0)
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fh
+        except BlockingIOError:
+            if time.monotonic() < deadline:
+                time.sleep(0.02)
+                continue
+            fh.close()
+            raise LogInUseError(
+                f"the game log {path} is open in another running hub; stop that hub first "
+                "(only one hub may write a log)"
+            ) from None
+        except OSError:  # a file system without locks: go on unlocked rather than not at all
+            return fh
 
 
 def codec_of(setup: TableSetup) -> Codec:
@@ -76,15 +122,23 @@ class EventLog:
         self.codec = codec if codec is not None else codec_of(setup)
         self.migrated_from = migrated_from
         self._events: list[ev.Event] = list(events or [])
+        self._pending: list[ev.Event] = []
+        """Written but not yet synced (group commit)."""
+        self._synced_at = 0
+        """File size when everything written was last synced: a failed write or sync cuts back to it."""
         self._lock = threading.Lock()
-        self._fh: IO[str] | None = None
+        self._fh: IO[bytes] | None = None
         self.bytes_written = 0
+        self.syncs = 0
+        """fsyncs made (with ``len(self)``: how many events each one carried)."""
+        self.fsync_fn: Callable[[int], None] = os.fsync
+        """How a file descriptor is synced (tests inject a hook that records the order)."""
         if path is not None:
-            fresh = not path.exists() or path.stat().st_size == 0
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(path, "a", encoding="utf-8")
-            if fresh:
-                self._write([self.header()])
+            self._attach(_open_locked(path))
+            if self._synced_at == 0:
+                self._write_records([self.header()])
+                self._sync_file()
 
     @classmethod
     def for_new_game(
@@ -112,33 +166,105 @@ class EventLog:
         return len(self._events)
 
     def events(self) -> list[ev.Event]:
+        """The events synced so far, in order."""
         with self._lock:
             return list(self._events)
+
+    @property
+    def pending(self) -> int:
+        """Events written and not yet synced."""
+        return len(self._pending)
 
     def append(self, *events: ev.Event) -> None:
         """Log events of one transaction: encoded first, then written and synced once."""
         if not events:
             return
-        lines = [ev.event_to_dict(event, self.codec) for event in events]
         with self._lock:
-            if self._fh is not None:
-                self._write(lines)
-            self._events.extend(events)
+            self._write_events(events)
+            self._sync_locked()
 
-    def _write(self, records: list[dict[str, Any]]) -> None:
+    def write(self, *events: ev.Event) -> None:
+        """Write one transaction's events without syncing; :meth:`sync` makes them durable.
+
+        If writing fails, the file is cut back to where this transaction began (the
+        transactions written before it stay, waiting for their sync) and the error is raised.
+        """
+        if not events:
+            return
+        with self._lock:
+            self._write_events(events)
+
+    def sync(self) -> None:
+        """Make every written event durable with one fsync; then they count as logged.
+
+        If the sync fails, everything written since the last sync is cut from the file and
+        dropped (none of it was acknowledged) and the error is raised.
+        """
+        with self._lock:
+            self._sync_locked()
+
+    def _write_events(self, events: tuple[ev.Event, ...]) -> None:
+        lines = [ev.event_to_dict(event, self.codec) for event in events]
+        if self._fh is not None:
+            self._write_records(lines)
+        self._pending.extend(events)
+
+    def _write_records(self, records: list[dict[str, Any]]) -> None:
         assert self._fh is not None
-        text = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
-        self._fh.write(text)
-        self._fh.flush()
+        data = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records).encode("utf-8")
+        before = self._fh.tell()
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[self._fh.write(view) or 0 :]
+        except BaseException:
+            self._cut(before)
+            raise
+        self.bytes_written += len(data)
+
+    def _sync_locked(self) -> None:
+        if not self._pending:
+            return
+        if self._fh is not None:
+            try:
+                self._sync_file()
+            except BaseException:
+                self._pending.clear()
+                self._cut(self._synced_at)
+                raise
+        self._events.extend(self._pending)
+        self._pending.clear()
+
+    def _sync_file(self) -> None:
+        assert self._fh is not None
         if self.fsync:
-            os.fsync(self._fh.fileno())
-        self.bytes_written += len(text)
+            self.fsync_fn(self._fh.fileno())
+            self.syncs += 1
+        self._synced_at = self._fh.tell()
+
+    def _cut(self, size: int) -> None:
+        """Drop what was written after ``size`` bytes (best effort: the disk may be failing)."""
+        assert self._fh is not None
+        try:
+            os.ftruncate(self._fh.fileno(), size)
+            self._fh.seek(size)
+        except (OSError, ValueError):
+            pass
+
+    def _attach(self, fh: IO[bytes]) -> None:
+        fh.seek(0, os.SEEK_END)
+        self._fh = fh
+        self._synced_at = fh.tell()
 
     def close(self) -> None:
+        """Sync what is written (best effort), close the file and release its lock."""
         with self._lock:
             if self._fh is not None:
-                self._fh.close()
-                self._fh = None
+                try:
+                    self._sync_locked()
+                finally:
+                    self._fh.close()  # closing releases the flock
+                    self._fh = None
 
     def saved(self) -> SavedGame:
         """What reading this log back would give (encoded and decoded again, as on a resume)."""
@@ -158,24 +284,30 @@ class EventLog:
         format is migrated: the old file is kept as ``<name>.v<N>-backup`` and the
         migrated log takes its place.
         """
-        saved = read_log(path)
-        if saved.converted:
-            backup = path.with_name(f"{path.stem}.v{saved.migrated_from}-backup")
-            os.replace(path, backup)
-            log = cls(
-                saved.setup,
-                path,
-                fsync=fsync,
-                start=saved.start,
-                rules=saved.rules,
-                migrated_from=saved.migrated_from,
-            )
-            log.append(*saved.events)
-            return log
-        _cut_torn_line(path)
+        held = _open_locked(path)  # before reading: no other hub may write while this one cuts or reads
+        try:
+            saved = read_log(path)
+            if saved.converted:
+                backup = path.with_name(f"{path.stem}.v{saved.migrated_from}-backup")
+                os.replace(path, backup)
+                log = cls(
+                    saved.setup,
+                    path,
+                    fsync=fsync,
+                    start=saved.start,
+                    rules=saved.rules,
+                    migrated_from=saved.migrated_from,
+                )
+                log.append(*saved.events)
+                held.close()
+                return log
+            _cut_torn_line(path)
+        except BaseException:
+            held.close()
+            raise
         log = cls(saved.setup, None, fsync=fsync, start=saved.start, rules=saved.rules, events=saved.events)
         log.path = path
-        log._fh = open(path, "a", encoding="utf-8")
+        log._attach(held)
         return log
 
 
@@ -292,7 +424,7 @@ def _migrate_v1(setup: TableSetup, records: list[Any], path: Path) -> SavedGame:
             action, player = record.get("action"), record.get("player", "")
             if not isinstance(action, dict) or not isinstance(player, str):
                 raise InvalidRecordError(f"{where}: GameActed needs an action object")
-            at_s, note = float(record.get("at_s", 0.0)), str(record.get("note", ""))
+            at_s, note = float(record.get("at_s", 0.0)), verbatim(str(record.get("note", "")))
             after = referee.replay(game, action)
             last = events[-1] if events else None
             if (
@@ -305,7 +437,7 @@ def _migrate_v1(setup: TableSetup, records: list[Any], path: Path) -> SavedGame:
                 merged = ev.GameStepped(
                     at_s,
                     player,
-                    "; ".join(n for n in (last.note, note) if n),
+                    joined([last.note, note]),
                     (),
                     last.change + diff(game, after),
                     (*last.actions, action),
@@ -329,7 +461,7 @@ def _migrate_v1(setup: TableSetup, records: list[Any], path: Path) -> SavedGame:
                 raise InvalidRecordError(
                     f"{where}: StepUndone names line {first + 2}, which is no game action"
                 )
-            note = str(record.get("note", ""))
+            note = verbatim(str(record.get("note", "")))
             events.append(ev.StepUndone(float(record.get("at_s", 0.0)), steps[0], note, diff(game, refolded)))
             game = refolded
         elif kind in ev.LEGACY_SKIPPED:

@@ -73,6 +73,9 @@ class ChooseIntent:
 class Undo:
     """Take back the latest accepted player step."""
 
+    step: int | None = None
+    """The step the host confirmed (its log index); refused if the latest step is another one now."""
+
 
 @dataclass(frozen=True)
 class NodeCommand:

@@ -15,6 +15,7 @@ from typing import Any
 
 from companion.rules.referee import Referee
 from companion.rules.setup import TableSetup
+from companion.rules.text import Text
 from companion.table import events as ev
 from companion.table.nodes import NodeLink
 from companion.table.state import TableState, evolve, initial_state
@@ -77,11 +78,12 @@ class Pairing:
 class Refusal:
     """The latest refusal a player saw (the red message on their phone)."""
 
-    reason: str
+    reason: Text
     at_s: float
+    rule: Text = Text("")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"reason": self.reason, "at_s": round(self.at_s, 3)}
+        return {"reason": self.reason.to_json(), "rule": self.rule.to_json(), "at_s": round(self.at_s, 3)}
 
 
 @dataclass(frozen=True)
@@ -93,9 +95,10 @@ class HeldFlip:
     at_s: float
     upper_s: float
     lower_s: float
-    reason: str
+    reason: Text
     due_s: float
     """Game time when the refusal is flagged unless the node was turned back."""
+    rule: Text = Text("")
 
 
 @dataclass(frozen=True)
@@ -212,7 +215,7 @@ class ActionRefused:
 
     at_s: float
     player: str
-    reason: str
+    reason: Text
 
 
 @dataclass(frozen=True)
@@ -304,6 +307,8 @@ def fold_table(table: Table, event: AnyEvent) -> Table:
             )
         case ev.SeatAdded():
             table = replace(table, seat_request=None)
+        case ev.ClockStarted():  # a refusal from before the game does not follow the players into it
+            table = replace(table, refusals=MappingProxyType({}))
     if isinstance(event, ev.NODE_REPORTS) and event.boot:
         table = replace(table, links=_remember_report(table, event))
     return replace(table, state=evolve(table.state, event), version=version)
@@ -313,7 +318,9 @@ def _remember_report(
     table: Table, event: ev.TimerFlipped | ev.FlipRefused | ev.TimerKnocked | ev.TimerEmptied | ev.SeatAdded
 ) -> MappingProxyType[str, NodeLink]:
     """The links after the hub logged its verdict on a node's report (a resumed log rebuilds them)."""
-    verdict, reason = ("rejected", event.reason) if isinstance(event, ev.FlipRefused) else ("accepted", "")
+    verdict, reason = (
+        ("rejected", str(event.reason)) if isinstance(event, ev.FlipRefused) else ("accepted", "")
+    )
     link = table.link(event.node)
     if isinstance(event, ev.TimerKnocked):
         link = link.reported(event.boot, event.seq, "accepted", KNOCKED, at_s=event.at_s)

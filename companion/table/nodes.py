@@ -107,7 +107,7 @@ class NodeLink:
         return {
             "node": self.node,
             "online": self.online,
-            "last_seen_s": self.last_seen_s,
+            "last_seen_s": None if self.last_seen_s is None else round(self.last_seen_s, 1),
             "boot": self.boot,
             "kind": self.node_kind,
             "firmware": self.firmware,

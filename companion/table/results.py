@@ -10,14 +10,15 @@ import csv
 import io
 from typing import Any
 
+from companion.rules.text import Text, as_text, text
 from companion.table import events as ev
 from companion.table.state import TableState
 
 TIE_BREAK_LABELS = {
-    "counters": "scored counters",
-    "markers": "victory-point markers used",
-    "crystals": "time crystals",
-    "trophies": "trophies",
+    "counters": text("scored counters"),
+    "markers": text("victory-point markers used"),
+    "crystals": text("time crystals"),
+    "trophies": text("trophies"),
 }
 
 
@@ -30,34 +31,67 @@ def tie_break_key(scores: dict[str, Any]) -> str | None:
     return None
 
 
-def explain(scores: dict[str, Any]) -> str:
+def _points(value: Any) -> int | float | str:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+
+
+def explain(scores: dict[str, Any]) -> Text:
     """One sentence on who won and why, including the tie-break when it decided."""
     players = scores.get("players", {})
     winners = list(scores.get("winners", []))
     if not winners:
-        return "No winner."
+        return text("No winner.")
     ranking = [p for p in scores.get("ranking", []) if p in players] or sorted(
         players, key=lambda p: -players[p].get("total", 0)
     )
-    best = players[winners[0]].get("total")
+    best = _points(players[winners[0]].get("total"))
     key = tie_break_key(scores)
-    label = TIE_BREAK_LABELS.get(key or "", key or "")
+    label: Text | str = TIE_BREAK_LABELS.get(key or "", key or "")
     if len(winners) > 1:
-        names = ", ".join(winners[:-1]) + " and " + winners[-1]
-        why = f"tied on {best} points" + (f" and on {label}" if key else "")
-        return f"Shared victory: {names}, {why}."
+        if key:
+            return text(
+                "Shared victory: {names}, tied on {count} point and on {label}.",
+                "Shared victory: {names}, tied on {count} points and on {label}.",
+                names=tuple(winners),
+                count=best,
+                label=label,
+            )
+        return text(
+            "Shared victory: {names}, tied on {count} point.",
+            "Shared victory: {names}, tied on {count} points.",
+            names=tuple(winners),
+            count=best,
+        )
     tied = [p for p in ranking if players[p].get("total") == best]
     winner = winners[0]
-    if len(tied) > 1 and scores.get("tie_rule"):
-        others = ", ".join(p for p in tied if p != winner)
-        return f"{winner} wins: tied on {best} points with {others}; {scores['tie_rule']}."
-    if len(tied) > 1 and key:
-        others = ", ".join(f"{p} {players[p].get(key)}" for p in tied if p != winner)
-        return (
-            f"{winner} wins: tied on {best} points with {', '.join(p for p in tied if p != winner)}, "
-            f"and ahead on {label} ({players[winner].get(key)} against {others})."
+    others = tuple(p for p in tied if p != winner)
+    tie_rule = scores.get("tie_rule")
+    if len(tied) > 1 and tie_rule:
+        return text(
+            "{winner} wins: tied on {count} point with {names}; {rule}.",
+            "{winner} wins: tied on {count} points with {names}; {rule}.",
+            winner=winner,
+            count=best,
+            names=others,
+            rule=as_text(tie_rule) if isinstance(tie_rule, (str, Text)) else str(tie_rule),
         )
-    return f"{winner} wins with {best} points."
+    if len(tied) > 1 and key:
+        against = tuple(
+            text("{player} {value}", player=p, value=_points(players[p].get(key))) for p in others
+        )
+        return text(
+            "{winner} wins: tied on {count} point with {names}, and ahead on {label} ({value} against {others}).",
+            "{winner} wins: tied on {count} points with {names}, and ahead on {label} ({value} against {others}).",
+            winner=winner,
+            count=best,
+            names=others,
+            label=label,
+            value=_points(players[winner].get(key)),
+            others=against,
+        )
+    return text(
+        "{winner} wins with {count} point.", "{winner} wins with {count} points.", winner=winner, count=best
+    )
 
 
 def scores_csv(scores: dict[str, Any]) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from companion.clock import Clock
@@ -19,14 +20,15 @@ from companion.core.protocol import Message as NodeMessage
 from companion.rules.outcome import Decision, Rejected
 from companion.rules.referee import Referee
 from companion.rules.setup import TableSetup
+from companion.rules.text import Text
 from companion.table import commands as cmd
 from companion.table import events as ev
 from companion.table import messages as msg
-from companion.table.decide import Outcome, decide, table_state, undo_note
+from companion.table.decide import Outcome, decide, table_state, undo_note, undo_plan
 from companion.table.log import EventLog
 from companion.table.model import ActionRefused, Table, TableReset, table_from_log
 from companion.table.nodes import NodeLink
-from companion.table.state import TableState, last_step
+from companion.table.state import TableState
 from companion.table.views import MessageStats, RecentEvents, TableViews
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,11 @@ LogFactory = Callable[[TableSetup, Any, int], EventLog]
 """Opens the log of a new game: (setup, starting game state, rules version)."""
 
 
+def _logged(outcome: Outcome) -> list[ev.Event]:
+    """The events of ``outcome`` that go into the log (not the live-only changes)."""
+    return [e for e in outcome.events if type(e).__name__ in ev.EVENT_TYPES]  # type: ignore[misc]
+
+
 def make_referee(setup: TableSetup) -> tuple[Referee[Any], Any, int]:
     """The referee, starting game state and rules version of ``setup``'s game."""
     from companion.games import find_game
@@ -47,6 +54,37 @@ def make_referee(setup: TableSetup) -> tuple[Referee[Any], Any, int]:
     info = find_game(setup.game)
     referee = info.make_referee(setup)
     return referee, referee.start(setup), info.rules_version
+
+
+class RepeatedWarnings:
+    """Warnings about rejected messages, said once and then counted.
+
+    A node that is not paired repeats its heartbeat every 5 s; the terminal says so the first
+    time and then, at most once per ``every_s`` real seconds, how many more times it happened.
+    """
+
+    def __init__(self, *, every_s: float = 300.0, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.every_s = every_s
+        self._monotonic = monotonic
+        self._seen: dict[tuple[str, str], list[float]] = {}
+        """(category, reason) -> [when last said, times since]"""
+
+    def warn(self, category: str, reason: str) -> None:
+        now = self._monotonic()
+        key = (category, reason)
+        seen = self._seen.get(key)
+        if seen is None:
+            if len(self._seen) > 1024:  # bounded: forget the oldest
+                self._seen.pop(next(iter(self._seen)))
+            self._seen[key] = [now, 0]
+            log.warning("rejected %s message: %s", category, reason)
+            return
+        seen[1] += 1
+        if now - seen[0] >= self.every_s:
+            log.warning(
+                "rejected %s message: %s (%d more times since it was first said)", category, reason, seen[1]
+            )
+            seen[0] = now
 
 
 class TableSession:
@@ -79,6 +117,7 @@ class TableSession:
             log.setup, log.events(), referee=referee, game=log.start, rules=log.rules, time_scale=scale
         )
         state = self._table.state
+        self.warnings = RepeatedWarnings()
         self.stats = MessageStats()
         self.recent = RecentEvents()
         for event in log.events()[-30:]:
@@ -163,29 +202,91 @@ class TableSession:
             now = self.clock.now_s()
             outcome = decide(self._table, message, now_s=now, make_referee=make_referee)
             self._append(outcome)
-            self._table = outcome.table
-            for name in outcome.counts:
-                self.stats.count(name)
-            for category, reason in outcome.rejects:
-                self.stats.reject(category, reason, topic=None, at_s=now)
-                log.warning("rejected %s message: %s", category, reason)
-            if outcome.events or outcome.commands:
-                if any(isinstance(e, (*ev.CLOCK_EVENTS, TableReset)) for e in outcome.events):
-                    self.clock_changed.set()
-                self.broadcast(
-                    "change",
-                    {
-                        "version": outcome.table.version,
-                        "events": outcome.events,
-                        "commands": outcome.commands,
-                    },
-                )
-            elif outcome.rejects:
-                self.broadcast("stats", {"category": outcome.rejects[0][0]})
+            self._take(outcome, now)
         return outcome
 
+    def handle_batch(self, messages: Sequence[msg.Message]) -> list[Outcome | Exception]:
+        """Decide ``messages`` in order as :meth:`handle` would, with one fsync for all (group commit).
+
+        Under the lock each message is decided on the table the ones before it made and its
+        events are written to the log without syncing; then one sync makes them all durable,
+        and only then does each outcome become the table and reach the listeners, in order, so
+        no ack leaves before its line is on disk. A message that fails (in deciding or writing)
+        gets its exception in the result and takes no effect; the others go on. If the sync
+        fails, none of the messages written since the last sync take effect. A message that
+        starts a new game (a new log) closes the group before it and is its own transaction.
+        """
+        results: list[Outcome | Exception] = []
+        with self._lock:
+            group: list[tuple[int, Outcome, float]] = []
+            for message in messages:
+                index = len(results)
+                now = self.clock.now_s()
+                try:
+                    table = group[-1][1].table if group else self._table
+                    outcome = decide(table, message, now_s=now, make_referee=make_referee)
+                    if any(isinstance(e, TableReset) for e in outcome.events):
+                        failed = self._commit(group, results)
+                        group = []
+                        if failed is not None:
+                            raise failed  # decided on a table that did not take effect
+                        self._append(outcome)
+                        self._take(outcome, now)
+                    else:
+                        self.log.write(*_logged(outcome))
+                        group.append((index, outcome, now))
+                    results.append(outcome)
+                except Exception as exc:  # this message takes no effect; the next ones go on
+                    results.append(exc)
+            self._commit(group, results)
+        return results
+
+    def _commit(
+        self, group: list[tuple[int, Outcome, float]], results: list[Outcome | Exception]
+    ) -> Exception | None:
+        """Sync the group's writes with one fsync, then take each outcome in order; on a failed
+        sync, none of them takes effect (their results become the error, which is returned)."""
+        if not group:
+            return None
+        try:
+            self.log.sync()
+        except Exception as exc:
+            log.error("could not sync the game log; %d messages take no effect: %s", len(group), exc)
+            for index, _, _ in group:
+                results[index] = exc
+            return exc
+        for _, outcome, now in group:
+            self._take(outcome, now)
+        return None
+
+    def _take(self, outcome: Outcome, now: float) -> None:
+        """The logged (and synced) outcome becomes the table; count it and tell the listeners."""
+        setup = outcome.table.setup
+        for event in outcome.events:
+            if isinstance(event, ActionRefused) or type(event).__name__ in ev.EVENT_TYPES:
+                self.recent.add(event, setup)  # type: ignore[arg-type]
+        self._table = outcome.table
+        for name in outcome.counts:
+            self.stats.count(name)
+        for category, reason in outcome.rejects:
+            self.stats.reject(category, reason, topic=None, at_s=now)
+            self.warnings.warn(category, reason)
+        if outcome.events or outcome.commands:
+            if any(isinstance(e, (*ev.CLOCK_EVENTS, TableReset)) for e in outcome.events):
+                self.clock_changed.set()
+            self.broadcast(
+                "change",
+                {
+                    "version": outcome.table.version,
+                    "events": outcome.events,
+                    "commands": outcome.commands,
+                },
+            )
+        elif outcome.rejects:
+            self.broadcast("stats", {"category": outcome.rejects[0][0]})
+
     def _append(self, outcome: Outcome) -> None:
-        """Write the logged events (a new game starts a new log); nothing is kept if writing fails."""
+        """Write and sync the logged events (a new game starts a new log); nothing is kept if writing fails."""
         batch: list[ev.Event] = []
         for event in outcome.events:
             if isinstance(event, TableReset):
@@ -197,17 +298,13 @@ class TableSession:
             elif type(event).__name__ in ev.EVENT_TYPES:
                 batch.append(event)  # type: ignore[arg-type]
         self.log.append(*batch)
-        setup = outcome.table.setup
-        for event in outcome.events:
-            if isinstance(event, ActionRefused) or type(event).__name__ in ev.EVENT_TYPES:
-                self.recent.add(event, setup)  # type: ignore[arg-type]
 
     # --- messages from nodes ---------------------------------------------------------------
     def reject_message(self, category: str, reason: str, *, topic: str | None = None) -> None:
         """Count a message that could not be used; the state stays as it was."""
         with self._lock:
             self.stats.reject(category, reason, topic=topic, at_s=self.clock.now_s())
-        log.warning("rejected %s message on %s: %s", category, topic, reason)
+            self.warnings.warn(category, f"{reason} (on {topic})")
         self.broadcast("stats", {"category": category, "reason": reason})
 
     def node_status(self, node: str, *, online: bool) -> None:
@@ -281,14 +378,15 @@ class TableSession:
         return max(0.0, min(deadlines) - self.clock.now_s()) if deadlines else None
 
     # --- undo ----------------------------------------------------------------------------------
-    def undo_preview(self) -> str | None:
-        """What an undo would take back, in words, or None when there is nothing to undo."""
-        step = last_step(self.state)
-        return None if step is None else undo_note(step)
+    def undo_preview(self) -> Text | None:
+        """What an undo would take back, in words, or None when there is nothing it could undo now."""
+        plan = undo_plan(self._table)
+        return None if isinstance(plan, Rejected) else undo_note(plan[0])
 
-    def undo(self) -> ev.StepUndone | Rejected:
-        """Take back the latest accepted player step; refused if later steps depend on it."""
-        outcome = self.handle(msg.Undo())
+    def undo(self, step: int | None = None) -> ev.StepUndone | Rejected:
+        """Take back the latest accepted player step (``step``: the one the host confirmed); refused if
+        later steps depend on it or another step is the latest now."""
+        outcome = self.handle(msg.Undo(step))
         if outcome.refusal is not None:
             return outcome.refusal
         return next(e for e in outcome.events if isinstance(e, ev.StepUndone))
@@ -319,12 +417,15 @@ class TableSession:
             extra = {"recent": self.recent.newest_first(), "stats": self.stats.to_dict()}
             return self._table, extra
 
-    def snapshot(self) -> dict[str, Any]:
-        """Everything the dashboard and ``/api/state`` show, at this moment."""
+    def snapshot(self, *, live_sand: bool = True) -> dict[str, Any]:
+        """Everything the dashboard and ``/api/state`` show, at this moment (``live_sand``: see
+        :meth:`TableViews.snapshot`)."""
         table, extra = self._live()
-        return self.views.snapshot(table, now_s=self.clock.now_s(), extra=extra)
+        return self.views.snapshot(table, now_s=self.clock.now_s(), extra=extra, live_sand=live_sand)
 
-    def player_snapshot(self, player: str) -> dict[str, Any] | None:
+    def player_snapshot(self, player: str, *, live_sand: bool = True) -> dict[str, Any] | None:
         """What one player's phone page shows."""
         table, extra = self._live()
-        return self.views.player_snapshot(table, player, now_s=self.clock.now_s(), extra=extra)
+        return self.views.player_snapshot(
+            table, player, now_s=self.clock.now_s(), extra=extra, live_sand=live_sand
+        )

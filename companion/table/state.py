@@ -15,6 +15,7 @@ from typing import Any
 
 from companion.rules.codec import patch
 from companion.rules.setup import Seat, TableSetup
+from companion.rules.text import Text
 from companion.table import events as ev
 
 
@@ -30,8 +31,9 @@ class MasterClock:
     ended_at_s: float | None = None
     changed_at_s: float | None = None
     """Game time of the last start, pause, resume or end."""
-    end_reason: str = ""
-    """Why the rules ended the game before the clock ran out ("" otherwise)."""
+    end_reason: Text = Text("")
+    """Why the rules ended the game before the clock ran out; after an early end ("aborted"), why the
+    rules could not score it as it stood. Empty otherwise."""
 
     def elapsed_s(self, now_s: float) -> float:
         if self.phase == "running" and self.running_since_s is not None:
@@ -66,7 +68,7 @@ class TimerState:
     """Sand on top at ``at_s``."""
     at_s: float = 0.0
     flips: int = 0
-    refused: str = ""
+    refused: Text = Text("")
     """Why the last flip was refused; empty when it was accepted."""
 
     def upper_at(self, now_s: float, *, paused: bool) -> float:
@@ -83,7 +85,7 @@ class StepRecord:
     index: int
     """Position of its :class:`~companion.table.events.GameStepped` in the log."""
     player: str
-    note: str
+    note: Text
     actions: tuple[dict[str, Any], ...]
     before: Any
     """The game state the step was decided on."""
@@ -133,7 +135,9 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
             if timer is None:
                 return state
             phase = "running" if upper > 0 else "empty"
-            flipped = replace(timer, phase=phase, upper_s=upper, at_s=at, flips=timer.flips + 1, refused="")
+            flipped = replace(
+                timer, phase=phase, upper_s=upper, at_s=at, flips=timer.flips + 1, refused=Text("")
+            )
             return _with_timers(state, {node: flipped})
         case ev.FlipRefused(node=node, at_s=at, upper_s=upper, reason=reason):
             timer = state.timers.get(node)
@@ -177,7 +181,7 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
                 end_reason=reason,
             )
             return replace(state, clock=expired)
-        case ev.ClockAborted(at_s=at):
+        case ev.ClockAborted(at_s=at, unscored=unscored):
             aborted = replace(
                 clock,
                 phase="aborted",
@@ -185,6 +189,7 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
                 running_since_s=None,
                 ended_at_s=at,
                 changed_at_s=at,
+                end_reason=unscored,
             )
             return replace(state, clock=aborted)
         case ev.GameStepped(player=player, note=note, actions=actions, change=change):

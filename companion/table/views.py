@@ -1,19 +1,24 @@
 """What the pages show of a table: the dashboard's snapshot and each player's phone view.
 
 The parts that ask the referee (game view, menus, scores, timer labels) are built
-once per table version and shared by every page that asks; only what moves with
-time (sand and master clock) is added per request, from the clock reading passed in.
+once per table version and shared by every page that asks; only the master clock's
+reading (and for ``/api/state`` each timer's sand now) is added per request. The live
+stream gives a timer's sand as it was at its last report (``upper_s`` at ``at_s``) and
+the pages run it down, so a stream frame changes only when something happens.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter, deque
-from dataclasses import asdict
 from typing import Any
 
-from companion.rules.setup import TableSetup
+from companion.rules.outcome import Rejected
+from companion.rules.pages import to_json
+from companion.rules.setup import TableSetup, player_id
+from companion.rules.text import Text, text, verbatim
 from companion.table import events as ev
+from companion.table.decide import undo_note, undo_plan
 from companion.table.model import ActionRefused, Table
 from companion.table.results import explain
 
@@ -21,44 +26,65 @@ RECENT = 30
 """Events listed on the dashboard."""
 
 
-def describe(event: ev.Event | ActionRefused, setup: TableSetup) -> str:
+def timer_name(setup: TableSetup, node: str) -> Text | str:
+    """A sandtimer as players call it ("ana timer 2"); a node not seated is named by its id."""
+    seat = setup.seat_of(node)
+    return text("{player} timer {index}", player=seat.player, index=seat.index) if seat else node
+
+
+def describe(event: ev.Event | ActionRefused, setup: TableSetup) -> Text:
     """One line for the dashboard's list of recent events."""
 
-    def who(node: str) -> str:
-        seat = setup.seat_of(node)
-        return f"{seat.player} timer {seat.index}" if seat else node
+    def who(node: str) -> Text | str:
+        return timer_name(setup, node)
 
     match event:
         case ev.TimerFlipped(node=n, upper_s=u, early=True) if setup.early_lifts == "warn":
-            return f"{who(n)} flipped before the sand ran through ({u:.0f} s of sand): allowed at this table"
+            return text(
+                "{who} flipped before the sand ran through ({sand} s of sand): allowed at this table",
+                who=who(n),
+                sand=round(u),
+            )
         case ev.TimerFlipped(node=n, upper_s=u):
-            return f"{who(n)} flipped ({u:.0f} s of sand)"
+            return text("{who} flipped ({sand} s of sand)", who=who(n), sand=round(u))
         case ev.TimerKnocked(node=n):
-            return f"{who(n)} was knocked over and stood up again: nothing counted"
+            return text("{who} was knocked over and stood up again: nothing counted", who=who(n))
         case ev.FlipRefused(node=n, reason=r):
-            return f"{who(n)} flip refused: {r}"
+            return text("{who} flip refused: {reason}", who=who(n), reason=r)
         case ev.TimerEmptied(node=n):
-            return f"{who(n)} ran out"
+            return text("{who} ran out", who=who(n))
         case ev.ClockStarted(length_s=length):
-            return f"master clock started ({length / 60:g} min)"
+            return text("master clock started ({minutes} min)", minutes=round(length / 60, 2))
         case ev.ClockPaused():
-            return "master clock paused"
+            return text("master clock paused")
         case ev.ClockResumed():
-            return "master clock resumed"
+            return text("master clock resumed")
+        case ev.ClockExpired(reason=reason) if reason:
+            return text("the game is over: {reason}", reason=reason)
         case ev.ClockExpired():
-            return "master clock ran out: the game is over"
+            return text("master clock ran out: the game is over")
+        case ev.ClockAborted(unscored=unscored) if unscored:
+            return text("game ended early; it cannot be scored: {reason}", reason=unscored)
         case ev.ClockAborted():
-            return "game ended early"
+            return text("game ended early")
         case ev.GameStepped(note=note, player=player, actions=actions):
             kind = actions[0].get("type", "action") if actions else "action"
-            return note or f"{player or 'game'}: {kind}"
+            if note:
+                return note
+            return (
+                text("{player}: {kind}", player=player, kind=kind)
+                if player
+                else text("game: {kind}", kind=kind)
+            )
         case ActionRefused(player=player, reason=reason):
-            return f"{player}: refused: {reason}"
+            return text("{player}: refused: {reason}", player=player, reason=reason)
         case ev.StepUndone(note=note):
-            return f"undone: {note}"
+            return text("undone: {note}", note=note)
         case ev.SeatAdded(player=player, index=index):
-            return f"{player} timer {index} joined the table"
-    return type(event).__name__
+            return text("{player} timer {index} joined the table", player=player, index=index)
+        case ev.ClockCheckpoint():
+            return text("master clock checkpoint")
+    return verbatim(type(event).__name__)
 
 
 class MessageStats:
@@ -87,11 +113,14 @@ class RecentEvents:
         self._entries: deque[dict[str, Any]] = deque(maxlen=RECENT)
 
     def add(self, event: ev.Event | ActionRefused, setup: TableSetup) -> None:
-        if isinstance(event, ActionRefused):
-            entry: dict[str, Any] = {"type": "ActionRefused", **asdict(event)}
-        else:
-            entry = ev.event_summary(event)
-        entry["text"] = describe(event, setup)
+        """Keep ``event`` as the page shows it: its kind, time, who and the sentence (nothing more, so a
+        live page's change per event stays small)."""
+        entry: dict[str, Any] = {"type": type(event).__name__, "at_s": round(event.at_s, 3)}
+        for name in ("node", "player"):
+            value = getattr(event, name, None)
+            if isinstance(value, str) and value:
+                entry[name] = value
+        entry["text"] = describe(event, setup).to_json()
         self._entries.append(entry)
 
     def clear(self) -> None:
@@ -119,8 +148,14 @@ class TableViews:
                 self._players = {}
             return self._body
 
-    def snapshot(self, table: Table, *, now_s: float, extra: dict[str, Any]) -> dict[str, Any]:
-        """Everything the dashboard and ``/api/state`` show, at ``now_s`` (``extra``: recent events, stats)."""
+    def snapshot(
+        self, table: Table, *, now_s: float, extra: dict[str, Any], live_sand: bool = True
+    ) -> dict[str, Any]:
+        """Everything the dashboard and ``/api/state`` show, at ``now_s`` (``extra``: recent events, stats).
+
+        ``live_sand``: each timer's ``upper_s`` is its sand at ``now_s`` (``/api/state``); without it,
+        the sand at its last report ``at_s`` (the live stream: the pages run it down themselves, so a
+        frame changes only when something happens)."""
         body = self._for(table)
         state = table.state
         clock = state.clock
@@ -132,24 +167,25 @@ class TableViews:
             "remaining_s": round(clock.remaining_s(now_s), 3),
             "elapsed_s": round(clock.elapsed_s(now_s), 3),
         }
-        players = []
-        for entry in body["players"]:
-            timers = []
-            for timer in entry["timers"]:
-                live = state.timers[timer["node"]]
-                timers.append(dict(timer, upper_s=round(live.upper_at(now_s, paused=state.paused), 3)))
-            players.append(dict(entry, timers=timers))
-        snap["players"] = players
+        if live_sand:
+            players = []
+            for entry in body["players"]:
+                timers = []
+                for timer in entry["timers"]:
+                    live = state.timers[timer["node"]]
+                    timers.append(dict(timer, upper_s=round(live.upper_at(now_s, paused=state.paused), 3)))
+                players.append(dict(entry, timers=timers))
+            snap["players"] = players
         snap.update(extra)
         return snap
 
     def player_snapshot(
-        self, table: Table, player: str, *, now_s: float, extra: dict[str, Any]
+        self, table: Table, player: str, *, now_s: float, extra: dict[str, Any], live_sand: bool = True
     ) -> dict[str, Any] | None:
         """What one player's phone page shows."""
         if player not in table.setup.players:
             return None
-        snap = self.snapshot(table, now_s=now_s, extra=extra)
+        snap = self.snapshot(table, now_s=now_s, extra=extra, live_sand=live_sand)
         with self._lock:
             mine = self._players.get(player) if self._table is table else None
         if mine is None:
@@ -168,6 +204,7 @@ class TableViews:
 def _body(table: Table) -> dict[str, Any]:
     """The part of the snapshot that changes only with the table (not with time)."""
     setup, state, referee = table.setup, table.state, table.referee
+    clock = state.clock
     players = []
     for player in setup.players:
         timers = []
@@ -176,22 +213,31 @@ def _body(table: Table) -> dict[str, Any]:
                 continue
             timer = state.timers[seat.node]
             link = table.link(seat.node)
+            after_end = clock.is_over and (
+                bool(timer.refused) or (clock.ended_at_s is not None and timer.at_s >= clock.ended_at_s)
+            )
             timers.append(
                 {
                     "node": seat.node,
                     "index": seat.index,
                     "phase": timer.phase,
-                    "upper_s": timer.upper_s,
+                    "upper_s": round(timer.upper_s if timer.phase == "running" else 0.0, 3),
+                    "at_s": round(timer.at_s, 3),
                     "sand_s": setup.sand_s,
                     "flips": timer.flips,
-                    "refused": timer.refused,
+                    "refused": timer.refused.to_json() if timer.refused else "",
+                    "refused_at_s": round(timer.at_s, 3) if timer.refused else None,
+                    "counting": not after_end,
                     "online": link.online,
                     "battery_mv": link.battery_mv,
-                    "label": referee.timer_label(state.game, seat),
+                    "label": to_json(referee.timer_label(state.game, seat)),
                 }
             )
-        players.append({"name": player, "colour": setup.colour_of(player), "timers": timers})
+        players.append(
+            {"name": player, "id": player_id(player), "colour": setup.colour_of(player), "timers": timers}
+        )
     scores = referee.scores(state.game)
+    plan = undo_plan(table)
     return {
         "table": setup.table,
         "game": setup.game,
@@ -207,8 +253,13 @@ def _body(table: Table) -> dict[str, Any]:
         "unpaired": [link.to_dict() for link in table.unpaired()],
         "setup": setup.to_dict(),
         "view": referee.view(state.game).to_dict(),
-        "scores": scores,
-        "explanation": explain(scores) if scores else "",
+        "scores": to_json(scores),
+        "explanation": explain(scores).to_json() if scores else "",
+        "over": clock.is_over or scores is not None,
+        "end_reason": clock.end_reason.to_json() if clock.end_reason else "",
+        "undo": []
+        if isinstance(plan, Rejected)
+        else [{"step": plan[0].index, "note": undo_note(plan[0]).to_json()}],
         "refusals": {player: refusal.to_dict() for player, refusal in table.refusals.items()},
         "broker": table.broker.to_dict(),
     }

@@ -168,9 +168,12 @@ def differences(folded: TableState, live: dict[str, Any]) -> list[str]:
             if mine is None:
                 out.append(f"timer {timer['node']} is not in the log")
                 continue
-            for name in ("phase", "flips", "refused"):
+            for name in ("phase", "flips"):
                 if getattr(mine, name) != timer[name]:
                     out.append(f"{timer['node']} {name}: log {getattr(mine, name)!r}, hub {timer[name]!r}")
+            refused = mine.refused.to_json() if mine.refused else ""  # the hub sends a text's JSON form
+            if refused != timer["refused"]:
+                out.append(f"{timer['node']} refused: log {refused!r}, hub {timer['refused']!r}")
     referee = find_game(folded.setup.game).make_referee(folded.setup)
     if json.loads(json.dumps(referee.view(folded.game).to_dict())) != live["view"]:
         out.append("the game view differs")

@@ -237,9 +237,11 @@ def test_illegal_swaps_are_refused_with_a_reason(to_move, last, move, reason):
     state = position(MID, to_move=to_move, last=last)
     result = apply(state, move)
     assert isinstance(result, Rejected)
-    assert reason in result.reason
-    assert result.reason[0].isupper() and result.reason.endswith(".")
-    assert result.rule.startswith(("Space and Time rulebook", "issue 7"))
+    sentence = str(result.reason)
+    assert reason in sentence
+    assert sentence[0].isupper() and sentence.endswith(".")
+    assert not result.reason.verbatim and "(0" not in result.reason.msgid, "a message id with arguments"
+    assert str(result.rule).startswith(("Space and Time rulebook", "hub rule (issue 7)"))
     assert not is_legal(state, move)
 
 
@@ -410,7 +412,7 @@ def test_no_move_after_the_end():
     over = apply(state, ((1, 3), (0, 3))).state
     refused = apply(over, ((0, 0), (0, 1)))
     assert isinstance(refused, Rejected)
-    assert refused.reason == "The game is over and player A has won; no more swaps can be made."
+    assert str(refused.reason) == "The game is over and player A has won; no more swaps can be made."
     assert legal_moves(over) == [] and molecule_completing_moves(over) == []
     assert not is_legal(over, ((0, 0), (0, 1)))
 

@@ -82,7 +82,7 @@ def test_random_legal_play_keeps_every_coin_and_the_trophy_rules(seed, data):
         listed = {frozenset(m) for m in legal_moves(state)}
         assert probe.ok == (frozenset((a, b)) in listed)
         if isinstance(probe, Rejected):
-            assert probe.reason.endswith(".")
+            assert str(probe.reason).endswith(".")
 
         before = state
         result = apply(state, move)

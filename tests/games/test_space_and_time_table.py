@@ -22,6 +22,7 @@ from companion.games.space_and_time import (
 from companion.games.space_and_time.table import SpaceTimeReferee, SpaceTimeTable, parse_variant
 from companion.rules import Decision
 from companion.rules.setup import Seat, make_setup
+from companion.rules.text import Text, from_json
 from companion.table import events as ev
 from companion.table.session import TableSession
 from tests.conftest import logged_actions, replays
@@ -29,6 +30,19 @@ from tests.conftest import logged_actions, replays
 BOOT = "0a1b2c3d"
 SAND_MS = 60_000
 DATA = Path(__file__).parent / "data" / "space_and_time"
+
+
+def english(value):
+    """``value`` with every text in it (a Text or its JSON form) as its English sentence."""
+    if isinstance(value, Text):
+        return str(value)
+    if isinstance(value, dict) and "msg" in value:
+        return str(from_json(value))
+    if isinstance(value, dict):
+        return {k: english(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [english(v) for v in value]
+    return value
 
 
 def msg(kind, **fields):
@@ -84,7 +98,7 @@ class Table:
 
     def board_panel(self, player=None):
         snap = self.session.player_snapshot(player) if player else self.session.snapshot()
-        return next(panel for panel in snap["view"]["panels"] if panel["kind"] == "grid")
+        return english(next(panel for panel in snap["view"]["panels"] if panel["kind"] == "grid"))
 
     def replays(self):
         return replays(self.session)
@@ -127,7 +141,7 @@ def test_the_hub_finds_the_referee_deals_from_the_seed_and_maps_players_to_lette
     state = referee.start(setup)
     assert state == SpaceTimeTable(new_game(*deal_boards(3)))
     assert referee.names == {"A": "ana", "B": "ben"} and referee.computer is None
-    lines = referee.player_view(state, "ben").panels[1]["lines"]
+    lines = english(referee.player_view(state, "ben").panels[1]["lines"])
     assert lines[0] == "You are B: Time at Night, Space by Day; against ana (A)"
     assert "Space: ana (A); Time: ben (B)" in lines
 
@@ -152,7 +166,7 @@ def test_variants_name_the_computer_letter_and_difficulty(variant, expected):
     [
         (("ana", "ben", "cy"), "", "exactly 2 players"),
         (("ana", "ben"), "vs-computer-b", "played by one person"),
-        (("ana",), "speed", "unknown Space and Time variant"),
+        (("ana",), "speed", "Space and Time has no variant"),
         (("ana",), "vs-computer-a-9", "no difficulty 9"),
     ],
 )
@@ -166,26 +180,30 @@ def test_a_table_the_game_cannot_start_is_a_config_error(players, variant, messa
 
 def test_a_flip_starts_the_turn(table):
     assert (
-        table.session.snapshot()["view"]["summary"]
+        english(table.session.snapshot()["view"]["summary"])
         == "Night round: ana (A, Space) to move: flip timer 1 to start"
     )
     assert "select" not in table.board_panel("ana"), "no tapping coins before the turn starts"
     assert table.flip("ana-1") == {"boot": BOOT, "seq": 1, "verdict": "accepted"}
     assert table.table.turn_open and table.acted() == [{"type": "turn_started", "player": "A"}]
-    assert table.session.snapshot()["view"]["summary"] == "Night round: ana (A, Space) is swapping"
+    assert english(table.session.snapshot()["view"]["summary"]) == "Night round: ana (A, Space) is swapping"
     board = table.board_panel("ana")
     assert board["select"] == 2 and board["action_type"] == "swap"
     assert board["title"] == "Board (0 = null, A = ace, 2-5): tap two coins to swap them"
     assert board["rows"] == [[("0", "A", "2", "3", "4", "5")[k] for k in row] for row in table.game.board]
     assert "select" not in table.board_panel("ben") and "select" not in table.board_panel()
-    assert table.session.snapshot()["players"][0]["timers"][0]["label"] == "A: Space"
+    assert english(table.session.snapshot()["players"][0]["timers"][0]["label"]) == "A: Space"
 
 
 def test_a_flip_out_of_turn_is_refused_with_the_reason(table):
     reply = table.flip("ben-1")
     assert reply["verdict"] == "rejected"
-    assert reply["reason"] == "It is ana's turn, not ben's (Space and Time rulebook, Roles and rounds)"
-    assert table.session.refusals["ben"]["reason"] == reply["reason"]
+    assert reply["reason"] == "It is ana's turn, not ben's"
+    refusal = english(table.session.refusals["ben"])
+    assert (refusal["reason"], refusal["rule"]) == (
+        reply["reason"],
+        "Space and Time rulebook, Roles and rounds",
+    )
     assert not table.table.turn_open and table.acted() == []
     table.flip("ana-1")
     again = table.flip("ana-1", upper=30_000, lower=30_000)
@@ -195,17 +213,16 @@ def test_a_flip_out_of_turn_is_refused_with_the_reason(table):
 def test_another_timer_of_the_player_is_not_a_turn_timer():
     table = Table(setup_for(timers=2))
     reply = table.flip("ana-2")
-    assert (
-        reply["reason"]
-        == "Timer 2 is not used in Space and Time: flip timer 1 to start your turn (Turn timer)"
-    )
+    assert reply["reason"] == "Timer 2 is not used in Space and Time: flip timer 1 to start your turn"
     assert table.flip("ana-1")["verdict"] == "accepted"
 
 
 def test_a_swap_from_the_phone_is_applied_and_passes_the_turn(table):
     move = legal_moves(table.game)[0]
     refused = table.swap("ana", move)
-    assert isinstance(refused, Rejected) and refused.reason == "Flip your timer 1 to start your turn first"
+    assert (
+        isinstance(refused, Rejected) and str(refused.reason) == "Flip your timer 1 to start your turn first"
+    )
     table.flip("ana-1")
     before = table.game
     step = table.swap("ana", move)
@@ -213,12 +230,12 @@ def test_a_swap_from_the_phone_is_applied_and_passes_the_turn(table):
     assert table.game == apply(before, move).state
     assert table.game.to_move == "B" and not table.table.turn_open
     assert table.acted()[-1] == {"type": "swap", "player": "A", "cells": cells(move)}
-    assert table.session.snapshot()["recent"][0]["text"].startswith("ana (A, Space) swapped the ")
-    lines = table.session.snapshot()["view"]["panels"][1]["lines"]
+    assert english(table.session.snapshot()["recent"][0]["text"]).startswith("ana (A, Space) swapped the ")
+    lines = english(table.session.snapshot()["view"]["panels"][1]["lines"])
     assert f"May not be swapped back: ({move[0][0]}, {move[0][1]}) and ({move[1][0]}, {move[1][1]})" in lines
     assert table.flip("ana-1")["reason"].startswith("It is ben's turn, not ana's")
     refused = table.swap("ana", legal_moves(table.game)[0])
-    assert isinstance(refused, Rejected) and refused.reason == "It is ben's turn, not ana's"
+    assert isinstance(refused, Rejected) and str(refused.reason) == "It is ben's turn, not ana's"
 
 
 def test_an_illegal_swap_is_refused_with_the_engines_reason_and_the_same_player_moves(table):
@@ -226,22 +243,23 @@ def test_an_illegal_swap_is_refused_with_the_engines_reason_and_the_same_player_
     before = table.table
     refused = table.tap("ana", type="swap", cells=[[0, 0], [2, 3]])  # not neighbours: Space may not
     assert isinstance(refused, Rejected)
-    assert refused.reason == (
+    assert str(refused.reason) == (
         "Player A plays Space and may only swap a coin with one of its eight neighbours "
         "(the board wraps at the edges); (0, 0) and (2, 3) are not neighbours."
     )
-    assert refused.rule == "Space and Time rulebook, Space"
+    assert str(refused.rule) == "Space and Time rulebook, Space"
     assert table.table == before and table.game.to_move == "A" and table.table.turn_open
-    assert table.session.player_snapshot("ana")["refusal"]["reason"] == str(refused)
+    shown = table.session.player_snapshot("ana")["refusal"]
+    assert (from_json(shown["reason"]), from_json(shown["rule"])) == (refused.reason, refused.rule)
     off_board = table.tap("ana", type="swap", cells=[[0, 0], [4, 0]])
-    assert isinstance(off_board, Rejected) and "not on the board" in off_board.reason
+    assert isinstance(off_board, Rejected) and "not on the board" in str(off_board.reason)
     assert isinstance(table.swap("ana", legal_moves(table.game)[0]), Decision)
     assert table.session.player_snapshot("ana")["refusal"] is None
 
 
 def test_other_actions_are_refused(table):
     refused = table.tap("ana", type="place")
-    assert isinstance(refused, Rejected) and "swap two coins" in refused.reason
+    assert isinstance(refused, Rejected) and "swap two coins" in str(refused.reason)
 
 
 def play_until_hints(table):
@@ -260,14 +278,14 @@ def play_until_hints(table):
 def test_the_hint_toggle_highlights_the_swaps_that_complete_a_molecule(table):
     play_until_hints(table)
     assert table.board_panel()["highlight"] == []
-    menu = table.session.player_snapshot("ben")["menu"]
+    menu = english(table.session.player_snapshot("ben")["menu"])
     assert [(i["id"], i["label"]) for i in menu] == [("hints-show", "Show swaps that complete a molecule")]
     assert isinstance(table.tap("ben", **menu[0]["action"]), Decision)  # anyone may ask, any time
     assert table.acted()[-1] == {"type": "hints", "show": True} and table.table.hints
     expected = [list(cell) for cell in hint_cells(table.game)]
     assert expected and table.board_panel()["highlight"] == expected
     assert table.board_panel("ana")["highlight"] == expected
-    lines = table.session.snapshot()["view"]["panels"][1]["lines"]
+    lines = english(table.session.snapshot()["view"]["panels"][1]["lines"])
     found = molecule_completing_moves(table.game)
     assert any(line.startswith(f"Molecule hints: {len(found)} swap") for line in lines)
     # the highlights follow the position
@@ -275,7 +293,7 @@ def test_the_hint_toggle_highlights_the_swaps_that_complete_a_molecule(table):
     table.flip(f"{mover}-1")
     table.swap(mover, found[0][0])
     assert table.board_panel()["highlight"] == [list(cell) for cell in hint_cells(table.game)]
-    hide = table.session.player_snapshot("ana")["menu"][-1]
+    hide = english(table.session.player_snapshot("ana")["menu"][-1])
     assert (hide["id"], hide["label"]) == ("hints-hide", "Hide the molecule hints")
     table.tap("ana", **hide["action"])
     assert table.board_panel()["highlight"] == [] and not table.table.hints
@@ -292,7 +310,7 @@ def test_the_turn_timer_running_out_passes_the_turn(table):
     assert table.acted()[-1] == {"type": "turn_timed_out", "player": "B"}
     assert table.game.to_move == "A" and not table.table.turn_open
     assert table.game.last_swap is None, "nothing to protect from reversing after a lost turn"
-    assert table.session.snapshot()["recent"][0]["text"] == (
+    assert english(table.session.snapshot()["recent"][0]["text"]) == (
         "ben (B, Time) ran out of time: no swap this turn, ana (A, Space) to move"
     )
     assert table.flip("ana-1")["verdict"] == "accepted"
@@ -320,7 +338,7 @@ def test_an_old_timer_running_out_during_the_other_turn_changes_nothing(table):
 
 def test_computer_plays_this_turn_for_the_player_who_asks(table):
     table.flip("ana-1")
-    item = table.session.player_snapshot("ana")["menu"][0]
+    item = english(table.session.player_snapshot("ana")["menu"][0])
     assert (item["id"], item["label"]) == ("computer-move", "Computer plays this turn")
     expected = choose_move(table.game, difficulty=2, seed=7)
     assert isinstance(table.tap("ana", **item["action"]), Decision)
@@ -352,7 +370,7 @@ def test_against_the_computer_it_answers_each_human_swap_at_once():
         ]
         assert table.game.to_move == "A" and not table.table.turn_open
     # the human's swap and the computer's answer are one step, logged and listed as one line
-    assert "; computer (B, Time) swapped the " in table.session.snapshot()["recent"][0]["text"]
+    assert "; computer (B, Time) swapped the " in english(table.session.snapshot()["recent"][0]["text"])
     again = solo()
     for number in range(3):
         again.flip("ana-1")
@@ -363,7 +381,7 @@ def test_against_the_computer_it_answers_each_human_swap_at_once():
 
 def test_the_computer_playing_a_opens_the_game_at_the_first_flip():
     table = solo("vs-computer-a-1")
-    assert table.session.snapshot()["view"]["summary"] == "Night round: the computer (A) is to move"
+    assert english(table.session.snapshot()["view"]["summary"]) == "Night round: the computer (A) is to move"
     assert [i["id"] for i in table.session.player_snapshot("ana")["menu"]] == ["computer-move", "hints-show"]
     opening = choose_move(table.game, difficulty=1, seed=5)
     assert table.flip("ana-1")["verdict"] == "accepted"
@@ -412,7 +430,7 @@ def test_a_whole_game_to_its_end_with_scores_and_replay(table):
         play_turn(table, index)
     game = table.game
     assert game.is_over and game.round == 2
-    notes = [e.note for e in table.session.log.events() if isinstance(e, ev.GameStepped)]
+    notes = [str(e.note) for e in table.session.log.events() if isinstance(e, ev.GameStepped)]
     assert any("Day round on a new board: ben (B) plays Space and moves first" in note for note in notes)
     a, b = game.trophy_count("A"), game.trophy_count("B")
     winner = {"A": "ana", "B": "ben"}[game.winner]
@@ -422,14 +440,14 @@ def test_a_whole_game_to_its_end_with_scores_and_replay(table):
     assert scores["players"]["ana"]["letter"] == "A"
     night = sum(h == "A" for h in game.trophies[0])
     assert scores["players"]["ana"]["rows"] == {"Night": {"trophies": night}, "Day": {"trophies": a - night}}
-    assert table.session.snapshot()["explanation"].startswith(f"{winner} wins")
-    assert table.session.snapshot()["view"]["summary"].startswith(f"{winner} (")
+    assert english(table.session.snapshot()["explanation"]).startswith(f"{winner} wins")
+    assert english(table.session.snapshot()["view"]["summary"]).startswith(f"{winner} (")
     assert table.session.player_snapshot("ana")["menu"] == []
     assert "select" not in table.board_panel(winner)
     reply = table.flip(f"{winner}-1")
     assert reply["verdict"] == "rejected" and reply["reason"].startswith("The game is over")
     refused = table.swap("ana", ((0, 0), (0, 1)))
-    assert isinstance(refused, Rejected) and refused.reason.startswith("The game is over")
+    assert isinstance(refused, Rejected) and str(refused.reason).startswith("The game is over")
     assert table.replays()
     resumed = TableSession(table.setup, clock=table.clock, log=table.session.log)
     assert resumed.state == table.session.state
@@ -449,11 +467,14 @@ def test_a_tie_at_five_trophies_each_is_won_by_a():
         table.tap(mover, type="swap", cells=move)  # refused swaps leave the same player to move
     assert table.game.trophy_count("A") == table.game.trophy_count("B") == 5
     refused = table.tap("ben", type="swap", cells=after_the_end)
-    assert isinstance(refused, Rejected) and refused.reason == "The game is over: ana (A) has won"
+    assert isinstance(refused, Rejected) and str(refused.reason) == "The game is over: ana (A) has won"
     scores = table.session.snapshot()["scores"]
     assert scores["winners"] == ["ana"] and scores["ranking"] == ["ana", "ben"]
     assert [scores["players"][p]["total"] for p in ("ana", "ben")] == [5, 5]
-    assert table.session.snapshot()["view"]["summary"] == "ana (A) wins, 5 trophies to 5 (at 5 each A wins)"
+    assert (
+        english(table.session.snapshot()["view"]["summary"])
+        == "ana (A) wins, 5 trophies to 5 (at 5 each A wins)"
+    )
     assert replays(table.session)
 
 
@@ -467,3 +488,55 @@ def test_a_whole_game_against_the_computer_replays_from_the_log():
     scores = table.session.snapshot()["scores"]
     assert set(scores["players"]) == {"ana", "computer"}
     assert table.replays()
+
+
+# --- the host ends the game early -------------------------------------------------------------------
+
+
+def test_ending_early_scores_the_trophies_taken_so_far():
+    """Hub rule: the game ends where it stands; more trophies wins, and nobody swaps any more."""
+    table = Table(setup_for())
+    table.session.start_clock()
+    for index in range(500):
+        if table.game.trophy_count("A") != table.game.trophy_count("B"):
+            break
+        play_turn(table, index)
+    game = table.game
+    assert not game.is_over
+    leader = "A" if game.trophy_count("A") > game.trophy_count("B") else "B"
+    name = {"A": "ana", "B": "ben"}[leader]
+    ended = table.session.abort_clock()
+    assert isinstance(ended, ev.ClockAborted) and not ended.unscored
+    assert table.table.ended_early and table.acted()[-1] == {"type": "ended_early"}
+    snap = table.session.snapshot()
+    scores = snap["scores"]
+    assert scores["winners"] == [name] and not scores["shared"] and scores["ended_early"]
+    assert scores["ranking"][0] == name
+    assert {p: s["total"] for p, s in scores["players"].items()} == {
+        "ana": game.trophy_count("A"),
+        "ben": game.trophy_count("B"),
+    }
+    summary = english(snap["view"]["summary"])
+    assert (
+        summary.startswith("The game was ended early: ") and f"{name} ({leader}) wins on trophies" in summary
+    )
+    assert english(snap["explanation"]).startswith(f"{name} wins")
+    assert table.session.player_snapshot("ana")["menu"] == [] and "select" not in table.board_panel("ana")
+    refused = table.swap("ana", legal_moves(game)[0])
+    assert isinstance(refused, Rejected) and str(refused.reason) == "The game was ended early"
+    assert table.replays()
+    resumed = TableSession(table.setup, clock=table.clock, log=table.session.log)
+    assert resumed.state == table.session.state
+
+
+def test_ending_early_with_as_many_trophies_each_shares_the_victory():
+    table = solo()
+    table.session.start_clock()
+    table.session.abort_clock()
+    snap = table.session.snapshot()
+    assert snap["scores"]["winners"] == ["ana", "computer"] and snap["scores"]["shared"]
+    assert english(snap["view"]["summary"]) == (
+        "The game was ended early: ana (A) and computer (B) share the victory with 0 trophies each"
+    )
+    assert english(snap["explanation"]).startswith("Shared victory: ana and computer")
+    assert table.session.referee.game_ended_early(table.table) == Decision(table.table), "only once"

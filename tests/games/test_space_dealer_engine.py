@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import pytest
 
@@ -14,6 +15,7 @@ from companion.games.space_dealer.actions import (
     BuildCard,
     DiscardCard,
     DrawTechCards,
+    GameEndedEarly,
     GiveCard,
     InDepot,
     InShip,
@@ -46,6 +48,7 @@ from companion.games.space_dealer.engine import (
 )
 from companion.games.space_dealer.engine import setup as deal
 from companion.games.space_dealer.state import GameState, Goods, Phase, TimerStatus
+from companion.rules.text import Text
 
 PLAYERS = ["red", "green", "blue"]
 # Orbital ring for three players: 0 red, 1 neutral, 2 green, 3 neutral, 4 blue, 5 neutral.
@@ -74,10 +77,18 @@ def ok(state: GameState, *actions: object) -> GameState:
     return state
 
 
-def rejected(state: GameState, action: object) -> Rejected:
+class Said(NamedTuple):
+    """A rejection as an English player reads it."""
+
+    reason: str
+    rule: str
+
+
+def rejected(state: GameState, action: object) -> Said:
     result = apply(state, action)  # type: ignore[arg-type]
     assert isinstance(result, Rejected), f"{action} was accepted"
-    return result
+    assert isinstance(result.reason, Text) and isinstance(result.rule, Text)
+    return Said(str(result.reason), str(result.rule))
 
 
 def plan(state: GameState, player: str, type_name: str) -> tuple[GameState, str]:
@@ -182,10 +193,10 @@ def test_setup_is_seeded() -> None:
     [
         (["a", "b"], {}, "3 to 8 players"),
         ([f"p{i}" for i in range(9)], {}, "3 to 8 players"),
-        (["a", "a", "b"], {}, "distinct"),
-        (["a", "b", "neutral"], {}, "reserved"),
-        (["a", "b", "c"], {"starts": {"zed": Start()}}, "unknown player"),
-        (["a", "b", "c"], {"starts": {"a": Start(side="up")}}, "'left' or 'right'"),
+        (["a", "a", "b"], {}, "different and not empty"),
+        (["a", "b", "neutral"], {}, "neutral spaceship's name"),
+        (["a", "b", "c"], {"starts": {"zed": Start()}}, "does not play in this game"),
+        (["a", "b", "c"], {"starts": {"a": Start(side="up")}}, "left or right"),
         (["a", "b", "c"], {"starts": {"a": Start(x=5)}}, "power connection"),
     ],
 )
@@ -394,16 +405,16 @@ def test_jobs(prepare, make_job, reason: str | None) -> None:
         assert timer_state.status is TimerStatus.ACTIVE  # type: ignore[union-attr]
     else:
         assert isinstance(result, Rejected)
-        assert reason in result.reason
-        assert result.rule.startswith("rulebook ")
+        assert reason in str(result.reason)
+        assert str(result.rule).startswith("rulebook ")
 
 
 @pytest.mark.parametrize(
     ("action", "reason"),
     [
-        (StartJob("red", 2, RaiseTechLevel()), "no timer number 2"),
-        (StartJob("zed", 0, RaiseTechLevel()), "no player 'zed'"),
-        (StartJob("red", -1, RaiseTechLevel()), "no timer number -1"),
+        (StartJob("red", 2, RaiseTechLevel()), "no timer number 3"),
+        (StartJob("zed", 0, RaiseTechLevel()), "zed does not play in this game"),
+        (StartJob("red", -1, RaiseTechLevel()), "no timer number 0"),
     ],
 )
 def test_bad_timers_and_players(action: StartJob, reason: str) -> None:
@@ -419,7 +430,7 @@ def test_every_planet_has_its_own_timer_space() -> None:
 def test_active_timer_takes_no_second_job() -> None:
     state = ok(new_game(), StartJob("red", 0, RaiseTechLevel()))
     r = rejected(state, StartJob("red", 0, UseCard(mine_of(state, "red"))))
-    assert "only an inactive timer" in r.reason
+    assert "only an inactive timer" in str(r.reason)
 
 
 # =====================================================================================
@@ -491,7 +502,7 @@ def test_move_lands_and_ship_is_in_flight_meanwhile() -> None:
 def test_moving_ship_space_is_taken() -> None:
     state = ok(new_game(), StartJob("red", 0, MoveShip("red", 3)))
     r = rejected(state, StartJob("red", 1, MoveShip("red", 4)))
-    assert "Another timer already stands" in r.reason
+    assert "Another timer already stands" in str(r.reason)
 
 
 def test_converter_exchanges_goods_with_pool() -> None:
@@ -534,7 +545,7 @@ def test_discard_puts_card_under_its_stack() -> None:
 
 def test_timer_ran_out_needs_running_timer() -> None:
     assert "not running" in rejected(new_game(), TimerRanOut("red", 0)).reason
-    assert "no timer number 9" in rejected(new_game(), TimerRanOut("red", 9)).reason
+    assert "no timer number 10" in rejected(new_game(), TimerRanOut("red", 9)).reason
 
 
 # =====================================================================================
@@ -558,9 +569,9 @@ def test_card_with_two_connections_powered_by_two_plants() -> None:
     state = new_game()
     state, _ = build(state, "red", "Generator", 2)
     state, card = plan(state, "red", "Fusion Mine")
-    assert "both connections" in (site_problem(state, state.player("red"), card, 0) or "")  # type: ignore[arg-type]
+    assert "both connections" in str(site_problem(state, state.player("red"), card, 0))  # type: ignore[arg-type]
     state, _ = build(state, "red", "Solar Satellite", -2)
-    assert "both connections" in (site_problem(state, state.player("red"), card, 0) or "")  # type: ignore[arg-type]
+    assert "both connections" in str(site_problem(state, state.player("red"), card, 0))  # type: ignore[arg-type]
     state, _ = build(state, "red", "Solar Satellite", 2)
     assert site_problem(state, state.player("red"), card, 0) is None  # type: ignore[arg-type]
 
@@ -572,7 +583,7 @@ def test_building_over_the_action_row_covers_the_card_below() -> None:
     red = state.player("red")
     assert red.built_card(mine).covered and not red.built_card(fusion).covered  # type: ignore[union-attr]
     r = rejected(state, StartJob("red", 0, UseCard(mine)))
-    assert "built over" in r.reason
+    assert "built over" in str(r.reason)
     # the covered mine's order still counts: it lies in the order row
     state = dock(load(state, "green", **state.cards[mine].order.goods_dict()), "green", 0)  # type: ignore[union-attr]
     state = ok(state, SatisfyOrder("green", "green", mine))
@@ -585,14 +596,14 @@ def test_upright_card_cannot_cover_order_row_but_across_card_can_be_covered_by_u
     red = state.player("red")
     assert red.built_card(fusion).covered  # type: ignore[union-attr]
     state, mm = plan(state, "red", "Multi-Mine")
-    assert "never in the order row" in (site_problem(state, state.player("red"), mm, -1) or "")  # type: ignore[arg-type]
+    assert "never in the order row" in str(site_problem(state, state.player("red"), mm, -1))  # type: ignore[arg-type]
 
 
 def test_cannot_build_over_card_with_timer_on_it() -> None:
     state = ok(new_game(), StartJob("red", 0, UseCard(mine_of(new_game(), "red"))))
     state, fusion = plan(state, "red", "Fusion Mine")
     r = rejected(state, StartJob("red", 1, BuildCard(fusion, -2)))
-    assert "timer stands on" in r.reason
+    assert "timer stands on" in str(r.reason)
 
 
 def test_depot_needs_a_neighbour_and_depot_under_planet_is_fine() -> None:
@@ -600,8 +611,8 @@ def test_depot_needs_a_neighbour_and_depot_under_planet_is_fine() -> None:
     p = state.player("red")
     assert site_problem(state, p, depot, 0) is None  # type: ignore[arg-type]  # touches the planet above
     assert site_problem(state, p, depot, -3) is None  # type: ignore[arg-type]  # beside the Mine
-    assert "touch another card" in (site_problem(state, p, depot, -6) or "")  # type: ignore[arg-type]
-    assert "Build sites run" in (site_problem(state, p, depot, 40) or "")  # type: ignore[arg-type]
+    assert "touch another card" in str(site_problem(state, p, depot, -6))  # type: ignore[arg-type]
+    assert "Build sites run" in str(site_problem(state, p, depot, 40))  # type: ignore[arg-type]
 
 
 # =====================================================================================
@@ -614,19 +625,19 @@ def test_transfer_goods_between_ships_at_same_planet() -> None:
     state = ok(state, TransferGoods("green", InShip("green"), InShip("red"), Goods.of(red=2)))
     assert state.ship("red").cargo.as_dict() == {"red": 2}  # type: ignore[union-attr]
     r = rejected(state, TransferGoods("green", InShip("red"), InShip("green"), Goods.of(red=1)))
-    assert "your own spaceship" in r.reason
+    assert "your own spaceship" in str(r.reason)
     far = dock(state, "blue", 4)
     far = load(far, "blue", red=1)
     r = rejected(far, TransferGoods("blue", InShip("blue"), InShip("red"), Goods.of(red=1)))
-    assert "same planet" in r.reason
+    assert "same planet" in str(r.reason)
     r = rejected(state, TransferGoods("green", InShip("green"), InShip("red"), Goods.of(red=5)))
-    assert "not there" in r.reason
+    assert "not there" in str(r.reason)
 
 
 def test_transfer_respects_cargo_limit_of_8() -> None:
     state = dock(load(load(new_game(), "green", red=4), "red", blue=6), "green", 0)
     r = rejected(state, TransferGoods("green", InShip("green"), InShip("red"), Goods.of(red=3)))
-    assert "8 goods" in r.reason and r.rule.startswith("rulebook 3.3")
+    assert "8 goods" in str(r.reason) and str(r.rule).startswith("rulebook 3.3")
     state = ok(state, TransferGoods("green", InShip("green"), InShip("red"), Goods.of(red=2)))
     assert state.ship("red").cargo.total == 8  # type: ignore[union-attr]
 
@@ -650,7 +661,7 @@ def test_satisfy_order_at_another_planet() -> None:
     wanted = state.cards[order].order.goods_dict()  # type: ignore[union-attr]
     state = load(state, "red", **wanted)
     r = rejected(state, SatisfyOrder("red", "red", order))
-    assert "at green's planet" in r.reason
+    assert "at green's planet" in str(r.reason)
     state = dock(state, "red", 2)
     state = ok(state, SatisfyOrder("red", "red", order))
     red = state.player("red")
@@ -688,7 +699,7 @@ def test_satisfy_order_at_another_planet() -> None:
 def test_illegal_orders(prepare, action, reason: str) -> None:
     state = prepare(new_game())
     r = rejected(state, action(state))
-    assert reason in r.reason and r.rule.startswith("rulebook")
+    assert reason in str(r.reason) and str(r.rule).startswith("rulebook")
 
 
 def test_neutral_order_card_scores_without_marker_and_is_replaced() -> None:
@@ -730,7 +741,7 @@ def test_goods_left_at_neutral_planet_can_be_collected() -> None:
     state = ok(state, TransferGoods("green", AtNeutralPlanet(1), InShip("green"), Goods.of(blue=1)))
     assert state.ship("green").cargo.as_dict() == {"blue": 1}  # type: ignore[union-attr]
     r = rejected(state, TransferGoods("green", AtNeutralPlanet(1), InShip("red"), Goods.of(blue=1)))
-    assert "collected by a spaceship" in r.reason
+    assert "collected by a spaceship" in str(r.reason)
     assert (
         "not a neutral planet"
         in rejected(
@@ -828,7 +839,7 @@ def test_loading_attack_markers_at_most_two() -> None:
     state, probe = _armed(new_game(), "red", "Sabotage Probe", markers=2)
     assert state.attack_pool == 8
     r = rejected(state, StartJob("red", 0, UseCard(probe)))
-    assert "already holds 2 attack markers" in r.reason and "5.1d" in r.rule
+    assert "already holds 2 attack markers" in str(r.reason) and "5.1d" in str(r.rule)
 
 
 def test_sabotaged_timer_runs_out_without_effect_and_is_reusable() -> None:
@@ -845,6 +856,41 @@ def test_sabotaged_timer_runs_out_without_effect_and_is_reusable() -> None:
     assert state.player("green").timer(0).status is TimerStatus.INACTIVE  # type: ignore[union-attr]
     state = ok(state, StartJob("green", 0, RaiseTechLevel()), TimerRanOut("green", 0))
     assert state.player("green").tech_level == 2  # type: ignore[union-attr]
+
+
+def test_the_host_ending_the_game_early_stops_every_timer_and_scores_it_as_it_stands() -> None:
+    state, _ = _armed(new_game(), "red", "Sabotage Probe", markers=2)
+    order = mine_of(state, "green")
+    state = dock(load(state, "red", **state.cards[order].order.goods_dict()), "red", 2)  # type: ignore[union-attr]
+    state = ok(
+        state,
+        SatisfyOrder("red", "red", order),
+        StartJob("green", 0, RaiseTechLevel()),
+        Sabotage("red", "green", 0),
+        StartJob("blue", 1, MoveShip("blue", 3)),
+    )
+    pool = state.attack_pool
+    result = apply(state, GameEndedEarly())
+    assert isinstance(result, Accepted)
+    after = result.state
+    assert after.phase is Phase.OVER
+    assert all(t.status is TimerStatus.INACTIVE and t.job is None for p in after.players for t in p.timers)
+    assert after.attack_pool == pool + 1  # the sabotage's marker is back in the pool
+    assert after.ship("blue").destination == 3  # type: ignore[union-attr]  # as it stands: still in flight
+    assert [e.kind for e in result.events] == ["GameEnded", "GameOver"]
+    assert result.events[1].details == final_score(after).to_json() == final_score(state).to_json()
+    assert final_score(after).winners == ("red",)
+    # nothing happens any more: a timer's sand running out has no effect, and it cannot end twice
+    assert "The game is over" in rejected(after, TimerRanOut("blue", 1)).reason
+    assert "already over" in rejected(after, GameEndedEarly()).reason
+    assert "has ended" in rejected(after, PlayCard("red", after.player("red").stack[0])).reason  # type: ignore[union-attr]
+
+
+def test_the_game_can_be_ended_early_while_running_timers_complete() -> None:
+    state = ok(new_game(), StartJob("red", 0, RaiseTechLevel()), MasterClockExpired())
+    assert state.phase is Phase.ENDING
+    ended = ok(state, GameEndedEarly())
+    assert ended.phase is Phase.OVER and ended.player("red").tech_level == 1  # type: ignore[union-attr]
 
 
 def test_sabotaged_flight_returns_ship_to_its_field() -> None:
@@ -877,7 +923,11 @@ def test_sabotaged_timer_frees_its_space_at_once() -> None:
             Sabotage("red", "green", 0),
             "only an active timer",
         ),
-        (lambda s: _armed(s, "red", "Sabotage Probe")[0], Sabotage("red", "zed", 0), "no player 'zed'"),
+        (
+            lambda s: _armed(s, "red", "Sabotage Probe")[0],
+            Sabotage("red", "zed", 0),
+            "zed does not play in this game",
+        ),
         (lambda s: s, LaunchRocket("red", "green", "mine-x"), "need a built Interstellar Rocket"),
         (
             lambda s: _armed(s, "red", "Interstellar Rocket")[0],
@@ -888,7 +938,9 @@ def test_sabotaged_timer_frees_its_space_at_once() -> None:
 )
 def test_illegal_attacks(prepare, action, reason: str) -> None:
     r = rejected(prepare(new_game()), action)
-    assert reason in r.reason and r.rule.startswith("rulebook 5.1" if "zed" not in reason else "rulebook 2")
+    assert reason in str(r.reason) and str(r.rule).startswith(
+        "rulebook 5.1" if "zed" not in reason else "rulebook 2"
+    )
 
 
 def test_rocket_blocks_space_until_a_timer_ran_there() -> None:
@@ -900,7 +952,7 @@ def test_rocket_blocks_space_until_a_timer_ran_there() -> None:
     # a blocked card cannot be built over
     state, fusion = plan(state, "green", "Fusion Mine")
     r = rejected(state, StartJob("green", 1, BuildCard(fusion, -2)))
-    assert "blocked by an Interstellar Rocket" in r.reason and "5.1e" in r.rule
+    assert "blocked by an Interstellar Rocket" in str(r.reason) and "5.1e" in str(r.rule)
     # the timer run on the blocked space produces nothing and clears the block
     pool_before = state.attack_pool
     cargo_before = state.ship("green").cargo  # type: ignore[union-attr]
@@ -942,7 +994,7 @@ def test_at_most_two_rocket_markers_on_one_player() -> None:
         state, LaunchRocket("red", "green", mine_of(state, "green")), LaunchRocket("red", "green", extra1)
     )
     r = rejected(state, LaunchRocket("blue", "green", extra3))
-    assert "already blocked by 2 attack markers" in r.reason
+    assert "already blocked by 2 attack markers" in str(r.reason)
     assert (
         "timer stands on"
         in rejected(
@@ -963,7 +1015,7 @@ def test_transport_probe_stores_two_and_sends_them_to_the_ship() -> None:
     state, probe = build(four_players(), "red", "Transport Probe", -3)
     state = load(state, "red", green=3)
     r = rejected(state, TransferGoods("red", InShip("red"), OnProbe("red", probe), Goods.of(green=3)))
-    assert "stores at most 2 goods" in r.reason and "5.1f" in r.rule
+    assert "stores at most 2 goods" in str(r.reason) and "5.1f" in str(r.rule)
     state = ok(state, TransferGoods("red", InShip("red"), OnProbe("red", probe), Goods.of(green=2)))
     state = ok(state, StartJob("red", 1, MoveShip("red", 1)), TimerRanOut("red", 1))
     state = ok(state, StartJob("red", 0, UseCard(probe)))
@@ -980,7 +1032,7 @@ def test_transport_probe_stores_two_and_sends_them_to_the_ship() -> None:
 def test_robot_factory_adds_a_timer() -> None:
     state = new_game()
     pool = state.timer_pool
-    assert "no timer number 2" in rejected(state, StartJob("red", 2, RaiseTechLevel())).reason
+    assert "no timer number 3" in rejected(state, StartJob("red", 2, RaiseTechLevel())).reason
     state, _ = build(state, "red", "Robot Factory", -1)
     red = state.player("red")
     assert red is not None and len(red.timers) == 3 and timer_limit(state, red) == 3
@@ -1187,7 +1239,9 @@ FREE = [
     pytest.param(
         _noop, lambda s: KeepDrawnCard("red", "x"), "not drawn any cards", "3.2.1", id="keep-nothing"
     ),
-    pytest.param(_drawn, lambda s: KeepDrawnCard("zed", "x"), "no player 'zed'", "2", id="keep-unknown"),
+    pytest.param(
+        _drawn, lambda s: KeepDrawnCard("zed", "x"), "zed does not play in this game", "2", id="keep-unknown"
+    ),
     pytest.param(
         lambda s: ok(_drawn(s), MasterClockExpired()),
         lambda s: KeepDrawnCard("red", "x"),
@@ -1201,7 +1255,7 @@ FREE = [
     pytest.param(
         _red_planned,
         lambda s: GiveCard("red", "zed", _red_card(s)),
-        "no player 'zed'",
+        "zed does not play in this game",
         "2",
         id="give-unknown",
     ),
@@ -1271,7 +1325,7 @@ FREE = [
     pytest.param(
         _noop,
         lambda s: TransferGoods("red", InShip("red"), InDepot("zed"), Goods.of(red=1)),
-        "no player 'zed'",
+        "zed does not play in this game",
         "3.3",
         id="depot-zed",
     ),
@@ -1306,7 +1360,7 @@ FREE = [
     pytest.param(
         _noop,
         lambda s: ReturnGoods("zed", InShip("red"), Goods.of(red=1)),
-        "no player 'zed'",
+        "zed does not play in this game",
         "2",
         id="return-zed",
     ),
@@ -1325,8 +1379,16 @@ FREE = [
         "3.4",
         id="neutral-no-goods",
     ),
-    pytest.param(_noop, lambda s: Sabotage("zed", "green", 0), "no player 'zed'", "2", id="sabotage-zed"),
-    pytest.param(_noop, lambda s: LaunchRocket("red", "zed", "x"), "no player 'zed'", "2", id="rocket-zed"),
+    pytest.param(
+        _noop, lambda s: Sabotage("zed", "green", 0), "zed does not play in this game", "2", id="sabotage-zed"
+    ),
+    pytest.param(
+        _noop,
+        lambda s: LaunchRocket("red", "zed", "x"),
+        "zed does not play in this game",
+        "2",
+        id="rocket-zed",
+    ),
     pytest.param(_noop, lambda s: "not an action", "Unknown action", "3.2", id="garbage"),
     pytest.param(_noop, lambda s: StartJob("red", 0, "dance"), "Unknown job", "3.2", id="garbage-job"),
     pytest.param(
@@ -1360,8 +1422,8 @@ FREE = [
 def test_free_action_rejections(prepare, make, reason: str, section: str) -> None:
     state = prepare(new_game())
     r = rejected(state, make(state))
-    assert reason in r.reason, r
-    assert r.rule.startswith(f"rulebook {section}"), r
+    assert reason in str(r.reason), r
+    assert str(r.rule).startswith(f"rulebook {section}"), r
 
 
 def test_basic_game_has_no_experienced_actions() -> None:
@@ -1370,7 +1432,7 @@ def test_basic_game_has_no_experienced_actions() -> None:
     assert "experienced" in rejected(state, StartJob("red", 0, DiscardCard(card))).reason
     state = dock(load(state, "red", blue=1), "red", 1)
     r = rejected(state, TransferGoods("red", InShip("red"), AtNeutralPlanet(1), Goods.of(blue=1)))
-    assert "experienced" in r.reason and "5.3" in r.rule
+    assert "experienced" in str(r.reason) and "5.3" in str(r.rule)
     assert "experienced" in rejected(state, TradeCards("red", card, "blue", "x")).reason
 
 
@@ -1501,7 +1563,7 @@ def test_rocket_block_on_a_fake_clock() -> None:
     table.act(StartJob("green", 0, UseCard(mine)))  # runs out at 60 s
     table.advance(30)
     r = rejected(table.state, LaunchRocket("blue", "green", mine))
-    assert "timer stands on" in r.reason
+    assert "timer stands on" in str(r.reason)
     table.advance(30)
     assert table.state.ship("green").cargo.count(colour) == 1  # type: ignore[union-attr]
     table.act(LaunchRocket("blue", "green", mine))  # at 60 s

@@ -25,6 +25,7 @@ from companion.games.space_dealer.cards import PACKAGE, SHIPPED
 from companion.games.space_dealer.record import ACTION_TYPES, action_from_json
 from companion.games.space_dealer.state import GameState
 from companion.games.space_dealer.table import BasicSpaceDealerReferee, DealerTable, SpaceDealerReferee
+from companion.i18n import render_tree
 from companion.rules import Decision, Rejected, Step
 from companion.rules.setup import Seat, TableSetup, default_setup
 from companion.table import events as ev
@@ -177,19 +178,21 @@ def test_each_variant_is_a_referee_class_registered_in_game():
     assert type(basic) is BasicSpaceDealerReferee
     game = basic.start(table_setup("basic")).game
     assert not game.experienced and game.attack_pool == 0 and not game.order_cards
-    with pytest.raises(ConfigError, match="no variant 'turbo'"):
+    with pytest.raises(ConfigError, match="no variant turbo"):
         referee_for(table_setup("turbo"))
     dealt_experienced = referee_for(table_setup()).start(table_setup()).game
     with pytest.raises(ConfigError, match="not dealt for the basic game"):
         BasicSpaceDealerReferee(table_setup("basic"), GAME.data, game=dealt_experienced)
-    with pytest.raises(ConfigError, match="do not play the Space Dealer variant 'basic'"):
+    with pytest.raises(ConfigError, match="experienced rules has no variant basic"):
         SpaceDealerReferee(table_setup("basic"), GAME.data)  # the log would say basic, the play experienced
 
 
 def test_the_basic_game_offers_no_neutral_planet_for_goods():
     experienced, basic = referee_for(table_setup()), referee_for(table_setup("basic"))
     game = experienced.start(table_setup()).game
-    assert experienced.neutral_places(game, 1) == [(A.AtNeutralPlanet(1), "neutral planet")]
+    assert [(place, str(name)) for place, name in experienced.neutral_places(game, 1)] == [
+        (A.AtNeutralPlanet(1), "neutral planet")
+    ]
     assert experienced.neutral_places(game, 0) == []  # a player's planet
     assert basic.neutral_places(game, 1) == []
 
@@ -262,7 +265,7 @@ class Hub:
                 del self.flipped[node]
 
     def menu(self, player: str) -> list[dict]:
-        return list(self.session.player_snapshot(player)["menu"])
+        return render_tree(list(self.session.player_snapshot(player)["menu"]), "en")
 
     def tap(self, player: str, label: str) -> None:
         [item] = [i for i in self.menu(player) if label in (i["id"], i["label"])]

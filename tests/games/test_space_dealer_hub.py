@@ -14,6 +14,7 @@ import pytest
 
 from companion.games.space_dealer.state import Phase, TimerStatus
 from companion.hub import HubConfig
+from companion.i18n import render_tree
 from companion.node.sim import SimNode
 from companion.runtime import RunOptions, Table
 from tests.conftest import wait_until
@@ -151,7 +152,7 @@ def test_a_game_on_the_hub_with_a_third_timer_and_a_sabotage_that_turns_a_node_r
     act(table, "red", {"type": "Sabotage", "target_player": "green", "target_timer": 1})
     green_1 = table.fleet.nodes["green-1"]
     wait_until(lambda: green_1.show() == "sabotaged", timeout_s=2, message="green-1 to show sabotaged")
-    dashboard = api(table, "/api/state")[1]["view"]
+    dashboard = render_tree(api(table, "/api/state")[1]["view"], "en")
     attacks = next(p for p in dashboard["panels"] if p["title"] == "Sabotage and rocket blocks")
     assert "green's timer 1 sabotaged by red: runs out with no effect" in attacks["lines"]
     done(table, "green-1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import replace
 
 from hypothesis import HealthCheck, event, given, settings
@@ -39,6 +40,9 @@ from companion.games.space_dealer.actions import (
 from companion.games.space_dealer.engine import apply, final_score
 from companion.games.space_dealer.engine import setup as deal
 from companion.games.space_dealer.state import GameState, Goods, Phase, TimerStatus
+from companion.games.space_dealer.words import describe
+from companion.i18n import catalog_entries
+from companion.rules.text import PLACEHOLDER, Text, from_json
 
 NAMES = ["red", "green", "blue", "white", "black", "pink", "orange", "purple"]
 COLOURS = ["red", "yellow", "blue", "green"]
@@ -177,6 +181,26 @@ def check_invariants(
     assert len(orders) == len(set(orders)), "each order once"
 
 
+def untranslated(value: object) -> list[str]:
+    """Message ids in ``value`` (a text, or a view's JSON with texts inside) that a Spanish or German
+    catalog lacks; a verbatim text (a name, a number) needs none."""
+    if isinstance(value, dict) and isinstance(value.get("msg"), str):
+        value = from_json(value)
+    if isinstance(value, Text):
+        args = [a for _, a in value.args]
+        own = []
+        if not value.verbatim and re.search("[A-Za-z]", PLACEHOLDER.sub("", value.msgid)):
+            own = [
+                f"{lang}: {value.msgid}" for lang in ("es", "de") if value.msgid not in catalog_entries(lang)
+            ]
+        return own + [m for a in args for m in untranslated(a)]
+    if isinstance(value, dict):
+        return [m for v in value.values() for m in untranslated(v)]
+    if isinstance(value, (list, tuple)):
+        return [m for v in value for m in untranslated(v)]
+    return []
+
+
 @settings(
     max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
@@ -194,10 +218,12 @@ def test_random_play_keeps_invariants(data: st.DataObject, seed: int, n: int, bo
         if isinstance(result, Accepted):
             event(f"accepted {type(action).__name__}")
             check_invariants(state, result.state, goods, markers, timers, placed)
+            assert untranslated(describe(result.state, result.events)) == []
             state = result.state
         else:
             assert isinstance(result, Rejected)
-            assert result.reason and result.rule.startswith("rulebook")
+            assert str(result.reason) and str(result.rule).startswith("rulebook")
+            assert untranslated([result.reason, result.rule]) == []  # every refusal in Spanish and German
     score = final_score(state)
     assert sum(s.markers for s in score.players.values()) == sum(
         p.markers_placed - placed[p.name] for p in state.players
@@ -340,8 +366,10 @@ def test_guided_random_walk_keeps_invariants(seed: int, n: int, boost: bool) -> 
             accepted += 1
             event(f"accepted {type(action).__name__}")
             check_invariants(state, result.state, goods, markers, timers, placed)
+            assert untranslated(describe(result.state, result.events)) == []
             state = result.state
         else:
-            assert result.reason and result.rule.startswith("rulebook")
+            assert str(result.reason) and str(result.rule).startswith("rulebook")
+            assert untranslated([result.reason, result.rule]) == []
     event(f"phase {state.phase.value}")
     assert accepted > 0

@@ -25,16 +25,23 @@ from companion.games.space_dealer.engine import apply
 from companion.games.space_dealer.engine import setup as deal
 from companion.games.space_dealer.state import GameState, Goods, Phase, TimerStatus
 from companion.games.space_dealer.table import SpaceDealerReferee
+from companion.i18n import render_tree
 from companion.rules import Decision
 from companion.rules.setup import default_setup
 from companion.table import events as ev
 from companion.table.commands import Show
 from companion.table.session import TableSession
 from tests.conftest import logged_actions, replays
+from tests.games.test_space_dealer_properties import untranslated
 
 BOOT = "0a1b2c3d"
 PLAYERS = ["red", "yellow", "green"]
 RAISE = {"type": "RaiseTechLevel"}
+
+
+def english(value):
+    """A snapshot, view or refusal with every text in it written out in English."""
+    return render_tree(value, "en")
 
 
 def setup(players: list[str], **kw: object) -> GameState:
@@ -164,12 +171,24 @@ class Table:
     def game(self) -> GameState:
         return self.session.state.game.game
 
+    def menu_items(self, player: str) -> list[dict]:
+        """The player's buttons, in order, their words in English."""
+        return english(self.session.player_snapshot(player)["menu"])
+
     def menu(self, player: str) -> dict[str, dict]:
-        return {item["id"]: item for item in self.session.player_snapshot(player)["menu"]}
+        return {item["id"]: item for item in self.menu_items(player)}
+
+    def view(self, player: str | None = None) -> dict:
+        """The dashboard's view (or a player's), in English."""
+        return english((self.session.player_snapshot(player) if player else self.session.snapshot())["view"])
+
+    def refusal(self, player: str) -> dict:
+        """The latest refusal on the player's phone: reason and rule in English."""
+        return english(self.session.refusals[player])
 
     def item(self, player: str, label: str) -> dict:
         """The menu item with this id, or the first one with this label."""
-        found = [i for i in self.session.player_snapshot(player)["menu"] if label in (i["id"], i["label"])]
+        found = [i for i in self.menu_items(player) if label in (i["id"], i["label"])]
         assert found, f"no menu item {label!r} for {player}"
         return found[0]
 
@@ -180,8 +199,7 @@ class Table:
         return self.session.player_action(player, item["action"])
 
     def panel(self, title: str, player: str | None = None) -> dict:
-        view = self.session.player_snapshot(player)["view"] if player else self.session.snapshot()["view"]
-        return next(panel for panel in view["panels"] if panel["title"].startswith(title))
+        return next(panel for panel in self.view(player)["panels"] if panel["title"].startswith(title))
 
     def replays(self) -> bool:
         """A hub restart rebuilds the same state from the log, without asking the rules."""
@@ -206,8 +224,8 @@ def test_the_registry_finds_the_referee_and_it_refuses_tables_it_cannot_play():
 def test_the_seeded_setup_is_the_engines():
     t = Table()
     assert t.game == setup(PLAYERS, seed=0)
-    assert t.session.snapshot()["view"]["summary"].endswith("waiting for the master clock")
-    assert {i["group"] for i in t.session.player_snapshot("red")["menu"]} == {
+    assert t.view()["summary"].endswith("waiting for the master clock")
+    assert {i["group"] for i in t.menu_items("red")} == {
         "Start (secret until the clock starts): Generator and first Mine"
     }
     assert Table(setup(PLAYERS, seed=1)).session.player_snapshot("red")["menu"] == []  # laid out by hand
@@ -255,7 +273,6 @@ def _raising(t: Table) -> None:
 ILLEGAL = [
     ("before the master clock", lambda t: None, "red-1", RAISE, "The game has not started"),
     ("without a job", _started, "red-1", None, "Choose a job for timer 1 on your phone"),
-    ("a job the engine does not know", _started, "red-1", {"type": "Teleport"}, "unknown type 'Teleport'"),
     (
         "a card not planned",
         _started,
@@ -303,10 +320,21 @@ def test_illegal_flips_are_refused_with_the_rule(what, before, node, job, reason
     game = t.game
     ack = t.flip(node, job, ran_out=what != "a timer still running")
     assert ack["verdict"] == "rejected" and reason in ack["reason"]
-    assert "rulebook" in ack["reason"]  # every reason names its rule
-    assert t.session.refusals[t.setup.seat_of(node).player]["reason"] == ack["reason"]
+    refusal = t.refusal(t.setup.seat_of(node).player)
+    assert refusal["reason"] == ack["reason"]
+    assert refusal["rule"].startswith("rulebook")  # every reason names its rule
     assert t.game == game
     assert t.replays()
+
+
+def test_a_job_the_rules_do_not_know_is_refused_when_the_phone_chooses_it():
+    t = Table()
+    t.start()
+    refused = t.session.set_intent("red", "red-1", {"job": {"type": "Teleport"}})
+    assert isinstance(refused, Rejected) and "unknown type 'Teleport'" in str(refused.reason)
+    assert str(refused.rule).startswith("rulebook 3.2")
+    assert "red-1" not in t.session.intents
+    assert "Choose a job for timer 1" in t.flip("red-1")["reason"]
 
 
 def test_a_half_run_timer_is_refused_and_its_sand_running_out_changes_nothing():
@@ -325,7 +353,7 @@ def test_a_third_timer_is_refused_without_a_robot_factory():
     ack = t.flip("red-3", RAISE)
     assert ack["verdict"] == "rejected"
     assert "Timer 3 works only while you have a Robot Factory built" in ack["reason"]
-    assert "rulebook 5.1b" in ack["reason"]
+    assert t.refusal("red")["rule"].startswith("rulebook 5.1b")
 
 
 def test_a_build_over_a_rocket_blocked_card_is_refused_and_the_block_shows_on_the_dashboard():
@@ -337,10 +365,8 @@ def test_a_build_over_a_rocket_blocked_card_is_refused_and_the_block_shows_on_th
     # a Fusion Mine lies across the action row only, but a blocked card cannot be built over
     ack = t.flip("red-2", {"type": "BuildCard", "card": "fusion-mine-yellow-2", "x": -2})
     assert ack["verdict"] == "rejected"
-    assert ack["reason"] == (
-        "The Mine is blocked by an Interstellar Rocket and cannot be built over "
-        "(rulebook 5.1e, Interstellar Rocket)"
-    )
+    assert ack["reason"] == "The card Mine is blocked by an Interstellar Rocket and cannot be built over"
+    assert t.refusal("red")["rule"] == "rulebook 5.1e, Interstellar Rocket"
     # a rocket block can only be cleared by running a timer there; the Mine is not used
     assert t.flip("red-1", {"type": "UseCard", "card": "mine-yellow-1"})["verdict"] == "accepted"
     assert "only clears the rocket block" in t.panel("Players")["rows"][0][2]
@@ -408,15 +434,16 @@ def test_free_actions_from_the_phone_use_table_timer_numbers_and_act_for_the_pho
     t.start()
     assert isinstance(t.act("red", {"type": "PlayCard", "card": "depot-3"}), Decision)
     refused = t.act("red", {"type": "PlayCard", "player": "green", "card": "depot-1"})
-    assert isinstance(refused, Rejected) and refused.reason == "You can only act for yourself"
+    assert isinstance(refused, Rejected) and str(refused.reason) == "You can only act for yourself"
     refused = t.act("red", {"type": "StartJob", "timer": 1, "job": RAISE})
-    assert isinstance(refused, Rejected) and "Jobs start by flipping a sandtimer" in refused.reason
+    assert isinstance(refused, Rejected) and "Jobs start by flipping a sandtimer" in str(refused.reason)
     refused = t.act("red", {"type": "Sabotage", "target_player": "green", "target_timer": 0})
-    assert isinstance(refused, Rejected) and "1, 2 or 3" in refused.reason
+    assert isinstance(refused, Rejected) and "1, 2 or 3" in str(refused.reason)
     assert isinstance(t.act("red", {"type": "PlayCard", "card": "mine-blue-2"}), Decision)
     refused = t.act("red", {"type": "PlayCard", "card": "mine-green-3"})
     assert str(refused) == "Your planning area has no free space (rulebook 3.1, Playing Technology Cards)"
-    assert t.session.refusals["red"]["reason"] == str(refused)
+    assert t.refusal("red")["reason"] == str(refused.reason)
+    assert t.refusal("red")["rule"] == str(refused.rule)
     assert t.game.player("red").planning == ("depot-3", "mine-blue-2")
     assert t.replays()
 
@@ -431,7 +458,9 @@ def test_a_sabotage_turns_the_target_node_red_and_voids_its_effect():
         i["label"] for i in t.menu("yellow").values()
     }
     refused = t.act("yellow", {"type": "Sabotage", "target_player": "red", "target_timer": 1})
-    assert isinstance(refused, Rejected) and "A Sabotage Probe attacks only an active timer" in refused.reason
+    assert isinstance(refused, Rejected) and "A Sabotage Probe attacks only an active timer" in str(
+        refused.reason
+    )
     assert t.flip("red-1", RAISE)["verdict"] == "accepted"
     t.seen.clear()
     step = t.tap("yellow", "sabotage red's timer 1 (raise the tech level)")
@@ -530,7 +559,7 @@ def test_the_last_victory_point_marker_ends_the_game_and_running_timers_complete
     ack = t.flip("yellow-1", RAISE)
     assert ack["verdict"] == "rejected" and "The game has ended" in ack["reason"]
     refused = t.act("yellow", {"type": "PlayCard", "card": "depot-2"})
-    assert isinstance(refused, Rejected) and "The game has ended" in refused.reason
+    assert isinstance(refused, Rejected) and "The game has ended" in str(refused.reason)
     t.run()
     t.empty("green-1")
     assert t.game.phase is Phase.OVER and t.game.ship("green").cargo == Goods.of(red=1)  # it was still used
@@ -547,7 +576,7 @@ def test_the_last_victory_point_marker_ends_the_game_and_running_timers_complete
         "winners": ["red"],
     }
     assert t.session.player_snapshot("red")["menu"] == []
-    assert t.session.snapshot()["view"]["summary"].startswith("Space Dealer: game over \u00b7 red wins")
+    assert t.view()["summary"].startswith("Space Dealer: game over \u00b7 red wins")
     assert t.replays()
 
 
@@ -570,27 +599,62 @@ def test_the_master_clock_running_out_ends_the_game():
     assert t.replays()
 
 
+def test_the_host_ends_the_game_early_and_it_is_scored_as_it_stands_everywhere():
+    game = cargo(setup(PLAYERS, seed=0), "red", 2, red=1, yellow=1)  # red waits at yellow's planet
+    t = Table(game)
+    t.start()
+    assert isinstance(t.tap("red", "deliver red+yellow for 2/1 (yellow's red Mine)"), Decision)
+    assert t.flip("green-1", {"type": "UseCard", "card": "mine-red-7"})["verdict"] == "accepted"
+    assert t.flip("red-1", RAISE)["verdict"] == "accepted"
+    t.run(20)
+    ended = t.session.abort_clock()
+    assert isinstance(ended, ev.ClockAborted)
+    assert t.game.phase is Phase.OVER  # at once: the running timers are stopped, not completed
+    assert all(tm.status is TimerStatus.INACTIVE for p in t.game.players for tm in p.timers)
+    scores = t.session.snapshot()["scores"]
+    assert scores == final_score(t.game).to_json()
+    assert scores["winners"] == ["red"] and scores["players"]["yellow"] == {"total": 1, "markers": 0}
+    assert t.view()["summary"].startswith("Space Dealer: game over \u00b7 red wins")
+    assert "the game ends: the host ended it early, it is scored as it stands" in t.panel("Latest")["lines"]
+    assert t.session.player_snapshot("red")["menu"] == []
+    # the nodes that were running report their sand later: nothing changes any more
+    t.run(40)
+    t.empty("green-1", "red-1")
+    assert t.game.player("red").tech_level == 1 and t.game.ship("green").cargo == Goods()
+    assert t.flip("yellow-1", RAISE)["verdict"] == "rejected"
+    assert t.session.snapshot()["scores"] == scores
+    assert t.replays()
+
+
+def test_ending_a_finished_game_early_changes_nothing():
+    t = Table()
+    referee = t.session.referee
+    over = referee.game_ended_early(t.session.state.game)
+    assert isinstance(over, Decision) and over.state.game.phase is Phase.OVER
+    again = referee.game_ended_early(over.state)
+    assert isinstance(again, Decision) and again.state is over.state and not again.changed
+
+
 # --- pages --------------------------------------------------------------------------------------------------
 
 
 def test_the_dashboard_and_the_phone_pages():
     t = Table()
     t.start()
-    view = t.session.snapshot()["view"]
+    view = t.view()
     assert view["summary"] == "Space Dealer (experienced rules): running \u00b7 red 0, yellow 0, green 0"
     assert [panel["title"] for panel in view["panels"]] == [
-        "Victory-point track",
         "Orbital ring (victory-point track)",
         "Victory points",
         "Players",
         "Sabotage and rocket blocks",
         "Planets",
         "Common pool",
-        "Latest",
+        "Latest events",
     ]
-    picture = view["panels"][0]
-    assert picture["kind"] == "ring" and len(picture["fields"]) == len(t.panel("Orbital ring")["rows"])
-    assert [f["owner"] for f in picture["fields"][:2]] == ["red", None]
+    picture = view["picture"]  # the dashboard draws it (static/pictures/space-dealer.js)
+    assert len(picture["ring"]) == len(t.panel("Orbital ring")["rows"])
+    assert [f["owner"] for f in picture["ring"][:2]] == ["red", None]
     ring = t.panel("Orbital ring")["rows"]
     assert [row[1] for row in ring] == ["red's planet", "neutral planet"] * 1 + [
         "yellow's planet",
@@ -599,7 +663,7 @@ def test_the_dashboard_and_the_phone_pages():
         "neutral planet",
     ]
     assert ring[0][2] == "red" and ring[1][4] == "blue+green for 2"  # gizzi-2 lies at field 1
-    mine = t.session.player_snapshot("red")["view"]
+    mine = t.view("red")
     assert [panel["title"] for panel in mine["panels"]][:5] == [
         "My timers",
         "My planning area",
@@ -609,15 +673,107 @@ def test_the_dashboard_and_the_phone_pages():
     ]
     assert t.panel("My planning area", "red")["lines"] == ["0 of 2 spaces used"]
     assert t.panel("My goods", "red")["lines"] == ["Spaceship at field 0 (red's planet): none (0/8)"]
-    groups = {item["group"] for item in t.session.player_snapshot("red")["menu"]}
+    groups = {item["group"] for item in t.menu_items("red")}
     assert {"Timer 1: next job", "Timer 2: next job", "Plan a card"} <= groups
     basic = Table(variant="basic")
     basic.start()
-    assert "Space Dealer (basic game)" in basic.session.snapshot()["view"]["summary"]
+    assert "Space Dealer (basic game)" in basic.view()["summary"]
     assert not any(
         item["intent"] and item["intent"]["job"]["type"] == "DiscardCard"
         for item in basic.session.player_snapshot("red")["menu"]
     )
+
+
+def _groups(items: list[dict]) -> list[str]:
+    """The menu's groups in the order the phone shows them."""
+    return list(dict.fromkeys(i["group"] for i in items))
+
+
+def test_the_phone_lists_what_the_player_does_next_first():
+    t = Table(cargo(setup(PLAYERS, seed=0), "red", 2, red=1, yellow=1))  # red's ship waits at yellow's planet
+    t.start()
+    items = t.menu_items("red")
+    assert _groups(items)[:3] == ["Orders", "Timer 1: next job", "Timer 2: next job"]
+    assert items[0]["label"] == "deliver red+yellow for 2/1 (yellow's red Mine)"  # points first
+    timer_1 = [i["label"] for i in items if i["group"] == "Timer 1: next job"]
+    # the usual jobs first: use the Mine, fly to a neighbour, raise the tech level; the far flights after
+    assert timer_1[:2] == ["use yellow Mine", "fly the spaceship to field 3 (neutral planet)"]
+    assert timer_1.index("raise the tech level") < 4
+    assert _groups(items)[3:] == ["Plan a card", "Goods"]
+    # a finished build waiting for its site comes before everything else
+    game = plan(plan(setup(PLAYERS, seed=0), "red", "multi-mine-1"), "red", "generator-3")
+    t = Table(game)
+    t.start()
+    assert t.flip("red-1", {"type": "BuildCard", "card": "multi-mine-1", "x": -1})["verdict"] == "accepted"
+    assert (
+        t.flip("red-2", {"type": "BuildCard", "card": "generator-3"})["verdict"] == "accepted"
+    )  # no site yet
+    t.run()
+    t.empty("red-1", "red-2")
+    items = t.menu_items("red")
+    assert _groups(items)[0] == "Timer 2: place Generator"
+    assert [i["label"] for i in items][:2] == ["build right of the planet", "give the build up"]
+
+
+def test_the_picture_shows_the_ring_and_each_planet_as_the_game_stands():
+    game = plan(with_probe(cargo(setup(PLAYERS, seed=0), "red", 2, red=1, yellow=1)), "red", "multi-mine-1")
+    t = Table(game)
+    t.start()
+    assert isinstance(t.tap("red", "deliver red+yellow for 2/1 (yellow's red Mine)"), Decision)
+    assert t.flip("red-1", {"type": "BuildCard", "card": "multi-mine-1", "x": -1})["verdict"] == "accepted"
+    assert t.flip("green-2", {"type": "MoveShip", "ship": "green", "to": 3})["verdict"] == "accepted"
+    assert isinstance(t.tap("yellow", "sabotage red's timer 1 (build Multi-Mine at unit -1)"), Decision)
+    picture = t.view()["picture"]
+    ring = picture["ring"]
+    assert [f["owner"] for f in ring] == ["red", None, "yellow", None, "green", None]
+    assert [f["label"] for f in ring[:2]] == ["red's planet", "neutral planet"]
+    assert ring[2]["markers"] == ["red"]  # red's victory-point marker on yellow's order
+    assert [(s["id"], s["arriving"]) for s in ring[2]["ships"]] == [("red", False), ("yellow", False)]
+    assert [(s["id"], s["arriving"]) for s in ring[3]["ships"]] == [("green", True)]
+    assert ring[1]["order"]["text"] == "blue+green for 2" and ring[1]["order"]["points"] == [2]
+    red, yellow, green = picture["players"]
+    assert (red["name"], red["points"], red["markers_left"]) == ("red", 2, 9)
+    assert yellow["points"] == 1 and red["tech_label"] == "Tech level 1"
+    assert red["plants"][0]["cards"] == [{"card": "generator-3", "name": "Generator"}]
+    assert [(c["card"], c["x"], c["name"]) for c in red["cards"]] == [("mine-yellow-1", -2, "yellow Mine")]
+    assert red["planning"] == [{"card": "multi-mine-1", "name": "Multi-Mine", "timer": 1}]
+    timer = red["timers"][0]
+    assert (timer["status"], timer["on"], timer["card"], timer["sabotaged_by"], timer["node"]) == (
+        "active",
+        "planning",
+        "multi-mine-1",
+        "yellow",
+        "red-1",
+    )
+    assert red["timers"][1]["status"] == "inactive" and red["timers"][1]["on"] == "below"
+    assert green["ship"]["destination"] == 3 and green["ship"]["timer"] == 2
+    assert [c["attack_markers"] for c in yellow["cards"] if c["card"] == "sabotage-probe-1"] == [0]
+    assert red["ship"]["cargo"] == [] and yellow["ship"]["field"] == 2
+    assert {c["colour"]: c["count"] for c in picture["pool"]} == dict(t.game.pool.items)
+
+
+def test_every_word_on_the_pages_and_the_phones_is_in_spanish_and_german():
+    t = Table(plan(with_probe(with_rocket(setup(PLAYERS, seed=0), "green")), "red", "multi-mine-1"))
+    snapshots = [t.session.snapshot(), *(t.session.player_snapshot(p) for p in PLAYERS)]  # before the clock
+    t.start()
+    assert isinstance(t.tap("green", "rocket on red's yellow Mine"), Decision)
+    assert t.flip("red-1", {"type": "BuildCard", "card": "multi-mine-1", "x": -1})["verdict"] == "accepted"
+    assert t.flip("red-2", {"type": "MoveShip", "ship": "red", "to": 1})["verdict"] == "accepted"
+    assert t.flip("yellow-2", RAISE)["verdict"] == "accepted"
+    assert isinstance(t.tap("yellow", "sabotage red's timer 1 (build Multi-Mine at unit -1)"), Decision)
+    t.flip("green-1", {"type": "UseCard", "card": "generator-4"})  # refused: no timer space
+    t.act("red", {"type": "PlayCard", "card": "nothing"})  # refused
+    t.run()
+    t.empty("red-1", "red-2", "yellow-2")
+    snapshots += [t.session.snapshot(), *(t.session.player_snapshot(p) for p in PLAYERS)]
+    t.session.abort_clock()
+    snapshots += [t.session.snapshot(), *(t.session.player_snapshot(p) for p in PLAYERS)]
+    words = [{k: s[k] for k in ("view", "menu", "timers") if k in s} for s in snapshots]
+    words += list(t.session.refusals.values())
+    assert len(t.session.refusals) == 2 and untranslated(words) == []
+    spanish = {p["title"]: p for p in render_tree(snapshots[4]["view"], "es")["panels"]}
+    assert "Puntos de victoria" in spanish
+    assert "Mina (amarillo) en -2 (BLOQUEADA por el cohete de green" in " ".join(spanish["Planetas"]["lines"])
 
 
 # --- a build that lost its site, undo ---------------------------------------------------------------------
@@ -644,11 +800,7 @@ def test_a_build_whose_site_was_taken_waits_for_a_site_or_is_given_up_on_the_pho
         ack["verdict"] == "rejected"
         and "still holds the finished build of red Mining Complex" in ack["reason"]
     )
-    group = {
-        i["label"]: i
-        for i in t.session.player_snapshot("red")["menu"]
-        if i["group"] == "Timer 2: place red Mining Complex"
-    }
+    group = {i["label"]: i for i in t.menu_items("red") if i["group"] == "Timer 2: place red Mining Complex"}
     assert list(group) == ["give the build up"]  # no powered unit is free
     assert group["give the build up"]["action"] == {"type": "AbandonJob", "timer": 2}
     assert isinstance(t.tap("red", "give the build up"), Decision)
@@ -661,7 +813,7 @@ def test_undo_takes_back_a_free_action_and_the_log_still_replays():
     t = Table()
     t.start()
     assert isinstance(t.act("red", {"type": "PlayCard", "card": "depot-3"}), Decision)
-    assert t.session.undo_preview() == "red planned Depot"
+    assert str(t.session.undo_preview()) == "red planned Depot"
     t.session.undo()
     assert t.game.player("red").planning == ()
     assert t.replays()
@@ -672,7 +824,7 @@ def test_undo_takes_back_a_free_action_and_the_log_still_replays():
 
 def test_before_the_clock_each_player_picks_the_generator_side_and_first_mine_in_secret():
     t = Table()
-    menu = t.session.player_snapshot("red")["menu"]
+    menu = t.menu_items("red")
     assert [i["label"] for i in menu] == [
         "Generator left, blue Mine",
         "Generator left, green Mine",
@@ -688,22 +840,20 @@ def test_before_the_clock_each_player_picks_the_generator_side_and_first_mine_in
     assert red.plants == ((), ("generator-3",)) and [(b.card, b.x) for b in red.built] == [("mine-blue-2", 2)]
     assert "mine-yellow-1" in red.stack
     assert [b.card for b in green.built] == ["mine-green-9"]
-    assert [i["label"] for i in t.session.player_snapshot("red")["menu"] if i["selected"]] == [
-        "Generator right, blue Mine"
-    ]
+    assert [i["label"] for i in t.menu_items("red") if i["selected"]] == ["Generator right, blue Mine"]
     assert t.panel("Planets")["lines"] == [
         "red: start chosen (secret until the master clock starts)",
         "yellow: choosing where to start (secret until the master clock starts)",
         "green: start chosen (secret until the master clock starts)",
     ]
     refused = t.act("yellow", {"type": "start_choice", "side": "up", "mine": "red"})
-    assert str(refused) == "yellow: the Generator goes 'left' or 'right' of the planet (rulebook 2, Setup)"
+    assert str(refused) == "yellow: the Generator goes left or right of the planet (rulebook 2, Setup)"
     t.start()
     assert (
         t.panel("Planets")["lines"][0] == "red: right: Generator; blue Mine at 2 (order blue+green for 2/1)"
     )
     refused = t.act("red", {"type": "start_choice", "side": "left", "mine": "green"})
-    assert isinstance(refused, Rejected) and "before the game starts" in refused.reason
+    assert isinstance(refused, Rejected) and "before the game starts" in str(refused.reason)
     assert t.flip("red-1", {"type": "UseCard", "card": "mine-blue-2"})["verdict"] == "accepted"
     assert t.replays()
 

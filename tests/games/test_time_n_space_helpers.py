@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -19,10 +20,61 @@ from companion.games.time_n_space import (
     setup_intro,
 )
 from companion.games.time_n_space.state import Cube, GameState, Order
+from companion.i18n import catalog_entries
+from companion.rules.text import PLACEHOLDER, Text, from_json
 
 NAMES = ("red", "green", "orange", "purple")
 BOX = GAME.data
 """The shipped component data, as the hub hands it to the engine."""
+
+
+def en(value: Any) -> Any:
+    """The English of the texts in a value as the pages get it (a Text or its JSON form, also inside lists and
+    dicts such as a view); anything else as it is."""
+    if isinstance(value, Text):
+        return str(value)
+    if isinstance(value, dict) and "msg" in value:
+        return str(from_json(value))
+    if isinstance(value, list):
+        return [en(v) for v in value]
+    if isinstance(value, dict):
+        return {k: en(v) for k, v in value.items()}
+    return value
+
+
+def untranslated(value: Any) -> set[str]:
+    """The message ids inside ``value`` (Texts, or their JSON form inside lists and dicts) that the Spanish or
+    the German catalog lacks: an empty set means every word of it is shown in the table's language."""
+    missing: set[str] = set()
+
+    def walk(v: Any) -> None:
+        if isinstance(v, Text):
+            v = v.to_json()
+        if isinstance(v, dict) and isinstance(v.get("msg"), str):
+            if re.search(r"[A-Za-z]", PLACEHOLDER.sub("", v["msg"])):
+                missing.update(
+                    f"{lang}: {v['msg']}" for lang in ("es", "de") if v["msg"] not in catalog_entries(lang)
+                )
+            for arg in (v.get("args") or {}).values():
+                walk(arg)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+
+    walk(value)
+    return missing
+
+
+def said(refusal: Any) -> str:
+    """A refusal (a Rejected, or its JSON form on a page) as one English sentence: "reason (rule)"."""
+    if isinstance(refusal, dict):
+        reason, rule = en(refusal["reason"]), en(refusal.get("rule", ""))
+    else:
+        reason, rule = str(refusal.reason), str(refusal.rule)
+    return f"{reason} ({rule})" if rule else reason
 
 
 def ok(state: GameState, *actions: Any) -> GameState:

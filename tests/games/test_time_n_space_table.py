@@ -20,6 +20,8 @@ from companion.table.log import EventLog, read_log
 from companion.table.session import TableSession
 from tests.conftest import replays
 
+from .test_time_n_space_helpers import en, said, untranslated
+
 BOOT = "0a1b2c3d"
 
 
@@ -89,7 +91,15 @@ class Table:
         return self.game.player(player).timers[n - 1]
 
     def menu(self, player: str) -> dict[str, dict]:
-        return {item["id"]: item for item in self.session.player_snapshot(player)["menu"]}
+        """The phone's menu by item id, its labels and groups in English."""
+        return {
+            item["id"]: dict(item, label=en(item["label"]), group=en(item["group"]))
+            for item in self.session.player_snapshot(player)["menu"]
+        }
+
+    def menu_order(self, player: str) -> list[str]:
+        """The ids of the phone's menu in the order the page shows them."""
+        return [item["id"] for item in self.session.player_snapshot(player)["menu"]]
 
     def tap(self, player: str, item_id: str):
         item = self.menu(player)[item_id]
@@ -155,15 +165,6 @@ FLIPS = [
         "",
     ),
     (
-        "spaceship past a moon",
-        _started,
-        "red-1",
-        {"symbol": "ship", "destination": "planet-2"},
-        True,
-        "rejected",
-        "'planet-2' is not one wormhole away from planet-1",
-    ),
-    (
         "symbol already occupied",
         _on_b6,
         "red-2",
@@ -181,15 +182,6 @@ FLIPS = [
         True,
         "rejected",
         "Your research plant is empty; take a tile at a moon before placing a sandtimer here (5. Research plant)",
-    ),
-    (
-        "another player's symbol",
-        _started,
-        "red-1",
-        {"symbol": "yellow:b6"},
-        True,
-        "rejected",
-        "never on another player's",
     ),
     (
         "lift before the sand ran through",
@@ -241,7 +233,7 @@ FLIPS = [
         "start after the master clock ran out",
         _clock_over,
         "red-1",
-        {"symbol": "b6"},
+        {},
         True,
         "rejected",
         "The master clock has run out",
@@ -259,10 +251,10 @@ def test_flips_are_checked_against_the_engine(case, prepare, node, intent, ran_o
     ack = t.flip(node, ran_out=ran_out, **intent)
     assert ack["verdict"] == verdict
     if verdict == "rejected":
-        assert reason in ack["reason"]
+        assert reason.split(" (")[0] in ack["reason"]
         assert t.game == before
         assert t.session.state.timers[node].refused
-        assert reason in t.session.player_snapshot("red")["refusal"]["reason"]
+        assert reason in said(t.session.player_snapshot("red")["refusal"])
     else:
         assert "reason" not in ack
         assert t.timer("red", int(node[-1])).running
@@ -281,7 +273,7 @@ def test_the_first_flip_only_places_and_a_lift_acts_then_places_again():
     assert t.flip("red-1")["verdict"] == "accepted"  # no intent: produce, then the same symbol again
     assert t.game.supply_of("gray") == supply - 1
     assert t.timer("red", 1).symbol == "b6" and t.timer("red", 1).running
-    notes = [e["text"] for e in t.session.snapshot()["recent"]]
+    notes = [en(e["text"]) for e in t.session.snapshot()["recent"]]
     assert "red produced gray on b6" in " / ".join(notes)
 
 
@@ -380,12 +372,14 @@ def test_phone_actions_that_break_the_rules_are_refused_with_the_reason():
     t.start()
     t.flip("red-1", symbol="b6")
     step = t.session.player_action("red", {"type": "lift", "timer": 1})
-    assert step.reason == "The sand on this timer has not run through yet"
-    assert "has not run through" in t.session.player_snapshot("red")["refusal"]["reason"]
-    assert t.session.player_action("red", {"type": "lift", "timer": 7}).rule == "Table"
-    assert t.session.player_action("red", {"type": "finish"}).rule == "End of the Game"
-    assert "light mode only" in t.session.player_action("red", {"type": "score-sheet", "sheet": {}}).reason
-    assert "no phone action 'dance'" in t.session.player_action("red", {"type": "dance"}).reason
+    assert str(step.reason) == "The sand on this timer has not run through yet"
+    assert "has not run through" in said(t.session.player_snapshot("red")["refusal"])
+    assert str(t.session.player_action("red", {"type": "lift", "timer": 7}).rule) == "Table"
+    assert str(t.session.player_action("red", {"type": "finish"}).rule) == "End of the Game"
+    assert "light mode only" in str(
+        t.session.player_action("red", {"type": "score-sheet", "sheet": {}}).reason
+    )
+    assert "no phone action 'dance'" in str(t.session.player_action("red", {"type": "dance"}).reason)
 
 
 def test_a_flip_before_the_sand_ran_through_then_the_sand_still_counts():
@@ -415,7 +409,7 @@ def test_the_planet_owner_shows_identical_orders_and_the_deliverer_picks_how_man
     menu = t.menu("yellow")
     yellows = sorted(i for i, m in menu.items() if i.startswith("t2-deliver-") and "yellow 1" in m["label"])
     assert len(yellows) == 2 and all(menu[i]["selected"] for i in yellows)
-    assert menu[yellows[0]]["group"] == "Timer 2: when lifted from spaceship: moon-2 \u2192 planet-3"
+    assert menu[yellows[0]]["group"] == "Timer 2: when lifted from spaceship: moon 2 \u2192 green's planet"
     t.tap("yellow", yellows[1])  # fulfil only one of the two
     assert [m["selected"] for i, m in sorted(t.menu("yellow").items()) if i in yellows] == [True, False]
     assert t.menu("yellow")["t2-lift"]["label"] == "Lift now (fulfil yellow 1) and set it aside"
@@ -428,7 +422,7 @@ def test_the_planet_owner_shows_identical_orders_and_the_deliverer_picks_how_man
     refused = t.session.player_action(
         "green", {"type": "handover", "color": "yellow", "value": 1, "building": "b4", "spot": 0}
     )
-    assert refused.reason == "You show no yellow 1 order on b4 spot 1"
+    assert str(refused.reason) == "You show no yellow 1 order on b4 spot 1"
     assert t.flip("yellow-2")["verdict"] == "accepted"
     assert [(c.color, c.source) for c in t.game.player("yellow").collected] == [("yellow", "green")]
     left = [(bid, i) for bid, i, o in t.game.player("green").placed_orders() if o.color == "yellow"]
@@ -468,12 +462,19 @@ def test_random_play_through_the_session_keeps_the_rules_and_replays(variant, op
         else:
             items = [m for m in t.menu(player).values() if m["intent" if kind == "tap" else "action"]]
             if items:
-                t.tap(player, items[r % len(items)]["id"])
+                result = t.tap(player, items[r % len(items)]["id"])
+                if kind == "tap":
+                    assert result is None, f"the menu offered an intent the referee refuses: {said(result)}"
+                elif hasattr(result, "reason"):
+                    assert not untranslated(result.reason) and not untranslated(result.rule)
         game = t.game
         assert sum(game.supply) + game.goods_on_board() == game.goods_total
     for player in t.setup.players:
-        assert t.session.player_snapshot(player)["view"]["panels"]
+        page = t.session.player_snapshot(player)
+        assert page["view"]["panels"]
+        assert not untranslated([page["view"], page["menu"]])  # every word of the phone page in es and de
     assert t.session.snapshot()["view"]["summary"]
+    assert not untranslated(t.session.snapshot()["view"])  # the dashboard's tables and picture too
     assert t.replays()
 
 
@@ -524,10 +525,10 @@ def test_a_short_introductory_game_ends_with_the_scoring(caplog):
     assert [(c.color, c.value, c.source) for c in red.collected] == [("gray", 1, "green")]
     assert [(c.color, c.value, c.source) for c in yellow.collected] == [("yellow", 1, "red")]
     orders = next(
-        x for x in t.session.snapshot()["view"]["panels"] if x["title"] == "Orders on the control centers"
+        x for x in en(t.session.snapshot()["view"])["panels"] if x["title"] == "Orders on the control centers"
     )
     assert orders["rows"][0][0] == "red" and orders["rows"][0][3] == "gray 1 (green)"
-    assert "Collected: gray 1 (green)" in t.session.player_snapshot("red")["view"]["panels"][2]["lines"]
+    assert "Collected: gray 1 (green)" in en(t.session.player_snapshot("red")["view"])["panels"][2]["lines"]
     assert t.timer("red", 2).symbol == "ship" and t.game.player("red").ship == "planet-3"
     t.run(60)
     t.empty("red-1", "yellow-1", "red-2", "yellow-2", "green-1", "green-2")
@@ -570,20 +571,20 @@ def test_views_show_the_table_and_my_counters():
     t = Table()
     t.start()
     t.flip("red-2", symbol="ship", destination="moon-1")
-    view = t.session.snapshot()["view"]
+    view = en(t.session.snapshot()["view"])
     assert view["summary"].startswith("Time 'n' Space, introductory game: running")
     titles = [panel["title"] for panel in view["panels"]]
     assert titles[:4] == ["Players", "Goods supply", "Board", "Orders on the control centers"]
     assert "red's control center" in titles and "green's control center" in titles
     board = next(panel for panel in view["panels"] if panel["title"] == "Board")
-    assert "red's ship flies planet-1 \u2192 moon-1 (timer 2)" in board["lines"]
-    mine = t.session.player_snapshot("red")["view"]
+    assert "red's ship flies red's planet \u2192 moon 1 (timer 2)" in board["lines"]
+    mine = en(t.session.player_snapshot("red")["view"])
     assert [panel["title"] for panel in mine["panels"]] == [
         "My sandtimers",
         "My control center",
         "My counters",
     ]
-    assert "Timer 2: on spaceship: planet-1 \u2192 moon-1 (sand running)" in mine["panels"][0]["lines"]
+    assert "Timer 2: on spaceship: red's planet \u2192 moon 1 (sand running)" in mine["panels"][0]["lines"]
     center = mine["panels"][1]["rows"]
     assert ["b6", "production plant", "III", "gray cube, gray cube, free (gray)", ""] in center
 
@@ -594,7 +595,7 @@ def test_views_show_the_table_and_my_counters():
 def test_full_game_needs_starting_orders_then_moons_feed_the_research_plant():
     t = Table(variant="full", seed=3)
     refused = t.session.start_clock()
-    assert "red, yellow, green still must place 2 starting orders" in refused.reason
+    assert "red, yellow and green still must place 2 starting orders" in str(refused.reason)
     menu = t.menu("red")
     assert menu["start-place"]["action"]["type"] == "starting-orders"
     t.tap("red", "start-pick-brown-3")  # replaces the older of the two preselected counters
@@ -609,7 +610,7 @@ def test_full_game_needs_starting_orders_then_moons_feed_the_research_plant():
             t.session.player_action(player, {"type": "starting-orders", "orders": orders}), "reason"
         )
     again = t.session.player_action("green", {"type": "starting-orders", "orders": orders})
-    assert again.reason == "You already placed your 2 starting orders"
+    assert str(again.reason) == "You already placed your 2 starting orders"
     t.start()
     t.flip("red-1", symbol="ship", destination="moon-1")
     t.run(60)
@@ -655,7 +656,7 @@ def test_light_mode_tracks_timers_and_clock_and_scores_the_entered_sheet():
     t.start()
     assert t.flip("red-1")["verdict"] == "accepted"
     t.run(20)
-    assert t.flip("red-1", ran_out=False)["reason"].startswith(
+    assert en(t.flip("red-1", ran_out=False)["reason"]).startswith(
         "The sand on this timer has not run through yet"
     )
     t.run(700)
@@ -670,23 +671,23 @@ def test_light_mode_tracks_timers_and_clock_and_scores_the_entered_sheet():
     )
     assert not hasattr(step, "reason")
     assert t.session.snapshot()["scores"] is None
-    assert "waiting for: yellow, green" in t.session.snapshot()["view"]["panels"][1]["lines"]
+    assert "waiting for: yellow and green" in en(t.session.snapshot()["view"])["panels"][1]["lines"]
     bad = {
         "players": {
             "green": {"collected": [{"color": "pink", "value": 1, "from": "red"}], "bonus": [], "above": []}
         }
     }
     refused = t.session.player_action("green", {"type": "score-sheet", "sheet": bad})
-    assert "unknown color 'pink'" in refused.reason and refused.rule == "Final Scoring"
+    assert "unknown color 'pink'" in str(refused.reason) and str(refused.rule) == "Final Scoring"
     stranger = t.session.player_action("green", {"type": "score-sheet", "sheet": {"players": {"purple": {}}}})
-    assert "'purple' does not play at this table" in stranger.reason
+    assert "'purple' does not play at this table" in str(stranger.reason)
     rest = {"players": {"yellow": SHEET["yellow"], "green": SHEET["green"]}}
     assert not hasattr(t.session.player_action("green", {"type": "score-sheet", "sheet": rest}), "reason")
     scores = t.session.snapshot()["scores"]
     assert scores == score_record({"players": SHEET})
     assert scores["players"]["red"]["total"] == 10  # (2 + 1 + bonus 2) x 2 players
     assert scores["winners"] == ["red"]
-    mine = t.session.player_snapshot("red")["view"]
+    mine = en(t.session.player_snapshot("red")["view"])
     assert "Bonus counters: 2" in mine["panels"][1]["lines"]
     assert t.replays()
 
@@ -694,7 +695,7 @@ def test_light_mode_tracks_timers_and_clock_and_scores_the_entered_sheet():
 def test_light_mode_refuses_game_actions():
     t = Table(variant="light")
     t.start()
-    assert "light mode" in t.session.player_action("red", {"type": "lift", "timer": 1}).reason
+    assert "light mode" in str(t.session.player_action("red", {"type": "lift", "timer": 1}).reason)
 
 
 # --- restart ---------------------------------------------------------------------------------------
@@ -708,7 +709,10 @@ def test_a_hub_restart_rebuilds_the_game_from_the_log_on_disk(tmp_path, variant)
         for player in t.setup.players:
             t.tap(player, "start-place")
     t.start()
-    t.flip("red-1", symbol="ship", destination="moon-1")
+    if variant == "light":  # a sandtimer takes no choices in light mode
+        t.flip("red-1")
+    else:
+        t.flip("red-1", symbol="ship", destination="moon-1")
     t.flip("green-2")
     t.run(60)
     t.empty("red-1", "green-2")
@@ -730,7 +734,7 @@ def test_undo_takes_back_a_whole_flip():
     t.empty("red-1")
     assert t.flip("red-1", symbol="b7")["verdict"] == "accepted"  # lift (produce) and place: one step
     assert t.game.player("red").building("b6").contents[2] is not None
-    assert t.session.undo_preview().startswith("red lifted timer 1 from b6")
+    assert str(t.session.undo_preview()).startswith("red lifted timer 1 from b6")
     assert not hasattr(t.session.undo(), "reason")
     assert t.timer("red", 1).symbol == "b6" and not t.timer("red", 1).running
     assert t.game.player("red").building("b6").contents[2] is None

@@ -280,18 +280,18 @@ def test_main_action_ends_the_turn_and_refills_to_four():
 
 ILLEGAL = [
     ("not your turn", _with(), Move("Bob", "red-5"), "It is Ann's turn, not Bob's", ts.R_TURN),
-    ("unknown player", _with(), Move("Zed", "red-5"), "no player called 'Zed'", ts.R_TURN),
+    ("unknown player", _with(), Move("Zed", "red-5"), "no player called Zed", ts.R_TURN),
     (
         "two steps along",
         _with(positions={"Ann": "red-3", "Bob": "red-3"}),
         Move("Ann", "red-8"),
-        "red-8 is not next to red-3",
+        "red 8 is not next to red 3",
         ts.R_ADJACENT,
     ),
     ("other timeline, other era", _with(), Move("Ann", "blue-9"), "not the same Era", ts.R_ADJACENT),
     ("not on the table", _with(), Move("Ann", "green-2"), "not a card in a Timeline", ts.R_MOVING),
-    ("stay put", _with(), Move("Ann", "red-5"), "already on red-5", ts.R_ADJACENT),
-    ("walk into the portal", _with(), Move("Ann", "time-portal"), "use the portal action", ts.R_PORTAL),
+    ("stay put", _with(), Move("Ann", "red-5"), "already on red 5", ts.R_ADJACENT),
+    ("walk into the portal", _with(), Move("Ann", "time-portal"), "choose the Time Portal move", ts.R_PORTAL),
     (
         "portal twice",
         _with(positions={"Ann": "time-portal", "Bob": "red-3"}),
@@ -299,8 +299,8 @@ ILLEGAL = [
         "already in the Time Portal",
         ts.R_PORTAL,
     ),
-    ("card not in hand", _with(), PlaceCard("Ann", "red-6"), "red-6 is not in your hand", ts.R_PLACE),
-    ("no such card", _with(), PlaceCard("Ann", "red-66"), "no card called 'red-66'", ts.R_PLACE),
+    ("card not in hand", _with(), PlaceCard("Ann", "red-6"), "red 6 is not in your hand", ts.R_PLACE),
+    ("no such card", _with(), PlaceCard("Ann", "red-66"), "no card called red-66", ts.R_PLACE),
     (
         "special card placed",
         _with(hands={"Ann": ["time-jump-1"]}),
@@ -312,14 +312,14 @@ ILLEGAL = [
         "right but past the neighbour",
         _with(hands={"Ann": ["red-9"]}),
         PlaceCard("Ann", "red-9"),
-        "must be lower than the next card red-8",
+        "must be lower than the next card red 8",
         ts.R_SAME,
     ),
     (
         "left but below the neighbour",
         _with(hands={"Ann": ["red-2"]}),
         PlaceCard("Ann", "red-2"),
-        "must be higher than the previous card red-3",
+        "must be higher than the previous card red 3",
         ts.R_SAME,
     ),
     (
@@ -382,7 +382,7 @@ ILLEGAL = [
             "hands": {"Ann": ["red-5"]},
         },
         PlaceCard("Ann", "red-5"),
-        "sequence must be one of 4 (4-5-6), 5 (5-6-7)",
+        "several 3-card sequences (4-5-6 and 5-6-7)",
         ts.R_PARTIAL,
     ),
     (
@@ -400,7 +400,7 @@ ILLEGAL = [
             "hands": {"Ann": ["red-5"]},
         },
         PlaceCard("Ann", "red-5"),
-        "relocate_to must be one of blue, green",
+        "the Timelines on the table are blue and green",
         ts.R_PARTIAL,
     ),
     (
@@ -411,7 +411,7 @@ ILLEGAL = [
             "hands": {"Ann": ["red-5"]},
         },
         PlaceCard("Ann", "red-5", relocate_to="red"),
-        "relocate_to must be one of blue, green",
+        "the Timelines on the table are blue and green",
         ts.R_PARTIAL,
     ),
     (
@@ -425,7 +425,7 @@ ILLEGAL = [
         "time jump start: no timeline chosen yet",
         {"start": "time-jump-1", "timelines": [["red-5"]], "positions": {"Bob": "red-5"}},
         Move("Ann", "red-5"),
-        "chosen by the first player to leave it (none yet)",
+        "nobody has chosen one yet",
         ts.R_TJ,
     ),
 ]
@@ -438,9 +438,9 @@ def test_illegal_actions_are_rejected_with_the_rule(layout, action, reason, rule
     state = table(**layout)
     result = apply(state, action)
     assert isinstance(result, Rejected)
-    assert reason in result.reason
+    assert reason in str(result.reason)
     assert result.rule == rule
-    assert rule in str(result)
+    assert str(rule) in str(result)
 
 
 def test_freeze_without_markers_is_rejected():
@@ -449,7 +449,7 @@ def test_freeze_without_markers_is_rejected():
         state, players=(dataclasses.replace(state.players[0], freeze_markers=0), state.players[1])
     )
     result = apply(state, PlaceTimeFreeze("Ann"))
-    assert isinstance(result, Rejected) and "no Time Freeze marker" in result.reason
+    assert isinstance(result, Rejected) and "no Time Freeze marker" in str(result.reason)
 
 
 def test_a_rejection_leaves_the_same_player_to_act_on_an_unchanged_state():
@@ -489,7 +489,7 @@ def test_time_jump_start_first_leaver_chooses_the_timeline_for_everyone():
     state, _ = accept(state, PlaceCard("Ann", "red-5"))
     assert state.start_colour == "red"
     wrong = apply(state, PlaceCard("Bob", "blue-3"))
-    assert isinstance(wrong, Rejected) and "chose the red Timeline" in wrong.reason
+    assert isinstance(wrong, Rejected) and "chose the red Timeline" in str(wrong.reason)
     state, _ = accept(state, PlaceCard("Bob", "red-8"))
     assert cards_of(state, "red") == ["red-5", "red-8"]
     assert state.start_card is None and "time-jump-1" in state.discard
@@ -679,7 +679,7 @@ def test_the_seventh_crystal_wins_immediately_and_ends_the_game():
     assert state.winner == "Ann" and state.is_over
     assert kinds(events)[-1] == "GameWon" and "TurnEnded" not in kinds(events)
     after = apply(state, Move("Bob", "red-9"))
-    assert isinstance(after, Rejected) and "game is over" in after.reason and after.rule == ts.R_END
+    assert isinstance(after, Rejected) and "game is over" in str(after.reason) and after.rule == ts.R_END
 
 
 def test_an_empty_collapse_can_bring_the_seventh_crystal():
@@ -745,7 +745,7 @@ def test_elimination_with_three_players_passes_the_turn_and_locks_the_player_out
     state, _ = accept(state, Move("Cy", "red-5"))
     assert state.current_player == "Bob"
     locked = apply(state, Move("Ann", "red-5"))
-    assert isinstance(locked, Rejected) and "eliminated" in locked.reason
+    assert isinstance(locked, Rejected) and "eliminated" in str(locked.reason)
 
 
 def test_hand_minimum_refills_to_four_at_the_end_of_the_turn():
@@ -781,7 +781,7 @@ def test_a_timed_out_turn_passes_without_a_main_action_and_refills_the_hand():
     assert pos(state, "Ann") == "time-portal" and len(state.player("Ann").hand) == 4
     assert state.current_player == "Bob"
     wrong = apply(state, ts.ForfeitTurn("Ann"))
-    assert isinstance(wrong, Rejected) and "Bob's turn" in wrong.reason
+    assert isinstance(wrong, Rejected) and "Bob's turn" in str(wrong.reason)
 
 
 def test_a_layout_can_name_who_plays_first():
@@ -825,7 +825,7 @@ def test_a_recorded_reshuffle_order_puts_those_cards_on_top():
 
 def test_a_recorded_reshuffle_order_naming_a_card_not_discarded_is_refused():
     result = apply(_empty_deck_table((("red-3",),)), Move("Ann", "red-8"))
-    assert isinstance(result, Rejected) and "names red-3" in result.reason
+    assert isinstance(result, Rejected) and "names red 3" in str(result.reason)
 
 
 # --------------------------------------------------------------------------- interactions
@@ -876,7 +876,9 @@ def test_complete_collapse_needs_a_choice_between_several_timelines():
         "hands": {"Ann": ["red-11"]},
     }
     refused = apply(table(**layout), PlaceCard("Ann", "red-11"))
-    assert isinstance(refused, Rejected) and "relocate_to must be one of blue, green" in refused.reason
+    assert isinstance(refused, Rejected) and "the Timelines on the table are blue and green" in str(
+        refused.reason
+    )
     assert refused.rule == ts.R_COMPLETE
     state, _ = accept(table(**layout), PlaceCard("Ann", "red-11", relocate_to="green"))
     assert pos(state, "Ann") == "green-2" and state.player("Ann").crystals == 2

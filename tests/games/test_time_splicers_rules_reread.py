@@ -154,9 +154,9 @@ def test_a_splice_of_a_colour_already_on_the_table_is_refused(where, card, colou
     )
     result = apply(state, PlaceCard("Ann", card))
     assert isinstance(result, Rejected)
-    assert result.rule == ts.R_NEW == "Placing Cards in a New Timeline"
-    assert f"A {colour} Timeline is already on the table" in result.reason
-    assert "each colour has only one Timeline" in result.reason
+    assert result.rule == ts.R_NEW and str(result.rule) == "Placing Cards in a New Timeline"
+    assert f"A {colour} Timeline is already on the table" in str(result.reason)
+    assert "each colour has only one Timeline" in str(result.reason)
 
 
 def test_a_layout_with_two_timelines_of_one_colour_is_refused():

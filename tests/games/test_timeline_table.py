@@ -11,6 +11,8 @@ from companion.games.timeline import GAME
 from companion.games.timeline.table import TimelineReferee, gap_label, year_label
 from companion.rules import Decision
 from companion.rules.setup import Seat, default_setup, make_setup
+from companion.rules.text import Text, from_json
+from companion.table import events as ev
 from companion.table.session import TableSession
 from tests.conftest import logged_actions, replays
 
@@ -23,6 +25,19 @@ DEAL = {
     "reference": "constitucion-1978",
     "draw_pile": ["armada", "guernica", "trafalgar"],
 }
+
+
+def english(value):
+    """``value`` with every text in it (a Text or its JSON form) as its English sentence."""
+    if isinstance(value, Text):
+        return str(value)
+    if isinstance(value, dict) and "msg" in value:
+        return str(from_json(value))
+    if isinstance(value, dict):
+        return {k: english(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [english(v) for v in value]
+    return value
 
 
 def msg(kind, **fields):
@@ -120,17 +135,20 @@ def test_a_table_the_game_cannot_start_is_a_config_error():
 
 def test_the_first_flip_of_the_first_player_starts_the_game(table):
     assert table.session.player_snapshot("ana")["menu"] == []
-    assert "ana's turn: flip timer 1 to start" in table.session.snapshot()["view"]["summary"]
+    assert (
+        english(table.session.snapshot()["view"]["summary"]) == "Round 1: ana's turn: flip timer 1 to start"
+    )
     assert table.flip("ana-1") == {"boot": BOOT, "seq": 1, "verdict": "accepted"}
     assert table.table.turn_open and table.acted() == [{"type": "turn_started", "player": "ana"}]
-    assert table.session.snapshot()["view"]["summary"] == "Round 1: ana is placing a card"
+    assert english(table.session.snapshot()["view"]["summary"]) == "Round 1: ana is placing a card"
 
 
 def test_a_flip_out_of_turn_is_refused_with_the_reason(table):
     reply = table.flip("ben-1")
     assert reply["verdict"] == "rejected"
-    assert reply["reason"] == "It is ana's turn, not ben's (Gameplay)"
-    assert table.session.refusals["ben"]["reason"] == reply["reason"]
+    assert reply["reason"] == "It is ana's turn, not ben's"
+    refusal = english(table.session.refusals["ben"])
+    assert (refusal["reason"], refusal["rule"]) == (reply["reason"], "Gameplay")
     assert not table.table.turn_open and table.acted() == []
 
 
@@ -146,34 +164,36 @@ def test_a_second_timer_of_the_player_is_not_a_turn_timer():
     table = Table(setup, TimelineReferee(setup, GAME.data, deal=DEAL))
     reply = table.flip("ana-2")
     assert reply["verdict"] == "rejected"
-    assert reply["reason"] == "Timer 2 is not used in Timeline: flip timer 1 to start your turn (Turn timer)"
+    assert reply["reason"] == "Timer 2 is not used in Timeline: flip timer 1 to start your turn"
     assert table.flip("ana-1")["verdict"] == "accepted"
 
 
 def test_a_placement_needs_the_turn_started_and_the_right_player(table):
     refused = table.tap("ana", type="place", card="granada", gap=0)
-    assert isinstance(refused, Rejected) and "Flip your timer 1 to start your turn first" in refused.reason
+    assert (
+        isinstance(refused, Rejected) and str(refused.reason) == "Flip your timer 1 to start your turn first"
+    )
     table.flip("ana-1")
     refused = table.tap("ben", type="place", card="barcelona-92", gap=1)
-    assert isinstance(refused, Rejected) and refused.reason == "It is ana's turn, not ben's"
+    assert isinstance(refused, Rejected) and str(refused.reason) == "It is ana's turn, not ben's"
     refused = table.tap("ana", type="place", card="barcelona-92", gap=1)
-    assert isinstance(refused, Rejected) and "no card 'barcelona-92'" in refused.reason
-    assert table.session.player_snapshot("ana")["refusal"]["reason"].startswith("ana has no card")
+    assert isinstance(refused, Rejected) and "no card 'barcelona-92'" in str(refused.reason)
+    assert english(table.session.player_snapshot("ana")["refusal"]["reason"]).startswith("ana has no card")
 
 
 def test_the_menu_names_cards_and_gaps_but_never_the_hidden_years(table):
     table.flip("ana-1")
-    menu = table.session.player_snapshot("ana")["menu"]
+    menu = english(table.session.player_snapshot("ana")["menu"])
     assert [(i["group"], i["label"]) for i in menu] == [
-        ("Place Fall of Granada", "before 1978 The Spanish Constitution…"),
-        ("Place Fall of Granada", "after 1978 The Spanish Constitution…"),
-        ("Place Dos de Mayo uprising in Madrid", "before 1978 The Spanish Constitution…"),
-        ("Place Dos de Mayo uprising in Madrid", "after 1978 The Spanish Constitution…"),
+        ("Place Fall of Granada", "before 1978 The Spanish Constitution is approved"),
+        ("Place Fall of Granada", "after 1978 The Spanish Constitution is approved"),
+        ("Place Dos de Mayo uprising in Madrid", "before 1978 The Spanish Constitution is approved"),
+        ("Place Dos de Mayo uprising in Madrid", "after 1978 The Spanish Constitution is approved"),
     ]
     assert menu[0]["action"] == {"type": "place", "card": "granada", "gap": 0}
     assert not any("1492" in i["label"] or "1808" in i["label"] for i in menu)
     assert table.session.player_snapshot("ben")["menu"] == []
-    hand = table.session.player_snapshot("ana")["view"]["panels"][0]
+    hand = english(table.session.player_snapshot("ana")["view"]["panels"][0])
     assert hand == {
         "kind": "lines",
         "title": "Your hand (2)",
@@ -186,9 +206,12 @@ def test_gap_labels_name_both_neighbours(table):
     table.tap("ana", type="place", card="granada", gap=0)
     table.flip("ben-1")
     table.tap("ben", type="place", card="conquista-musulmana", gap=0)
-    assert gap_label(table.game, 0) == "before 711 The Muslim conquest of…"
-    assert (year_label(-218), year_label(1492)) == ("218 BCE", "1492")
-    assert gap_label(table.game, 2) == "between 1492 Fall of Granada and 1978 The Spanish Constitution…"
+    assert str(gap_label(table.game, 0)) == "before 711 The Muslim conquest of the peninsula begins"
+    assert (str(year_label(-218)), year_label(1492)) == ("218 BCE", "1492")
+    assert (
+        str(gap_label(table.game, 2))
+        == "between 1492 Fall of Granada and 1978 The Spanish Constitution is approved"
+    )
 
 
 def test_a_phone_tap_places_the_card_and_passes_the_turn(table):
@@ -197,14 +220,16 @@ def test_a_phone_tap_places_the_card_and_passes_the_turn(table):
     assert isinstance(step, Decision)
     assert table.game.timeline == ("granada", "constitucion-1978")
     assert table.game.to_move == "ben" and not table.table.turn_open
-    assert "ana placed Fall of Granada (1492): correct" in table.session.snapshot()["recent"][0]["text"]
-    view = table.session.snapshot()["view"]
+    assert "ana placed Fall of Granada (1492): correct" in english(
+        table.session.snapshot()["recent"][0]["text"]
+    )
+    view = english(table.session.snapshot()["view"])
     assert view["panels"][0]["rows"] == [
         [1492, "Fall of Granada"],
         [1978, "The Spanish Constitution is approved"],
     ]
     assert view["summary"] == "Round 1: ben's turn: flip timer 1 to start"
-    assert table.flip("ana-1")["reason"] == "It is ben's turn, not ana's (Gameplay)"
+    assert table.flip("ana-1")["reason"] == "It is ben's turn, not ana's"
 
 
 def test_a_wrong_placement_discards_and_draws(table):
@@ -212,7 +237,7 @@ def test_a_wrong_placement_discards_and_draws(table):
     table.tap("ana", type="place", card="dos-de-mayo", gap=1)  # 1808 after 1978: wrong
     assert table.game.hand("ana") == ("granada", "armada")
     assert table.game.discard == ("dos-de-mayo",)
-    assert table.session.snapshot()["view"]["panels"][2]["lines"] == [
+    assert english(table.session.snapshot()["view"]["panels"][2]["lines"]) == [
         f"Deck: {len(table.game.deck)} cards",
         "Discard pile: 1 card",
     ]
@@ -227,7 +252,7 @@ def test_the_sand_running_out_times_the_turn_out(table):
     assert table.game.hand("ana") == ("granada", "dos-de-mayo") and table.game.timeline == (
         "constitucion-1978",
     )
-    assert "ana's time ran out" in table.session.snapshot()["recent"][0]["text"]
+    assert "ana's time ran out" in english(table.session.snapshot()["recent"][0]["text"])
     assert table.flip("ben-1")["verdict"] == "accepted"
     # the last player's time-out ends the round like a placement does
     table.clock.advance(60)
@@ -281,7 +306,7 @@ def test_a_whole_game_to_its_end_with_scores_and_replay(table):
     play(table, "ana", "dos-de-mayo", 1)  # 1492 1808 1978: ana's hand is empty
     play(table, "ben", "barcelona-92", 3)  # correct, but ben still holds armada: ana alone emptied
     assert table.game.winner == "ana"
-    assert table.session.snapshot()["view"]["summary"] == "ana wins!"
+    assert english(table.session.snapshot()["view"]["summary"]) == "ana wins!"
     assert table.session.snapshot()["scores"] == {
         "winners": ["ana"],
         "shared": False,
@@ -294,10 +319,7 @@ def test_a_whole_game_to_its_end_with_scores_and_replay(table):
     }
     assert table.session.player_snapshot("ben")["menu"] == []
     reply = table.flip("ben-1")
-    assert (
-        reply["verdict"] == "rejected"
-        and reply["reason"] == "The game is over: ana has won (End of the Game - Victory)"
-    )
+    assert reply["verdict"] == "rejected" and reply["reason"] == "The game is over: ana has already won"
     assert isinstance(table.tap("ben", type="place", card="armada", gap=0), Rejected)
     assert table.replays()
 
@@ -335,10 +357,7 @@ def test_a_playoff_is_refereed_through_the_session():
     play(table, "carla", "quijote", 2)  # 1605 after 1978: wrong, carla draws guernica
     assert table.game.playoff and table.game.eliminated == ("carla",)
     assert table.game.hand("ana") == ("trafalgar",) and table.game.hand("ben") == ("armada",)
-    assert (
-        table.flip("carla-1")["reason"]
-        == "carla was eliminated when the play-off began (End of the Game - Victory)"
-    )
+    assert table.flip("carla-1")["reason"] == "carla was eliminated when the play-off began"
     play(table, "ana", "trafalgar", 1)  # 1805 between 1492 and 1978: correct
     table.flip("ben-1")
     table.clock.advance(60)
@@ -406,3 +425,45 @@ def test_a_hub_restarted_from_the_log_on_disk_goes_on_with_the_game(tmp_path):
     table.session.log.close()
     resumed = TableSession(setup, clock=table.clock, log=EventLog.open_existing(path, fsync=False))
     assert resumed.state == table.session.state and resumed.state.game.turn_open
+
+
+# --- the host ends the game early -----------------------------------------------------------------
+
+
+def test_ending_early_ends_the_game_everywhere_without_a_winner_and_says_why(table):
+    table.session.start_clock()
+    play(table, "ana", "granada", 0)
+    table.flip("ben-1")  # ben's turn runs when the host ends the game
+    assert table.session.snapshot()["scores"] is None
+    ended = table.session.abort_clock()
+    assert isinstance(ended, ev.ClockAborted) and not ended.unscored, "the game ends, scored as it stands"
+    assert table.table.ended_early and not table.table.turn_open
+    assert table.acted()[-1] == {"type": "ended_early"}
+    snap = table.session.snapshot()
+    assert english(snap["view"]["summary"]) == "The game was ended early: nobody wins"
+    assert english(snap["recent"][0]["text"]).startswith(
+        "The game was ended early: in Timeline only the one player"
+    )
+    scores = snap["scores"]
+    assert scores["winners"] == [] and scores["ended_early"] and not scores["shared"]
+    assert {p: s["cards_left"] for p, s in scores["players"].items()} == {"ana": 1, "ben": 2}
+    assert english(snap["explanation"]) == "No winner."
+    # nobody plays on: no buttons, taps and flips refused with the reason
+    assert table.session.player_snapshot("ben")["menu"] == []
+    refused = table.tap("ben", type="place", card="barcelona-92", gap=0)
+    assert isinstance(refused, Rejected) and str(refused.reason) == "The game was ended early"
+    assert table.flip("ben-1")["verdict"] == "rejected"
+    assert table.replays()
+    resumed = TableSession(table.setup, clock=table.clock, log=table.session.log)
+    assert resumed.state == table.session.state
+
+
+def test_ending_a_finished_game_early_changes_nothing(table):
+    play(table, "ana", "granada", 0)
+    play(table, "ben", "conquista-musulmana", 1)
+    play(table, "ana", "dos-de-mayo", 1)
+    play(table, "ben", "barcelona-92", 3)
+    assert table.game.winner == "ana"
+    referee = table.session.referee
+    assert referee.game_ended_early(table.table) == Decision(table.table)
+    assert referee.scores(table.table)["winners"] == ["ana"]

@@ -13,6 +13,7 @@ import pytest
 
 from companion.games.space_and_time import legal_moves
 from companion.hub import HubConfig
+from companion.rules.text import from_json
 from companion.runtime import RunOptions, Table
 from tests.conftest import wait_until
 
@@ -68,7 +69,7 @@ def turn_open(session) -> bool:
 def tap_menu_action(page, session, player) -> None:
     """Tap the first button that makes the turn's move (Time Splicers lists free actions first)."""
     menu = session.player_snapshot(player)["menu"]
-    item = next(i for i in menu if i["action"] and not i["group"].startswith("Free"))
+    item = next(i for i in menu if i["action"] and not str(from_json(i["group"])).startswith("Free"))
     page.tap(f"#menu button[data-id='{item['id']}']")
 
 

@@ -9,6 +9,7 @@ plumbing the three turn-based games share.
 from __future__ import annotations
 
 import ast
+import json
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,9 +21,15 @@ import companion.rules.turns as turns_module
 from companion.errors import InvalidRecordError
 from companion.rules import Decision, Rejected, Steps
 from companion.rules.setup import Seat, make_setup
-from companion.rules.turns import Applied, TurnReferee
+from companion.rules.text import PLACEHOLDER, Text, text
+from companion.rules.turns import RULE_TURN_TIMER, Applied, TurnReferee
 
-RULE = "Toy rulebook, Turns"
+RULE = text("Toy rulebook, Turns")
+
+
+def english(texts) -> tuple[str, ...]:
+    """The English sentences of some texts."""
+    return tuple(str(t) for t in texts)
 
 
 @dataclass(frozen=True)
@@ -44,9 +51,9 @@ class Toy:
 
 
 class ToyReferee(TurnReferee[Toy]):
-    title = "Toy"
+    title = text("Toy")
     turn_rule = RULE
-    what_next = "add something"
+    what_next = text("add something")
     last_notes = 3
 
     def __init__(self, setup, *, robot=""):
@@ -65,19 +72,24 @@ class ToyReferee(TurnReferee[Toy]):
         self.steps_run.append(action)
         kind, player = action["type"], action["player"]
         if player != state.to_move:
-            return Rejected(f"not {player}'s turn", RULE)
+            return Rejected(text("not {player}'s turn", player=player), RULE)
         if kind == "turn_started":
             return self.open_turn(state, player)
         if kind == "add":
             amount = action["amount"]
             if not 1 <= amount <= 3:
-                return Rejected("add 1 to 3", RULE)
+                return Rejected(text("add 1 to 3"), RULE)
             total = state.total + amount
             after = replace(state, total=total, to_move=self._next(player), turn_open=False)
-            return after, (Added(player, amount, total),), [f"{player} added {amount}"]
+            return (
+                after,
+                (Added(player, amount, total),),
+                [text("{player} added {amount}", player=player, amount=amount)],
+            )
         if kind == "timed_out":
-            return replace(state, to_move=self._next(player), turn_open=False), (), [f"{player} timed out"]
-        return Rejected(f"unknown {kind}", RULE)
+            timed_out = text("{player} timed out", player=player)
+            return replace(state, to_move=self._next(player), turn_open=False), (), [timed_out]
+        return Rejected(text("unknown {kind}", kind=kind), RULE)
 
     def player_to_move(self, state):
         return state.to_move
@@ -86,7 +98,7 @@ class ToyReferee(TurnReferee[Toy]):
         return state.total >= 10
 
     def closed(self, state, player):
-        return Rejected("The game is over", RULE) if state.total >= 10 else None
+        return Rejected(text("The game is over"), RULE) if state.total >= 10 else None
 
     def turn_start(self, state):
         return {"type": "turn_started", "player": state.to_move}
@@ -121,29 +133,65 @@ def flip(referee, state, node):
 def test_a_flip_of_the_player_to_move_starts_their_turn():
     referee, state = toy()
     step = flip(referee, state, "ana-1")
+    started = text("{player} started their turn", player="ana")
     assert step == Decision(
-        Toy(turn_open=True, turns=1, last=("ana started their turn",)),
+        Toy(turn_open=True, turns=1, last=(started,)),
         actions=({"type": "turn_started", "player": "ana"},),
-        notes=("ana started their turn",),
+        notes=(started,),
     )
+    assert english(step.notes) == ("ana started their turn",)
 
 
 def test_flips_that_cannot_start_a_turn_are_refused_with_the_timer_rules():
     referee, state = toy(timers=2)
-    assert flip(referee, state, "ben-1") == Rejected("It is ana's turn, not ben's", RULE)
+    assert flip(referee, state, "ben-1") == Rejected(
+        text("It is {player}'s turn, not {other}'s", player="ana", other="ben"), RULE
+    )
     refused = flip(referee, state, "ana-2")
-    assert refused.reason == "Timer 2 is not used in Toy: flip timer 1 to start your turn"
+    assert str(refused.reason) == "Timer 2 is not used in Toy: flip timer 1 to start your turn"
+    assert refused.reason.arg("game") == text("Toy") and refused.rule == RULE_TURN_TIMER
     running = flip(referee, state, "ana-1").state
     again = flip(referee, running, "ana-1")
-    assert again.reason == "Your turn is already running: flipping again restarts nothing; add something"
+    assert str(again.reason) == "Your turn is already running: flipping again restarts nothing; add something"
+    assert str(again) == f"{again.reason} (Turn timer)"
     over = replace(state, total=10)
-    assert flip(referee, over, "ana-1") == Rejected("The game is over", RULE)
+    assert flip(referee, over, "ana-1") == Rejected(text("The game is over"), RULE)
+
+
+def test_the_refusals_are_message_ids_with_arguments_not_sentences():
+    """Every refusal and note is a message id with its arguments, so each page can translate it."""
+    referee, state = toy(timers=2)
+    refusals = [flip(referee, state, "ben-1"), flip(referee, state, "ana-2")]
+    running = flip(referee, state, "ana-1")
+    refusals.append(flip(referee, running.state, "ana-1"))
+    tapper, idle = toy(seats=("ana",))
+    refusals.append(tapper.player_action(idle, "ana", {"type": "add", "amount": 1}))
+    for refused in refusals:
+        assert isinstance(refused, Rejected)
+        assert isinstance(refused.reason, Text) and not refused.reason.verbatim
+        assert "ana" not in refused.reason.msgid and "ben" not in refused.reason.msgid
+    assert [n.msgid for n in running.notes] == ["{player} started their turn"]
+
+
+def test_plain_string_titles_and_rules_of_a_game_not_yet_converted_still_work():
+    """A game that still gives its title and rule as strings (shown as they are) keeps working."""
+
+    class Plain(ToyReferee):
+        title = "Plain"
+        turn_rule = "Plain rules"
+        what_next = "go on"
+
+    setup = toy(timers=2)[0].setup
+    referee = Plain(setup)
+    state = referee.start(setup)
+    assert str(flip(referee, state, "ben-1")) == "It is ana's turn, not ben's (Plain rules)"
+    assert str(flip(referee, state, "ana-2").reason).startswith("Timer 2 is not used in Plain:")
 
 
 def test_a_tap_needs_the_turn_started_unless_the_player_has_no_timer():
     referee, state = toy(seats=("ana",))
     refused = referee.player_action(state, "ana", {"type": "add", "amount": 2})
-    assert refused.reason == "Flip your timer 1 to start your turn first"
+    assert str(refused.reason) == "Flip your timer 1 to start your turn first"
     running = flip(referee, state, "ana-1").state
     step = referee.player_action(running, "ana", {"type": "add", "amount": 2})
     assert step.actions == ({"type": "add", "amount": 2, "player": "ana"},)
@@ -152,7 +200,7 @@ def test_a_tap_needs_the_turn_started_unless_the_player_has_no_timer():
     step = referee.player_action(step.state, "ben", {"type": "add", "amount": 3})
     assert [a["type"] for a in step.actions] == ["turn_started", "add"]
     assert step.facts == (Added("ben", 3, 5),) and step.state.turns == 2
-    assert step.notes == ("ben started their turn", "ben added 3")
+    assert english(step.notes) == ("ben started their turn", "ben added 3")
 
 
 def test_each_action_is_applied_once_and_a_rejection_stops_the_decision():
@@ -171,7 +219,7 @@ def test_each_action_is_applied_once_and_a_rejection_stops_the_decision():
     refused = referee.decide(
         state, {"type": "turn_started", "player": "ana"}, {"type": "add", "player": "ana", "amount": 9}
     )
-    assert refused == Rejected("add 1 to 3", RULE) and len(referee.steps_run) == 2
+    assert refused == Rejected(text("add 1 to 3"), RULE) and len(referee.steps_run) == 2
 
 
 def test_the_pages_keep_only_the_latest_happenings():
@@ -183,7 +231,7 @@ def test_the_pages_keep_only_the_latest_happenings():
                 {"type": "turn_started", "player": player},
                 {"type": "add", "player": player, "amount": amount},
             ).state
-    assert state.last == ("ana added 1", "ben started their turn", "ben added 1")
+    assert english(state.last) == ("ana added 1", "ben started their turn", "ben added 1")
 
 
 def test_the_sand_running_out_times_the_turn_out_only_with_the_turn_limit_on():
@@ -218,7 +266,7 @@ def test_the_games_own_moves_follow_each_decision_and_come_before_a_flip():
 def test_a_logged_action_replays_or_names_the_game_when_it_no_longer_applies():
     referee, state = toy()
     started = referee.replay(state, {"type": "turn_started", "player": "ana"})
-    assert started.turn_open and started.last == ("ana started their turn",)
+    assert started.turn_open and english(started.last) == ("ana started their turn",)
     with pytest.raises(InvalidRecordError, match="a logged Toy action cannot be replayed: not ben's turn"):
         referee.replay(state, {"type": "add", "player": "ben", "amount": 1})
 
@@ -243,3 +291,19 @@ def test_the_turn_referee_imports_only_the_rules_contract_and_the_standard_libra
     ours = {m for m in imported if m and m.split(".")[0] == "companion"}
     assert all(m.startswith("companion.rules.") or m == "companion.errors" for m in ours), ours
     assert all(m.split(".")[0] in sys.stdlib_module_names or m.split(".")[0] == "companion" for m in imported)
+
+
+@pytest.mark.parametrize("lang", ["es", "de"])
+def test_the_turn_timers_words_are_in_their_own_catalogs(lang):
+    """turns.py's messages are translated in companion/i18n/turns.<lang>.json, and only they."""
+    source = Path(turns_module.__file__)
+    ids = {
+        node.args[0].value
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "text"
+    }
+    catalog = source.parents[1] / "i18n" / f"turns.{lang}.json"
+    entries = json.loads(catalog.read_text(encoding="utf-8"))
+    assert set(entries) == ids
+    for msgid, translation in entries.items():
+        assert translation and set(PLACEHOLDER.findall(translation)) == set(PLACEHOLDER.findall(msgid))

@@ -161,7 +161,7 @@ def test_space_and_time_applies_each_swap_once_with_the_computers_answer(monkeyp
     assert step.facts == events_of(applied.outcomes)
     applied.clear()
     refused = referee.player_action(step.state, "ana", {"type": "swap", "cells": [[0, 0], [0, 0]]})
-    assert refused.reason == "Flip your timer 1 to start your turn first" and len(applied) == 0
+    assert str(refused.reason) == "Flip your timer 1 to start your turn first" and len(applied) == 0
 
 
 def test_space_and_time_refuses_an_illegal_swap_with_one_engine_call(monkeypatch):
@@ -170,7 +170,9 @@ def test_space_and_time_refuses_an_illegal_swap_with_one_engine_call(monkeypatch
     applied = Calls(monkeypatch, sat_table, "apply")
     running = flip(referee, referee.start(setup), "ana-1").state
     refused = referee.player_action(running, "ana", {"type": "swap", "cells": [[0, 0], [2, 3]]})
-    assert "not neighbours" in refused.reason and len(applied) == 1, "judged by apply, not checked before"
+    assert "not neighbours" in str(refused.reason) and len(applied) == 1, (
+        "judged by apply, not checked before"
+    )
     step = referee.timer_emptied(running, seat(referee, "ana-1"))
     assert step.actions == ({"type": "turn_timed_out", "player": "A"},) and step.facts == ()
 

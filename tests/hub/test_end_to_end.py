@@ -11,6 +11,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from companion.core import protocol as p
 from companion.hub import HubConfig
+from companion.rules.text import from_json
 from companion.runtime import RunOptions, Table
 from companion.sse_client import SSEReader
 from tests.conftest import wait_until
@@ -139,7 +140,9 @@ def test_at_high_time_scale_a_12_minute_game_ends_and_starts_are_refused(mosquit
         assert "master clock has run out" in node.core.last_reason
         state = api(table, "/api/state")[1]
         assert state["refused_flips"] == 1
-        assert timer_of(state, "blue-2")["refused"].startswith("The master clock has run out")
+        refused = timer_of(state, "blue-2")
+        assert str(from_json(refused["refused"])).startswith("The master clock has run out")
+        assert refused["refused_at_s"] is not None and refused["counting"] is False, "lifted after the end"
         assert state["clock"]["remaining_s"] == 0
         status, body = api(table, "/api/clock/start", "POST")
         assert status == 409 and "already expired" in body["error"]
@@ -151,4 +154,5 @@ def test_dashboard_page_is_served(table):
     with urllib.request.urlopen(table.url, timeout=5) as res:
         html = res.read().decode()
     assert "dashboard.js" in html and 'data-simulated="true"' in html
+    assert "/static/pictures.js" in html, "the games' pictures are included"
     assert api(table, "/api/nope")[0] == 404

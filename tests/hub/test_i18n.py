@@ -1,11 +1,10 @@
-"""The translation layer: catalogs cover every text of the pages, languages are chosen per request,
-and the sentences the hub builds in English are recognised and translated."""
+"""The translation layer in the pages: languages are chosen per request, templates and scripts get the
+catalog, and hub texts are shown in the page's language."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,26 +12,15 @@ import pytest
 from companion.clock import FakeClock
 from companion.hub import create_app
 from companion.i18n import (
-    GREEDY,
     LANGUAGES,
-    LIST_PATTERN,
-    NESTED,
-    WORDS,
     catalog,
     choose_language,
     parse_accept_language,
-    placeholders,
+    render,
     translate,
-    translate_sentence,
 )
-from companion.i18n.sentences import HUB_SENTENCES
 from companion.i18n.web import init_i18n
-from companion.rules.setup import default_setup
-from companion.table import clock_rules
-from companion.table import events as ev
-from companion.table.model import ActionRefused
-from companion.table.results import explain
-from companion.table.views import describe
+from companion.rules.text import text
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "companion" / "hub" / "templates"
@@ -65,62 +53,21 @@ def raw_catalog(lang: str) -> dict[str, str]:
     return json.loads((CATALOGS / f"{lang}.json").read_text(encoding="utf-8"))
 
 
-# --- catalogs ---------------------------------------------------------------------------------
+# --- catalogs (their coverage of every message id: tests/test_messages.py) ---------------------
 
 
-def test_the_pages_have_texts_to_translate():
-    texts = page_texts()
-    assert len(texts) > 60
-    assert {"Start", "Final scores", "Timer {index}", "ready to start"} <= set(texts)
-
-
-@pytest.mark.parametrize("lang", TRANSLATED)
-def test_every_page_text_has_a_translation_with_the_same_placeholders(lang):
-    messages = raw_catalog(lang)
-    missing = {text: files for text, files in page_texts().items() if not messages.get(text, "").strip()}
-    assert not missing, f"{lang}.json lacks {missing}"
-    for text in [*page_texts(), *HUB_SENTENCES]:
-        assert placeholders(messages[text]) == placeholders(text), (lang, text, messages[text])
-
-
-@pytest.mark.parametrize("lang", TRANSLATED)
-def test_every_hub_sentence_has_a_translation(lang):
-    messages = raw_catalog(lang)
-    assert [s for s in HUB_SENTENCES if not messages.get(s, "").strip()] == []
-
-
-@pytest.mark.parametrize("lang", TRANSLATED)
-def test_catalogs_are_valid_json_without_unused_or_empty_entries(lang):
-    messages = raw_catalog(lang)
-    assert all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in messages.items())
-    unused = set(messages) - set(page_texts()) - set(HUB_SENTENCES)
-    assert unused == set(), f"{lang}.json has entries nothing uses: {sorted(unused)}"
-    assert catalog(lang) == messages
-
-
-def test_catalogs_translate_rather_than_copy():
-    """Most entries differ from the English; the few identical ones are words both languages share."""
-    for lang in TRANSLATED:
-        same = {k for k, v in raw_catalog(lang).items() if k == v}
-        assert len(same) < 8, (lang, same)
+def test_catalogs_translate_the_pages_words():
     assert translate("Start", "de") == "Starten" and translate("Flip", "es") == "Girar"
     assert (
-        translate("Master clock", "es") == "Reloj principal" and translate("Master clock", "de") == "Hauptuhr"
+        render(text("Master clock"), "es") == "Reloj principal"
+        and render(text("Master clock"), "de") == "Hauptuhr"
     )
 
 
 def test_english_is_the_source_and_needs_no_catalog():
     assert catalog("en") == {}
     assert catalog("fr") == {}
-    assert not (CATALOGS / "en.json").exists() or raw_catalog("en") == {}
-
-
-def test_the_script_reads_placeholders_as_python_does():
-    source = (STATIC / "i18n.js").read_text(encoding="utf-8")
-    for name, expected in (("NESTED", NESTED), ("GREEDY", GREEDY), ("WORDS", WORDS)):
-        listed = re.search(rf"I18N_{name} = \[([^\]]*)\]", source)[1]
-        assert set(re.findall(r'"(\w+)"', listed)) == set(expected), name
-    assert f'I18N_LIST = "{LIST_PATTERN}"' in source
+    assert not (CATALOGS / "en.json").exists()
 
 
 # --- translate ---------------------------------------------------------------------------------
@@ -169,189 +116,6 @@ def test_accept_language_with_bad_q_values():
     assert parse_accept_language("") == []
 
 
-# --- sentences the hub builds in English ------------------------------------------------------
-
-
-SETUP = default_setup("i18n", players=2, timers=2)
-
-
-def _events() -> list[ev.Event]:
-    return [
-        ev.TimerFlipped("red-1", 1.0, 60.0, 0.0),
-        ev.FlipRefused("yellow-2", 2.0, 60.0, 0.0, clock_rules.REASON_CLOCK_OVER),
-        ev.FlipRefused("red-2", 2.0, 60.0, 0.0, clock_rules.REASON_PAUSED),
-        ev.TimerEmptied("red-1", 61.0),
-        ev.ClockStarted(0.0, 720.0),
-        ev.ClockPaused(3.0),
-        ev.ClockResumed(4.0),
-        ev.ClockExpired(720.0),
-        ev.ClockAborted(5.0),
-        ev.StepUndone(6.0, 3, 1, "red timer 1 ran out"),
-    ]
-
-
-@pytest.mark.parametrize("lang", TRANSLATED)
-@pytest.mark.parametrize("event", _events(), ids=lambda e: type(e).__name__)
-def test_recent_event_lines_are_translated(lang, event):
-    english = describe(event, SETUP)
-    translated = translate_sentence(english, lang)
-    assert translated != english
-    assert not re.search(r"\b(timer|flipped|refused|ran out|master clock|undone|sandtimer)\b", translated), (
-        translated
-    )
-
-
-def test_recent_event_lines_translate_their_parts():
-    line = describe(ev.FlipRefused("yellow-2", 2.0, 60.0, 0.0, clock_rules.REASON_CLOCK_OVER), SETUP)
-    assert translate_sentence(line, "de") == (
-        "Umdrehen von Sanduhr 2 von yellow abgelehnt: Die Hauptuhr ist "
-        "abgelaufen: Es darf keine Sanduhr mehr gestartet werden"
-    )
-    assert (
-        translate_sentence(describe(ev.TimerFlipped("red-1", 1.0, 60.0, 0.0), SETUP), "es")
-        == "reloj 1 de red girado (60 s de arena)"
-    )
-    assert (
-        translate_sentence(describe(ev.ClockStarted(0.0, 720.0), SETUP), "de")
-        == "Hauptuhr gestartet (12 min)"
-    )
-    unseated = describe(ev.TimerEmptied("blue-9", 1.0), SETUP)
-    assert translate_sentence(unseated, "es") == "blue-9 se ha vaciado", "a node id stays as it is"
-
-
-def test_game_engine_reasons_stay_english_inside_a_translated_line():
-    line = describe(ActionRefused(1.0, "red", "The sand has not run through yet (Placing sandtimers)"), SETUP)
-    assert (
-        translate_sentence(line, "es")
-        == "red: rechazado: The sand has not run through yet (Placing sandtimers)"
-    )
-    assert translate_sentence("Something only a game says", "de") == "Something only a game says"
-    assert translate_sentence("", "de") == ""
-    assert translate_sentence(describe(ev.TimerEmptied("red-1", 1.0), SETUP), "en") == "red timer 1 ran out"
-
-
-@pytest.mark.parametrize("lang", TRANSLATED)
-def test_clock_refusals_are_translated(lang):
-    app = create_app({"table": "i18n-clock"}, clock=FakeClock())
-    client = app.test_client()
-    client.post("/api/clock/start")
-    errors = [client.post(f"/api/clock/{a}").get_json()["error"] for a in ("start", "resume")]
-    client.post("/api/clock/pause")
-    errors.append(client.post("/api/clock/pause").get_json()["error"])
-    client.post("/api/clock/abort")
-    errors.append(client.post("/api/clock/abort").get_json()["error"])
-    errors += [clock_rules.REASON_CLOCK_ABORTED, clock_rules.REASON_PAUSED, clock_rules.REASON_CLOCK_OVER]
-    for error in errors:
-        translated = translate_sentence(error, lang)
-        assert translated != error and "master clock" not in translated.lower(), (error, translated)
-    assert (
-        translate_sentence(errors[0], "es")
-        == "El reloj principal no puede ponerse en marcha: ya está en marcha"
-    )
-    assert translate_sentence(errors[0], "de") == "Die Hauptuhr kann nicht gestartet werden (Zustand: läuft)"
-
-
-def test_hub_errors_the_pages_show_are_translated():
-    app = create_app({"table": "i18n-errors"}, clock=FakeClock())
-    client = app.test_client()
-    errors = [
-        client.post("/api/setup", json={"players": ["a b"]}).get_json()["error"],
-        client.post("/api/setup", json={"players": ["ana", "ana"]}).get_json()["error"],
-        client.post("/api/setup", json={"game": "time-n-space", "players": ["ana"]}).get_json()["error"],
-        client.post("/api/setup", json={"players": ["ana", "ben"], "timers": 9}).get_json()["error"],
-        client.post("/api/setup", json={"players": ["ana", "ben"], "pairing": "keep"}).get_json()["error"],
-        client.post("/api/nodes/zzz/restart").get_json()["error"],
-        client.post("/api/sim/red-1/flip").get_json()["error"],
-        client.post("/api/undo", json={"confirm": True}).get_json()["error"],
-        client.post("/api/players/red/intent", json={"node": "yellow-1", "intent": {}}).get_json()["error"],
-    ]
-    for error in errors:
-        for lang in TRANSLATED:
-            assert translate_sentence(error, lang) != error, (lang, error)
-    assert (
-        translate_sentence(errors[0], "de")
-        == "der Spielername 'a b' muss aus 1–16 Buchstaben, Ziffern oder _ bestehen"
-    )
-    assert translate_sentence(errors[-1], "es") == "el reloj 'yellow-1' no es de red (Mesa)"
-
-
-@pytest.mark.parametrize(
-    ("scores", "es", "de"),
-    [
-        (
-            {"players": {"ana": {"total": 5}}, "ranking": ["ana"], "winners": ["ana"]},
-            "Gana ana con 5 puntos.",
-            "ana gewinnt mit 5 Punkten.",
-        ),
-        ({"players": {}, "ranking": [], "winners": []}, "Sin ganador.", "Kein Sieger."),
-        (
-            {
-                "players": {
-                    "ana": {"total": 5, "crystals": 2},
-                    "ben": {"total": 5, "crystals": 2},
-                    "eva": {"total": 5, "crystals": 2},
-                },
-                "ranking": ["ana", "ben", "eva"],
-                "winners": ["ana", "ben", "eva"],
-            },
-            "Victoria compartida: ana, ben y eva, empatados a 5 puntos y en cristales de tiempo.",
-            "Geteilter Sieg: ana, ben und eva, gleichauf mit 5 Punkten und bei Zeitkristalle.",
-        ),
-        (
-            {
-                "players": {"ana": {"total": 5}, "ben": {"total": 5}},
-                "ranking": ["ana", "ben"],
-                "winners": ["ana", "ben"],
-            },
-            "Victoria compartida: ana y ben, empatados a 5 puntos.",
-            "Geteilter Sieg: ana und ben, gleichauf mit 5 Punkten.",
-        ),
-        (
-            {
-                "players": {"ana": {"total": 5, "trophies": 3}, "ben": {"total": 5, "trophies": 1}},
-                "ranking": ["ana", "ben"],
-                "winners": ["ana"],
-            },
-            "Gana ana: empata a 5 puntos con ben, pero va por delante en trofeos (3 frente a ben 1).",
-            "ana gewinnt: gleichauf mit ben bei 5 Punkten, aber vorn bei Trophäen (3 gegen ben 1).",
-        ),
-    ],
-)
-def test_winner_explanations_are_translated(scores, es, de):
-    english = explain(scores)
-    assert translate_sentence(english, "es") == es
-    assert translate_sentence(english, "de") == de
-
-
-def test_the_browser_translates_sentences_as_python_does():
-    """i18n.js (run in node) gives the same result as translate_sentence for every kind of hub sentence."""
-    sentences = [describe(e, SETUP) for e in _events()]
-    sentences += [
-        explain(
-            {
-                "players": {"ana": {"total": 5}, "ben": {"total": 5}},
-                "ranking": ["ana", "ben"],
-                "winners": ["ana", "ben"],
-            }
-        ),
-        "red: refused: The sand has not run through yet (Placing sandtimers)",
-        "timer 'yellow-1' does not belong to red (Table)",
-        "Start",
-        "not in any catalog",
-    ]
-    script = (STATIC / "i18n.js").read_text(encoding="utf-8")
-    for lang in TRANSLATED:
-        program = (
-            f"const window = {{ I18N: {json.dumps(catalog(lang))} }};\n{script}\n"
-            f"console.log(JSON.stringify({json.dumps(sentences)}.map((s) => tSentence(s))));\n"
-            f"console.log(JSON.stringify([t('Timer {{index}}', {{ index: 4 }}), t('unknown {{x}}', {{ x: 1 }})]));"
-        )
-        out = subprocess.run(["node", "-e", program], capture_output=True, text=True, timeout=30, check=True)
-        browser, plain = (json.loads(line) for line in out.stdout.splitlines())
-        assert browser == [translate_sentence(s, lang) for s in sentences]
-        assert plain == [translate("Timer {index}", lang, index=4), "unknown 1"]
-
-
 # --- pages ------------------------------------------------------------------------------------
 
 
@@ -396,10 +160,10 @@ def test_pages_are_translated(app, path, lang):
     assert res.status_code == 200
     page = res.get_data(as_text=True)
     assert f'<html lang="{lang}">' in page
-    for text in PAGES[path][lang]:
-        assert text in page, (path, lang, text)
+    for words in PAGES[path][lang]:
+        assert words in page, (path, lang, words)
     if "i18n.js" in page:
-        injected = re.search(r"window\.I18N = (.*?);</script>", page)[1]
+        injected = re.search(r"window\.I18N = (.*?); window\.HUB_ROOT", page)[1]
         assert json.loads(injected) == catalog(lang)
         assert page.index("window.I18N") < page.index("i18n.js")
         assert all(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import companion.runtime
 from companion.hub import HubConfig
 from companion.i18n.web import init_i18n
 from companion.runtime import RunOptions, Table
+from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -99,4 +101,73 @@ def test_dashboard_in_german(browser, mosquitto, table_id, translated):
         page.click(".languages a[hreflang='en']")
         page.wait_for_function("document.getElementById('clock-phase').textContent === 'paused'")
         assert page.text_content("button[data-clock='start']") == "Start"
+        page.close()
+
+
+VISIBLE_TEXT = """() => {
+  const out = [document.body.innerText, document.title];
+  for (const e of document.querySelectorAll("[title], [aria-label], [alt], [placeholder]"))
+    for (const a of ["title", "aria-label", "alt", "placeholder"]) if (e.getAttribute(a)) out.push(e.getAttribute(a));
+  for (const o of document.querySelectorAll("option")) out.push(o.textContent);
+  return out.join("\\n");
+}"""
+
+SAME_IN_EVERY_LANGUAGE = {
+    # names, ids and addresses; the language switch (EN ES DE); proper names of the games
+    *(
+        "red",
+        "yellow",
+        "green",
+        "Rred",
+        "Yyellow",
+        "Ggreen",
+        "ENESDE",
+        "companion",
+        "PIN",
+        "http",
+        "host",
+        "min",
+    ),
+    *("sandtimers", "Space", "Time", "and", "Dealer", "Splicers", "Timeline", "España", "'n'"),
+    *("online", "live", "Sand", "orange"),  # German words too
+    "history",  # in the address of a page that does not exist
+}
+
+
+def words(page) -> set[str]:
+    return set(re.findall(r"[A-Za-zÀ-ÿ']{3,}", page.evaluate(VISIBLE_TEXT)))
+
+
+def test_no_english_is_left_on_the_hosts_pages(browser, mosquitto, table_id, tmp_path):
+    """Each page in Spanish and German shares no word with its English version but names and ids."""
+    with start(
+        mosquitto,
+        table_id,
+        players=3,
+        timers=2,
+        time_scale=60.0,
+        clock_minutes=1,
+        data_dir=tmp_path,
+        fsync=False,
+    ) as table:
+        session = table.app.extensions["companion.session"]
+        wait_until(lambda: all(link.online for link in session.nodes.values()), message="the nodes")
+        session.start_clock()
+        table.fleet.nodes["red-1"].flip()
+        wait_until(
+            lambda: session.state.clock.phase == "expired", timeout_s=10, message="the end of the game"
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        left = {}
+        for path in ("", "setup", "history", "end", "history/" + session.log.path.stem, "history/x/y"):
+            texts = {}
+            for shown in ("en", "es", "de"):
+                page.goto(f"{table.url}{path}?lang={shown}")
+                page.wait_for_timeout(300)  # the live pages draw from their first frame
+                texts[shown] = words(page)
+            for lang in ("es", "de"):
+                english = (texts[lang] & texts["en"]) - SAME_IN_EVERY_LANGUAGE
+                if english:
+                    left[f"/{path}?lang={lang}"] = sorted(english)
+        assert left == {}, f"English left on the translated pages: {left}"
         page.close()

@@ -34,7 +34,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 def screenshot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-    if os.environ.get("COMPANION_SCREENSHOTS") == "docs":
+    if os.environ.get("COMPANION_SCREENSHOTS") in ("1", "docs"):
         DOCS.mkdir(exist_ok=True)
         page.screenshot(path=str(DOCS / f"{name}.png"), full_page=True)
 
@@ -102,11 +102,18 @@ def test_setup_pairs_simulated_timers_by_flipping_them(browser, mosquitto, table
         page.fill("#timers", "1")
         page.click("#start")
         page.wait_for_selector("#ask:text('Flip the timer for ana, number 1')")
-        assert page.locator("#unpaired button").count() == 4, "every connected timer can be identified"
+        assert page.locator("#unpaired button.identify").count() == 4, (
+            "every connected timer can be identified"
+        )
+        assert page.locator("#unpaired button.flip").count() == 4, "and flipped, since they are simulated"
+        assert page.is_visible("#sim-hint")
         screenshot(page, "setup-pairing")
-        table.fleet.nodes["yellow-2"].flip()
+        page.click("#unpaired li[data-node='yellow-2'] button.flip")
         page.wait_for_selector("#ask:text('Flip the timer for ben, number 1')")
-        table.fleet.nodes["red-1"].flip()
+        assert page.locator("#unpaired li[data-node='yellow-2']").count() == 0, (
+            "a paired timer leaves the list"
+        )
+        page.click("#unpaired li[data-node='red-1'] button.flip")
         page.wait_for_selector("#ready:not([hidden])")
         assert page.locator("#qrs img").count() == 2
         page.wait_for_function(
@@ -281,7 +288,7 @@ def test_time_n_space_player_chooses_a_symbol_on_the_phone(browser, mosquitto, t
         page.wait_for_selector("button[data-id='t1-next-ship-moon-1'].selected")
         assert not page.is_visible("button[data-id='t1-next-b1'].selected")
         page.tap(".timer[data-node='red-1'] button.flip")
-        page.wait_for_selector(".timer[data-node='red-1'] .on:text('moon-1')")
+        page.wait_for_selector(".timer[data-node='red-1'] .on:text('moon 1')")
         node = table.fleet.nodes["red-1"]
         wait_until(lambda: node.core.last_verdict == "accepted", message="the node's verdict")
         player = session.state.game.game.player("red")
@@ -302,13 +309,13 @@ def test_space_dealer_dashboard_draws_the_victory_point_track(browser, mosquitto
         game = session.state.game.game
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto(table.url)
-        page.wait_for_selector("svg.ring")
-        assert page.locator("svg.ring g.field").count() == game.ring_size
-        assert page.locator("svg.ring .ship").count() == len([s for s in game.ships if s.field is not None])
-        owned = page.eval_on_selector_all(
-            "svg.ring g.field text.ring-label", "els => els.map(e => e.textContent)"
-        )
-        assert {label[0] for label in owned if label[0].isalpha()} == {"R", "Y", "G"}, owned
+        page.wait_for_selector("#picture svg.game-picture[data-game='space-dealer']")
+        assert page.locator("#picture .sd-field").count() == game.ring_size
+        ships = [s for s in game.ships if s.field is not None]
+        assert page.locator("#picture .sd-field .sd-ship").count() == len(ships)
+        owners = page.eval_on_selector_all("#picture .sd-field", "els => els.map(e => e.dataset.owner)")
+        assert {o for o in owners if o} <= {"red", "yellow", "green"} and any(owners), owners
+        assert not page.is_visible("#game"), "the tables wait behind Details"
         screenshot(page, "dashboard-space-dealer")
         page.close()
 

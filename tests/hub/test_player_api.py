@@ -1,7 +1,9 @@
-"""Players' phone API with a stand-in referee: actions, refusals in red, intents used at the next flip."""
+"""Players' phone API with a stand-in referee: actions, refusals in red, intents used at the next flip,
+unknown players, and request ids that make a double tap count once."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -11,16 +13,25 @@ from companion.core import protocol as p
 from companion.games.base import Rejected
 from companion.games.sandtimers import FreeTimers
 from companion.hub import create_app
+from companion.hub.api import RecentAnswers
 from companion.rules import Decision, MenuItem, View
 from companion.rules.setup import default_setup
+from companion.rules.text import text
 from companion.table.session import TableSession
-from tests.conftest import replays
+from tests.conftest import replays, wait_until
 
 
 class CountingReferee(FreeTimers):
     """Points for each tap; a flip needs an intent naming a symbol; 'cheat' is against the rules."""
 
     game = "counting"
+
+    def __init__(self, setup) -> None:
+        super().__init__(setup)
+        self.decided = 0
+        self.gate: threading.Event | None = None
+        """When set up, a tap waits for it inside the rules (a slow decision)."""
+        self.entered = threading.Event()
 
     def start(self, setup):
         return {"points": {}, "placed": {}}
@@ -39,27 +50,33 @@ class CountingReferee(FreeTimers):
 
     def timer_flipped(self, state, seat, *, intent, ran_out):
         if not intent:
-            return Rejected("Choose a symbol for this timer first", "Placing sandtimers")
+            return Rejected(text("Choose a symbol for this timer first"), text("Placing sandtimers"))
         action = {"type": "place", "node": seat.node, "symbol": intent["symbol"]}
         return Decision(
             self._apply(state, action),
             actions=(action,),
-            notes=(f"{seat.player} placed on {intent['symbol']}",),
+            notes=(text("{player} placed on {symbol}", player=seat.player, symbol=intent["symbol"]),),
         )
 
     def player_action(self, state, player, action: dict[str, Any]):
+        self.decided += 1
+        self.entered.set()
+        if self.gate is not None:
+            self.gate.wait(5)
         if action.get("type") == "cheat":
-            return Rejected("That is not allowed", "Rule 1")
+            return Rejected(text("That is not allowed"), text("Rule 1"))
         act = {"type": "point", "player": player}
-        return Decision(self._apply(state, act), actions=(act,), notes=(f"{player} scored",))
+        return Decision(
+            self._apply(state, act), actions=(act,), notes=(text("{player} scored", player=player),)
+        )
 
     def menu(self, state, player, *, intents):
         return [
-            MenuItem("point", "Score a point", "Actions", action={"type": "point"}),
+            MenuItem("point", text("Score a point"), text("Actions"), action={"type": "point"}),
             MenuItem(
                 "ship",
-                "Spaceship",
-                "Timer 1",
+                text("Spaceship"),
+                text("Timer {index}", index=1),
                 intent={"node": f"{player}-1", "symbol": "ship"},
                 selected=intents.get(f"{player}-1", {}).get("symbol") == "ship",
             ),
@@ -67,18 +84,18 @@ class CountingReferee(FreeTimers):
 
     def view(self, state):
         return View(
-            "points",
+            text("points"),
             (
                 {
                     "kind": "lines",
-                    "title": "Points",
+                    "title": text("Points"),
                     "lines": [f"{k}: {v}" for k, v in sorted(state["points"].items())],
                 },
             ),
         )
 
     def player_view(self, state, player):
-        return View(f"{state['points'].get(player, 0)} points")
+        return View(text("{count} point", "{count} points", count=state["points"].get(player, 0)))
 
 
 @pytest.fixture
@@ -90,23 +107,39 @@ def app():
     return app
 
 
+def referee(app) -> CountingReferee:
+    return app.extensions["companion.session"].referee
+
+
+def points(app) -> dict[str, int]:
+    return app.extensions["companion.session"].state.game["points"]
+
+
 def test_a_tap_is_applied_and_logged(app):
     client = app.test_client()
     res = client.post("/api/players/red/action", json={"action": {"type": "point"}})
-    assert res.status_code == 200 and res.get_json()["notes"] == ["red scored"]
+    assert res.status_code == 200
+    assert res.get_json()["notes"] == [{"msg": "{player} scored", "args": {"player": "red"}}]
     session = app.extensions["companion.session"]
-    assert session.state.game["points"] == {"red": 1}
+    assert points(app) == {"red": 1}
     assert client.get("/api/state").get_json()["view"]["panels"][0]["lines"] == ["red: 1"]
     assert replays(session)
 
 
-def test_a_refused_tap_shows_the_rule_and_changes_nothing(app):
+def test_a_refused_tap_shows_the_reason_and_the_rule_and_changes_nothing(app):
     client = app.test_client()
     res = client.post("/api/players/red/action", json={"action": {"type": "cheat"}})
-    assert res.status_code == 409 and res.get_json()["error"] == "That is not allowed (Rule 1)"
-    snap = client.get("/api/players/red").get_json()
-    assert snap["refusal"]["reason"] == "That is not allowed (Rule 1)"
-    assert app.extensions["companion.session"].state.game["points"] == {}
+    assert res.status_code == 409
+    body = res.get_json()
+    assert body["error"] == "That is not allowed (Rule 1)", "the English sentence, for scripts"
+    assert body["reason"] == {"msg": "That is not allowed"} and body["rule"] == {"msg": "Rule 1"}
+    assert body["message"] == {
+        "msg": "{reason} ({rule})",
+        "args": {"reason": {"msg": "That is not allowed"}, "rule": {"msg": "Rule 1"}},
+    }
+    refusal = client.get("/api/players/red").get_json()["refusal"]
+    assert refusal["reason"] == {"msg": "That is not allowed"} and refusal["rule"] == {"msg": "Rule 1"}
+    assert points(app) == {}
 
 
 @pytest.mark.parametrize(
@@ -114,8 +147,6 @@ def test_a_refused_tap_shows_the_rule_and_changes_nothing(app):
     [
         ("/api/players/red/action", None, 400, "send a JSON object"),
         ("/api/players/red/action", {"action": "point"}, 400, "send a JSON object"),
-        ("/api/players/nobody/action", {"action": {}}, 409, "there is no player 'nobody'"),
-        ("/api/players/nobody/intent", {"node": "red-1", "intent": {}}, 404, "there is no player"),
         (
             "/api/players/red/intent",
             {"node": "yellow-1", "intent": {"symbol": "ship"}},
@@ -123,12 +154,150 @@ def test_a_refused_tap_shows_the_rule_and_changes_nothing(app):
             "does not belong to red",
         ),
         ("/api/players/red/intent", {"node": 3}, 400, "send a JSON object"),
+        ("/api/players/red/action", {"action": {"type": "point"}, "request": 7}, 400, "request id must be"),
+        (
+            "/api/players/red/action",
+            {"action": {"type": "point"}, "request": "a b"},
+            400,
+            "request id must be",
+        ),
+        ("/api/players/red/action", {"action": {"type": "point"}, "request": "x" * 65}, 400, "request id"),
     ],
 )
 def test_bad_requests_are_explained(app, url, body, status, error):
     client = app.test_client()
     res = client.post(url, json=body) if body is not None else client.post(url, data="{not json")
     assert res.status_code == status and error in res.get_json()["error"]
+    assert points(app) == {}
+
+
+@pytest.mark.parametrize(
+    "method, url, body",
+    [
+        ("GET", "/api/players/nobody", None),
+        ("POST", "/api/players/nobody/action", {"action": {"type": "point"}}),
+        ("POST", "/api/players/nobody/intent", {"node": "red-1", "intent": None}),
+        ("POST", "/api/players/nobody/action", None),  # even before the body is read
+        ("POST", "/api/players/nobody/token", None),
+        ("DELETE", "/api/players/nobody/token", None),
+    ],
+)
+def test_an_unknown_player_is_404_on_every_route(app, method, url, body):
+    res = app.test_client().open(url, method=method, json=body)
+    assert res.status_code == 404
+    answer = res.get_json()
+    assert answer["ok"] is False and answer["error"] == "There is no player “nobody” at this table."
+    assert answer["message"] == {
+        "msg": "There is no player “{player}” at this table.",
+        "args": {"player": "nobody"},
+    }
+
+
+def test_a_repeated_request_id_is_applied_once_and_gets_the_first_answer(app):
+    client = app.test_client()
+    tap = {"action": {"type": "point"}, "request": "tap-1"}
+    first = client.post("/api/players/red/action", json=tap)
+    again = client.post("/api/players/red/action", json=tap)
+    assert first.status_code == again.status_code == 200
+    assert first.get_json() == again.get_json()
+    assert points(app) == {"red": 1} and referee(app).decided == 1
+    assert client.post("/api/players/red/action", json=dict(tap, request="tap-2")).status_code == 200
+    assert points(app) == {"red": 2}, "a new tap has a new id"
+    plain = {"action": {"type": "point"}}
+    client.post("/api/players/red/action", json=plain)
+    client.post("/api/players/red/action", json=plain)
+    assert points(app) == {"red": 4}, "a request without an id is applied as it comes"
+
+
+def test_a_repeated_refusal_is_the_same_refusal(app):
+    client = app.test_client()
+    cheat = {"action": {"type": "cheat"}, "request": "c-1"}
+    first = client.post("/api/players/red/action", json=cheat)
+    again = client.post("/api/players/red/action", json=cheat)
+    assert first.status_code == again.status_code == 409 and first.get_json() == again.get_json()
+    assert referee(app).decided == 1
+
+
+def test_ids_belong_to_one_player_and_one_request(app):
+    client = app.test_client()
+    tap = {"action": {"type": "point"}, "request": "same"}
+    assert client.post("/api/players/red/action", json=tap).status_code == 200
+    assert client.post("/api/players/yellow/action", json=tap).status_code == 200
+    assert points(app) == {"red": 1, "yellow": 1}, "each player's phone counts its own ids"
+    other = client.post("/api/players/red/action", json={"action": {"type": "cheat"}, "request": "same"})
+    assert other.status_code == 409 and "already used for another request" in other.get_json()["error"]
+    assert referee(app).decided == 2
+
+
+def test_an_intent_with_a_repeated_id_is_set_once(app):
+    client = app.test_client()
+    body = {"node": "red-1", "intent": {"symbol": "ship"}, "request": "i-1"}
+    first = client.post("/api/players/red/intent", json=body)
+    again = client.post("/api/players/red/intent", json=body)
+    assert first.status_code == again.status_code == 200 and first.get_json() == again.get_json()
+    session = app.extensions["companion.session"]
+    assert session.intents == {"red-1": {"node": "red-1", "symbol": "ship"}}
+    assert not session.log.events(), "intents are live choices, never logged"
+
+
+def test_a_double_tap_sent_at_once_waits_for_the_first_answer(app):
+    """The second request arrives while the first is still being decided: it waits and gets that answer."""
+    rules = referee(app)
+    rules.gate = threading.Event()
+    answers: list[tuple[int, Any]] = []
+
+    def tap() -> None:
+        res = app.test_client().post(
+            "/api/players/red/action", json={"action": {"type": "point"}, "request": "double"}
+        )
+        answers.append((res.status_code, res.get_json()))
+
+    first = threading.Thread(target=tap)
+    first.start()
+    assert rules.entered.wait(5), "the first tap is being decided"
+    second = threading.Thread(target=tap)
+    second.start()
+    second.join(0.1)
+    assert second.is_alive(), "the repeated tap waits for the first answer"
+    rules.gate.set()
+    first.join(5)
+    second.join(5)
+    wait_until(lambda: len(answers) == 2, message="both answers")
+    assert answers[0] == answers[1] and answers[0][0] == 200
+    assert rules.decided == 1 and points(app) == {"red": 1}
+
+
+def test_answers_are_kept_per_player_and_bounded():
+    answers = RecentAnswers(kept=3, scopes=2)
+    decided: list[str] = []
+
+    def decide(name: str):
+        def run():
+            decided.append(name)
+            return {"ok": True, "n": len(decided)}, 200
+
+        return run
+
+    for rid in ("a", "b", "c", "d"):
+        answers.once("red", rid, "{}", decide(rid))
+    assert answers.once("red", "d", "{}", decide("d again")) == ({"ok": True, "n": 4}, 200)
+    answers.once("red", "a", "{}", decide("a again"))
+    assert decided[-1] == "a again", "the oldest answer was forgotten"
+    answers.once("yellow", "a", "{}", decide("yellow"))
+    answers.once("green", "a", "{}", decide("green"))
+    answers.once("red", "d", "{}", decide("red forgotten"))
+    assert decided[-1] == "red forgotten", "only the latest players' answers are kept"
+
+
+def test_a_failed_decision_is_not_remembered():
+    answers = RecentAnswers()
+
+    def broken():
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        answers.once("red", "x", "{}", broken)
+    assert answers.once("red", "x", "{}", lambda: ({"ok": True}, 200)) == ({"ok": True}, 200)
 
 
 def test_intent_is_used_at_the_next_flip(app):
@@ -140,9 +309,11 @@ def test_intent_is_used_at_the_next_flip(app):
     )
     [reply] = session.node_message("red-1", flip)
     assert reply.fields["verdict"] == "rejected" and "Choose a symbol" in reply.fields["reason"]
-    assert client.get("/api/players/red").get_json()["refusal"]["reason"].startswith("Choose a symbol")
+    refusal = client.get("/api/players/red").get_json()["refusal"]
+    assert refusal["reason"] == {"msg": "Choose a symbol for this timer first"}
     menu = client.get("/api/players/red").get_json()["menu"]
     assert [m["id"] for m in menu] == ["point", "ship"] and not menu[1]["selected"]
+    assert menu[1]["label"] == {"msg": "Spaceship"}
     assert (
         client.post(
             "/api/players/red/intent", json={"node": "red-1", "intent": menu[1]["intent"]}
@@ -154,11 +325,11 @@ def test_intent_is_used_at_the_next_flip(app):
     [reply] = session.node_message("red-1", flip2)
     assert reply.fields["verdict"] == "accepted"
     assert session.state.game["placed"] == {"red-1": "ship"}
-    assert "red placed on ship" in [e["text"] for e in client.get("/api/state").get_json()["recent"]]
 
 
 def test_pages_are_served(app):
     client = app.test_client()
-    assert b"player.js" in client.get("/play/red").data
+    page = client.get("/play/red").get_data(as_text=True)
+    assert "player.js" in page and 'data-player-id="red"' in page
     res = client.get("/play/mallory")
     assert res.status_code == 404 and b"/play/red" in res.data

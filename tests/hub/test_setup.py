@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import threading
+
 import pytest
 
 from companion.clock import FakeClock
 from companion.core import protocol as p
 from companion.hub import create_app
+from companion.hub.setup_page import REPEAT_WINDOW_S, RepeatedSetups
+from companion.rules.text import from_json
+from companion.table.session import RepeatedWarnings
 
 
 @pytest.fixture
@@ -43,6 +50,16 @@ def flip(app, node, seq, boot="0a1b2c3d"):
     return session(app).node_message(node, msg)
 
 
+SESSION_LOGGER = "companion.table.session"
+
+
+def error_of(res) -> str:
+    """The error a setup answer carries, as the English sentence."""
+    body = res.get_json()
+    assert body["error"] == str(from_json(body["message"]))
+    return body["error"]
+
+
 def test_games_are_listed_with_variants(app):
     games = app.test_client().get("/api/games").get_json()
     names = [g["name"] for g in games]
@@ -57,8 +74,8 @@ def test_games_are_listed_with_variants(app):
     [
         ({"game": "chess", "players": ["a", "b"]}, "unknown game 'chess'"),
         ({"game": "sandtimers", "players": "ana"}, "players must be a list"),
-        ({"game": "sandtimers", "players": ["Ana Maria"]}, "must be 1-16 letters"),
-        ({"game": "sandtimers", "players": ["ana", "ANA"]}, "same name"),
+        ({"game": "sandtimers", "players": ["ana/maria"]}, "“ana/maria” cannot contain “/”"),
+        ({"game": "sandtimers", "players": ["ana", "ANA"]}, "Two players are called “ANA”"),
         ({"game": "space-and-time", "players": ["a", "b", "c"]}, "is for 1 to 2 players"),
         (
             {"game": "space-and-time", "players": ["a", "b"], "variant": "vs-computer-b"},
@@ -84,7 +101,7 @@ def test_games_are_listed_with_variants(app):
 def test_bad_setups_are_explained_and_change_nothing(app, body, error):
     before = session(app).setup
     res = app.test_client().post("/api/setup", json=body)
-    assert res.status_code == 400 and error in res.get_json()["error"]
+    assert res.status_code == 400 and error in error_of(res)
     assert session(app).setup == before and session(app).pairing is None
 
 
@@ -182,3 +199,140 @@ def test_players_get_the_colours_they_chose_or_free_ones(app):
     )
     state = client.get("/api/state").get_json()
     assert [(p["name"], p["colour"]) for p in state["players"]] == [("ana", "red"), ("blue", "blue")]
+
+
+def test_the_setup_page_preselects_the_game_the_hub_was_started_with():
+    app = create_app(
+        {"table": "t2", "game": "space-and-time", "variant": "vs-computer-b", "players": 1, "timers": 1},
+        clock=FakeClock(),
+    )
+    page = app.test_client().get("/setup").get_data(as_text=True)
+    current = json.loads(
+        page.split('<script id="current-setup" type="application/json">')[1].split("</script>")[0]
+    )
+    assert current["game"] == "space-and-time" and current["variant"] == "vs-computer-b"
+    assert current["players"] == ["red"] and current["timers"] == 1
+    assert 'data-name-max="' in page
+
+
+def _setup_body(**extra):
+    return {"game": "sandtimers", "players": ["a", "b"], "timers": 1, "pairing": "keep", **extra}
+
+
+@pytest.fixture
+def logged_app(tmp_path):
+    app = create_app(
+        {"table": "t3", "players": 2, "timers": 1, "data_dir": tmp_path, "fsync": False},
+        clock=FakeClock(),
+    )
+    for node in ("red-1", "yellow-1"):
+        hello(app, node)
+    return app
+
+
+def _logs(tmp_path) -> list[str]:
+    return sorted(path.name for path in (tmp_path / "tables").glob("*.jsonl"))
+
+
+def test_a_double_click_on_set_up_starts_one_game(logged_app, tmp_path):
+    before = _logs(tmp_path)
+    barrier = threading.Barrier(2)
+    answers = []
+
+    def post():
+        client = logged_app.test_client()
+        barrier.wait()
+        res = client.post("/api/setup", json=_setup_body(request="click-1"))
+        answers.append((res.status_code, res.get_json()))
+
+    threads = [threading.Thread(target=post) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert [status for status, _ in answers] == [200, 200]
+    assert answers[0][1] == answers[1][1], "the repeated request gets the first answer"
+    assert len(_logs(tmp_path)) == len(before) + 1, "two clicks, one game log"
+
+
+def test_the_same_setup_sent_twice_at_once_without_an_id_is_one_game(logged_app, tmp_path):
+    before = _logs(tmp_path)
+    client = logged_app.test_client()
+    first = client.post("/api/setup", json=_setup_body())
+    second = client.post("/api/setup", json=_setup_body())
+    assert first.status_code == second.status_code == 200 and second.get_json()["repeated"]
+    assert len(_logs(tmp_path)) == len(before) + 1
+
+
+def test_a_new_click_is_a_new_game(logged_app, tmp_path):
+    now = [0.0]
+    logged_app.extensions["companion.setup_repeats"] = RepeatedSetups(monotonic=lambda: now[0])
+    before = _logs(tmp_path)
+    client = logged_app.test_client()
+    assert client.post("/api/setup", json=_setup_body(request="click-1")).status_code == 200
+    repeated = client.post("/api/setup", json=_setup_body(request="click-2"))
+    assert repeated.get_json()["repeated"], "the same setup a moment later is the same click"
+    now[0] += REPEAT_WINDOW_S + 1
+    again = client.post("/api/setup", json=_setup_body(request="click-3"))
+    assert again.status_code == 200 and not again.get_json().get("repeated")
+    assert len(_logs(tmp_path)) == len(before) + 2
+
+
+def test_a_repeat_is_forgotten_after_the_window_and_a_failure_is_never_repeated():
+    now = [0.0]
+    repeats = RepeatedSetups(monotonic=lambda: now[0])
+    decided = []
+
+    def decide(status=200):
+        decided.append(status)
+        return {"ok": status == 200}, status
+
+    repeats.answer("x", lambda: decide(400))
+    repeats.answer("x", decide)  # the first failed: this one is decided
+    assert repeats.answer("x", decide) == ({"ok": True, "repeated": True}, 200)
+    assert decided == [400, 200]
+    now[0] += REPEAT_WINDOW_S + 0.1
+    repeats.answer("x", decide)
+    assert decided == [400, 200, 200]
+
+
+def test_an_unpaired_node_is_reported_once_then_counted(app, caplog):
+    now = [0.0]
+    session(app).warnings = RepeatedWarnings(every_s=60.0, monotonic=lambda: now[0])
+    caplog.set_level(logging.WARNING, logger=SESSION_LOGGER)
+
+    def lines():
+        return [r.getMessage() for r in caplog.records if r.name == SESSION_LOGGER]
+
+    hello(app, "esp32-zz")
+    hello(app, "esp32-yy")
+    for _ in range(11):  # a heartbeat every 5 s for 55 s
+        now[0] += 5
+        hello(app, "esp32-zz")
+        hello(app, "esp32-yy")
+    assert len(lines()) == 2, lines()
+    assert "esp32-zz" in lines()[0] and "esp32-yy" in lines()[1]
+    now[0] += 5  # a minute since it was said: one line sums up the repeats
+    hello(app, "esp32-zz")
+    assert len(lines()) == 3 and "esp32-zz" in lines()[2] and "12 more times" in lines()[2], lines()
+    for _ in range(5):
+        now[0] += 5
+        hello(app, "esp32-zz")
+    assert len(lines()) == 3
+
+
+def test_names_are_kept_as_typed_and_seats_get_ascii_node_ids(app):
+    client = app.test_client()
+    res = client.post(
+        "/api/setup",
+        json={"game": "sandtimers", "players": [" José María ", "李雷"], "timers": 1, "pairing": "flip"},
+    )
+    assert res.status_code == 200, res.get_json()
+    setup = res.get_json()["setup"]
+    assert setup["players"] == ["José María", "李雷"]
+    nodes = [seat["node"] for seat in setup["seats"]]
+    assert (
+        nodes[0].startswith("jose-maria-")
+        and nodes[1].startswith("player-")
+        and all(n.isascii() for n in nodes)
+    )

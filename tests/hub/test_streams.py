@@ -260,3 +260,32 @@ def test_max_streams_must_be_positive():
 
     with pytest.raises(ConfigError, match="max_streams"):
         create_app({"table": "none", "max_streams": 0})
+
+
+def test_a_page_gets_the_changes_and_ends_with_the_same_state(served):
+    """After the first whole state, changes come as deltas; applied, they give what a fresh page gets."""
+    app, port = served
+    session = app.extensions["companion.session"]
+    feed = feed_of(app)
+    reader = SSEReader("127.0.0.1", port, "/api/stream")
+    try:
+        reader.wait_for(lambda f: True)
+        nodes = [seat.node for seat in session.setup.seats]
+        session.start_clock()
+        for n, node in enumerate(itertools.islice(itertools.cycle(nodes), 40), start=1):
+            session.node_message(node, flip(n))
+            _, last = reader.wait_for(lambda f, n=n: f["events"] >= n + 1)  # one change at a time
+        assert last["events"] == 41
+        fresh = SSEReader("127.0.0.1", port, "/api/stream")
+        _, whole = fresh.wait_for(lambda f: True)
+        fresh.close()
+        for volatile in ("now_s", "clock", "players"):  # time moved on between the two frames
+            last.pop(volatile)
+            whole.pop(volatile)
+        assert last == whole
+        assert reader.order.count("delta") >= 10 and reader.order.count("state") == 1
+        per_delta = reader.sizes["delta"] / reader.order.count("delta")
+        assert per_delta < reader.sizes["state"] / 5, (per_delta, reader.sizes["state"])
+        assert feed.sent["delta"] > 0
+    finally:
+        reader.close()

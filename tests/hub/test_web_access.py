@@ -33,9 +33,14 @@ from companion.hub.auth import (
     WRONG_PIN,
     AccessControl,
     RedactTokens,
+    no_code,
+    no_player,
+    other_player,
     redact,
+    too_many_pins,
 )
-from companion.i18n import translate_sentence
+from companion.i18n import render
+from companion.rules.text import Text
 from tests.hub.web_access import PHONE_ADDR, access, host_headers, phone, token_header
 
 
@@ -74,9 +79,10 @@ def session(app):
     return app.extensions["companion.session"]
 
 
-def denied(res, message: str) -> None:
+def denied(res, message: Text) -> None:
+    """A 403 with the English sentence for scripts and the text the pages translate."""
     assert res.status_code == 403, res.get_data(as_text=True)
-    assert res.get_json() == {"ok": False, "error": message}
+    assert res.get_json() == {"ok": False, "error": str(message), "message": message.to_json()}
 
 
 # --- the host -----------------------------------------------------------------------------------
@@ -210,7 +216,8 @@ def test_a_phone_acts_only_for_its_own_player(app, fleet):
     assert session(app).intents == {"red-1": {"symbol": "x", "node": "red-1"}}
     refused = red.post("/api/players/red/action", json={"action": {"type": "x"}})
     assert refused.status_code == 409, "past the access check, the rules answer"
-    other = "This phone can act only for red"
+    other = other_player("red")
+    assert str(other) == "This phone can act only for red"
     denied(
         red.post("/api/players/yellow/intent", json={"node": "yellow-1", "intent": {"symbol": "x"}}), other
     )
@@ -231,7 +238,7 @@ def test_a_revoked_token_stops_working_at_once_and_a_new_one_works(app):
     host = app.test_client()
     assert red.post("/api/players/red/intent", json={"node": "red-1", "intent": None}).status_code == 200
     res = host.delete("/api/players/red/token")
-    assert res.get_json() == {"ok": True, "player": "red", "active": False, "url": None}
+    assert res.get_json() == {"ok": True, "player": "red", "id": "red", "active": False, "url": None}
     denied(red.post("/api/players/red/intent", json={"node": "red-1", "intent": None}), STALE)
     assert red.get("/api/whoami").get_json() == {
         "ok": True,
@@ -240,7 +247,12 @@ def test_a_revoked_token_stops_working_at_once_and_a_new_one_works(app):
         "stale": True,
     }
     assert host.get("/qr/red.svg").status_code == 409
-    assert host.get("/api/access").get_json()["players"][0] == {"player": "red", "active": False, "url": None}
+    assert host.get("/api/access").get_json()["players"][0] == {
+        "player": "red",
+        "id": "red",
+        "active": False,
+        "url": None,
+    }
 
     issued = host.post("/api/players/red/token").get_json()
     new = control.token_of("red")
@@ -411,21 +423,20 @@ def test_requests_from_the_hubs_own_pages_pass(app):
 
 
 def test_refusals_are_translated_on_the_pages():
-    for sentence in (
+    for message in (
         NOT_HOST,
         WATCH_ONLY,
         STALE,
         CROSS_SITE,
         WRONG_PIN,
-        "This phone can act only for red",
-        "Too many wrong PINs: wait 12 s and try again",
-        "red has no phone code now: issue a new one first",
+        other_player("red"),
+        too_many_pins(12),
+        no_code("red"),
+        no_player("Zoë"),
     ):
         for lang in ("es", "de"):
-            assert translate_sentence(sentence, lang) != sentence, (lang, sentence)
-    assert (
-        translate_sentence("This phone can act only for ana", "de") == "Dieses Handy kann nur für ana spielen"
-    )
+            assert render(message, lang) != str(message), (lang, message)
+    assert render(other_player("ana"), "de") == "Dieses Handy kann nur für ana spielen"
 
 
 # --- QR codes and public_url -------------------------------------------------------------------------

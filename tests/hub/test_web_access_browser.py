@@ -157,7 +157,14 @@ def test_a_phone_joins_by_its_qr_code_and_acts_only_for_its_player(browser, cafe
     wait_until(lambda: node.core.last_verdict == "accepted", message="red's phone flips red's timer")
 
     other = send(red, "/api/players/yellow/intent", {"node": "yellow-1", "intent": None})
-    assert other == {"status": 403, "body": {"ok": False, "error": "This phone can act only for red"}}
+    assert other == {
+        "status": 403,
+        "body": {
+            "ok": False,
+            "error": "This phone can act only for red",
+            "message": {"msg": "This phone can act only for {player}", "args": {"player": "red"}},
+        },
+    }
     assert send(red, "/api/clock/pause")["status"] == 403
     assert session.state.clock.phase == "running"
 
@@ -171,7 +178,9 @@ def test_a_phone_joins_by_its_qr_code_and_acts_only_for_its_player(browser, cafe
     red.goto(cafe.phone_url + "/play/red")
     red.wait_for_selector(".timer[data-node='red-1'] button.flip")
     host.click("#phone-list li[data-player='red'] button.revoke")
-    wait_until(lambda: control.token_of("red") is None, message="the host revokes red's code")
+    host.click("#ask-choices button.danger")  # the dashboard asks first
+    host.wait_for_selector("#phone-list li[data-player='red'] .revoked")
+    assert control.token_of("red") is None, "the host revoked red's code"
     logged = len(session.log)
     red.tap(".timer[data-node='red-1'] button.flip")
     red.wait_for_selector("#refusal:has-text('no longer valid')")
@@ -179,7 +188,6 @@ def test_a_phone_joins_by_its_qr_code_and_acts_only_for_its_player(browser, cafe
     assert role(red) == "spectator", "the page only watches once its code is gone"
     assert len(session.log) == logged
 
-    host.wait_for_selector("#phone-list li[data-player='red'] .revoked")
     host.click("#phone-list li[data-player='red'] button.reissue")
     host.wait_for_selector("#phone-list li[data-player='red'] a.join")
     new_join = host.get_attribute("#phone-list li[data-player='red'] a.join", "href")

@@ -38,7 +38,7 @@ TNS = {
     ],
 )
 def test_explanations(scores, sentence):
-    assert explain(scores) == sentence
+    assert str(explain(scores)) == sentence
 
 
 def test_tie_break_key_is_the_number_beside_the_total():

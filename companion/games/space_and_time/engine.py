@@ -35,6 +35,7 @@ from typing import Literal
 
 from companion.errors import InvalidRecordError
 from companion.games.base import Accepted, Rejected
+from companion.rules.text import Text, text
 
 ROWS = 4
 COLS = 6
@@ -66,12 +67,19 @@ SUIT_BLOCKS: tuple[tuple[str, tuple[int, int], tuple[int, int]], ...] = (
 """The four 2 x 3 suit blocks: name, first and last row, first and last column."""
 CENTRE_CELLS: tuple[Cell, ...] = ((1, 2), (1, 3), (2, 2), (2, 3))
 
-RULE_SETUP = "Space and Time rulebook, Setup"
-RULE_SPACE = "Space and Time rulebook, Space"
-RULE_TIME = "Space and Time rulebook, Time"
-RULE_REVERSE = "Space and Time rulebook, No reversing"
-RULE_SWAP = "issue 7, Space and Time exactly: a swap exchanges coins of different ranks"
-RULE_END = "Space and Time rulebook, End of the game"
+RULE_SETUP = text("Space and Time rulebook, Setup")
+RULE_SPACE = text("Space and Time rulebook, Space")
+RULE_TIME = text("Space and Time rulebook, Time")
+RULE_REVERSE = text("Space and Time rulebook, No reversing")
+RULE_SWAP = text("hub rule (issue 7): a swap exchanges coins of different ranks")
+RULE_END = text("Space and Time rulebook, End of the game")
+
+ROLE_TEXTS: dict[str, Text] = {"Space": text("Space"), "Time": text("Time")}
+"""The roles as players read them."""
+ROUND_TEXTS: dict[int, Text] = {1: text("Night"), 2: text("Day")}
+"""The rounds as players read them (Night: Moon trophies; Day: Sun trophies)."""
+RANK_TEXTS: dict[int, Text] = {0: text("null"), 1: text("ace")}
+"""The ranks that have a name; the others are their number."""
 
 
 class InvalidBoardError(InvalidRecordError):
@@ -123,8 +131,13 @@ def rank_name(rank: int) -> str:
     return RANK_NAMES.get(rank, str(rank))
 
 
+def rank_text(rank: int) -> Text | str:
+    """A rank as players read it: null, ace, or its number."""
+    return RANK_TEXTS.get(rank) or str(rank)
+
+
 def _cell_text(cell: Cell) -> str:
-    return f"({cell[0]}, {cell[1]})"
+    return f"({cell[0]}, {cell[1]})"  # coordinates, the same in every language
 
 
 def flatten(board: Board) -> tuple[int, ...]:
@@ -327,11 +340,18 @@ def _check_cell(cell: object) -> Cell | Rejected:
         or len(cell) != 2
         or not all(isinstance(x, int) and not isinstance(x, bool) for x in cell)
     ):
-        return Rejected(f"A cell is given as (row, column), but {cell!r} is not one.", RULE_SETUP)
+        return Rejected(
+            text("A cell is given as (row, column), but {cell} is not one.", cell=repr(cell)), RULE_SETUP
+        )
     r, c = cell
     if not (0 <= r < ROWS and 0 <= c < COLS):
         return Rejected(
-            f"Cell ({r}, {c}) is not on the board; rows run from 0 to {ROWS - 1} and columns from 0 to {COLS - 1}.",
+            text(
+                "Cell {cell} is not on the board; rows run from 0 to {last_row} and columns from 0 to {last_column}.",
+                cell=_cell_text((r, c)),
+                last_row=ROWS - 1,
+                last_column=COLS - 1,
+            ),
             RULE_SETUP,
         )
     return (r, c)
@@ -349,10 +369,14 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
     player = state.to_move
     if state.is_over:
         return Rejected(
-            f"The game is over and player {state.winner} has won; no more swaps can be made.", RULE_END
+            text(
+                "The game is over and player {player} has won; no more swaps can be made.",
+                player=state.winner or "",
+            ),
+            RULE_END,
         )
     if not isinstance(move, (list, tuple)) or len(move) != 2:
-        return Rejected(f"A swap names two cells, but {move!r} does not.", RULE_SWAP)
+        return Rejected(text("A swap names two cells, but {move} does not.", move=repr(move)), RULE_SWAP)
     first = _check_cell(move[0])
     if isinstance(first, Rejected):
         return first
@@ -361,34 +385,52 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
         return second
     if first == second:
         return Rejected(
-            f"A swap needs two different coins, but both cells are {_cell_text(first)}.", RULE_SWAP
+            text("A swap needs two different coins, but both cells are {cell}.", cell=_cell_text(first)),
+            RULE_SWAP,
         )
     rank1 = state.board[first[0]][first[1]]
     rank2 = state.board[second[0]][second[1]]
     if rank1 == rank2:
         return Rejected(
-            f"Both coins at {_cell_text(first)} and {_cell_text(second)} show rank {rank_name(rank1)}; "
-            "a swap must exchange coins of different ranks.",
+            text(
+                "Both coins at {cell} and {other} show rank {rank}; a swap must exchange coins of different ranks.",
+                cell=_cell_text(first),
+                other=_cell_text(second),
+                rank=rank_text(rank1),
+            ),
             RULE_SWAP,
         )
     role = state.role_of(player)
     if role == "Space":
         if _index(second) not in SPACE_NEIGHBOURS[_index(first)]:
             return Rejected(
-                f"Player {player} plays Space and may only swap a coin with one of its eight neighbours "
-                f"(the board wraps at the edges); {_cell_text(first)} and {_cell_text(second)} are not neighbours.",
+                text(
+                    "Player {player} plays Space and may only swap a coin with one of its eight neighbours (the board wraps at the edges); {cell} and {other} are not neighbours.",
+                    player=player,
+                    cell=_cell_text(first),
+                    other=_cell_text(second),
+                ),
                 RULE_SPACE,
             )
     elif (rank1 - rank2) % 6 not in (1, 5):
         return Rejected(
-            f"Player {player} plays Time and may only swap coins whose ranks follow each other "
-            f"(null, ace, 2, 3, 4, 5, then null again); {rank_name(rank1)} and {rank_name(rank2)} do not.",
+            text(
+                "Player {player} plays Time and may only swap coins whose ranks follow each other (null, ace, 2, 3, 4, 5, then null again); {rank} and {other} do not.",
+                player=player,
+                rank=rank_text(rank1),
+                other=rank_text(rank2),
+            ),
             RULE_TIME,
         )
     if state.last_swap is not None and frozenset((first, second)) == state.last_swap:
         return Rejected(
-            f"Player {player} may not swap back the two coins player {other(player)} has just swapped, "
-            f"{_cell_text(first)} and {_cell_text(second)}.",
+            text(
+                "Player {player} may not swap back the two coins player {other} has just swapped, {cell} and {other_cell}.",
+                player=player,
+                other=other(player),
+                cell=_cell_text(first),
+                other_cell=_cell_text(second),
+            ),
             RULE_REVERSE,
         )
     return (first, second)

@@ -89,7 +89,7 @@ def referee_record(record: dict[str, Any]) -> dict[str, Any]:
         player = state.to_move
         outcome = apply(state, move)
         if isinstance(outcome, Rejected):
-            results.append({"ok": False, "reason": outcome.reason})
+            results.append({"ok": False, "reason": str(outcome.reason)})  # English, like the CLI
             continue
         state = outcome.state
         taken = [e.rank for e in outcome.events if isinstance(e, TrophyTaken)]

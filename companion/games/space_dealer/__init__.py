@@ -66,6 +66,7 @@ GAME = GameInfo(
         "companion.games.space_dealer.cards",
         "companion.games.space_dealer.scoring",
         "companion.games.space_dealer.table",
+        "companion.rules.text",
     ),
     score_record=score_record,
     referee_record=referee_record,

@@ -235,6 +235,11 @@ class MasterClockExpired:
     """Time fact: the 30 minutes are over (4)."""
 
 
+@dataclass(frozen=True)
+class GameEndedEarly:
+    """Table fact: the host ended the game before its time; it is over at once, scored as it stands."""
+
+
 Action = (
     PlayCard
     | DrawTechCards
@@ -251,6 +256,7 @@ Action = (
     | GiveCard
     | TradeCards
     | MasterClockExpired
+    | GameEndedEarly
 )
 
 

@@ -28,6 +28,7 @@ from companion.games.space_dealer.actions import (
     DiscardCard,
     DrawTechCards,
     Event,
+    GameEndedEarly,
     GiveCard,
     Holder,
     InDepot,
@@ -51,6 +52,7 @@ from companion.games.space_dealer.actions import (
     UseCard,
 )
 from companion.games.space_dealer.cards import CardData, CardType, OrderSpec
+from companion.games.space_dealer.names import STATUS_TEXT, colour_text, colours_text, type_text
 from companion.games.space_dealer.scoring import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -70,6 +72,7 @@ from companion.games.space_dealer.state import (
     Timer,
     TimerStatus,
 )
+from companion.rules.text import Text, TextError, text
 
 Result = Accepted[GameState] | Rejected
 
@@ -78,28 +81,30 @@ PLANT_SITES = {-2: LEFT, 2: RIGHT}
 """Build-site units of the power plants: left and right of the planet (units 0 and 1)."""
 PLANET_UNITS = (0, 1)
 NEUTRAL_SHIP_IDS = ("neutral", "neutral-2")
+EARLY_END = "the host ended the game early"
+"""The ``reason`` of the ``GameEnded`` fact when the host ended the game (``GameEndedEarly``)."""
 
-R_SETUP = "rulebook 2, Setup"
-R_PLAY = "rulebook 3.1, Playing Technology Cards"
-R_JOB = "rulebook 3.2, Assigning a Job to a Timer"
-R_TECH = "rulebook 3.2.1, Raising the Planet's Technology Level"
-R_BUILD = "rulebook 3.2.2, Building a Technology Card"
-R_USE = "rulebook 3.2.3, Using a Technology Card"
-R_MOVE = "rulebook 3.2.4, Moving a Spaceship"
-R_GOODS = "rulebook 3.3, Exchanging Goods"
-R_ORDER = "rulebook 3.4, Satisfying Orders"
-R_END = "rulebook 4, End of Game"
-R_CARDS = "rulebook 5.1, Additional Technology Cards"
-R_SABOTAGE = "rulebook 5.1d, Sabotage Probe"
-R_ROCKET = "rulebook 5.1e, Interstellar Rocket"
-R_PROBE = "rulebook 5.1f, Transport Probe"
-R_DISCARD = "rulebook 5.1, discarding from the planning area"
-R_TRADE = "rulebook 5.2, Trading Technology"
-R_NEUTRAL = "rulebook 5.3, Neutral Planets"
+R_SETUP = text("rulebook 2, Setup")
+R_PLAY = text("rulebook 3.1, Playing Technology Cards")
+R_JOB = text("rulebook 3.2, Assigning a Job to a Timer")
+R_TECH = text("rulebook 3.2.1, Raising the Planet's Technology Level")
+R_BUILD = text("rulebook 3.2.2, Building a Technology Card")
+R_USE = text("rulebook 3.2.3, Using a Technology Card")
+R_MOVE = text("rulebook 3.2.4, Moving a Spaceship")
+R_GOODS = text("rulebook 3.3, Exchanging Goods")
+R_ORDER = text("rulebook 3.4, Satisfying Orders")
+R_END = text("rulebook 4, End of Game")
+R_CARDS = text("rulebook 5.1, Additional Technology Cards")
+R_SABOTAGE = text("rulebook 5.1d, Sabotage Probe")
+R_ROCKET = text("rulebook 5.1e, Interstellar Rocket")
+R_PROBE = text("rulebook 5.1f, Transport Probe")
+R_DISCARD = text("rulebook 5.1, discarding from the planning area")
+R_TRADE = text("rulebook 5.2, Trading Technology")
+R_NEUTRAL = text("rulebook 5.3, Neutral Planets")
 
 
-class SetupError(CompanionError, ValueError):
-    """The game cannot be set up as asked (player count, names, start choices)."""
+class SetupError(CompanionError, TextError):
+    """The game cannot be set up as asked (player count, names, start choices); ``.text`` in words."""
 
 
 @dataclass(frozen=True)
@@ -143,14 +148,21 @@ def setup(
     names = list(players)
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise SetupError(
-            f"Space Dealer is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)} ({R_SETUP})"
+            text(
+                "Space Dealer is played by {low} to {high} players, not {players}",
+                low=MIN_PLAYERS,
+                high=MAX_PLAYERS,
+                players=len(names),
+            )
         )
     if not all(isinstance(n, str) and n.strip() for n in names) or len(set(names)) != len(names):
-        raise SetupError("player names must be distinct, non-empty strings")
+        raise SetupError(text("Player names must be different and not empty"))
     if any(n.startswith("neutral") for n in names):
-        raise SetupError("player names may not start with 'neutral' (reserved for the neutral spaceship)")
+        raise SetupError(
+            text("A player's name may not start with \"neutral\": that is the neutral spaceship's name")
+        )
     if len(names) not in data.sets:
-        raise SetupError(f"the card data has no card sets for {len(names)} players")
+        raise SetupError(text("The card data has no card sets for {players} players", players=len(names)))
     rng = random.Random(seed)
     basic_sets, exp_sets = data.sets[len(names)]
     boxes = max(len(basic_sets), len(exp_sets) if experienced else 0)
@@ -207,7 +219,7 @@ def setup(
                 keep = data.three_player_experienced.get(name, 0) if box_set in ("3", "3-5") else n
                 common.extend(new_card(name) for _ in range(keep))
     if len(personal_sets) < len(names):
-        raise SetupError("the card data does not give every player a personal technology stack")
+        raise SetupError(text("The card data does not give every player a personal technology stack"))
     rng.shuffle(personal_sets)
     stack2 = [c for c in common if cards[c].type in data.types and data.types[cards[c].type].level == 2]
     stack3 = [c for c in common if data.types[cards[c].type].level == 3]
@@ -217,24 +229,32 @@ def setup(
     starts = dict(starts or {})
     unknown = set(starts) - set(names)
     if unknown:
-        raise SetupError(f"start choice for unknown player {sorted(unknown)[0]!r}")
+        raise SetupError(text("{player} does not play in this game", player=sorted(unknown)[0]))
     state_players = []
     for seat, name in enumerate(names):
         own = personal_sets[seat]
         start = starts.get(name, Start())
         if start.side not in ("left", "right"):
-            raise SetupError(f"{name}: the Generator goes 'left' or 'right' of the planet ({R_SETUP})")
+            raise SetupError(text("{player}: the Generator goes left or right of the planet", player=name))
         mines = [c for c in own if cards[c].type == "Mine"]
         mine = mines[0] if not start.mine else next((c for c in mines if cards[c].colour == start.mine), None)
         if mine is None:
-            raise SetupError(f"{name} has no {start.mine} Mine in their personal stack ({R_SETUP})")
+            raise SetupError(
+                text(
+                    "{player} has no {colour} Mine in their personal stack",
+                    player=name,
+                    colour=colour_text(start.mine),
+                )
+            )
         gen = next(c for c in own if cards[c].type == "Generator")
         side = LEFT if start.side == "left" else RIGHT
         anchor = -2 if side == LEFT else 2
         x = anchor if start.x is None else start.x
         if x not in (anchor, anchor + 1):
             raise SetupError(
-                f"{name}: the first Mine must stand on a power connection of the Generator ({R_SETUP})"
+                text(
+                    "{player}: the first Mine must stand on a power connection of the Generator", player=name
+                )
             )
         plants: list[tuple[str, ...]] = [(), ()]
         plants[side] = (gen,)
@@ -370,29 +390,51 @@ def _space_of(job: Job, player: str) -> tuple[str, str]:
     return ("ship", job.ship)
 
 
-def site_problem(state: GameState, player: PlayerState, card_id: str, x: int) -> str | None:
+def site_problem(state: GameState, player: PlayerState, card_id: str, x: int) -> Text | None:
     """Why ``card_id`` cannot be built at unit ``x`` of the player's planet, or None (3.2.2, 5.1e)."""
+    refused = site_refusal(state, player, card_id, x)
+    return refused.reason if refused is not None else None
+
+
+def site_refusal(state: GameState, player: PlayerState, card_id: str, x: int) -> Rejected | None:
+    """The refusal of building ``card_id`` at unit ``x``, with its rule, or None when the site is good."""
     t = state.card_type(card_id)
+    card = type_text(t.name)
     if t.layout == "plant":
         side = PLANT_SITES.get(x)
         if side is None:
-            return "A power plant is built directly left (unit -2) or right (unit 2) of the planet"
+            return _no(
+                text("A power plant is built directly left (unit -2) or right (unit 2) of the planet"),
+                R_BUILD,
+            )
         stack = player.plants[side]
         top = state.cards[stack[-1]].type if stack else ""
         if not t.on:
-            return None if not stack else f"There is already a {top} on that side of the planet"
+            if not stack:
+                return None
+            return _no(
+                text("There is already a {card} on that side of the planet", card=type_text(top)), R_BUILD
+            )
         if top != t.on:
-            return f"A {t.name} may only be built on top of a {t.on}"
+            return _no(
+                text("A {card} may only be built on top of a {base}", card=card, base=type_text(t.on)),
+                R_BUILD,
+            )
         return None
     low, high = state.data.x_range
     cells = footprint(t, x)
     if any(not low <= u <= high for _, u in cells):
-        return f"Build sites run from unit {low} to unit {high}"
+        return _no(text("Build sites run from unit {low} to unit {high}", low=low, high=high), R_BUILD)
     power = energised_units(state, player)
     if t.connections == 1 and x not in power:
-        return "A card with one power connection must stand on a connection supplied by a power plant"
+        return _no(
+            text("A card with one power connection must stand on a connection supplied by a power plant"),
+            R_BUILD,
+        )
     if t.connections == 2 and not {x, x + 1} <= power:
-        return "A card with two power connections needs both connections supplied by power plants"
+        return _no(
+            text("A card with two power connections needs both connections supplied by power plants"), R_BUILD
+        )
     if t.connections == 0:
         occupied = _occupied(player) - cells
         rows = ("planet", "action", "order")
@@ -405,17 +447,32 @@ def site_problem(state: GameState, player: PlayerState, card_id: str, x: int) ->
             if r < 2:
                 neighbours.add((rows[r + 1], u))
         if not (neighbours - cells) & occupied:
-            return "A card without power connection must touch another card with at least one side"
+            return _no(
+                text("A card without power connection must touch another card with at least one side"),
+                R_BUILD,
+            )
     for b in player.built:
         overlap = b.cells & cells
         if not overlap:
             continue
+        under = type_text(state.cards[b.card].type)
         if any(row == "order" for row, _ in overlap):
-            return "Cards may only be built over other cards in the action row, never in the order row"
+            return _no(
+                text("Cards may only be built over other cards in the action row, never in the order row"),
+                R_BUILD,
+            )
         if b.blocked_by is not None:
-            return f"The {state.cards[b.card].type} is blocked by an Interstellar Rocket and cannot be built over"
+            return _no(
+                text(
+                    "The card {card} is blocked by an Interstellar Rocket and cannot be built over",
+                    card=under,
+                ),
+                R_ROCKET,
+            )
         if _space_in_use(state, ("card", b.card)):
-            return f"A timer stands on the {state.cards[b.card].type}; it cannot be built over now"
+            return _no(
+                text("A timer stands on the card {card}; it cannot be built over now", card=under), R_BUILD
+            )
     return None
 
 
@@ -426,37 +483,37 @@ def _order_owner(state: GameState, order_id: str) -> str | None:
     return None
 
 
-def _holder_place(state: GameState, holder: Holder) -> tuple[int | None, str | None]:
+def _holder_place(state: GameState, holder: Holder) -> tuple[int | None, Text | None]:
     """(orbital field, problem) of a goods holder."""
     if isinstance(holder, InShip):
         ship = state.ship(holder.ship)
         if ship is None:
-            return None, f"There is no spaceship {holder.ship!r}"
+            return None, text("There is no spaceship {ship}", ship=str(holder.ship))
         if ship.field is None:
-            return None, "That spaceship is in flight and not at a planet"
+            return None, text("That spaceship is in flight and not at a planet")
         return ship.field, None
     if isinstance(holder, InDepot):
         p = state.player(holder.player)
         if p is None:
-            return None, f"There is no player {holder.player!r}"
+            return None, text("{player} does not play in this game", player=str(holder.player))
         if _depot(state, p) is None:
-            return None, f"{p.name} has no Depot built on the planet"
+            return None, text("{player} has no Depot built on the planet", player=p.name)
         return state.planet_field(p.name), None
     if isinstance(holder, OnProbe):
         p = state.player(holder.player)
         b = p.built_card(holder.card) if p else None
         if p is None or b is None or state.card_type(b.card).kind != "transport" or b.covered:
-            return None, "That is not a Transport Probe in use"
+            return None, text("That is not a Transport Probe in use")
         if _space_in_use(state, ("card", b.card)):
-            return None, "A Transport Probe stores goods only while no timer stands on it"
+            return None, text("A Transport Probe stores goods only while no timer stands on it")
         return state.planet_field(p.name), None
     if isinstance(holder, AtNeutralPlanet):
         if not state.experienced:
-            return None, "Goods are left at neutral planets only with the rules for experienced players"
+            return None, text("Goods are left at neutral planets only with the rules for experienced players")
         if state.neutral_at(holder.field) is None:
-            return None, "That orbital field is not a neutral planet"
+            return None, text("That orbital field is not a neutral planet")
         return holder.field, None
-    return None, "Unknown place for goods"
+    return None, text("Unknown place for goods")
 
 
 def _depot(state: GameState, player: PlayerState) -> BuiltCard | None:
@@ -534,28 +591,33 @@ def _controls_holder(state: GameState, player: str, holder: Holder) -> bool:
 # =====================================================================================
 
 
-def _no(reason: str, rule: str) -> Rejected:
+def _no(reason: Text, rule: Text) -> Rejected:
     return Rejected(reason, rule)
+
+
+def _number(timer: object) -> int | str:
+    """A timer as players number them (1, 2, 3; the engine counts from 0)."""
+    return timer + 1 if isinstance(timer, int) and not isinstance(timer, bool) else str(timer)
 
 
 def apply(state: GameState, action: Action) -> Result:
     """Decide an action: the new state and events, or a rejection naming the rule."""
     handler = _HANDLERS.get(type(action))
     if handler is None:
-        return _no(f"Unknown action {type(action).__name__}", R_JOB)
+        return _no(text("Unknown action {action}", action=type(action).__name__), R_JOB)
     return handler(state, action)
 
 
 def _running(state: GameState) -> Rejected | None:
     if state.phase is not Phase.RUNNING:
-        return _no("The game has ended; only timers that are still running complete", R_END)
+        return _no(text("The game has ended; only timers that are still running complete"), R_END)
     return None
 
 
 def _known(state: GameState, name: str) -> tuple[PlayerState | None, Rejected | None]:
     p = state.player(name) if isinstance(name, str) else None
     if p is None:
-        return None, _no(f"There is no player {name!r} at this table", R_SETUP)
+        return None, _no(text("{player} does not play in this game", player=str(name)), R_SETUP)
     return p, None
 
 
@@ -571,9 +633,9 @@ def _play_card(state: GameState, a: PlayCard) -> Result:
         return r
     assert p is not None
     if a.card not in p.stack:
-        return _no("That card is not in your personal technology stack", R_PLAY)
+        return _no(text("That card is not in your personal technology stack"), R_PLAY)
     if len(p.planning) >= planning_capacity(state, p):
-        return _no("Your planning area has no free space", R_PLAY)
+        return _no(text("Your planning area has no free space"), R_PLAY)
     p = replace(p, stack=tuple(c for c in p.stack if c != a.card), planning=p.planning + (a.card,))
     return Accepted(state.with_player(p), (Event("CardPlanned", p.name, {"card": a.card}),))
 
@@ -587,16 +649,19 @@ def _draw(state: GameState, a: DrawTechCards) -> Result:
         return r
     assert p is not None
     if a.level not in (2, 3):
-        return _no("Cards are drawn from the common TechLevel 2 or TechLevel 3 stack", R_TECH)
+        return _no(text("Cards are drawn from the common TechLevel 2 or TechLevel 3 stack"), R_TECH)
     if p.tech_level < a.level:
-        return _no(f"Drawing from the TechLevel {a.level} stack needs technology level {a.level}", R_TECH)
+        return _no(
+            text("Drawing from the TechLevel {level} stack needs technology level {level}", level=a.level),
+            R_TECH,
+        )
     if p.pending_draw is not None:
-        return _no("Keep one of the two cards you have drawn first", R_TECH)
+        return _no(text("Keep one of the two cards you have drawn first"), R_TECH)
     if len(p.planning) >= planning_capacity(state, p):
-        return _no("Your planning area has no free space", R_PLAY)
+        return _no(text("Your planning area has no free space"), R_PLAY)
     stack = state.stack2 if a.level == 2 else state.stack3
     if not stack:
-        return _no(f"The TechLevel {a.level} stack is empty", R_TECH)
+        return _no(text("The TechLevel {level} stack is empty", level=a.level), R_TECH)
     drawn, rest = stack[:2], stack[2:]
     state = _with_stack(state, a.level, rest)
     state = state.with_player(replace(p, pending_draw=(a.level, drawn)))
@@ -612,12 +677,12 @@ def _keep(state: GameState, a: KeepDrawnCard) -> Result:
         return r
     assert p is not None
     if p.pending_draw is None:
-        return _no("You have not drawn any cards to choose from", R_TECH)
+        return _no(text("You have not drawn any cards to choose from"), R_TECH)
     level, drawn = p.pending_draw
     if a.card not in drawn:
-        return _no("Keep one of the two cards you drew", R_TECH)
+        return _no(text("Keep one of the two cards you drew"), R_TECH)
     if len(p.planning) >= planning_capacity(state, p):
-        return _no("Your planning area has no free space", R_PLAY)
+        return _no(text("Your planning area has no free space"), R_PLAY)
     back = tuple(c for c in drawn if c != a.card)
     stack = (state.stack2 if level == 2 else state.stack3) + back
     state = _with_stack(state, level, stack)
@@ -643,7 +708,7 @@ def _give(state: GameState, a: GiveCard) -> Result:
     if (r := _running(state)) is not None:
         return r
     if not state.experienced:
-        return _no("Cards change hands only with the rules for experienced players", R_TRADE)
+        return _no(text("Cards change hands only with the rules for experienced players"), R_TRADE)
     p, r = _known(state, a.player)
     if r is not None:
         return r
@@ -652,13 +717,13 @@ def _give(state: GameState, a: GiveCard) -> Result:
         return r
     assert p is not None and q is not None
     if p.name == q.name:
-        return _no("Give the card to another player", R_TRADE)
+        return _no(text("Give the card to another player"), R_TRADE)
     if a.card not in p.planning:
-        return _no("Only cards in your planning area can be given away", R_TRADE)
+        return _no(text("Only cards in your planning area can be given away"), R_TRADE)
     if _card_busy(state, a.card):
-        return _no("A timer stands on that card", R_TRADE)
+        return _no(text("A timer stands on that card"), R_TRADE)
     if len(q.planning) >= planning_capacity(state, q):
-        return _no(f"{q.name} has no free space in the planning area", R_TRADE)
+        return _no(text("{player} has no free space in the planning area", player=q.name), R_TRADE)
     state = state.with_player(replace(p, planning=tuple(c for c in p.planning if c != a.card)))
     state = state.with_player(replace(q, planning=q.planning + (a.card,)))
     return Accepted(state, (Event("CardGiven", p.name, {"card": a.card, "to": q.name}),))
@@ -669,7 +734,7 @@ def _trade(state: GameState, a: TradeCards) -> Result:
     if (r := _running(state)) is not None:
         return r
     if not state.experienced:
-        return _no("Cards change hands only with the rules for experienced players", R_TRADE)
+        return _no(text("Cards change hands only with the rules for experienced players"), R_TRADE)
     p, r = _known(state, a.player)
     if r is not None:
         return r
@@ -678,11 +743,11 @@ def _trade(state: GameState, a: TradeCards) -> Result:
         return r
     assert p is not None and q is not None
     if p.name == q.name:
-        return _no("Trade with another player", R_TRADE)
+        return _no(text("Trade with another player"), R_TRADE)
     if a.card not in p.planning or a.other_card not in q.planning:
-        return _no("Only cards in the two planning areas can be traded", R_TRADE)
+        return _no(text("Only cards in the two planning areas can be traded"), R_TRADE)
     if _card_busy(state, a.card) or _card_busy(state, a.other_card):
-        return _no("A timer stands on one of the cards", R_TRADE)
+        return _no(text("A timer stands on one of the cards"), R_TRADE)
     state = state.with_player(
         replace(p, planning=tuple(a.other_card if c == a.card else c for c in p.planning))
     )
@@ -701,29 +766,51 @@ def _check_use(state: GameState, p: PlayerState, job: UseCard) -> tuple[bool, Re
     """(clears_block, problem) for a timer on a card's timer space (3.2.3, 5.1)."""
     b = p.built_card(job.card)
     if b is None:
-        return False, _no("A timer can only be used on a card in your action row", R_USE)
+        return False, _no(text("A timer can only be used on a card in your action row"), R_USE)
     t = state.card_type(b.card)
     if b.covered:
-        return False, _no(f"The {t.name} has been built over; its effect can no longer be used", R_BUILD)
+        return False, _no(
+            text(
+                "The card {card} has been built over; its effect can no longer be used",
+                card=type_text(t.name),
+            ),
+            R_BUILD,
+        )
     if not t.timer:
-        return False, _no(f"The {t.name} has no timer space", R_USE)
+        return False, _no(text("The card {card} has no timer space", card=type_text(t.name)), R_USE)
     if b.blocked_by is not None:
         return True, None
     colours = state.data.colours
     if t.kind == "mine" and t.colour == "any" and job.colour not in colours:
-        return False, _no(f"Choose the colour the {t.name} produces: {', '.join(colours)}", R_USE)
+        return False, _no(
+            text(
+                "Choose the colour the card {card} produces: {colours}",
+                card=type_text(t.name),
+                colours=colours_text(colours),
+            ),
+            R_USE,
+        )
     if t.kind == "converter":
         pairs = job.exchanges if isinstance(job.exchanges, tuple) else ()
         if not all(isinstance(e, tuple) and len(e) == 2 for e in pairs):
-            return False, _no("Name each exchange as a pair of colours (give, take)", R_USE)
+            return False, _no(text("Name each exchange as a pair of colours (give, take)"), R_USE)
         if not 1 <= len(pairs) <= t.exchanges:
-            return False, _no(f"A {t.name} exchanges 1 to {t.exchanges} goods", R_USE)
+            return False, _no(
+                text("The card {card} exchanges 1 to {most} goods", card=type_text(t.name), most=t.exchanges),
+                R_USE,
+            )
         if any(g not in colours or k not in colours for g, k in job.exchanges):
-            return False, _no("Name the goods colours to give and to take", R_USE)
+            return False, _no(text("Name the goods colours to give and to take"), R_USE)
     if t.kind in ("sabotage", "rocket") and b.attack_markers >= state.data.attack_markers_per_card:
         rule = R_SABOTAGE if t.kind == "sabotage" else R_ROCKET
         return False, _no(
-            f"The {t.name} already holds {state.data.attack_markers_per_card} attack markers", rule
+            text(
+                "The card {card} already holds {count} attack marker",
+                "The card {card} already holds {count} attack markers",
+                card=type_text(t.name),
+                count=state.data.attack_markers_per_card,
+            ),
+            rule,
         )
     return False, None
 
@@ -731,43 +818,54 @@ def _check_use(state: GameState, p: PlayerState, job: UseCard) -> tuple[bool, Re
 def _start_job(state: GameState, a: StartJob) -> Result:
     """Flip an inactive timer onto a free timer space with a legal job (3.2, 3.2.1-3.2.4, 5.1)."""
     if state.phase is not Phase.RUNNING:
-        return _no("The game has ended; no new jobs can be assigned", R_END)
+        return _no(text("The game has ended; no new jobs can be assigned"), R_END)
     p, r = _known(state, a.player)
     if r is not None:
         return r
     assert p is not None
     timer = p.timer(a.timer) if isinstance(a.timer, int) else None
     if timer is None or a.timer >= timer_limit(state, p):
-        return _no(f"You have no timer number {a.timer}", R_JOB)
+        return _no(text("You have no timer number {number}", number=_number(a.timer)), R_JOB)
     if timer.status is not TimerStatus.INACTIVE:
-        return _no(f"Timer {a.timer} is {timer.status.value}; only an inactive timer takes a job", R_JOB)
+        return _no(
+            text(
+                "Timer {number} is {status}; only an inactive timer takes a job",
+                number=_number(a.timer),
+                status=STATUS_TEXT[timer.status],
+            ),
+            R_JOB,
+        )
     job = a.job
     if not isinstance(job, (RaiseTechLevel, BuildCard, UseCard, MoveShip, DiscardCard)):
-        return _no("Unknown job", R_JOB)
+        return _no(text("Unknown job"), R_JOB)
     if _space_in_use(state, _space_of(job, p.name)):
-        return _no("Another timer already stands on that timer space", R_JOB)
+        return _no(text("Another timer already stands on that timer space"), R_JOB)
     clears_block = False
     origin = None
     events: list[Event] = []
     if isinstance(job, RaiseTechLevel):
         if p.tech_level >= state.data.max_tech_level:
             return _no(
-                f"The planet is already at the highest technology level {state.data.max_tech_level}", R_TECH
+                text(
+                    "The planet is already at the highest technology level {level}",
+                    level=state.data.max_tech_level,
+                ),
+                R_TECH,
             )
     elif isinstance(job, BuildCard):
         if job.card not in p.planning:
-            return _no("Only cards in your planning area can be built", R_BUILD)
+            return _no(text("Only cards in your planning area can be built"), R_BUILD)
         if job.x is not None and (not isinstance(job.x, int) or isinstance(job.x, bool)):
-            return _no("A build site is a whole-number unit beside or below the planet", R_BUILD)
+            return _no(text("A build site is a whole-number unit beside or below the planet"), R_BUILD)
         if job.x is not None:
-            problem = site_problem(state, p, job.card, job.x)
-            if problem:
-                return _no(problem, R_ROCKET if "Rocket" in problem else R_BUILD)
+            refused = site_refusal(state, p, job.card, job.x)
+            if refused is not None:
+                return refused
     elif isinstance(job, DiscardCard):
         if not state.experienced:
-            return _no("Discarding from the planning area is a rule for experienced players", R_DISCARD)
+            return _no(text("Discarding from the planning area is a rule for experienced players"), R_DISCARD)
         if job.card not in p.planning:
-            return _no("Only cards in your planning area can be discarded", R_DISCARD)
+            return _no(text("Only cards in your planning area can be discarded"), R_DISCARD)
     elif isinstance(job, UseCard):
         clears_block, r = _check_use(state, p, job)
         if r is not None:
@@ -775,20 +873,22 @@ def _start_job(state: GameState, a: StartJob) -> Result:
     else:
         ship = state.ship(job.ship)
         if ship is None:
-            return _no(f"There is no spaceship {job.ship!r}", R_MOVE)
+            return _no(text("There is no spaceship {ship}", ship=str(job.ship)), R_MOVE)
         if ship.controller != p.name:
             rule = R_CARDS if ship.id in NEUTRAL_SHIP_IDS else R_MOVE
-            return _no("You can only move a spaceship you control", rule)
+            return _no(text("You can only move a spaceship you control"), rule)
         if ship.field is None:
-            return _no("That spaceship is in flight", R_MOVE)
+            return _no(text("That spaceship is in flight"), R_MOVE)
         if not isinstance(job.to, int) or not 0 <= job.to < state.ring_size:
-            return _no(f"Orbital fields are numbered 0 to {state.ring_size - 1}", R_MOVE)
+            return _no(text("Orbital fields are numbered 0 to {last}", last=state.ring_size - 1), R_MOVE)
         if job.to == ship.field:
-            return _no("The spaceship is already at that orbital field", R_MOVE)
+            return _no(text("The spaceship is already at that orbital field"), R_MOVE)
         distance = abs(job.to - ship.field) % state.ring_size
         distance = min(distance, state.ring_size - distance)
         if distance != 1 and ship.cargo:
-            return _no("A spaceship with goods may only fly to a directly adjacent orbital field", R_MOVE)
+            return _no(
+                text("A spaceship with goods may only fly to a directly adjacent orbital field"), R_MOVE
+            )
         origin = ship.field
         state = state.with_ship(replace(ship, field=None, destination=job.to))
         events.append(Event("ShipLaunched", p.name, {"ship": ship.id, "from": origin, "to": job.to}))
@@ -821,11 +921,15 @@ def _timer_ran_out(state: GameState, a: TimerRanOut) -> Result:
     if r is not None:
         return r
     assert p is not None
+    if state.phase is Phase.OVER:
+        return _no(text("The game is over"), R_END)
     timer = p.timer(a.timer) if isinstance(a.timer, int) else None
     if timer is None:
-        return _no(f"{p.name} has no timer number {a.timer}", R_JOB)
+        return _no(
+            text("{player} has no timer number {number}", player=p.name, number=_number(a.timer)), R_JOB
+        )
     if timer.status is not TimerStatus.ACTIVE or timer.job is None:
-        return _no(f"Timer {a.timer} is not running", R_JOB)
+        return _no(text("Timer {number} is not running", number=_number(a.timer)), R_JOB)
     job = timer.job
     events: list[Event] = []
     done = replace(
@@ -1093,17 +1197,19 @@ def _place_built(state: GameState, a: PlaceBuiltCard) -> Result:
     assert p is not None
     timer = p.timer(a.timer) if isinstance(a.timer, int) else None
     if state.phase is Phase.OVER:
-        return _no("The game is over", R_END)
+        return _no(text("The game is over"), R_END)
     if timer is None or timer.status is not TimerStatus.USABLE or not isinstance(timer.job, BuildCard):
-        return _no(f"Timer {a.timer} has no finished build waiting for a site", R_BUILD)
+        return _no(
+            text("Timer {number} has no finished build waiting for a site", number=_number(a.timer)), R_BUILD
+        )
     card = timer.job.card
     if not isinstance(a.x, int) or isinstance(a.x, bool):
-        return _no("A build site is a whole-number unit beside or below the planet", R_BUILD)
+        return _no(text("A build site is a whole-number unit beside or below the planet"), R_BUILD)
     if card not in p.planning:
-        return _no("That card is no longer in your planning area", R_BUILD)
-    problem = site_problem(state, p, card, a.x)
-    if problem:
-        return _no(problem, R_ROCKET if "Rocket" in problem else R_BUILD)
+        return _no(text("That card is no longer in your planning area"), R_BUILD)
+    refused = site_refusal(state, p, card, a.x)
+    if refused is not None:
+        return refused
     state = _set_timer(state, p.name, replace(timer, status=TimerStatus.INACTIVE, job=None))
     state, events = _place(state, p.name, card, a.x)
     return Accepted(state, tuple(events))
@@ -1117,7 +1223,12 @@ def _abandon(state: GameState, a: AbandonJob) -> Result:
     assert p is not None
     timer = p.timer(a.timer) if isinstance(a.timer, int) else None
     if timer is None or timer.status is not TimerStatus.USABLE:
-        return _no(f"Timer {a.timer} is not usable; only a finished job can be given up", R_JOB)
+        return _no(
+            text(
+                "Timer {number} is not usable; only a finished job can be given up", number=_number(a.timer)
+            ),
+            R_JOB,
+        )
     state = _set_timer(state, p.name, replace(timer, status=TimerStatus.INACTIVE, job=None))
     state = _retire_timers(state, p.name)
     return Accepted(state, (Event("JobAbandoned", p.name, {"timer": a.timer}),))
@@ -1128,9 +1239,9 @@ def _abandon(state: GameState, a: AbandonJob) -> Result:
 
 def _valid_goods(state: GameState, goods: object) -> Rejected | None:
     if not isinstance(goods, Goods) or not goods:
-        return _no("Name at least one good to move", R_GOODS)
+        return _no(text("Name at least one good to move"), R_GOODS)
     if any(c not in state.data.colours for c, _ in goods.items):
-        return _no(f"Goods come in {', '.join(state.data.colours)}", R_GOODS)
+        return _no(text("Goods come in {colours}", colours=colours_text(state.data.colours)), R_GOODS)
     return None
 
 
@@ -1144,13 +1255,17 @@ def _transfer(state: GameState, a: TransferGoods) -> Result:
     if (r := _valid_goods(state, a.goods)) is not None:
         return r
     if a.source == a.target:
-        return _no("Goods must move between two different places", R_GOODS)
+        return _no(text("Goods must move between two different places"), R_GOODS)
     if not _controls_holder(state, a.player, a.source) and not isinstance(a.source, AtNeutralPlanet):
-        return _no("You can only hand over goods from your own spaceship, Depot or Transport Probe", R_GOODS)
+        return _no(
+            text("You can only hand over goods from your own spaceship, Depot or Transport Probe"), R_GOODS
+        )
     if isinstance(a.source, AtNeutralPlanet) and not (
         isinstance(a.target, InShip) and _controls_holder(state, a.player, a.target)
     ):
-        return _no("Goods left at a neutral planet are collected by a spaceship that is there", R_NEUTRAL)
+        return _no(
+            text("Goods left at a neutral planet are collected by a spaceship that is there"), R_NEUTRAL
+        )
     src_field, problem = _holder_place(state, a.source)
     if problem:
         return _no(problem, R_NEUTRAL if isinstance(a.source, AtNeutralPlanet) else R_GOODS)
@@ -1158,20 +1273,40 @@ def _transfer(state: GameState, a: TransferGoods) -> Result:
     if problem:
         return _no(problem, R_NEUTRAL if isinstance(a.target, AtNeutralPlanet) else R_GOODS)
     if src_field != dst_field:
-        return _no("Goods can only be exchanged between spaceships and Depots at the same planet", R_GOODS)
+        return _no(
+            text("Goods can only be exchanged between spaceships and Depots at the same planet"), R_GOODS
+        )
     have = _holder_goods(state, a.source)
     if not have.contains(a.goods):
-        return _no("Those goods are not there", R_GOODS)
+        return _no(text("Those goods are not there"), R_GOODS)
     room = _holder_room(state, a.target)
     if room is not None and a.goods.total > room:
         if isinstance(a.target, InShip):
-            return _no(f"A spaceship holds at most {state.data.cargo_limit} goods", R_GOODS)
+            return _no(
+                text(
+                    "A spaceship holds at most {count} good",
+                    "A spaceship holds at most {count} goods",
+                    count=state.data.cargo_limit,
+                ),
+                R_GOODS,
+            )
         if isinstance(a.target, OnProbe):
             return _no(
-                f"A Transport Probe stores at most {room + _holder_goods(state, a.target).total} goods",
+                text(
+                    "A Transport Probe stores at most {count} good",
+                    "A Transport Probe stores at most {count} goods",
+                    count=room + _holder_goods(state, a.target).total,
+                ),
                 R_PROBE,
             )
-        return _no(f"The Depot has room for only {room} more goods", R_GOODS)
+        return _no(
+            text(
+                "The Depot has room for only {count} more good",
+                "The Depot has room for only {count} more goods",
+                count=room,
+            ),
+            R_GOODS,
+        )
     state = _set_goods(state, a.source, have - a.goods)
     state = _set_goods(state, a.target, _holder_goods(state, a.target) + a.goods)
     return Accepted(state, (Event("GoodsTransferred", a.player, {"goods": a.goods.as_dict()}),))
@@ -1187,14 +1322,16 @@ def _return_goods(state: GameState, a: ReturnGoods) -> Result:
     if (r := _valid_goods(state, a.goods)) is not None:
         return r
     if not _controls_holder(state, a.player, a.source):
-        return _no("You can only return goods from your own spaceship, Depot or Transport Probe", R_GOODS)
+        return _no(
+            text("You can only return goods from your own spaceship, Depot or Transport Probe"), R_GOODS
+        )
     if not isinstance(a.source, InShip):
         _, problem = _holder_place(state, a.source)
         if problem:
             return _no(problem, R_GOODS)
     have = _holder_goods(state, a.source)
     if not have.contains(a.goods):
-        return _no("Those goods are not there", R_GOODS)
+        return _no(text("Those goods are not there"), R_GOODS)
     state = _set_goods(state, a.source, have - a.goods)
     state = replace(state, pool=state.pool + a.goods)
     return Accepted(state, (Event("GoodsReturned", a.player, {"goods": a.goods.as_dict()}),))
@@ -1218,24 +1355,25 @@ def _satisfy(state: GameState, a: SatisfyOrder) -> Result:
         return r
     assert p is not None
     if not isinstance(a.order, str):
-        return _no("Name the order by the card it is printed on", R_ORDER)
+        return _no(text("Name the order by the card it is printed on"), R_ORDER)
     ship = state.ship(a.ship)
     if ship is None or ship.controller != p.name:
-        return _no("Deliver with a spaceship you control", R_ORDER)
+        return _no(text("Deliver with a spaceship you control"), R_ORDER)
     if ship.field is None:
-        return _no("The spaceship is in flight and not at a planet", R_ORDER)
+        return _no(text("The spaceship is in flight and not at a planet"), R_ORDER)
     if any(o.order == a.order for o in state.satisfied):
-        return _no("That order has already been satisfied; each order only once", R_ORDER)
+        return _no(text("That order has already been satisfied; each order only once"), R_ORDER)
     neutral = state.neutral_at(ship.field)
     if a.order in state.order_cards:
         if neutral is None or neutral.order != a.order:
             return _no(
-                "That order card is not face up at the neutral planet where your spaceship is", R_NEUTRAL
+                text("That order card is not face up at the neutral planet where your spaceship is"),
+                R_NEUTRAL,
             )
         spec = state.order_cards[a.order]
         wanted = Goods.of(spec.goods_dict())
         if not ship.cargo.contains(wanted):
-            return _no("Your spaceship does not carry the goods the order asks for", R_ORDER)
+            return _no(text("Your spaceship does not carry the goods the order asks for"), R_ORDER)
         state = state.with_ship(replace(ship, cargo=ship.cargo - wanted))
         state = replace(state, pool=state.pool + wanted)
         state = state.with_player(replace(p, neutral_cards=p.neutral_cards + (a.order,)))
@@ -1251,16 +1389,18 @@ def _satisfy(state: GameState, a: SatisfyOrder) -> Result:
     owner = _order_owner(state, a.order)
     card = state.cards.get(a.order)
     if owner is None or card is None or card.order is None:
-        return _no("There is no order of that name on a built card", R_ORDER)
+        return _no(text("There is no order of that name on a built card"), R_ORDER)
     if owner == p.name:
-        return _no("Nobody may satisfy orders at their own planet", R_ORDER)
+        return _no(text("Nobody may satisfy orders at their own planet"), R_ORDER)
     if ship.field != state.planet_field(owner):
-        return _no(f"Your spaceship must be at {owner}'s planet to satisfy that order", R_ORDER)
+        return _no(
+            text("Your spaceship must be at {player}'s planet to satisfy that order", player=owner), R_ORDER
+        )
     if p.markers_placed >= state.data.placeable_markers:
-        return _no("You have no victory-point markers left to place", R_END)
+        return _no(text("You have no victory-point markers left to place"), R_END)
     wanted = Goods.of(card.order.goods_dict())
     if not ship.cargo.contains(wanted):
-        return _no("Your spaceship does not carry the goods the order asks for", R_ORDER)
+        return _no(text("Your spaceship does not carry the goods the order asks for"), R_ORDER)
     state = state.with_ship(replace(ship, cargo=ship.cargo - wanted))
     state = replace(state, pool=state.pool + wanted)
     p = replace(p, markers_placed=p.markers_placed + 1)
@@ -1343,12 +1483,12 @@ def _sabotage(state: GameState, a: Sabotage) -> Result:
     assert p is not None and q is not None
     probe = _attack_card(state, p, "sabotage")
     if probe is None:
-        return _no("You need a built Sabotage Probe holding an attack marker", R_SABOTAGE)
+        return _no(text("You need a built Sabotage Probe holding an attack marker"), R_SABOTAGE)
     timer = q.timer(a.target_timer) if isinstance(a.target_timer, int) else None
     if timer is None or timer.status is not TimerStatus.ACTIVE:
-        return _no("A Sabotage Probe attacks only an active timer", R_SABOTAGE)
+        return _no(text("A Sabotage Probe attacks only an active timer"), R_SABOTAGE)
     if timer.sabotaged_by is not None:
-        return _no("That timer already carries an attack marker", R_SABOTAGE)
+        return _no(text("That timer already carries an attack marker"), R_SABOTAGE)
     state = _spend_marker(state, p, probe)
     state = _set_timer(state, q.name, replace(timer, sabotaged_by=p.name))
     events = [Event("TimerSabotaged", p.name, {"target": q.name, "timer": a.target_timer})]
@@ -1374,17 +1514,25 @@ def _rocket(state: GameState, a: LaunchRocket) -> Result:
     assert p is not None and q is not None
     rocket = _attack_card(state, p, "rocket")
     if rocket is None:
-        return _no("You need a built Interstellar Rocket holding an attack marker", R_ROCKET)
+        return _no(text("You need a built Interstellar Rocket holding an attack marker"), R_ROCKET)
     target = q.built_card(a.card)
     if target is None or target.covered or not state.card_type(target.card).timer:
-        return _no("An Interstellar Rocket hits a timer space in the action row", R_ROCKET)
+        return _no(text("An Interstellar Rocket hits a timer space in the action row"), R_ROCKET)
     if target.blocked_by is not None:
-        return _no("That timer space is already blocked", R_ROCKET)
+        return _no(text("That timer space is already blocked"), R_ROCKET)
     if _space_in_use(state, ("card", target.card)):
-        return _no("A timer stands on that timer space", R_ROCKET)
+        return _no(text("A timer stands on that timer space"), R_ROCKET)
     blocked = sum(1 for b in q.built if b.blocked_by is not None)
     if blocked >= state.data.rocket_markers_per_target:
-        return _no(f"{q.name} is already blocked by {blocked} attack markers, the most at a time", R_ROCKET)
+        return _no(
+            text(
+                "{player} is already blocked by {count} attack marker, the most at a time",
+                "{player} is already blocked by {count} attack markers, the most at a time",
+                player=q.name,
+                count=blocked,
+            ),
+            R_ROCKET,
+        )
     state = _spend_marker(state, p, rocket)
     q = state.player(q.name)
     assert q is not None
@@ -1418,10 +1566,39 @@ def _check_finished(state: GameState) -> tuple[GameState, list[Event]]:
 def _clock(state: GameState, a: MasterClockExpired) -> Result:
     """The 30 minutes are over: the game ends, running timers still complete (4)."""
     if state.phase is not Phase.RUNNING:
-        return _no("The game has already ended", R_END)
+        return _no(text("The game has already ended"), R_END)
     minutes = state.data.game_minutes
     state, events = _end(state, f"the {minutes} minutes are over")
     return Accepted(state, tuple(events))
+
+
+def _ended_early(state: GameState, a: GameEndedEarly) -> Result:
+    """The host ended the game before its time: it is over at once and scored as it stands.
+
+    Running timers are stopped without effect (a sabotage's attack marker goes back to the
+    pool, spare Robot Factory timers back to the box); the score is the orders satisfied so far (4).
+    """
+    if state.phase is Phase.OVER:
+        return _no(text("The game is already over"), R_END)
+    for p in state.players:
+        for timer in p.timers:
+            if timer.status is TimerStatus.INACTIVE:
+                continue
+            if timer.sabotaged_by is not None:
+                state = replace(state, attack_pool=state.attack_pool + 1)
+            stopped = replace(
+                timer,
+                status=TimerStatus.INACTIVE,
+                job=None,
+                sabotaged_by=None,
+                clears_block=False,
+                origin=None,
+            )
+            state = _set_timer(state, p.name, stopped)
+        state = _retire_timers(state, p.name)
+    score = final_score(state)
+    events = [Event("GameEnded", None, {"reason": EARLY_END}), Event("GameOver", None, score.to_json())]
+    return Accepted(replace(state, phase=Phase.OVER), tuple(events))
 
 
 _Handler = Callable[[GameState, Any], Result]
@@ -1443,4 +1620,5 @@ _HANDLERS: dict[type[Action], _Handler] = {
     GiveCard: _give,
     TradeCards: _trade,
     MasterClockExpired: _clock,
+    GameEndedEarly: _ended_early,
 }

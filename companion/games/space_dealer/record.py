@@ -44,6 +44,7 @@ ACTION_TYPES: dict[str, type] = {
         A.GiveCard,
         A.TradeCards,
         A.MasterClockExpired,
+        A.GameEndedEarly,
     )
 }
 JOB_TYPES: dict[str, type] = {
@@ -161,7 +162,12 @@ def referee_record(record: dict[str, Any], *, data: CardData) -> dict[str, Any]:
             accepted += 1
         else:
             rejected.append(
-                {"action": i, "type": type(action).__name__, "reason": result.reason, "rule": result.rule}
+                {
+                    "action": i,
+                    "type": type(action).__name__,
+                    "reason": str(result.reason),
+                    "rule": str(result.rule),
+                }
             )
     return {
         "phase": state.phase.value,

@@ -63,12 +63,17 @@ from companion.rules.outcome import Decision, Rejected, Step
 from companion.rules.pages import MenuItem, View
 from companion.rules.referee import Referee, Steps
 from companion.rules.setup import Seat, TableSetup
+from companion.rules.text import Text, TextError, joined, text
 
-R_START = "rulebook 2, Setup: the game starts with the 30-minute timer"
-R_FACTORY = "rulebook 5.1b, Robot Factory"
+R_START = text("rulebook 2, Setup: the game starts with the 30-minute timer")
+R_FACTORY = text("rulebook 5.1b, Robot Factory")
 LAST_NOTES = 8
-LAST_MARKER = "a player placed their last victory-point marker"
+LAST_MARKER = text("a player placed their last victory-point marker")
 """Why the rules stop the master clock (rulebook 4)."""
+
+
+class TableSetupError(TextError, ConfigError):
+    """A table Space Dealer cannot be played at (player count, timers, variant); ``.text`` in words."""
 
 
 @dataclass(frozen=True)
@@ -84,14 +89,14 @@ class DealerTable:
     """(player, Generator side, colour of the first Mine): the secret start choices made before the clock."""
     seats_asked: tuple[tuple[str, int], ...] = ()
     """(player, timer number) the referee asked the hub to pair a node for (Robot Factories)."""
-    last: tuple[str, ...] = ()
-    """The latest happenings, oldest first, for the pages."""
+    last: tuple[Text | str, ...] = ()
+    """The latest happenings, oldest first, for the pages (a plain string: an older log's English note)."""
 
     def node_of(self, player: str, index: int) -> str | None:
         return next((n for p, i, n in self.nodes if (p, i) == (player, index)), None)
 
 
-def _keep(last: tuple[str, ...], notes: Iterable[str]) -> tuple[str, ...]:
+def _keep(last: tuple[Text | str, ...], notes: Iterable[Text]) -> tuple[Text | str, ...]:
     return (last + tuple(n for n in notes if n))[-LAST_NOTES:]
 
 
@@ -108,7 +113,7 @@ class SpaceDealerReferee(Referee[DealerTable]):
     game = "space-dealer"
     experienced: ClassVar[bool] = True
     """Deal with the experienced cards, neutral orders and attack markers (handed to the engine's setup)."""
-    title: ClassVar[str] = "experienced rules"
+    title: ClassVar[Text] = text("experienced rules")
     """How the pages name the way this table plays."""
     variants: ClassVar[tuple[str, ...]] = ("", "experienced")
     """The setup variants this class plays ("" is the game's default)."""
@@ -117,15 +122,28 @@ class SpaceDealerReferee(Referee[DealerTable]):
         """``data`` is the game's card data (``GAME.data``); ``game`` replaces the seeded deal (tests,
         or a table laid out by hand)."""
         if setup.variant not in self.variants:
-            raise ConfigError(f"the {self.title} do not play the Space Dealer variant {setup.variant!r}")
+            raise TableSetupError(
+                text(
+                    "Space Dealer with the {rules} has no variant {variant}",
+                    rules=self.title,
+                    variant=setup.variant,
+                )
+            )
         for seat in setup.seats:
             if not 1 <= seat.index <= 3:
-                raise ConfigError(
-                    f"node {seat.node} is timer {seat.index} of {seat.player}, but a Space Dealer "
-                    "player has 2 timers, and a third one with a Robot Factory"
+                raise TableSetupError(
+                    text(
+                        "Node {node} is timer {number} of {player}, but a Space Dealer player has 2 timers, "
+                        "and a third one with a Robot Factory",
+                        node=seat.node,
+                        number=seat.index,
+                        player=seat.player,
+                    )
                 )
         if game is not None and game.experienced != self.experienced:
-            raise ConfigError(f"the game laid out by hand is not dealt for the {self.title}")
+            raise TableSetupError(
+                text("The game laid out by hand is not dealt for the {rules}", rules=self.title)
+            )
         super().__init__(setup)
         self.data = data
         self.prepared = game
@@ -135,9 +153,11 @@ class SpaceDealerReferee(Referee[DealerTable]):
         """The game as dealt for this table: a player count or names the game cannot take fail now."""
 
     # --- what differs in the basic game -------------------------------------------------
-    def neutral_places(self, game: GameState, field: int) -> list[tuple[A.Holder, str]]:
+    def neutral_places(self, game: GameState, field: int) -> list[tuple[A.Holder, Text]]:
         """Where a ship at ``field`` can leave goods besides the ships there: the neutral planet (rulebook 5.3)."""
-        return [(A.AtNeutralPlanet(field), "neutral planet")] if game.neutral_at(field) is not None else []
+        return (
+            [(A.AtNeutralPlanet(field), text("neutral planet"))] if game.neutral_at(field) is not None else []
+        )
 
     # --- start and replay ----------------------------------------------------------------
     def _deal(self, setup: TableSetup, starts: dict[str, Start] | None = None) -> GameState:
@@ -150,7 +170,9 @@ class SpaceDealerReferee(Referee[DealerTable]):
         try:
             return self._deal(setup)
         except SetupError as exc:
-            raise ConfigError(f"Space Dealer cannot start at this table: {exc}") from None
+            raise TableSetupError(
+                text("Space Dealer cannot start at this table: {problem}", problem=exc.text)
+            ) from None
 
     def start(self, setup: TableSetup) -> DealerTable:
         same = (setup.players, setup.seed) == (self.setup.players, self.setup.seed)
@@ -180,11 +202,11 @@ class SpaceDealerReferee(Referee[DealerTable]):
             chosen = self._start_choice(state, raw)
             if isinstance(chosen, Rejected):
                 return chosen
-            note = f"{raw['player']} chose where to start"
+            note = text("{player} chose where to start", player=str(raw["player"]))
             steps.add(replace(chosen, last=_keep(state.last, [note])), raw, note=note)
             return None
         if kind == "table_started":
-            note = "the master clock started: the game is on"
+            note = text("the master clock started: the game is on")
             steps.add(replace(state, started=True, last=_keep(state.last, [note])), raw, note=note)
             return None
         if kind == "timer_node":
@@ -197,7 +219,9 @@ class SpaceDealerReferee(Referee[DealerTable]):
             try:
                 action = action_from_json(raw)
             except InvalidRecordError as exc:
-                return Rejected(str(exc), R_JOB)
+                return Rejected(
+                    text("The phone sent an action the rules do not know: {problem}", problem=str(exc)), R_JOB
+                )
         outcome = apply(state.game, action)
         if isinstance(outcome, Rejected):
             return outcome
@@ -205,14 +229,20 @@ class SpaceDealerReferee(Referee[DealerTable]):
         notes = describe(game, outcome.events)
         asked = self._seat_to_ask(state, outcome.events)
         if asked is not None:
-            notes.append(f"{asked[0]}: flip a new sandtimer to pair it as timer {asked[1]}")
+            notes.append(
+                text(
+                    "{player}: flip a new sandtimer to pair it as timer {number}",
+                    player=asked[0],
+                    number=asked[1],
+                )
+            )
         after = replace(
             state,
             game=game,
             seats_asked=state.seats_asked + ((asked,) if asked else ()),
             last=_keep(state.last, notes),
         )
-        steps.add(after, raw, outcome.events, "; ".join(notes))
+        steps.add(after, raw, outcome.events, joined(notes))
         return None
 
     def _seat_to_ask(self, state: DealerTable, events: Iterable[A.Event]) -> tuple[str, int] | None:
@@ -229,19 +259,23 @@ class SpaceDealerReferee(Referee[DealerTable]):
     def _start_choice(self, state: DealerTable, action: dict[str, Any]) -> DealerTable | Rejected:
         """A player's secret start (rulebook 2): the table is set up again with every choice made so far."""
         if state.started:
-            return Rejected("The Generator and the first Mine are chosen before the game starts", R_SETUP)
+            return Rejected(
+                text("The Generator and the first Mine are chosen before the game starts"), R_SETUP
+            )
         if self.prepared is not None:
-            return Rejected("This table was laid out by hand: its start cannot be chosen again", R_SETUP)
+            return Rejected(
+                text("This table was laid out by hand: its start cannot be chosen again"), R_SETUP
+            )
         player, side, mine = action.get("player"), action.get("side", "left"), action.get("mine", "")
         if not (isinstance(player, str) and isinstance(side, str) and isinstance(mine, str)):
             return Rejected(
-                "A start choice names the Generator's side and the colour of the first Mine", R_SETUP
+                text("A start choice names the Generator's side and the colour of the first Mine"), R_SETUP
             )
         starts = tuple(c for c in state.starts if c[0] != player) + ((player, side, mine),)
         try:
             game = self._deal(self.setup, {p: Start(side=sd, mine=m) for p, sd, m in starts})
         except SetupError as exc:
-            return Rejected(str(exc).removesuffix(f" ({R_SETUP})"), R_SETUP)
+            return Rejected(exc.text, R_SETUP)
         return replace(state, game=game, starts=starts)
 
     def _decide(self, state: DealerTable, actions: Iterable[A.Action | dict[str, Any]], **extra: Any) -> Step:
@@ -261,7 +295,7 @@ class SpaceDealerReferee(Referee[DealerTable]):
         # the last victory-point marker ends the game at once: the master clock stops too (rulebook 4)
         ended = before.game.phase is Phase.RUNNING and after.game.phase is not Phase.RUNNING
         return steps.decision(
-            add_seat=asked[-1] if asked else None, end_clock=LAST_MARKER if ended else "", **extra
+            add_seat=asked[-1] if asked else None, end_clock=LAST_MARKER if ended else None, **extra
         )
 
     @staticmethod
@@ -282,6 +316,13 @@ class SpaceDealerReferee(Referee[DealerTable]):
             return Decision(state)
         return self._decide(state, [A.MasterClockExpired()])
 
+    def game_ended_early(self, state: DealerTable) -> Step:
+        """The host ended the game: it is over at once, running timers stop without effect, and it is
+        scored as it stands (the orders satisfied so far, rulebook 4)."""
+        if state.game.phase is Phase.OVER:
+            return Decision(state)
+        return self._decide(state, [A.GameEndedEarly()])
+
     def timer_emptied(self, state: DealerTable, seat: Seat) -> Step:
         actions: list[A.Action | dict[str, Any]] = [*self._learn(state, seat)]
         p = state.game.player(seat.player)
@@ -297,19 +338,24 @@ class SpaceDealerReferee(Referee[DealerTable]):
     ) -> Step:
         if not state.started:
             return Rejected(
-                "The game has not started: the sandtimers wait, run out, until the master clock starts",
+                text("The game has not started: the sandtimers wait, run out, until the master clock starts"),
                 R_START,
             )
         game = state.game
         name, n, t = seat.player, seat.index, seat.index - 1
         p = game.player(name)
         if p is None:
-            return Rejected(f"{name} does not play in this game", R_SETUP)
+            return Rejected(text("{player} does not play in this game", player=name), R_SETUP)
         if game.phase is not Phase.RUNNING:
-            return Rejected("The game has ended; no new jobs can be assigned, running timers complete", R_END)
+            return Rejected(
+                text("The game has ended; no new jobs can be assigned, running timers complete"), R_END
+            )
         if t >= len(p.timers) or t >= timer_limit(game, p):
             return Rejected(
-                f"Timer {n} works only while you have a Robot Factory built: it gives you one more timer",
+                text(
+                    "Timer {number} works only while you have a Robot Factory built: it gives you one more timer",
+                    number=n,
+                ),
                 R_FACTORY,
             )
         steps = Steps(state)
@@ -319,7 +365,10 @@ class SpaceDealerReferee(Referee[DealerTable]):
         if timer.status is TimerStatus.ACTIVE:
             if not ran_out:
                 return Rejected(
-                    f"Timer {n} is still running its job: let the sand run through, then give it a new job",
+                    text(
+                        "Timer {number} is still running its job: let the sand run through, then give it a new job",
+                        number=n,
+                    ),
                     R_JOB,
                 )
             # the node says its sand ran out: its report was missed, so the job completes now
@@ -329,37 +378,63 @@ class SpaceDealerReferee(Referee[DealerTable]):
             timer = steps.state.game.player(name).timers[t]
         elif not ran_out:
             return Rejected(
-                f"Let the sand of timer {n} run through before you flip it again: only an inactive, "
-                "run-out timer takes a job",
+                text(
+                    "Let the sand of timer {number} run through before you flip it again: only an inactive, "
+                    "run-out timer takes a job",
+                    number=n,
+                ),
                 R_JOB,
             )
         if timer.status is TimerStatus.USABLE:
             card = timer.job.card if isinstance(timer.job, A.BuildCard) else ""
             return Rejected(
-                f"Timer {n} still holds the finished build of {card_text(game, card)}: choose its build "
-                "site (or give the build up) on your phone first",
+                text(
+                    "Timer {number} still holds the finished build of {card}: choose its build "
+                    "site (or give the build up) on your phone first",
+                    number=n,
+                    card=card_text(game, card),
+                ),
                 R_BUILD,
             )
         raw = (intent or {}).get("job")
         if raw is None:
-            return Rejected(f"Choose a job for timer {n} on your phone before you flip it", R_JOB)
+            return Rejected(
+                text("Choose a job for timer {number} on your phone before you flip it", number=n), R_JOB
+            )
         try:
             job = job_from_json(raw)
         except InvalidRecordError as exc:
-            return Rejected(str(exc), R_JOB)
+            return Rejected(
+                text("The phone sent a job the rules do not know: {problem}", problem=str(exc)), R_JOB
+            )
         refused = self._take(steps, A.StartJob(name, t, job))
         if refused is not None:
             return refused
         return self._decision(state, steps)
 
     # --- phones ----------------------------------------------------------------------------------
+    def check_intent(self, state: DealerTable, seat: Seat, intent: dict[str, Any]) -> Rejected | None:
+        """A phone's job for a timer's next flip must be a job the rules know (its legality is checked at the flip)."""
+        raw = intent.get("job") if isinstance(intent, dict) else None
+        if raw is None:
+            return Rejected(
+                text("Choose one of the jobs your phone offers for timer {number}", number=seat.index), R_JOB
+            )
+        try:
+            job_from_json(raw)
+        except InvalidRecordError as exc:
+            return Rejected(
+                text("The phone sent a job the rules do not know: {problem}", problem=str(exc)), R_JOB
+            )
+        return None
+
     def player_action(self, state: DealerTable, player: str, action: dict[str, Any]) -> Step:
         if not isinstance(action, dict):
-            return Rejected('An action is an object with a "type"', R_JOB)
+            return Rejected(text('An action is an object with a "type"'), R_JOB)
         if action.get("type") == "start_choice":
             return self._decide(state, [dict(action, player=player)])
         if not state.started:
-            return Rejected("The game has not started: start the master clock first", R_START)
+            return Rejected(text("The game has not started: start the master clock first"), R_START)
         raw = phone.from_phone(player, action)
         if isinstance(raw, Rejected):
             return raw
@@ -385,7 +460,7 @@ class SpaceDealerReferee(Referee[DealerTable]):
             return None
         return final_score(state.game).to_json()
 
-    def timer_label(self, state: DealerTable, seat: Seat) -> str:
+    def timer_label(self, state: DealerTable, seat: Seat) -> Text | str:
         """The job a sandtimer runs, for the dashboard."""
         player = state.game.player(seat.player)
         if player is None:
@@ -394,7 +469,7 @@ class SpaceDealerReferee(Referee[DealerTable]):
         if timer is None or timer.job is None:
             return ""
         label = job_text(state.game, timer.job)
-        return f"{label} (sabotaged)" if timer.sabotaged_by else label
+        return text("{job} (sabotaged)", job=label) if timer.sabotaged_by else label
 
 
 class BasicSpaceDealerReferee(SpaceDealerReferee):
@@ -405,15 +480,17 @@ class BasicSpaceDealerReferee(SpaceDealerReferee):
     """
 
     experienced = False
-    title = "basic game"
+    title = text("basic game")
     variants = ("basic",)
 
-    def neutral_places(self, game: GameState, field: int) -> list[tuple[A.Holder, str]]:
+    def neutral_places(self, game: GameState, field: int) -> list[tuple[A.Holder, Text]]:
         return []
 
 
 def default_referee(setup: TableSetup, data: CardData) -> SpaceDealerReferee:
     """The referee of a setup no variant of ``GAME`` names: "" plays the rules for experienced players."""
     if setup.variant:
-        raise ConfigError(f"Space Dealer has no variant {setup.variant!r}; choose experienced or basic")
+        raise TableSetupError(
+            text("Space Dealer has no variant {variant}; choose experienced or basic", variant=setup.variant)
+        )
     return SpaceDealerReferee(setup, data)

@@ -1,197 +1,389 @@
-"""Space Dealer in words: goods, cards, jobs, timers and the engine's events, as the pages show them."""
+"""Space Dealer in words: goods, cards, jobs, timers and the engine's events, as the pages show them.
+
+Every function returns a :class:`~companion.rules.text.Text` (a message id with its arguments),
+translated where it is shown; names of players and numbers are arguments, shown as they are.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from companion.games.space_dealer import actions as A
-from companion.games.space_dealer.engine import NEUTRAL_SHIP_IDS
-from companion.games.space_dealer.state import GameState, Goods, Phase, PlayerState, Timer, TimerStatus
+from companion.games.space_dealer.engine import EARLY_END, NEUTRAL_SHIP_IDS
+from companion.games.space_dealer.names import colour_text, side_text, type_text
+from companion.games.space_dealer.state import GameState, Goods, PlayerState, Timer, TimerStatus
+from companion.rules.text import Text, joined, text, verbatim
 
-PHASE_TEXT = {
-    Phase.RUNNING: "running",
-    Phase.ENDING: "ended: running timers complete",
-    Phase.OVER: "game over",
-}
-
-
-def goods_text(goods: Goods) -> str:
-    return ", ".join(f"{n} {c}" for c, n in goods.items) or "none"
+NOTHING = verbatim("-")
+"""An empty table cell."""
 
 
-def card_text(game: GameState, card: str) -> str:
+def listed(items: Sequence[Text | str], separator: str = ", ") -> Text:
+    """Several texts or names in a row ("red, neutral spaceship"); "-" when there are none."""
+    parts = [i if isinstance(i, Text) else verbatim(i) for i in items]
+    return joined(parts, separator) if parts else NOTHING
+
+
+def goods_text(goods: Goods) -> Text:
+    """ "1 red, 2 blue", or "none"."""
+    if not goods:
+        return text("none")
+    return listed([text("{n} {colour}", n=n, colour=colour_text(c)) for c, n in goods.items])
+
+
+def ship_text(ship: str) -> Text:
+    """A spaceship: its owner's name, or the neutral spaceship (5.1c)."""
+    if ship == NEUTRAL_SHIP_IDS[0]:
+        return text("neutral spaceship")
+    if ship in NEUTRAL_SHIP_IDS:
+        return text("neutral spaceship {number}", number=NEUTRAL_SHIP_IDS.index(ship) + 1)
+    return verbatim(ship)
+
+
+def spaceship_text(ship: str) -> Text:
+    """A spaceship in a sentence: "red's spaceship", "the neutral spaceship"."""
+    if ship in NEUTRAL_SHIP_IDS:
+        return ship_text(ship)
+    return text("{player}'s spaceship", player=ship)
+
+
+def card_text(game: GameState, card: str) -> Text:
     """ "red Mine", "Robot Factory"."""
     c = game.cards.get(card)
     if c is None:
-        return card
-    return f"{c.colour} {c.type}" if c.colour else c.type
+        return verbatim(card)
+    name = type_text(c.type)
+    return text("{colour} {card}", colour=colour_text(c.colour), card=name) if c.colour else name
 
 
-def order_text(game: GameState, card: str) -> str:
+def order_text(game: GameState, card: str) -> Text:
     """ "red+blue for 3/1"."""
     spec = game.order_cards.get(card)
     if spec is None:
         c = game.cards.get(card)
         spec = c.order if c is not None else None
     if spec is None:
-        return "-"
-    want = "+".join(f"{n} {c}" if n > 1 else c for c, n in spec.goods)
-    return f"{want} for {'/'.join(str(p) for p in spec.points)}"
+        return NOTHING
+    want = listed(
+        [
+            text("{n} {colour}", n=n, colour=colour_text(c)) if n > 1 else colour_text(c)
+            for c, n in spec.goods
+        ],
+        "+",
+    )
+    return text("{goods} for {points}", goods=want, points="/".join(str(p) for p in spec.points))
 
 
-def field_text(game: GameState, field: int | None) -> str:
+def field_text(game: GameState, field: int | None) -> Text:
     if field is None:
-        return "in flight"
+        return text("in flight")
     owner = game.field_owner(field)
-    return f"field {field} ({owner}'s planet)" if owner else f"field {field} (neutral planet)"
+    if owner:
+        return text("field {field} ({player}'s planet)", field=field, player=owner)
+    return text("field {field} (neutral planet)", field=field)
 
 
-def site_text(game: GameState, card: str, x: int | None) -> str:
+def site_text(game: GameState, card: str, x: int | None) -> Text:
     if x is None:
-        return "(site chosen later)"
+        return text("(site chosen later)")
     if game.card_type(card).layout == "plant":
-        return "left of the planet" if x < 0 else "right of the planet"
-    return f"at unit {x}"
+        return text("left of the planet") if x < 0 else text("right of the planet")
+    return text("at unit {x}", x=x)
 
 
-def job_text(game: GameState, job: A.Job | None) -> str:
+def job_text(game: GameState, job: A.Job | None) -> Text:
     if job is None:
-        return "-"
+        return NOTHING
     if isinstance(job, A.RaiseTechLevel):
-        return "raise the tech level"
+        return text("raise the tech level")
     if isinstance(job, A.BuildCard):
-        return f"build {card_text(game, job.card)} {site_text(game, job.card, job.x)}"
+        return text(
+            "build {card} {site}", card=card_text(game, job.card), site=site_text(game, job.card, job.x)
+        )
     if isinstance(job, A.DiscardCard):
-        return f"discard {card_text(game, job.card)}"
+        return text("discard {card}", card=card_text(game, job.card))
     if isinstance(job, A.MoveShip):
-        ship = "spaceship" if job.ship not in NEUTRAL_SHIP_IDS else "neutral spaceship"
-        return f"fly the {ship} to {field_text(game, job.to)}"
-    text = f"use {card_text(game, job.card)}"
+        if job.ship in NEUTRAL_SHIP_IDS:
+            return text("fly the neutral spaceship to {field}", field=field_text(game, job.to))
+        return text("fly the spaceship to {field}", field=field_text(game, job.to))
+    details: list[Text] = []
     if job.colour:
-        text += f" ({job.colour})"
-    if job.exchanges:
-        text += " (" + ", ".join(f"{g} for {t}" for g, t in job.exchanges) + ")"
-    return text
+        details.append(colour_text(job.colour))
+    details += [text("{give} for {take}", give=colour_text(g), take=colour_text(t)) for g, t in job.exchanges]
+    if details:
+        return text("use {card} ({details})", card=card_text(game, job.card), details=listed(details))
+    return text("use {card}", card=card_text(game, job.card))
 
 
-def timer_text(game: GameState, timer: Timer) -> str:
+def timer_text(game: GameState, timer: Timer) -> Text:
     if timer.status is TimerStatus.INACTIVE:
-        return "free"
+        return text("free")
+    job = job_text(game, timer.job)
     if timer.status is TimerStatus.USABLE:
-        return f"done: {job_text(game, timer.job)}, choose a build site"
-    text = f"running: {job_text(game, timer.job)}"
+        return text("done: {job}, choose a build site", job=job)
     if timer.sabotaged_by:
-        text += f" \u00b7 SABOTAGED by {timer.sabotaged_by}"
-    elif timer.clears_block:
-        text += " \u00b7 only clears the rocket block"
-    return text
+        return text("running: {job} \u00b7 SABOTAGED by {player}", job=job, player=timer.sabotaged_by)
+    if timer.clears_block:
+        return text("running: {job} \u00b7 only clears the rocket block", job=job)
+    return text("running: {job}", job=job)
 
 
-def describe(game: GameState, events: Iterable[A.Event]) -> list[str]:
+def describe(game: GameState, events: Iterable[A.Event]) -> list[Text]:
     """The engine's events in words for the dashboard."""
-    out: list[str] = []
+    out: list[Text] = []
+    last_marker = ""
     for e in events:
         d, who = e.details, e.player or ""
         match e.kind:
             case "CardPlanned":
-                out.append(f"{who} planned {card_text(game, d['card'])}")
+                out.append(text("{player} planned {card}", player=who, card=card_text(game, d["card"])))
             case "CardsDrawn":
-                out.append(f"{who} drew 2 TechLevel {d['level']} cards")
+                out.append(text("{player} drew 2 TechLevel {level} cards", player=who, level=d["level"]))
             case "CardKept":
-                out.append(f"{who} kept {card_text(game, d['card'])}")
+                out.append(text("{player} kept {card}", player=who, card=card_text(game, d["card"])))
             case "CardBuilt":
-                out.append(f"{who} built {card_text(game, d['card'])}")
+                out.append(text("{player} built {card}", player=who, card=card_text(game, d["card"])))
             case "CardBuiltOver":
-                out.append(f"{who}'s {card_text(game, d['card'])} was built over")
+                out.append(
+                    text("{player}'s {card} was built over", player=who, card=card_text(game, d["card"]))
+                )
             case "CardDiscarded":
-                out.append(f"{who} discarded {card_text(game, d['card'])}")
+                out.append(text("{player} discarded {card}", player=who, card=card_text(game, d["card"])))
             case "CardGiven":
-                out.append(f"{who} gave {card_text(game, d['card'])} to {d['to']}")
+                out.append(
+                    text(
+                        "{player} gave {card} to {other}",
+                        player=who,
+                        card=card_text(game, d["card"]),
+                        other=d["to"],
+                    )
+                )
             case "CardsTraded":
                 out.append(
-                    f"{who} traded {card_text(game, d['gave'])} for {d['with']}'s {card_text(game, d['got'])}"
+                    text(
+                        "{player} traded {card} for {other}'s {theirs}",
+                        player=who,
+                        card=card_text(game, d["gave"]),
+                        other=d["with"],
+                        theirs=card_text(game, d["got"]),
+                    )
                 )
             case "BuildWaiting":
-                out.append(f"{who}'s {card_text(game, d['card'])} waits for a build site")
-            case "JobStarted":
-                out.append(f"{who} timer {d['timer'] + 1} started")
-            case "JobVoided":
-                out.append(f"{who} timer {d['timer'] + 1} ran out sabotaged by {d['by']}: no effect")
-            case "JobAbandoned":
-                out.append(f"{who} gave up the job of timer {d['timer'] + 1}")
-            case "JobFizzled":
-                out.append(f"{who}'s job had no effect" + (f" ({d['why']})" if d.get("why") else ""))
-            case "TimerAdded":
-                out.append(f"{who} now has {d['timers']} timers")
-            case "ShipLaunched":
-                out.append(f"{d['ship']} spaceship left field {d['from']} for field {d['to']}")
-            case "ShipLanded":
-                out.append(f"{d['ship']} spaceship landed at {field_text(game, d['field'])}")
-            case "ShipRecalled":
-                out.append(f"{d['ship']} spaceship's flight was called off")
-            case "NeutralShipTaken":
-                out.append(f"{who} took the neutral spaceship")
-            case "TechLevelRaised":
-                out.append(f"{who} reached tech level {d['level']}")
-            case "GoodsProduced":
                 out.append(
-                    f"{who} produced {d['colour']}" + (f" ({d['lost']} lost)" if d.get("lost") else "")
+                    text(
+                        "{player}'s {card} waits for a build site",
+                        player=who,
+                        card=card_text(game, d["card"]),
+                    )
                 )
-            case "GoodsConverted":
+            case "JobStarted":
+                out.append(text("{player} timer {number} started", player=who, number=d["timer"] + 1))
+            case "JobVoided":
                 out.append(
-                    f"{who} converted " + (", ".join(f"{g} to {t}" for g, t in d["exchanges"]) or "nothing")
+                    text(
+                        "{player} timer {number} ran out sabotaged by {other}: no effect",
+                        player=who,
+                        number=d["timer"] + 1,
+                        other=d["by"],
+                    )
+                )
+            case "JobAbandoned":
+                out.append(
+                    text("{player} gave up the job of timer {number}", player=who, number=d["timer"] + 1)
+                )
+            case "JobFizzled":
+                out.append(_fizzled(game, who, d))
+            case "TimerAdded":
+                out.append(text("{player} now has {timers} timers", player=who, timers=d["timers"]))
+            case "ShipLaunched":
+                out.append(
+                    text(
+                        "{ship} left field {start} for field {end}",
+                        ship=spaceship_text(d["ship"]),
+                        start=d["from"],
+                        end=d["to"],
+                    )
+                )
+            case "ShipLanded":
+                out.append(
+                    text(
+                        "{ship} landed at {field}",
+                        ship=spaceship_text(d["ship"]),
+                        field=field_text(game, d["field"]),
+                    )
+                )
+            case "ShipRecalled":
+                out.append(text("the flight of {ship} was called off", ship=spaceship_text(d["ship"])))
+            case "NeutralShipTaken":
+                out.append(text("{player} took the neutral spaceship", player=who))
+            case "TechLevelRaised":
+                out.append(text("{player} reached tech level {level}", player=who, level=d["level"]))
+            case "GoodsProduced":
+                colour = colour_text(d["colour"])
+                if d.get("lost"):
+                    out.append(
+                        text(
+                            "{player} produced {colour} ({count} lost)",
+                            "{player} produced {colour} ({count} lost)",
+                            player=who,
+                            colour=colour,
+                            count=d["lost"],
+                        )
+                    )
+                else:
+                    out.append(text("{player} produced {colour}", player=who, colour=colour))
+            case "GoodsConverted":
+                swaps = [
+                    text("{give} to {take}", give=colour_text(g), take=colour_text(t))
+                    for g, t in d["exchanges"]
+                ]
+                out.append(
+                    text(
+                        "{player} converted {goods}",
+                        player=who,
+                        goods=listed(swaps) if swaps else text("nothing"),
+                    )
                 )
             case "GoodsSent":
-                out.append(f"{who}'s Transport Probe sent {goods_text(Goods.of(d['goods']))}")
+                out.append(
+                    text(
+                        "{player}'s Transport Probe sent {goods}",
+                        player=who,
+                        goods=goods_text(Goods.of(d["goods"])),
+                    )
+                )
             case "GoodsTransferred":
-                out.append(f"{who} moved {goods_text(Goods.of(d['goods']))}")
+                out.append(text("{player} moved {goods}", player=who, goods=goods_text(Goods.of(d["goods"]))))
             case "GoodsReturned":
-                out.append(f"{who} returned {goods_text(Goods.of(d['goods']))} to the pool")
+                out.append(
+                    text(
+                        "{player} returned {goods} to the pool",
+                        player=who,
+                        goods=goods_text(Goods.of(d["goods"])),
+                    )
+                )
             case "GoodsLost":
-                out.append(f"{who} lost {goods_text(Goods.of(d['goods']))}")
+                out.append(text("{player} lost {goods}", player=who, goods=goods_text(Goods.of(d["goods"]))))
             case "OrderSatisfied":
-                where = f"{d['owner']}'s planet" if d.get("owner") else "a neutral planet"
-                out.append(f"{who} satisfied an order at {where} (+{d['points'][0]})")
+                if d.get("owner"):
+                    out.append(
+                        text(
+                            "{player} satisfied an order at {owner}'s planet (+{points})",
+                            player=who,
+                            owner=d["owner"],
+                            points=d["points"][0],
+                        )
+                    )
+                else:
+                    out.append(
+                        text(
+                            "{player} satisfied an order at a neutral planet (+{points})",
+                            player=who,
+                            points=d["points"][0],
+                        )
+                    )
+                if d.get("markers", 0) >= game.data.placeable_markers:
+                    last_marker = who
             case "OrderRevealed":
-                out.append(f"new order at field {d['field']}: {order_text(game, d['order'])}")
+                out.append(
+                    text(
+                        "new order at field {field}: {order}",
+                        field=d["field"],
+                        order=order_text(game, d["order"]),
+                    )
+                )
             case "TimerSabotaged":
-                out.append(f"{who} sabotaged {d['target']}'s timer {d['timer'] + 1}")
+                out.append(
+                    text(
+                        "{player} sabotaged {other}'s timer {number}",
+                        player=who,
+                        other=d["target"],
+                        number=d["timer"] + 1,
+                    )
+                )
             case "SpaceBlocked":
-                out.append(f"{who}'s rocket blocks {d['target']}'s {card_text(game, d['card'])}")
+                out.append(
+                    text(
+                        "{player}'s rocket blocks {other}'s {card}",
+                        player=who,
+                        other=d["target"],
+                        card=card_text(game, d["card"]),
+                    )
+                )
             case "BlockCleared":
-                out.append(f"{who} cleared the rocket block on {card_text(game, d['card'])}")
+                out.append(
+                    text(
+                        "{player} cleared the rocket block on {card}",
+                        player=who,
+                        card=card_text(game, d["card"]),
+                    )
+                )
             case "AttackMarkerLoaded":
-                out.append(f"{who} loaded an attack marker on {card_text(game, d['card'])}")
+                out.append(
+                    text(
+                        "{player} loaded an attack marker on {card}",
+                        player=who,
+                        card=card_text(game, d["card"]),
+                    )
+                )
             case "GameEnded":
-                out.append(f"the game ends: {d['reason']}")
+                out.append(_ended(game, d.get("reason"), last_marker))
             case "GameOver":
-                out.append("game over: every timer has run out")
+                out.append(text("game over: every timer has run out"))
             case "TimerRanOut" | "OrderRedrawn":
                 pass
             case _:
-                out.append(f"{who}: {e.kind}")
+                out.append(text("{player}: {event}", player=who, event=e.kind))
     return out
 
 
-def built_text(game: GameState, p: PlayerState) -> list[str]:
+def _fizzled(game: GameState, who: str, d: dict[str, object]) -> Text:
+    """A job that had no effect; why, from the card it ran on (the fact keeps the engine's English)."""
+    card = d.get("card")
+    if d.get("why") and isinstance(card, str) and card in game.cards:
+        kind = game.card_type(card).kind
+        if kind in ("sabotage", "rocket"):
+            return text("{player}'s job had no effect (no attack marker left in the pool)", player=who)
+        if kind == "transport":
+            return text("{player}'s job had no effect (no spaceship of yours)", player=who)
+    return text("{player}'s job had no effect", player=who)
+
+
+def _ended(game: GameState, reason: object, last_marker: str) -> Text:
+    """Why the game ended: the host, a player's last victory-point marker, or the clock (rulebook 4)."""
+    if reason == EARLY_END:
+        return text("the game ends: the host ended it early, it is scored as it stands")
+    if last_marker:
+        return text("the game ends: {player} placed their last victory-point marker", player=last_marker)
+    return text("the game ends: the {minutes} minutes are over", minutes=game.data.game_minutes)
+
+
+def built_text(game: GameState, p: PlayerState) -> list[Text]:
     """A planet in words: the power plants on each side, then the built cards by unit with their state."""
-    parts = []
+    parts: list[Text] = []
     for side, stack in zip(("left", "right"), p.plants, strict=True):
         if stack:
-            parts.append(f"{side}: {' > '.join(card_text(game, c) for c in stack)}")
+            plants = listed([card_text(game, c) for c in stack], " > ")
+            parts.append(text("{side}: {cards}", side=side_text(side), cards=plants))
     for b in sorted(p.built, key=lambda b: b.x):
-        text = f"{card_text(game, b.card)} at {b.x}"
-        flags = []
+        card = card_text(game, b.card)
+        flags: list[Text] = []
         if b.covered:
-            flags.append("built over")
+            flags.append(text("built over"))
         if b.blocked_by:
-            flags.append(f"BLOCKED by {b.blocked_by}'s rocket")
+            flags.append(text("BLOCKED by {player}'s rocket", player=b.blocked_by))
         if b.attack_markers:
-            flags.append(f"{b.attack_markers} attack marker(s)")
+            flags.append(text("{count} attack marker", "{count} attack markers", count=b.attack_markers))
         if b.stored:
             flags.append(goods_text(b.stored))
         if game.cards[b.card].order is not None:
+            order = order_text(game, b.card)
             done = any(o.order == b.card for o in game.satisfied)
-            flags.append(f"order {order_text(game, b.card)}" + (" done" if done else ""))
-        parts.append(text + (f" ({'; '.join(flags)})" if flags else ""))
-    return parts or ["-"]
+            flags.append(
+                text("order {order} done", order=order) if done else text("order {order}", order=order)
+            )
+        if flags:
+            parts.append(text("{card} at {x} ({flags})", card=card, x=b.x, flags=listed(flags, "; ")))
+        else:
+            parts.append(text("{card} at {x}", card=card, x=b.x))
+    return parts or [NOTHING]

@@ -14,8 +14,8 @@ from dataclasses import replace
 from typing import Any, TypeAlias
 
 from companion.games.time_n_space import actions as A
-from companion.games.time_n_space.engine import legal_placements
-from companion.games.time_n_space.scoring import COLORS
+from companion.games.time_n_space.engine import legal_placements, unreachable
+from companion.games.time_n_space.scoring import COLORS, ORDER_VALUES
 from companion.games.time_n_space.state import (
     PHASE_RUNNING,
     PHASE_SETUP,
@@ -27,6 +27,16 @@ from companion.games.time_n_space.state import (
     Order,
     PlayerState,
 )
+from companion.games.time_n_space.words import (
+    BEAM,
+    GENERAL,
+    RESEARCH_RULE,
+    SPACESHIP,
+    TABLE_RULE,
+    TRADING,
+    color_word,
+)
+from companion.rules.text import Text, TextError, text
 
 Handover: TypeAlias = tuple[tuple[str, str, int, str, int], ...]
 """(owner, colour, value, building, spot): which of several identical order counters each planet
@@ -335,12 +345,191 @@ def starting_selection(me: PlayerState, intent: dict[str, Any]) -> tuple[list[An
 
 
 def starting_placements(orders: Any) -> tuple[A.OrderPlacement, ...]:
-    """The starting orders of a phone action; :class:`ValueError` with a sentence if malformed."""
+    """The starting orders of a phone action; :class:`TextError` (a ValueError) with a sentence if malformed."""
     if not isinstance(orders, list):
-        raise ValueError("List the 2 starting orders as colour, value, building and spot")
+        raise TextError(text("List the 2 starting orders as colour, value, building and spot"))
     out = []
     for o in orders:
         if not isinstance(o, dict) or not {"color", "value", "building", "spot"} <= set(o):
-            raise ValueError("Each starting order needs a colour, a value, a building and a spot")
+            raise TextError(text("Each starting order needs a colour, a value, a building and a spot"))
         out.append(A.OrderPlacement(o["color"], o["value"], o["building"], o["spot"]))
     return tuple(out)
+
+
+# --- checking a phone's intent --------------------------------------------------------------------
+
+INTENT_KEYS = (
+    "symbol",
+    "destination",
+    "forfeit",
+    "upgrade",
+    "beam",
+    "deliver",
+    "trade",
+    "spaces",
+    "build",
+    "moon",
+    "start_orders",
+    "start_spaces",
+)
+"""What an intent may hold (see :mod:`.table`); the table adds ``node``."""
+
+MOON_CHOICES = ("research", "bottom", "skip")
+
+
+def intent_refusal(game: GameState, name: str, t: int, intent: Any) -> tuple[Text, Text] | None:
+    """(reason, rule) when ``intent`` names something that does not exist for this sandtimer, else None.
+
+    Only what can never become right is refused: an unknown key, time symbol, place, building,
+    spot, colour, value or moon choice, or a place no wormhole from the spaceship's possible
+    positions reaches. Whether the choice can be carried out (a cube is there, a spot is free)
+    is the engine's to say when the sandtimer is flipped.
+    """
+    if not isinstance(intent, dict):
+        return text("A choice for a sandtimer is a set of named choices"), TABLE_RULE
+    player = game.player(name)
+    if player is None:
+        return text("{player} does not play in this game", player=name), TABLE_RULE
+    for key in intent:
+        if key != "node" and key not in INTENT_KEYS:
+            return text("A sandtimer has no choice {choice} in Time 'n' Space", choice=repr(key)), TABLE_RULE
+    checks = (
+        _symbol_refusal(game, player, intent),
+        _flags_refusal(intent),
+        _spots_refusal(player, intent.get("beam"), "beam", production_only=True),
+        _spots_refusal(player, intent.get("spaces"), "spaces", production_only=False),
+        _spots_refusal(player, intent.get("start_spaces"), "start_spaces", production_only=False),
+        _counters_refusal(intent, "deliver"),
+        _counters_refusal(intent, "trade"),
+        _counters_refusal(intent, "start_orders"),
+        _build_refusal(player, intent.get("build")),
+        _moon_refusal(intent.get("moon")),
+    )
+    return next((c for c in checks if c is not None), None)
+
+
+def _symbol_refusal(game: GameState, player: PlayerState, intent: dict[str, Any]) -> tuple[Text, Text] | None:
+    symbol = intent.get("symbol")
+    destination = intent.get("destination")
+    if symbol is not None:
+        if not isinstance(symbol, str):
+            return text("{symbol} is not a time symbol", symbol=repr(symbol)), GENERAL
+        owner, _, own = symbol.rpartition(":")
+        if owner and owner != player.name:
+            return (
+                text(
+                    "You may only place a sandtimer on your own control center or spaceship, "
+                    "never on another player's"
+                ),
+                GENERAL,
+            )
+        if own not in (SHIP, RESEARCH) and player.building(own) is None:
+            return (
+                text(
+                    "There is no time symbol {symbol} on your control center or spaceship",
+                    symbol=repr(symbol),
+                ),
+                GENERAL,
+            )
+        symbol = own
+    if destination is None:
+        return None
+    if symbol != SHIP:
+        return text("Only a sandtimer on your spaceship takes a destination"), SPACESHIP
+    # the ship is where it stands, or where a sandtimer on it takes it when that one is lifted first
+    positions = {player.ship} | {
+        tm.destination for tm in player.timers if tm.symbol == SHIP and tm.destination
+    }
+    reachable = set(positions).union(*(game.neighbours(p) for p in positions))
+    if destination not in reachable:
+        return unreachable(game, player.ship, destination), SPACESHIP
+    return None
+
+
+def _flags_refusal(intent: dict[str, Any]) -> tuple[Text, Text] | None:
+    for key in ("forfeit", "upgrade"):
+        if key in intent and not isinstance(intent[key], bool):
+            return text("The choice {choice} is yes or no", choice=repr(key)), TABLE_RULE
+    return None
+
+
+def _pair_list(value: Any) -> list[tuple[Any, Any]] | None:
+    if not isinstance(value, list) or not all(isinstance(x, list) and len(x) == 2 for x in value):
+        return None
+    return [(x[0], x[1]) for x in value]
+
+
+def _spots_refusal(
+    player: PlayerState, value: Any, key: str, *, production_only: bool
+) -> tuple[Text, Text] | None:
+    if value is None:
+        return None
+    refs = _pair_list(value)
+    if refs is None:
+        return text("The choice {choice} lists pairs of building and spot", choice=repr(key)), TABLE_RULE
+    for bid, spot in refs:
+        b = player.building(bid) if isinstance(bid, str) else None
+        if b is None:
+            return (
+                text("There is no building {building} on your control center", building=repr(bid)),
+                BEAM if production_only else TRADING,
+            )
+        if production_only and b.type != "production":
+            return (
+                text(
+                    "You can only beam goods from your production plants; {building} is not one",
+                    building=repr(bid),
+                ),
+                BEAM,
+            )
+        if not production_only and b.type == "trading":
+            return (
+                text(
+                    "You may never place order counters on trading centers; use a free production or beam spot"
+                ),
+                TRADING,
+            )
+        if not isinstance(spot, int) or isinstance(spot, bool) or not 0 <= spot < len(b.contents):
+            return (
+                text("Building {building} has no spot {spot}", building=b.id, spot=repr(spot)),
+                BEAM if production_only else TRADING,
+            )
+    return None
+
+
+def _counters_refusal(intent: dict[str, Any], key: str) -> tuple[Text, Text] | None:
+    if key not in intent:
+        return None
+    refs = _pair_list(intent[key])
+    if refs is None:
+        return text("The choice {choice} lists pairs of colour and value", choice=repr(key)), TABLE_RULE
+    rule = SPACESHIP if key == "deliver" else TRADING
+    for color, value in refs:
+        if color not in COLORS:
+            colors = tuple(color_word(c) for c in COLORS)
+            return text(
+                "{color} is not an order colour; use {colors}", color=repr(color), colors=colors
+            ), rule
+        if value not in ORDER_VALUES or isinstance(value, bool):
+            return text("Order counters show 1, 2 or 3, not {value}", value=repr(value)), rule
+    return None
+
+
+def _build_refusal(player: PlayerState, building: Any) -> tuple[Text, Text] | None:
+    if building is None or (isinstance(building, str) and player.building(building) is not None):
+        return None
+    return text(
+        "There is no building {building} on your control center", building=repr(building)
+    ), RESEARCH_RULE
+
+
+def _moon_refusal(choice: Any) -> tuple[Text, Text] | None:
+    if choice is None or choice in MOON_CHOICES:
+        return None
+    return (
+        text(
+            "At a moon you take the top tile (research), put it under the pile (bottom) or skip; not {choice}",
+            choice=repr(choice),
+        ),
+        SPACESHIP,
+    )

@@ -317,7 +317,9 @@ def referee_record(record: Any, *, components: Components) -> dict[str, Any]:
     for i, (raw, action) in enumerate(zip(actions, decoded, strict=True), start=1):
         result = apply(state, action)
         if isinstance(result, Rejected):
-            rejected.append({"index": i, "action": raw, "reason": result.reason, "rule": result.rule})
+            rejected.append(
+                {"index": i, "action": raw, "reason": str(result.reason), "rule": str(result.rule)}
+            )
             continue
         accepted += 1
         state = result.state

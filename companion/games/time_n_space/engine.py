@@ -16,7 +16,7 @@ from companion.errors import InvalidRecordError
 from companion.games.base import Accepted, Rejected
 from companion.games.time_n_space import actions as A
 from companion.games.time_n_space.components import Components
-from companion.games.time_n_space.scoring import COLORS, score_record
+from companion.games.time_n_space.scoring import COLORS, RecordTextError, score_record
 from companion.games.time_n_space.state import (
     PHASE_ENDING,
     PHASE_OVER,
@@ -32,31 +32,64 @@ from companion.games.time_n_space.state import (
     PlayerState,
     Timer,
 )
+from companion.games.time_n_space.words import (
+    BEAM,
+    BUILDING_WORDS,
+    END,
+    GENERAL,
+    PLAYING,
+    PRODUCTION,
+    REASON_CLOCK_OVER,
+    REASON_NOT_STARTED,
+    REASON_NOT_THROUGH,
+    RESEARCH_RULE,
+    SETUP_FULL,
+    SETUP_INTRO,
+    SPACESHIP,
+    TRADING,
+    UPGRADING,
+    color_word,
+    counter_text,
+    place_word,
+    symbol_name,
+)
+from companion.rules.text import Text, text
 
-GENERAL = "General rules for placing and using the sandtimers"
-PLAYING = "Playing the Game"
-SPACESHIP = "1. Your spaceship"
-PRODUCTION = "2. Production plant"
-BEAM = "3. Beam station"
-TRADING = "4. Trading center"
-RESEARCH_RULE = "5. Research plant"
-UPGRADING = "Upgrading stage II buildings"
-END = "End of the Game"
-SETUP_INTRO = "Setup for the Introductory Game"
-SETUP_FULL = "Setup for the Full Game"
+__all__ = [
+    "BEAM",
+    "END",
+    "GENERAL",
+    "PLAYING",
+    "PRODUCTION",
+    "RESEARCH_RULE",
+    "SETUP_FULL",
+    "SETUP_INTRO",
+    "SPACESHIP",
+    "TRADING",
+    "UPGRADING",
+    "SetupError",
+    "apply",
+    "final_scores",
+    "is_legal",
+    "is_over",
+    "legal_placements",
+    "replay",
+    "scoring_record",
+    "setup_full",
+    "setup_intro",
+    "shuffled",
+]
 
-BUILDING_NAMES = {"production": "production plant", "beam": "beam station", "trading": "trading center"}
 
-
-class SetupError(InvalidRecordError):
-    """The table asked for a setup the rules do not allow (e.g. 5 players)."""
+class SetupError(RecordTextError):
+    """The table asked for a setup the rules do not allow (e.g. 5 players); its message is a Text."""
 
 
 class _Refusal(Exception):
     """Internal: an action broke a rule. Always turned into :class:`Rejected` by :func:`apply`."""
 
-    def __init__(self, reason: str, rule: str) -> None:
-        super().__init__(reason)
+    def __init__(self, reason: Text, rule: Text) -> None:
+        super().__init__(str(reason))
         self.reason = reason
         self.rule = rule
 
@@ -91,11 +124,13 @@ def shuffled(items: Sequence[Any], seed: int) -> list[Any]:
 def _check_players(players: Sequence[str]) -> list[str]:
     names = list(players)
     if len(names) not in (3, 4):
-        raise SetupError(f"Time 'n' Space is played by 3 or 4 players, not {len(names)}")
+        raise SetupError(
+            text("Time 'n' Space is played by 3 or 4 players, not {players}", players=len(names))
+        )
     if any(not isinstance(n, str) or not n.strip() for n in names):
-        raise SetupError("every player needs a non-empty name")
+        raise SetupError(text("every player needs a non-empty name"))
     if len(set(names)) != len(names):
-        raise SetupError("two players have the same name")
+        raise SetupError(text("two players have the same name"))
     return names
 
 
@@ -156,7 +191,11 @@ def setup_intro(players: Sequence[str], *, components: Components) -> GameState:
             above = _remove_above(p, spot.color, spot.value)
             if above is None:
                 raise SetupError(
-                    f"the introductory setup of seat {seat} needs a {spot.color} {spot.value} counter it does not have"
+                    text(
+                        "the introductory setup of seat {seat} needs a {counter} counter it does not have",
+                        seat=seat,
+                        counter=counter_text(spot.color, spot.value),
+                    )
                 )
             b = p.building(spot.building)
             assert b is not None
@@ -168,7 +207,7 @@ def setup_intro(players: Sequence[str], *, components: Components) -> GameState:
             supply[COLORS.index(spot.color)] -= 1
         built.append(p)
     if min(supply) < 0:
-        raise SetupError("the introductory setup places more goods than the supply holds")
+        raise SetupError(text("the introductory setup places more goods than the supply holds"))
     return GameState(
         variant="intro",
         players=tuple(built),
@@ -192,7 +231,7 @@ def setup_full(players: Sequence[str], *, seed: int, components: Components) -> 
     """
     names = _check_players(players)
     if not isinstance(seed, int) or isinstance(seed, bool):
-        raise SetupError("the seed must be a whole number")
+        raise SetupError(text("the seed must be a whole number"))
     board = components.board(len(names))
     tiles = shuffled(components.tiles, seed)
     height = len(tiles) // len(board.moons)
@@ -226,14 +265,19 @@ def _put(building: Building, spot: int, content: Any) -> Building:
 def _player(state: GameState, name: Any) -> PlayerState:
     player = state.player(name) if isinstance(name, str) else None
     if player is None:
-        raise _Refusal(f"There is no player {name!r} at this table", PLAYING)
+        raise _Refusal(text("There is no player {player} at this table", player=repr(name)), PLAYING)
     return player
 
 
 def _timer(player: PlayerState, index: Any) -> Timer:
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(player.timers):
         raise _Refusal(
-            f"{player.name} has sandtimers 0 to {len(player.timers) - 1}; there is no sandtimer {index!r}",
+            text(
+                "{player} has sandtimers 0 to {last}; there is no sandtimer {index}",
+                player=player.name,
+                last=len(player.timers) - 1,
+                index=repr(index),
+            ),
             PLAYING,
         )
     return player.timers[index]
@@ -245,44 +289,61 @@ def _set_timer(player: PlayerState, index: int, timer: Timer) -> PlayerState:
     return replace(player, timers=tuple(timers))
 
 
-def _symbol_name(symbol: str) -> str:
-    return {SHIP: "your spaceship", RESEARCH: "your research plant"}.get(symbol, f"building {symbol}")
+def _symbol_name(symbol: str) -> Text:
+    return symbol_name(symbol)
 
 
-def _check_color_value(color: Any, value: Any, rule: str) -> None:
+def _colors() -> tuple[Text | str, ...]:
+    return tuple(color_word(c) for c in COLORS)
+
+
+def _check_color_value(color: Any, value: Any, rule: Text) -> None:
     if color not in COLORS:
-        raise _Refusal(f"{color!r} is not an order colour; use {', '.join(COLORS)}", rule)
+        raise _Refusal(
+            text("{color} is not an order colour; use {colors}", color=repr(color), colors=_colors()), rule
+        )
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _Refusal(f"the value of an order must be a whole number, not {value!r}", rule)
+        raise _Refusal(
+            text("the value of an order must be a whole number, not {value}", value=repr(value)), rule
+        )
 
 
-def _spot_ref(ref: Any, rule: str) -> tuple[str, int]:
+def _spot_ref(ref: Any, rule: Text) -> tuple[str, int]:
     if not (isinstance(ref, tuple) and len(ref) == 2 and isinstance(ref[0], str)):
-        raise _Refusal(f"{ref!r} does not name a spot as (building, spot)", rule)
+        raise _Refusal(text("{spot} does not name a spot as (building, spot)", spot=repr(ref)), rule)
     if not isinstance(ref[1], int) or isinstance(ref[1], bool):
-        raise _Refusal(f"{ref!r} does not name a spot as (building, spot)", rule)
+        raise _Refusal(text("{spot} does not name a spot as (building, spot)", spot=repr(ref)), rule)
     return ref[0], ref[1]
 
 
-def _place_orders(player: PlayerState, placements: Any, rule: str) -> PlayerState:
+def _place_orders(player: PlayerState, placements: Any, rule: Text) -> PlayerState:
     """Move own counters from above the control center onto free order spaces."""
     if not isinstance(placements, tuple):
-        raise _Refusal("the orders to place must be given as a list", rule)
+        raise _Refusal(text("the orders to place must be given as a list"), rule)
     for item in placements:
         if not isinstance(item, A.OrderPlacement):
-            raise _Refusal(f"{item!r} is not an order placement", rule)
+            raise _Refusal(text("{item} is not an order placement", item=repr(item)), rule)
         _check_color_value(item.color, item.value, rule)
         above = _remove_above(player, item.color, item.value)
         if above is None:
             raise _Refusal(
-                f"You have no {item.color} {item.value} order counter left above your control center", rule
+                text(
+                    "You have no {counter} order counter left above your control center",
+                    counter=counter_text(item.color, item.value),
+                ),
+                rule,
             )
         b = player.building(item.building) if isinstance(item.building, str) else None
         if b is None:
-            raise _Refusal(f"There is no building {item.building!r} on your control center", rule)
+            raise _Refusal(
+                text("There is no building {building} on your control center", building=repr(item.building)),
+                rule,
+            )
         if b.type == "trading":
             raise _Refusal(
-                "You may never place order counters on trading centers; use a free production or beam spot",
+                text(
+                    "You may never place order counters on trading centers; use a free production or beam spot"
+                ),
                 TRADING,
             )
         if (
@@ -290,10 +351,16 @@ def _place_orders(player: PlayerState, placements: Any, rule: str) -> PlayerStat
             or isinstance(item.spot, bool)
             or not 0 <= item.spot < len(b.contents)
         ):
-            raise _Refusal(f"Building {b.id} has no spot {item.spot!r}", rule)
+            raise _Refusal(
+                text("Building {building} has no spot {spot}", building=b.id, spot=repr(item.spot)), rule
+            )
         if b.contents[item.spot] is not None:
             raise _Refusal(
-                f"Spot {item.spot} of building {b.id} is occupied; orders go only onto free order spaces",
+                text(
+                    "Spot {spot} of building {building} is occupied; orders go only onto free order spaces",
+                    spot=item.spot,
+                    building=b.id,
+                ),
                 TRADING,
             )
         player = replace(player, above=above).with_building(
@@ -320,26 +387,27 @@ def _starting_orders(state: GameState, action: A.PlaceStartingOrders) -> tuple[G
     player = _player(state, action.player)
     if state.variant != "full":
         raise _Refusal(
-            "Only the full game has players pick starting orders; the introductory setup places them",
+            text("Only the full game has players pick starting orders; the introductory setup places them"),
             SETUP_INTRO,
         )
     if state.phase != PHASE_SETUP:
-        raise _Refusal("Starting orders are placed before the master clock starts", SETUP_FULL)
+        raise _Refusal(text("Starting orders are placed before the master clock starts"), SETUP_FULL)
     if player.ready:
-        raise _Refusal("You already placed your 2 starting orders", SETUP_FULL)
+        raise _Refusal(text("You already placed your 2 starting orders"), SETUP_FULL)
     if not isinstance(action.orders, tuple) or len(action.orders) != 2:
-        raise _Refusal("Each player picks exactly 2 order counters to start with", SETUP_FULL)
+        raise _Refusal(text("Each player picks exactly 2 order counters to start with"), SETUP_FULL)
     player = replace(_place_orders(player, action.orders, SETUP_FULL), ready=True)
     return state.with_player(player), [A.StartingOrdersPlaced(player.name, action.orders)]
 
 
 def _start(state: GameState, action: A.StartGame) -> tuple[GameState, list[Any]]:
     if state.phase != PHASE_SETUP:
-        raise _Refusal("The game has already started", PLAYING)
-    waiting = [p.name for p in state.players if not p.ready]
+        raise _Refusal(text("The game has already started"), PLAYING)
+    waiting = tuple(p.name for p in state.players if not p.ready)
     if waiting:
         raise _Refusal(
-            f"{', '.join(waiting)} still must place 2 starting orders before the clock starts", SETUP_FULL
+            text("{players} still must place 2 starting orders before the clock starts", players=waiting),
+            SETUP_FULL,
         )
     return replace(state, phase=PHASE_RUNNING), [A.GameStarted()]
 
@@ -358,61 +426,91 @@ def _check_placement(state: GameState, action: A.PlaceTimer) -> tuple[PlayerStat
     player = _player(state, action.player)
     timer = _timer(player, action.timer)
     if state.phase == PHASE_SETUP:
-        raise _Refusal(
-            "The sandtimers may not be flipped before the game starts",
-            SETUP_INTRO if state.variant == "intro" else SETUP_FULL,
-        )
+        raise _Refusal(REASON_NOT_STARTED, SETUP_INTRO if state.variant == "intro" else SETUP_FULL)
     if state.phase in (PHASE_ENDING, PHASE_OVER):
-        raise _Refusal("The master clock has run out: no one may place another sandtimer", END)
+        raise _Refusal(REASON_CLOCK_OVER, END)
     if timer.symbol is not None:
         if timer.running:
-            raise _Refusal(f"This sandtimer is still running on {_symbol_name(timer.symbol)}", GENERAL)
-        raise _Refusal(f"This sandtimer still stands on {_symbol_name(timer.symbol)}; lift it first", GENERAL)
+            raise _Refusal(
+                text("This sandtimer is still running on {symbol}", symbol=_symbol_name(timer.symbol)),
+                GENERAL,
+            )
+        raise _Refusal(
+            text("This sandtimer still stands on {symbol}; lift it first", symbol=_symbol_name(timer.symbol)),
+            GENERAL,
+        )
     symbol = action.symbol
     if symbol is None:
         raise _Refusal(
-            "You may never start a sandtimer unless you place it on a time symbol at once", GENERAL
+            text("You may never start a sandtimer unless you place it on a time symbol at once"), GENERAL
         )
     if not isinstance(symbol, str):
-        raise _Refusal(f"{symbol!r} is not a time symbol", GENERAL)
+        raise _Refusal(text("{symbol} is not a time symbol", symbol=repr(symbol)), GENERAL)
     if ":" in symbol:
         owner, symbol = symbol.split(":", 1)
         if owner != player.name:
             raise _Refusal(
-                "You may only place a sandtimer on your own control center or spaceship, never on another player's",
+                text(
+                    "You may only place a sandtimer on your own control center or spaceship, "
+                    "never on another player's"
+                ),
                 GENERAL,
             )
     if symbol not in (SHIP, RESEARCH) and player.building(symbol) is None:
-        raise _Refusal(f"There is no time symbol {symbol!r} on your control center or spaceship", GENERAL)
+        raise _Refusal(
+            text("There is no time symbol {symbol} on your control center or spaceship", symbol=repr(symbol)),
+            GENERAL,
+        )
     if any(t.symbol == symbol for t in player.timers):
         raise _Refusal(
-            f"Each time symbol holds one sandtimer at a time; {_symbol_name(symbol)} is occupied", GENERAL
+            text(
+                "Each time symbol holds one sandtimer at a time; {symbol} is occupied",
+                symbol=_symbol_name(symbol),
+            ),
+            GENERAL,
         )
     if symbol == RESEARCH and player.research is None:
         raise _Refusal(
-            "Your research plant is empty; take a tile at a moon before placing a sandtimer here",
+            text("Your research plant is empty; take a tile at a moon before placing a sandtimer here"),
             RESEARCH_RULE,
         )
     destination = action.destination
     if destination is not None and symbol != SHIP:
-        raise _Refusal("Only a sandtimer on your spaceship takes a destination", SPACESHIP)
+        raise _Refusal(text("Only a sandtimer on your spaceship takes a destination"), SPACESHIP)
     if symbol == SHIP and destination is not None:
         if destination == player.ship:
             destination = None
         elif destination not in state.neighbours(player.ship):
-            raise _Refusal(
-                f"{destination!r} is not one wormhole away from {player.ship}; "
-                f"you can fly to {', '.join(state.neighbours(player.ship))}",
-                SPACESHIP,
-            )
+            raise _Refusal(unreachable(state, player.ship, destination), SPACESHIP)
     return player, symbol, destination
+
+
+def unreachable(state: GameState, here: str, destination: Any) -> Text:
+    """Why a spaceship at ``here`` cannot fly to ``destination`` ("1. Your spaceship")."""
+    places = tuple(place_word(state, n) for n in state.neighbours(here))
+    known = isinstance(destination, str) and (
+        destination in state.moons or state.owner_of(destination) is not None
+    )
+    if not known:
+        return text(
+            "{destination} is not a place on the board; from {place} you can fly to {places}",
+            destination=repr(destination),
+            place=place_word(state, here),
+            places=places,
+        )
+    return text(
+        "{destination} is not one wormhole away from {place}; you can fly to {places}",
+        destination=place_word(state, destination),
+        place=place_word(state, here),
+        places=places,
+    )
 
 
 def _sand_ran_out(state: GameState, action: A.SandRanOut) -> tuple[GameState, list[Any]]:
     player = _player(state, action.player)
     timer = _timer(player, action.timer)
     if timer.symbol is None or not timer.running:
-        raise _Refusal("This sandtimer is not running on a time symbol", GENERAL)
+        raise _Refusal(text("This sandtimer is not running on a time symbol"), GENERAL)
     player = _set_timer(player, action.timer, replace(timer, running=False))
     return state.with_player(player), [A.SandRanThrough(player.name, action.timer)]
 
@@ -421,9 +519,9 @@ def _lift(state: GameState, action: A.LiftTimer) -> tuple[GameState, list[Any]]:
     player = _player(state, action.player)
     timer = _timer(player, action.timer)
     if timer.symbol is None:
-        raise _Refusal("This sandtimer is not standing on a time symbol", GENERAL)
+        raise _Refusal(text("This sandtimer is not standing on a time symbol"), GENERAL)
     if timer.running:
-        raise _Refusal("The sand on this timer has not run through yet", GENERAL)
+        raise _Refusal(REASON_NOT_THROUGH, GENERAL)
     symbol = timer.symbol
     player = _set_timer(player, action.timer, Timer())
     state = state.with_player(player)
@@ -455,37 +553,41 @@ def _ship_action(
     owner = state.owner_of(here)
     if owner is not None and owner.name == name:
         if choice is not None:
-            raise _Refusal("Nothing happens at your own planet", SPACESHIP)
+            raise _Refusal(text("Nothing happens at your own planet"), SPACESHIP)
         return _forfeit(state, name, SHIP, events)
     if owner is not None:
         if choice is None:
             return _forfeit(state, name, SHIP, events)
         if not isinstance(choice, A.Deliver):
-            raise _Refusal("At another player's planet you can only fulfil orders", SPACESHIP)
+            raise _Refusal(text("At another player's planet you can only fulfil orders"), SPACESHIP)
         return _deliver(state, name, owner.name, choice, events)
     # at a moon
     if state.variant == "intro":
         if choice is not None:
-            raise _Refusal("In the introductory game there is nothing to do at a moon", SPACESHIP)
+            raise _Refusal(text("In the introductory game there is nothing to do at a moon"), SPACESHIP)
         return _forfeit(state, name, SHIP, events)
     pile = state.pile(here)
     if choice is None:
         if len(pile) > 1:
             raise _Refusal(
-                "At a moon you must take the top tile into your research plant or put it under the pile; "
-                "you may only skip this when one or no tile is left there",
+                text(
+                    "At a moon you must take the top tile into your research plant or put it under the pile; "
+                    "you may only skip this when one or no tile is left there"
+                ),
                 SPACESHIP,
             )
         return _forfeit(state, name, SHIP, events)
     if not isinstance(choice, A.MoonTile):
-        raise _Refusal("At a moon you can only take the top tile or put it under its pile", SPACESHIP)
+        raise _Refusal(text("At a moon you can only take the top tile or put it under its pile"), SPACESHIP)
     if not pile:
-        raise _Refusal("There is no building tile left at this moon", SPACESHIP)
+        raise _Refusal(text("There is no building tile left at this moon"), SPACESHIP)
     top, rest = pile[0], pile[1:]
     index = state.moons.index(here)
     if choice.research:
         if player.research is not None:
-            raise _Refusal("Your research plant is occupied; build its tile before taking another", SPACESHIP)
+            raise _Refusal(
+                text("Your research plant is occupied; build its tile before taking another"), SPACESHIP
+            )
         state = state.with_player(replace(player, research=top))
         new_pile = rest
         events.append(A.TileTaken(name, here, top.id))
@@ -498,10 +600,10 @@ def _ship_action(
 
 def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, events: list[Any]) -> GameState:
     if not isinstance(choice.orders, tuple):
-        raise _Refusal("the orders to fulfil must be given as a list", SPACESHIP)
+        raise _Refusal(text("the orders to fulfil must be given as a list"), SPACESHIP)
     for item in choice.orders:
         if not isinstance(item, A.Delivery):
-            raise _Refusal(f"{item!r} is not an order to fulfil", SPACESHIP)
+            raise _Refusal(text("{item} is not an order to fulfil", item=repr(item)), SPACESHIP)
         _check_color_value(item.color, item.value, SPACESHIP)
         deliverer = _player(state, name)
         owner = _player(state, owner_name)
@@ -510,13 +612,24 @@ def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, ev
         ]
         if not candidates:
             raise _Refusal(
-                f"{owner_name} shows no {item.color} {item.value} order on the control center", SPACESHIP
+                text(
+                    "{player} shows no {counter} order on the control center",
+                    player=owner_name,
+                    counter=counter_text(item.color, item.value),
+                ),
+                SPACESHIP,
             )
         if item.space is not None:
             space = _spot_ref(item.space, SPACESHIP)
             if space not in candidates:
                 raise _Refusal(
-                    f"{owner_name} has no {item.color} {item.value} order on {space[0]} spot {space[1]}",
+                    text(
+                        "{player} has no {counter} order on {building} spot {spot}",
+                        player=owner_name,
+                        counter=counter_text(item.color, item.value),
+                        building=space[0],
+                        spot=space[1],
+                    ),
                     SPACESHIP,
                 )
         else:
@@ -532,22 +645,37 @@ def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, ev
             cubes = beam_cubes[: item.value]
             if len(cubes) < item.value:
                 raise _Refusal(
-                    f"You need {item.value} {item.color} goods in your beam stations to fulfil that order; "
-                    f"you have {len(beam_cubes)}",
+                    text(
+                        "You need {needed} {color} goods in your beam stations to fulfil that order; you have {have}",
+                        needed=item.value,
+                        color=color_word(item.color),
+                        have=len(beam_cubes),
+                    ),
                     SPACESHIP,
                 )
         else:
             if not isinstance(item.cubes, tuple):
-                raise _Refusal("the cubes to deliver must be given as a list", SPACESHIP)
+                raise _Refusal(text("the cubes to deliver must be given as a list"), SPACESHIP)
             cubes = [_spot_ref(ref, SPACESHIP) for ref in item.cubes]
             if len(set(cubes)) != len(cubes) or len(cubes) != item.value:
                 raise _Refusal(
-                    f"That order needs exactly {item.value} different {item.color} cubes", SPACESHIP
+                    text(
+                        "That order needs exactly {needed} different {color} cubes",
+                        needed=item.value,
+                        color=color_word(item.color),
+                    ),
+                    SPACESHIP,
                 )
             for ref in cubes:
                 if ref not in beam_cubes:
                     raise _Refusal(
-                        f"You can only deliver {item.color} goods from your own beam stations; {ref[0]} spot {ref[1]} has none",
+                        text(
+                            "You can only deliver {color} goods from your own beam stations; "
+                            "{building} spot {spot} has none",
+                            color=color_word(item.color),
+                            building=ref[0],
+                            spot=ref[1],
+                        ),
                         SPACESHIP,
                     )
         for bid, i in cubes:
@@ -581,27 +709,37 @@ def _research_action(state: GameState, name: str, choice: Any, events: list[Any]
     if choice is None:
         return _forfeit(state, name, RESEARCH, events)
     if isinstance(choice, A.Upgrade):
-        raise _Refusal("Only a stage II building can be upgraded, not the research plant", UPGRADING)
+        raise _Refusal(text("Only a stage II building can be upgraded, not the research plant"), UPGRADING)
     if not isinstance(choice, A.Build):
         raise _Refusal(
-            "The research plant builds its waiting tile onto a free stage I building", RESEARCH_RULE
+            text("The research plant builds its waiting tile onto a free stage I building"), RESEARCH_RULE
         )
     tile = player.research
     if tile is None:
-        raise _Refusal("Your research plant is empty", RESEARCH_RULE)
+        raise _Refusal(text("Your research plant is empty"), RESEARCH_RULE)
     target = player.building(choice.building) if isinstance(choice.building, str) else None
     if target is None:
-        raise _Refusal(f"There is no building {choice.building!r} on your control center", RESEARCH_RULE)
+        raise _Refusal(
+            text("There is no building {building} on your control center", building=repr(choice.building)),
+            RESEARCH_RULE,
+        )
     if target.stage != 1:
-        raise _Refusal("You can never build over a stage II or stage III building", RESEARCH_RULE)
+        raise _Refusal(text("You can never build over a stage II or stage III building"), RESEARCH_RULE)
     if not target.is_unoccupied():
         raise _Refusal(
-            f"Building {target.id} is occupied by goods or orders; only free stage I buildings can be built over",
+            text(
+                "Building {building} is occupied by goods or orders; only free stage I buildings can be built over",
+                building=target.id,
+            ),
             RESEARCH_RULE,
         )
     if any(t.symbol == target.id for t in player.timers):
         raise _Refusal(
-            f"A sandtimer stands on building {target.id}; a tile cannot be built under it", RESEARCH_RULE
+            text(
+                "A sandtimer stands on building {building}; a tile cannot be built under it",
+                building=target.id,
+            ),
+            RESEARCH_RULE,
         )
     built = Building(target.id, tile.stage2, 2, tile, (None,) * len(tile.stage2.spots))
     player = replace(player.with_building(built), research=None)
@@ -617,10 +755,10 @@ def _building_action(state: GameState, name: str, bid: str, choice: Any, events:
         return _forfeit(state, name, bid, events)
     if isinstance(choice, A.Upgrade):
         if building.stage != 2 or building.tile is None:
-            raise _Refusal("Only a stage II building can be upgraded to stage III", UPGRADING)
+            raise _Refusal(text("Only a stage II building can be upgraded to stage III"), UPGRADING)
         if not building.is_unoccupied():
             raise _Refusal(
-                "Only an unoccupied stage II building (no goods, no orders) can be upgraded", UPGRADING
+                text("Only an unoccupied stage II building (no goods, no orders) can be upgraded"), UPGRADING
             )
         spec = building.tile.stage3
         player = player.with_building(Building(bid, spec, 3, building.tile, (None,) * len(spec.spots)))
@@ -633,9 +771,18 @@ def _building_action(state: GameState, name: str, bid: str, choice: Any, events:
     }[building.type]
     if not isinstance(choice, expected):
         rule = {"production": PRODUCTION, "beam": BEAM, "trading": TRADING}[building.type]
+        doing = {
+            "production": text("produce goods"),
+            "beam": text("beam goods"),
+            "trading": text("place orders"),
+        }[building.type]
         raise _Refusal(
-            f"Building {bid} is a {BUILDING_NAMES[building.type]}; its action is to "
-            + {"production": "produce goods", "beam": "beam goods", "trading": "place orders"}[building.type],
+            text(
+                "Building {building} is a {kind}; its action is to {action}",
+                building=bid,
+                kind=BUILDING_WORDS[building.type],
+                action=doing,
+            ),
             rule,
         )
     if isinstance(choice, A.Produce):
@@ -653,13 +800,20 @@ def _produce(
         spots = free
     else:
         if not isinstance(choice.spots, tuple):
-            raise _Refusal("the spots to produce on must be given as a list", PRODUCTION)
+            raise _Refusal(text("the spots to produce on must be given as a list"), PRODUCTION)
         spots = list(choice.spots)
         if len(set(spots)) != len(spots):
-            raise _Refusal("Each spot produces at most one cube", PRODUCTION)
+            raise _Refusal(text("Each spot produces at most one cube"), PRODUCTION)
         for i in spots:
             if i not in free:
-                raise _Refusal(f"Spot {i!r} of production plant {b.id} is not a free spot", PRODUCTION)
+                raise _Refusal(
+                    text(
+                        "Spot {spot} of production plant {building} is not a free spot",
+                        spot=repr(i),
+                        building=b.id,
+                    ),
+                    PRODUCTION,
+                )
     supply = list(state.supply)
     made = []
     for i in spots:
@@ -678,20 +832,39 @@ def _beam(
     state: GameState, player: PlayerState, station: Building, choice: A.Beam, events: list[Any]
 ) -> GameState:
     if not isinstance(choice.cubes, tuple):
-        raise _Refusal("the cubes to beam must be given as a list", BEAM)
+        raise _Refusal(text("the cubes to beam must be given as a list"), BEAM)
     free = station.free_spots()
     if len(choice.cubes) > len(free):
-        raise _Refusal(f"Beam station {station.id} has only {len(free)} free spots", BEAM)
+        raise _Refusal(
+            text(
+                "Beam station {building} has only {count} free spot",
+                "Beam station {building} has only {count} free spots",
+                building=station.id,
+                count=len(free),
+            ),
+            BEAM,
+        )
     refs = [_spot_ref(ref, BEAM) for ref in choice.cubes]
     if len(set(refs)) != len(refs):
-        raise _Refusal("Each cube can be beamed only once", BEAM)
+        raise _Refusal(text("Each cube can be beamed only once"), BEAM)
     colors = []
     for slot, (bid, i) in zip(free, refs, strict=False):
         source = player.building(bid)
         if source is None or source.type != "production":
-            raise _Refusal(f"You can only beam goods from your production plants; {bid!r} is not one", BEAM)
+            raise _Refusal(
+                text(
+                    "You can only beam goods from your production plants; {building} is not one",
+                    building=repr(bid),
+                ),
+                BEAM,
+            )
         if not 0 <= i < len(source.contents) or not isinstance(source.contents[i], Cube):
-            raise _Refusal(f"There is no goods cube on production plant {bid} spot {i}", BEAM)
+            raise _Refusal(
+                text(
+                    "There is no goods cube on production plant {building} spot {spot}", building=bid, spot=i
+                ),
+                BEAM,
+            )
         cube = source.contents[i]
         assert isinstance(cube, Cube)
         player = player.with_building(_put(source, i, None))
@@ -705,9 +878,17 @@ def _trade(
     state: GameState, player: PlayerState, center: Building, choice: A.Trade, events: list[Any]
 ) -> GameState:
     if not isinstance(choice.orders, tuple):
-        raise _Refusal("the orders to place must be given as a list", TRADING)
+        raise _Refusal(text("the orders to place must be given as a list"), TRADING)
     if len(choice.orders) > center.spec.capacity:
-        raise _Refusal(f"Trading center {center.id} places at most {center.spec.capacity} orders", TRADING)
+        raise _Refusal(
+            text(
+                "Trading center {building} places at most {count} order",
+                "Trading center {building} places at most {count} orders",
+                building=center.id,
+                count=center.spec.capacity,
+            ),
+            TRADING,
+        )
     player = _place_orders(player, choice.orders, TRADING)
     events.append(A.OrdersPlaced(player.name, choice.orders))
     return state.with_player(player)
@@ -727,18 +908,21 @@ def _together(state: GameState, action: A.LiftTogether) -> tuple[GameState, list
     owner = _player(state, action.owner)
     if not isinstance(action.lifts, tuple) or not action.lifts:
         raise _Refusal(
-            "List the sandtimers lifted together, in the order the planet's owner decides", SPACESHIP
+            text("List the sandtimers lifted together, in the order the planet's owner decides"), SPACESHIP
         )
     events: list[Any] = []
     for lift in action.lifts:
         if not isinstance(lift, A.LiftTimer):
-            raise _Refusal(f"{lift!r} is not a lifted sandtimer", SPACESHIP)
+            raise _Refusal(text("{lift} is not a lifted sandtimer", lift=repr(lift)), SPACESHIP)
         player = _player(state, lift.player)
         timer = _timer(player, lift.timer)
         target = timer.destination or player.ship
         if timer.symbol != SHIP or target != owner.planet or player.name == owner.name:
             raise _Refusal(
-                f"Only spaceships of other players arriving at {owner.name}'s planet wait for its owner's decision",
+                text(
+                    "Only spaceships of other players arriving at {player}'s planet wait for its owner's decision",
+                    player=owner.name,
+                ),
                 SPACESHIP,
             )
         state, more = _lift(state, lift)
@@ -748,9 +932,9 @@ def _together(state: GameState, action: A.LiftTogether) -> tuple[GameState, list
 
 def _clock_expired(state: GameState, action: A.MasterClockExpired) -> tuple[GameState, list[Any]]:
     if state.phase == PHASE_SETUP:
-        raise _Refusal("The master clock has not started yet", PLAYING)
+        raise _Refusal(text("The master clock has not started yet"), PLAYING)
     if state.phase != PHASE_RUNNING:
-        raise _Refusal("The master clock has already run out", END)
+        raise _Refusal(text("The master clock has already run out"), END)
     events: list[Any] = [A.ClockRanOut()]
     return _maybe_end(replace(state, phase=PHASE_ENDING), events), events
 
@@ -774,7 +958,9 @@ def apply(state: GameState, action: Any) -> Accepted[GameState] | Rejected:
     """Apply one action: the new state and its events, or a rejection naming the rule broken."""
     handler = _HANDLERS.get(type(action))
     if handler is None:
-        return Rejected(f"{type(action).__name__} is not an action of Time 'n' Space", PLAYING)
+        return Rejected(
+            text("{action} is not an action of Time 'n' Space", action=type(action).__name__), PLAYING
+        )
     try:
         new_state, events = handler(state, action)
     except _Refusal as refusal:

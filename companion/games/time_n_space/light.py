@@ -9,6 +9,9 @@ and, once all have, the table shows :func:`~companion.games.time_n_space.scoring
 
 Each step is one light action (JSON, logged for an undo) decided by :func:`light_apply`,
 which also gives the step's facts.
+
+Ending early ("End game", confirmed by the host) ends the game at once: no sandtimer runs
+any more, and the players enter their score sheets as at the normal end.
 """
 
 from __future__ import annotations
@@ -20,26 +23,32 @@ from typing import Any
 from companion.errors import InvalidRecordError
 from companion.games.time_n_space.actions import ClockRanOut, GameEnded, GameStarted, SandRanThrough
 from companion.games.time_n_space.components import Components
-from companion.games.time_n_space.engine import END, GENERAL, PLAYING
-from companion.games.time_n_space.scoring import COLORS, parse_record, score_record
-from companion.games.time_n_space.shared import (
-    GAME_NAME,
+from companion.games.time_n_space.scoring import COLORS, RecordTextError, parse_record, score_record
+from companion.games.time_n_space.shared import GAME_NAME, check_setup
+from companion.games.time_n_space.state import PHASE_ENDING, PHASE_OVER, PHASE_RUNNING, PHASE_SETUP
+from companion.games.time_n_space.words import (
+    COLOR_WORDS,
+    END,
+    GENERAL,
+    NONE,
     PHASE_WORDS,
+    PLAYING,
     REASON_CLOCK_OVER,
     REASON_FULL_SAND,
     REASON_NOT_STARTED,
     REASON_NOT_THROUGH,
+    SCORING,
     TABLE_RULE,
-    check_setup,
-    counts_text,
+    counters_text,
 )
-from companion.games.time_n_space.state import PHASE_ENDING, PHASE_OVER, PHASE_RUNNING, PHASE_SETUP
 from companion.rules.outcome import Decision, Rejected, Step
 from companion.rules.pages import View
 from companion.rules.referee import Referee
 from companion.rules.setup import Seat, TableSetup
+from companion.rules.text import Text, joined, text
 
-SCORING = "Final Scoring"
+STATUS_WORDS = {"idle": text("idle"), "running": text("running"), "finished": text("finished")}
+"""A sandtimer's status in light mode."""
 EMPTY_ENTRY: dict[str, list[Any]] = {"collected": [], "bonus": [], "above": []}
 
 
@@ -99,6 +108,10 @@ def light_apply(state: LightState, action: dict[str, Any]) -> tuple[LightState, 
         return _maybe_over(state.with_status(player, timer, "finished"), SandRanThrough(player, timer))
     if kind == "light_expired":
         return _maybe_over(replace(state, phase=PHASE_ENDING), ClockRanOut())
+    if kind == "light_end":
+        timers = tuple((p, t, "finished" if s == "running" else s) for p, t, s in state.timers)
+        ended: tuple[Any, ...] = (ClockRanOut(),) if state.phase == PHASE_RUNNING else ()
+        return replace(state, phase=PHASE_OVER, timers=timers), ended + (GameEnded(),)
     if kind == "light_sheet":
         entries = state.entries()
         entries.update(action["players"])
@@ -132,25 +145,53 @@ class LightReferee(Referee[LightState]):
     def replay(self, state: LightState, action: dict[str, Any]) -> LightState:
         return light_apply(state, action)[0]
 
-    def _step(self, state: LightState, action: dict[str, Any], note: str) -> Decision:
+    def _step(self, state: LightState, action: dict[str, Any], note: Text) -> Decision:
         after, facts = light_apply(state, action)
         return Decision(after, actions=(action,), facts=facts, notes=(note,))
 
     # --- what happens at the table ---------------------------------------------------------------
     def clock_started(self, state: LightState) -> Step:
-        return self._step(state, {"action": "light_start"}, "master clock started")
+        return self._step(state, {"action": "light_start"}, text("master clock started"))
 
     def clock_expired(self, state: LightState) -> Step:
         if state.phase != PHASE_RUNNING:
             return Decision(state)
-        return self._step(state, {"action": "light_expired"}, "master clock ran out")
+        return self._step(state, {"action": "light_expired"}, text("master clock ran out"))
+
+    def game_ended_early(self, state: LightState) -> Step:
+        """The host ended the game: no sandtimer runs any more; the players enter their score sheets."""
+        if state.phase == PHASE_SETUP:
+            return Rejected(
+                text(
+                    "The master clock never started, so there is nothing to score: "
+                    "every player still holds all their order counters"
+                ),
+                END,
+            )
+        if state.phase == PHASE_OVER:
+            return Decision(state)
+        note = text("The game was ended early: enter your counters on your phones for the final scoring")
+        return self._step(state, {"action": "light_end"}, note)
+
+    def check_intent(self, state: LightState, seat: Seat, intent: dict[str, Any]) -> Rejected | None:
+        """Light mode keeps no choices for a sandtimer: the players move the pieces themselves."""
+        if any(key != "node" for key in intent):
+            return Rejected(
+                text("In light mode the hub tracks only timers and clock; a sandtimer takes no choices"),
+                TABLE_RULE,
+            )
+        return None
 
     def timer_emptied(self, state: LightState, seat: Seat) -> Step:
         t = seat.index - 1
         if state.status(seat.player, t) != "running":
             return Decision(state)
         action = {"action": "light_ran_out", "player": seat.player, "timer": t}
-        return self._step(state, action, f"{seat.player} timer {seat.index}: sand ran through")
+        return self._step(
+            state,
+            action,
+            text("{player} timer {index}: sand ran through", player=seat.player, index=seat.index),
+        )
 
     def timer_flipped(
         self, state: LightState, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool
@@ -164,32 +205,42 @@ class LightReferee(Referee[LightState]):
             running = state.status(seat.player, t) == "running"
             return Rejected(REASON_NOT_THROUGH if running else REASON_FULL_SAND, GENERAL)
         action = {"action": "light_flip", "player": seat.player, "timer": t}
-        return self._step(state, action, f"{seat.player} timer {seat.index} started")
+        return self._step(
+            state, action, text("{player} timer {index} started", player=seat.player, index=seat.index)
+        )
 
     def player_action(self, state: LightState, player: str, action: dict[str, Any]) -> Step:
         if not isinstance(action, dict) or action.get("type") != "score-sheet":
             return Rejected(
-                "In light mode the hub tracks only timers and clock; enter the collected counters as a score sheet",
+                text(
+                    "In light mode the hub tracks only timers and clock; enter the collected counters as a score sheet"
+                ),
                 TABLE_RULE,
             )
         sheet = action.get("sheet")
         if not isinstance(sheet, dict) or not isinstance(sheet.get("players"), dict) or not sheet["players"]:
             return Rejected(
-                "The score sheet must list players with their collected, bonus and above counters", SCORING
+                text("The score sheet must list players with their collected, bonus and above counters"),
+                SCORING,
             )
         given = sheet["players"]
         strangers = [p for p in given if p not in state.players]
         if strangers:
             return Rejected(
-                f"{strangers[0]!r} does not play at this table ({', '.join(state.players)})", SCORING
+                text(
+                    "{player} does not play at this table ({players})",
+                    player=repr(strangers[0]),
+                    players=tuple(state.players),
+                ),
+                SCORING,
             )
         entries = state.entries()
         entries.update(given)
         try:
             parse_record({"players": {p: entries.get(p, EMPTY_ENTRY) for p in state.players}})
-        except InvalidRecordError as exc:
-            return Rejected(str(exc), SCORING)
-        note = f"score sheet entered for {', '.join(given)}"
+        except RecordTextError as exc:
+            return Rejected(exc.text, SCORING)
+        note = text("score sheet entered for {players}", players=tuple(given))
         return self._step(state, {"action": "light_sheet", "players": given}, note)
 
     # --- what the pages show ---------------------------------------------------------------------
@@ -200,55 +251,80 @@ class LightReferee(Referee[LightState]):
         return score_record({"players": {p: entries[p] for p in state.players}})
 
     def view(self, state: LightState) -> View:
-        running = [f"{p} timer {t + 1}" for p, t, s in state.timers if s == "running"]
-        lines = [f"{p} timer {t + 1}: {s}" for p, t, s in state.timers]
-        entered = [p for p, _ in state.sheet]
-        missing = [p for p in state.players if p not in entered]
-        sheet = [f"entered: {', '.join(entered) or 'nobody yet'}"]
+        running = [
+            text("{player} timer {index}", player=p, index=t + 1)
+            for p, t, s in state.timers
+            if s == "running"
+        ]
+        lines = [
+            text("{player} timer {index}: {status}", player=p, index=t + 1, status=STATUS_WORDS[s])
+            for p, t, s in state.timers
+        ]
+        entered = tuple(p for p, _ in state.sheet)
+        missing = tuple(p for p in state.players if p not in entered)
+        sheet = [text("entered: {players}", players=entered) if entered else text("entered: nobody yet")]
         if missing:
-            sheet.append(f"waiting for: {', '.join(missing)}")
-        summary = f"Time 'n' Space, light mode (timers and scoring only): {PHASE_WORDS[state.phase]}" + (
-            f" \u00b7 running: {', '.join(running)}" if running else ""
+            sheet.append(text("waiting for: {players}", players=missing))
+        summary = text(
+            "Time 'n' Space, light mode (timers and scoring only): {phase}", phase=PHASE_WORDS[state.phase]
         )
+        if running:
+            summary = text("{summary} · running: {timers}", summary=summary, timers=joined(running, ", "))
         return View(
             summary,
             (
-                {"kind": "lines", "title": "Sandtimers", "lines": lines},
-                {"kind": "lines", "title": "Score sheet", "lines": sheet},
+                {"kind": "lines", "title": text("Sandtimers"), "lines": lines},
+                {"kind": "lines", "title": text("Score sheet"), "lines": sheet},
             ),
             {"phase": state.phase, "variant": "light"},
         )
 
     def player_view(self, state: LightState, player: str) -> View:
-        mine = [f"Timer {t + 1}: {s}" for p, t, s in state.timers if p == player]
+        mine = [
+            text("Timer {index}: {status}", index=t + 1, status=STATUS_WORDS[s])
+            for p, t, s in state.timers
+            if p == player
+        ]
         entry = state.entries().get(player)
         lines = (
             [
-                "Not entered yet: at the end, enter your collected counters, bonus counters and the "
-                "counters still above your control center"
+                text(
+                    "Not entered yet: at the end, enter your collected counters, bonus counters and the "
+                    "counters still above your control center"
+                )
             ]
             if entry is None
             else [
-                f"Collected: {counts_text((c['color'], c['value']) for c in entry['collected'])}",
-                f"Bonus counters: {', '.join(str(b) for b in entry['bonus']) or 'none'}",
-                f"Still above: {counts_text((c['color'], c['value']) for c in entry['above'])}",
+                text(
+                    "Collected: {counters}",
+                    counters=counters_text((c["color"], c["value"]) for c in entry["collected"]),
+                ),
+                text(
+                    "Bonus counters: {values}",
+                    values=", ".join(str(b) for b in entry["bonus"]) if entry["bonus"] else NONE,
+                ),
+                text(
+                    "Still above: {counters}",
+                    counters=counters_text((c["color"], c["value"]) for c in entry["above"]),
+                ),
             ]
         )
         form = {
             "kind": "counter-sheet",
-            "title": "Enter my counters",
+            "title": text("Enter my counters"),
             "player": player,
             "others": [p for p in state.players if p != player],
             "colors": list(COLORS),
+            "color_names": {c: COLOR_WORDS[c] for c in COLORS},
             "values": [1, 2, 3],
             "entry": entry if entry is not None else dict(EMPTY_ENTRY),
             "action_type": "score-sheet",
         }
         return View(
-            f"{player}: light mode, {PHASE_WORDS[state.phase]}",
+            text("{player}: light mode, {phase}", player=player, phase=PHASE_WORDS[state.phase]),
             (
-                {"kind": "lines", "title": "My sandtimers", "lines": mine},
-                {"kind": "lines", "title": "My score sheet", "lines": lines},
+                {"kind": "lines", "title": text("My sandtimers"), "lines": mine},
+                {"kind": "lines", "title": text("My score sheet"), "lines": lines},
                 form,
             ),
         )

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.errors import InvalidRecordError
+from companion.rules.text import Text, TextError, text
 
 COLORS: tuple[str, ...] = ("gray", "yellow", "blue", "brown")
 """The four order colours, in the order rows are listed and bonus ties are broken."""
@@ -39,6 +40,16 @@ ORDER_VALUES = (1, 2, 3)
 """Printed values of order counters (the introductory setup returns the 2s and 3s)."""
 
 _PLAYER_KEYS = ("collected", "bonus", "above")
+_COLOR_LIST = ", ".join(COLORS)
+"""The colours as a score sheet spells them (JSON values, shown as they are)."""
+
+
+class RecordTextError(InvalidRecordError, TextError):
+    """A setup or score sheet the rules do not allow: an :class:`InvalidRecordError` whose message is a Text."""
+
+
+def _bad(message: Text) -> RecordTextError:
+    return RecordTextError(message)
 
 
 @dataclass(frozen=True)
@@ -172,96 +183,140 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_keys(obj: Mapping[str, Any], required: tuple[str, ...], where: str) -> None:
+def _check_keys(obj: Mapping[str, Any], required: tuple[str, ...], where: Text) -> None:
     missing = [k for k in required if k not in obj]
     if missing:
-        raise InvalidRecordError(f"{where} is missing the field {missing[0]!r}")
+        raise _bad(text("{where} is missing the field {field}", where=where, field=repr(missing[0])))
     extra = sorted(k for k in obj if k not in required)
     if extra:
-        raise InvalidRecordError(
-            f"{where} has an unknown field {extra[0]!r}; expected only {', '.join(required)}"
+        raise _bad(
+            text(
+                "{where} has an unknown field {field}; expected only {fields}",
+                where=where,
+                field=repr(extra[0]),
+                fields=", ".join(required),
+            )
         )
 
 
-def _check_color(value: Any, where: str) -> str:
+def _check_color(value: Any, where: Text) -> str:
     if not isinstance(value, str):
-        raise InvalidRecordError(f"{where}: color must be a string, one of {', '.join(COLORS)}")
+        raise _bad(text("{where}: color must be a string, one of {colors}", where=where, colors=_COLOR_LIST))
     if value not in COLORS:
-        raise InvalidRecordError(f"{where}: unknown color {value!r}; use one of {', '.join(COLORS)}")
+        raise _bad(
+            text(
+                "{where}: unknown color {color}; use one of {colors}",
+                where=where,
+                color=repr(value),
+                colors=_COLOR_LIST,
+            )
+        )
     return value
 
 
-def _check_value(value: Any, where: str) -> int:
+def _check_value(value: Any, where: Text) -> int:
     if not _is_int(value):
-        raise InvalidRecordError(f"{where}: value must be a whole number 1, 2 or 3")
+        raise _bad(text("{where}: value must be a whole number 1, 2 or 3", where=where))
     if value not in ORDER_VALUES:
-        raise InvalidRecordError(f"{where}: value {value} is not printed on any order counter (1, 2 or 3)")
+        raise _bad(
+            text(
+                "{where}: value {value} is not printed on any order counter (1, 2 or 3)",
+                where=where,
+                value=value,
+            )
+        )
     return int(value)
 
 
 def parse_record(record: Any) -> list[PlayerSheet]:
-    """Validate a score-sheet record (see :func:`score_record`) and return player sheets."""
+    """Validate a score-sheet record (see :func:`score_record`) and return player sheets.
+
+    A bad sheet raises :class:`RecordTextError` (an :class:`InvalidRecordError`) with one sentence.
+    """
     if not isinstance(record, dict):
-        raise InvalidRecordError("the score sheet must be a JSON object with a 'players' field")
-    _check_keys(record, ("players",), "the score sheet")
+        raise _bad(text("the score sheet must be a JSON object with a 'players' field"))
+    _check_keys(record, ("players",), text("the score sheet"))
     players = record["players"]
     if not isinstance(players, dict):
-        raise InvalidRecordError("'players' must be an object mapping each player's name to their counters")
+        raise _bad(text("'players' must be an object mapping each player's name to their counters"))
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise InvalidRecordError(
-            f"Time 'n' Space is played by {MIN_PLAYERS} or {MAX_PLAYERS} players, the sheet lists {len(players)}"
+        raise _bad(
+            text(
+                "Time 'n' Space is played by {least} or {most} players, the sheet lists {players}",
+                least=MIN_PLAYERS,
+                most=MAX_PLAYERS,
+                players=len(players),
+            )
         )
     names = set(players)
     for name in players:
         if not isinstance(name, str) or not name.strip():
-            raise InvalidRecordError("each player's name must be a non-empty string")
+            raise _bad(text("each player's name must be a non-empty string"))
     sheets = []
     total_bonus = 0
     for name, entry in players.items():
-        where = f"player {name!r}"
+        where = text("player {player}", player=repr(name))
         if not isinstance(entry, dict):
-            raise InvalidRecordError(f"{where} must be an object with 'collected', 'bonus' and 'above'")
+            raise _bad(text("{where} must be an object with 'collected', 'bonus' and 'above'", where=where))
         _check_keys(entry, _PLAYER_KEYS, where)
         for key in _PLAYER_KEYS:
             if not isinstance(entry[key], list):
-                raise InvalidRecordError(f"{where}: '{key}' must be a list")
+                raise _bad(text("{where}: {field} must be a list", where=where, field=repr(key)))
         collected = []
         for i, item in enumerate(entry["collected"]):
-            cwhere = f"{where}, collected counter {i + 1}"
+            cwhere = text("{where}, collected counter {number}", where=where, number=i + 1)
             if not isinstance(item, dict):
-                raise InvalidRecordError(f"{cwhere} must be an object with color, value and from")
+                raise _bad(text("{where} must be an object with color, value and from", where=cwhere))
             _check_keys(item, ("color", "value", "from"), cwhere)
             color = _check_color(item["color"], cwhere)
             value = _check_value(item["value"], cwhere)
             source = item["from"]
             if not isinstance(source, str):
-                raise InvalidRecordError(f"{cwhere}: 'from' must be the name of another player")
+                raise _bad(text("{where}: 'from' must be the name of another player", where=cwhere))
             if source == name:
-                raise InvalidRecordError(
-                    f"{cwhere} comes from {name!r} itself; only counters fulfilled for other players are collected"
+                raise _bad(
+                    text(
+                        "{where} comes from {player} itself; only counters fulfilled for other players are collected",
+                        where=cwhere,
+                        player=repr(name),
+                    )
                 )
             if source not in names:
-                raise InvalidRecordError(f"{cwhere} comes from {source!r}, who is not a player on this sheet")
+                raise _bad(
+                    text(
+                        "{where} comes from {player}, who is not a player on this sheet",
+                        where=cwhere,
+                        player=repr(source),
+                    )
+                )
             collected.append(ScoredCounter(color, value, source))
         bonus = []
         for i, item in enumerate(entry["bonus"]):
             if not _is_int(item) or item < 1:
-                raise InvalidRecordError(
-                    f"{where}, bonus counter {i + 1}: value must be a positive whole number"
+                raise _bad(
+                    text(
+                        "{where}, bonus counter {number}: value must be a positive whole number",
+                        where=where,
+                        number=i + 1,
+                    )
                 )
             bonus.append(item)
         total_bonus += len(bonus)
         above = []
         for i, item in enumerate(entry["above"]):
-            awhere = f"{where}, counter {i + 1} above the control center"
+            awhere = text("{where}, counter {number} above the control center", where=where, number=i + 1)
             if not isinstance(item, dict):
-                raise InvalidRecordError(f"{awhere} must be an object with color and value")
+                raise _bad(text("{where} must be an object with color and value", where=awhere))
             _check_keys(item, ("color", "value"), awhere)
             above.append((_check_color(item["color"], awhere), _check_value(item["value"], awhere)))
         sheets.append(PlayerSheet(name, tuple(collected), tuple(bonus), tuple(above)))
     if total_bonus > len(players):
-        raise InvalidRecordError(
-            f"the sheet lists {total_bonus} bonus counters but there is only one per planet ({len(players)})"
+        raise _bad(
+            text(
+                "the sheet lists {bonus} bonus counters but there is only one per planet ({players})",
+                bonus=total_bonus,
+                players=len(players),
+            )
         )
     return sheets
 

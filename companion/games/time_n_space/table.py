@@ -33,7 +33,16 @@ An intent (stored per node by the session, replaced as a whole on each tap) may 
 ([[colour, value], ...]) with ``spaces`` ([[building, spot], ...]), ``build`` (a
 building id), ``moon`` (``research``, ``bottom`` or ``skip``), and before a full game
 ``start_orders`` / ``start_spaces`` (the 2 secretly picked counters and their spaces).
-A key that is absent means "the default".
+A key that is absent means "the default". :meth:`TimeNSpaceReferee.check_intent` refuses an
+intent naming a symbol, place, building, colour or choice that does not exist before the
+table stores it.
+
+Ending early ("End game", confirmed by the host): :meth:`TimeNSpaceReferee.game_ended_early`
+plays the end of the game as "End of the Game" describes it, at once: the master clock has
+run out, every sandtimer still on a time symbol counts as run through and is lifted with
+its default action (production, beam, trading, research, spaceships last, so deliveries
+see the goods beamed and orders placed in the same moment), and the final scoring follows.
+After that the phones' actions are refused: the game is over.
 """
 
 from __future__ import annotations
@@ -41,10 +50,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from companion.errors import ConfigError, InvalidRecordError
+from companion.errors import InvalidRecordError
 from companion.games.time_n_space import actions as A
 from companion.games.time_n_space.choices import (
     Handover,
+    intent_refusal,
     lift_choice,
     placement,
     starting_placements,
@@ -53,10 +63,6 @@ from companion.games.time_n_space.choices import (
 from companion.games.time_n_space.codec import action_from_json, action_to_json
 from companion.games.time_n_space.components import Components
 from companion.games.time_n_space.engine import (
-    END,
-    GENERAL,
-    SETUP_FULL,
-    SPACESHIP,
     apply,
     final_scores,
     is_over,
@@ -64,25 +70,37 @@ from companion.games.time_n_space.engine import (
     setup_intro,
 )
 from companion.games.time_n_space.menus import phone_menu
-from companion.games.time_n_space.shared import (
-    GAME_NAME,
-    REASON_FULL_SAND,
-    REASON_NOT_THROUGH,
-    TABLE_RULE,
-    check_setup,
-)
+from companion.games.time_n_space.shared import GAME_NAME, check_setup
 from companion.games.time_n_space.state import (
     PHASE_ENDING,
     PHASE_OVER,
     PHASE_RUNNING,
+    PHASE_SETUP,
+    RESEARCH,
+    SHIP,
     GameState,
     Order,
+    Timer,
 )
-from companion.games.time_n_space.views import describe, player_view, symbol_label, table_view
+from companion.games.time_n_space.views import describe, player_view, table_view
+from companion.games.time_n_space.words import (
+    END,
+    GENERAL,
+    REASON_FULL_SAND,
+    REASON_GAME_OVER,
+    REASON_NOT_THROUGH,
+    SETUP_FULL,
+    SPACESHIP,
+    TABLE_RULE,
+    SetupTextError,
+    counter_text,
+    symbol_label,
+)
 from companion.rules.outcome import Decision, Rejected, Step
 from companion.rules.pages import MenuItem, View
 from companion.rules.referee import Referee, Steps
 from companion.rules.setup import Seat, TableSetup
+from companion.rules.text import Text, TextError, text
 
 VARIANTS = ("intro", "full")
 
@@ -137,15 +155,33 @@ class _Steps:
     def applied(self) -> int:
         return len(self.steps.actions)
 
-    def apply(self, action: A.Action, *, note: str = "") -> Rejected | None:
+    def apply(self, action: A.Action, *, note: Text | None = None) -> Rejected | None:
         """Apply ``action`` and record it with its events; a rejection records nothing."""
         result = apply(self.game, action)
         if isinstance(result, Rejected):
             return result
         said = describe(result.events, result.state)
         after = replace(self.table, game=result.state)
-        self.steps.add(after, action_to_json(action), result.events, f"{note}: {said}" if note else said)
+        self.steps.add(
+            after,
+            action_to_json(action),
+            result.events,
+            text("{note}: {what}", note=note, what=said) if note else said,
+        )
         return None
+
+    def lift(self, name: str, t: int, handover: Handover, *, note: Text | None = None) -> Rejected | None:
+        """Lift a finished sandtimer with its default action; forfeit it when that cannot be done.
+
+        At a moon with two or more tiles an action cannot be forfeited: the top tile then goes under the pile.
+        """
+        choice = lift_choice(self.game, name, t, {}, handover)
+        refused = self.apply(A.LiftTimer(name, t, choice), note=note)
+        for fallback in (None, A.MoonTile(False)):
+            if refused is None or fallback == choice:
+                continue
+            refused = self.apply(A.LiftTimer(name, t, fallback), note=note)
+        return refused
 
     def decision(self) -> Decision:
         return self.steps.decision()
@@ -171,10 +207,15 @@ class TimeNSpaceReferee(Referee[TableGame]):
     def __init__(self, setup: TableSetup, components: Components) -> None:
         variant = setup.variant or "intro"
         if variant == "light":
-            raise ConfigError("light mode has its own referee: LightReferee (timers and scoring only)")
+            raise SetupTextError(
+                text("light mode has its own referee: LightReferee (timers and scoring only)")
+            )
         if variant not in VARIANTS:
-            raise ConfigError(
-                f"Time 'n' Space has no variant {variant!r}; choose intro, full or light (timers and scoring only)"
+            raise SetupTextError(
+                text(
+                    "Time 'n' Space has no variant {variant}; choose intro, full or light (timers and scoring only)",
+                    variant=repr(variant),
+                )
             )
         check_setup(setup, components)
         super().__init__(setup)
@@ -208,6 +249,60 @@ class TimeNSpaceReferee(Referee[TableGame]):
             return Decision(state)
         return _decide(state, A.MasterClockExpired())
 
+    def game_ended_early(self, state: TableGame) -> Step:
+        """The host ended the game: it ends as "End of the Game" says, at once, and is scored.
+
+        The master clock has run out; every sandtimer still on a time symbol counts as run
+        through and is lifted with its default action (see the module docstring for the order),
+        or forfeited when that cannot be done; then the final scoring follows. A game whose
+        master clock never started is not scored: every counter is still above its control center.
+        """
+        game = state.game
+        if game.phase == PHASE_SETUP:
+            return Rejected(
+                text(
+                    "The master clock never started, so there is nothing to score: "
+                    "every player still holds all their order counters"
+                ),
+                END,
+            )
+        if game.phase == PHASE_OVER:
+            return Decision(state)
+        steps = _Steps(state)
+        note = text("The game was ended early")
+        if game.phase == PHASE_RUNNING:
+            refused = steps.apply(A.MasterClockExpired(), note=note)
+            if refused is not None:
+                return refused
+        for name, t in _resolution_order(steps.game):
+            timer = _engine_timer(steps.game, name, t)
+            if timer.running:
+                refused = steps.apply(A.SandRanOut(name, t), note=None if steps.applied else note)
+                if refused is not None:
+                    return refused
+            refused = steps.lift(name, t, state.handover, note=None if steps.applied else note)
+            if refused is not None:
+                return Rejected(
+                    text("The game cannot be scored as it stands: {reason}", reason=refused.reason),
+                    refused.rule,
+                )
+        if not steps.applied:
+            return Decision(state)
+        return steps.decision()
+
+    def check_intent(self, state: TableGame, seat: Seat, intent: dict[str, Any]) -> Rejected | None:
+        """Refuse a phone's choice that names a symbol, place, building, colour or choice that does not exist."""
+        player = state.game.player(seat.player)
+        if player is None or not 1 <= seat.index <= len(player.timers):
+            return Rejected(
+                text("Node {node} is not one of the sandtimers of a player in this game", node=seat.node),
+                TABLE_RULE,
+            )
+        if state.game.phase == PHASE_OVER:
+            return Rejected(REASON_GAME_OVER, END)
+        refused = intent_refusal(state.game, seat.player, seat.index - 1, intent)
+        return None if refused is None else Rejected(*refused)
+
     def timer_emptied(self, state: TableGame, seat: Seat) -> Step:
         t = seat.index - 1
         player = state.game.player(seat.player)
@@ -227,7 +322,8 @@ class TimeNSpaceReferee(Referee[TableGame]):
         player = state.game.player(name)
         if player is None or t >= len(player.timers):
             return Rejected(
-                f"Node {seat.node} is not one of the sandtimers of a player in this game", TABLE_RULE
+                text("Node {node} is not one of the sandtimers of a player in this game", node=seat.node),
+                TABLE_RULE,
             )
         timer = player.timers[t]
         steps = _Steps(state)
@@ -252,19 +348,21 @@ class TimeNSpaceReferee(Referee[TableGame]):
             refused = steps.apply(placement(steps.game, name, t, intent, previous=timer.symbol))
         return refused or steps.decision()
 
-    def timer_label(self, state: TableGame, seat: Seat) -> str:
+    def timer_label(self, state: TableGame, seat: Seat) -> Text | str:
         """The time symbol a sandtimer stands on, for the dashboard."""
         player = state.game.player(seat.player)
         if player is None or not 0 <= seat.index - 1 < len(player.timers):
             return ""
         timer = player.timers[seat.index - 1]
-        return symbol_label(player, timer.symbol, timer.destination) if timer.symbol else ""
+        return symbol_label(state.game, player, timer.symbol, timer.destination) if timer.symbol else ""
 
     # --- the phone -------------------------------------------------------------------------
     def player_action(self, state: TableGame, player: str, action: dict[str, Any]) -> Step:
         kind = action.get("type") if isinstance(action, dict) else None
         if state.game.player(player) is None:
-            return Rejected(f"{player} does not play in this game", TABLE_RULE)
+            return Rejected(text("{player} does not play in this game", player=player), TABLE_RULE)
+        if state.game.phase == PHASE_OVER:
+            return Rejected(REASON_GAME_OVER, END)
         match kind:
             case "lift":
                 return self._lift(state, player, action)
@@ -277,16 +375,18 @@ class TimeNSpaceReferee(Referee[TableGame]):
             case "starting-orders":
                 try:
                     placements = starting_placements(action.get("orders"))
-                except ValueError as exc:
-                    return Rejected(str(exc), SETUP_FULL)
+                except TextError as exc:
+                    return Rejected(exc.text, SETUP_FULL)
                 return _decide(state, A.PlaceStartingOrders(player, placements))
             case "score-sheet":
                 return Rejected(
-                    "This table tracks every counter, so the hub scores the game itself; "
-                    "score sheets are entered in light mode only",
+                    text(
+                        "This table tracks every counter, so the hub scores the game itself; "
+                        "score sheets are entered in light mode only"
+                    ),
                     TABLE_RULE,
                 )
-        return Rejected(f"Time 'n' Space has no phone action {kind!r}", TABLE_RULE)
+        return Rejected(text("Time 'n' Space has no phone action {action}", action=repr(kind)), TABLE_RULE)
 
     def _timer(self, value: Any) -> int | None:
         """A table timer number (1-based) as the engine's (0-based), or None."""
@@ -298,7 +398,9 @@ class TimeNSpaceReferee(Referee[TableGame]):
         """Lift a finished sandtimer with the choices on the phone and set it aside."""
         t = self._timer(action.get("timer"))
         if t is None:
-            return Rejected(f"Name the sandtimer to lift: timer 1 to {self.timers}", TABLE_RULE)
+            return Rejected(
+                text("Name the sandtimer to lift: timer 1 to {last}", last=self.timers), TABLE_RULE
+            )
         chosen = action.get("intent")
         intent: dict[str, Any] = chosen if isinstance(chosen, dict) else {}
         return _decide(
@@ -314,13 +416,20 @@ class TimeNSpaceReferee(Referee[TableGame]):
         ships = self._ships(action.get("lifts"))
         if ships is None:
             return Rejected(
-                f"Name two or more ships lifted together, each by its player and timer 1 to {self.timers}, "
-                "in the order the planet's owner decides",
+                text(
+                    "Name two or more ships lifted together, each by its player and timer 1 to {last}, "
+                    "in the order the planet's owner decides",
+                    last=self.timers,
+                ),
                 SPACESHIP,
             )
         steps = _Steps(state)
-        order = ", then ".join(name for name, _ in ships)
-        note = f"{owner} let the ships at their planet go in this order: {order}"
+        order: Text | str = ships[0][0]
+        for name, _ in ships[1:]:
+            order = text("{earlier}, then {later}", earlier=order, later=name)
+        note = text(
+            "{player} let the ships at their planet go in this order: {players}", player=owner, players=order
+        )
         refused = steps.apply(together(state.game, owner, ships, state.handover), note=note)
         return refused or steps.decision()
 
@@ -341,18 +450,16 @@ class TimeNSpaceReferee(Referee[TableGame]):
         """After the master clock: lift every finished sandtimer with its default action."""
         if state.game.phase != PHASE_ENDING:
             return Rejected(
-                "Finished sandtimers are lifted all at once only after the master clock ran out", END
+                text("Finished sandtimers are lifted all at once only after the master clock ran out"), END
             )
         steps = _Steps(state)
         for p in state.game.players:
             for t, timer in enumerate(p.timers):
                 if timer.symbol is None or timer.running:
                     continue
-                lift = A.LiftTimer(p.name, t, lift_choice(steps.game, p.name, t, {}, state.handover))
-                if steps.apply(lift) is not None and lift.choice is not None:
-                    steps.apply(A.LiftTimer(p.name, t, None))  # the default cannot be done: forfeited
+                steps.lift(p.name, t, state.handover)  # the default, else forfeited
         if not steps.applied:
-            return Rejected("No sandtimer has finished and waits to be lifted", END)
+            return Rejected(text("No sandtimer has finished and waits to be lifted"), END)
         return steps.decision()
 
     def _handover(self, state: TableGame, player: str, action: dict[str, Any]) -> Step:
@@ -370,8 +477,12 @@ class TimeNSpaceReferee(Referee[TableGame]):
             or b.contents[spot] != Order(player, color, value)
         ):
             return Rejected(
-                f"You show no {color} {value} order on {bid} spot "
-                f"{spot + 1 if isinstance(spot, int) else spot}",
+                text(
+                    "You show no {counter} order on {building} spot {spot}",
+                    counter=counter_text(color, value),
+                    building=str(bid),
+                    spot=spot + 1 if isinstance(spot, int) and not isinstance(spot, bool) else repr(spot),
+                ),
                 SPACESHIP,
             )
         logged = {
@@ -386,7 +497,15 @@ class TimeNSpaceReferee(Referee[TableGame]):
             state.with_pick(player, color, value, bid, spot),
             actions=(logged,),
             facts=(HandoverChosen(player, color, value, bid, spot),),
-            notes=(f"{player} will hand over the {color} {value} on {bid} spot {spot + 1} first",),
+            notes=(
+                text(
+                    "{player} will hand over the {counter} on {building} spot {spot} first",
+                    player=player,
+                    counter=counter_text(color, value),
+                    building=bid,
+                    spot=spot + 1,
+                ),
+            ),
         )
 
     def menu(self, state: TableGame, player: str, *, intents: dict[str, dict[str, Any]]) -> list[MenuItem]:
@@ -394,10 +513,34 @@ class TimeNSpaceReferee(Referee[TableGame]):
 
     # --- pages -------------------------------------------------------------------------------
     def view(self, state: TableGame) -> View:
-        return table_view(state.game)
+        colours = {p: self.setup.colour_of(p) for p in self.setup.players}
+        return table_view(state.game, self.setup.seats, colours)
 
     def player_view(self, state: TableGame, player: str) -> View:
         return player_view(state.game, player)
 
     def scores(self, state: TableGame) -> dict[str, Any] | None:
         return final_scores(state.game) if is_over(state.game) else None
+
+
+_RESOLVE_ORDER = {"production": 0, "beam": 1, "trading": 2, RESEARCH: 3, SHIP: 4}
+
+
+def _resolution_order(game: GameState) -> list[tuple[str, int]]:
+    """(player, timer) of every sandtimer on a time symbol, in the order an early end lifts them:
+    production plants, beam stations, trading centers, research plants, spaceships; then by seat."""
+    placed = []
+    for seat, p in enumerate(game.players):
+        for t, timer in enumerate(p.timers):
+            if timer.symbol is None:
+                continue
+            b = p.building(timer.symbol)
+            kind = b.type if b is not None else timer.symbol
+            placed.append((_RESOLVE_ORDER.get(kind, 5), seat, t, p.name))
+    return [(name, t) for *_, t, name in sorted(placed)]
+
+
+def _engine_timer(game: GameState, name: str, t: int) -> Timer:
+    player = game.player(name)
+    assert player is not None
+    return player.timers[t]

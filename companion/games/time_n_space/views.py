@@ -2,260 +2,408 @@
 
 Pure functions of the engine state; the referee of :mod:`.table` answers ``view``,
 ``player_view`` and the notes of its decisions with them, and the menus of
-:mod:`.menus` label their buttons with them.
+:mod:`.menus` label their buttons with them. Every word is a
+:class:`~companion.rules.text.Text` (see :mod:`.words`); the dashboard's picture of the
+board is built by :mod:`.picture`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from companion.games.time_n_space import actions as A
-from companion.games.time_n_space.engine import BUILDING_NAMES
+from companion.games.time_n_space.picture import board_picture
 from companion.games.time_n_space.scoring import COLORS
-from companion.games.time_n_space.shared import PHASE_WORDS, counts_text
-from companion.games.time_n_space.state import RESEARCH, SHIP, Building, Cube, GameState, Order, PlayerState
+from companion.games.time_n_space.state import (
+    RESEARCH,
+    SHIP,
+    Building,
+    Cube,
+    GameState,
+    Order,
+    PlayerState,
+    Timer,
+)
+from companion.games.time_n_space.words import (
+    BUILDING_WORDS,
+    COLOR_WORDS,
+    NONE,
+    PHASE_WORDS,
+    ROMAN,
+    VARIANT_WORDS,
+    building_label,
+    color_word,
+    counter_text,
+    counters_text,
+    place_word,
+    symbol_label,
+)
 from companion.rules.pages import View
+from companion.rules.setup import Seat
+from companion.rules.text import Text, joined, text
 
-ROMAN = {1: "I", 2: "II", 3: "III"}
-
-
-def building_label(b: Building) -> str:
-    """A building in words: "b1 production plant I (gray)"."""
-    label = f"{b.id} {BUILDING_NAMES[b.type]} {ROMAN[b.stage]}"
-    if b.type == "production":
-        colors = sorted(set(c for c in b.spec.spots if c), key=COLORS.index)
-        label += f" ({'/'.join(colors)})"
-    return label
+__all__ = ["building_label", "choice_text", "describe", "player_view", "symbol_label", "table_view"]
 
 
-def symbol_label(player: PlayerState, symbol: str | None, destination: str | None = None) -> str:
-    """Where a sandtimer stands, in words (e.g. "spaceship: planet-1 \u2192 moon-1")."""
-    if symbol is None:
-        return "in front of you"
-    if symbol == SHIP:
-        if destination is not None:
-            return f"spaceship: {player.ship} \u2192 {destination}"
-        return f"spaceship: stay at {player.ship}"
-    if symbol == RESEARCH:
-        return "research plant"
-    b = player.building(symbol)
-    return building_label(b) if b is not None else symbol
-
-
-def upper_first(text: str) -> str:
-    """``text`` with its first letter upper case."""
-    return text[:1].upper() + text[1:]
-
-
-def _contents(b: Building) -> str:
+def _contents(b: Building) -> Text:
     if b.type == "trading":
-        return f"places {b.spec.capacity} order{'s' if b.spec.capacity != 1 else ''}"
+        return text("places {count} order", "places {count} orders", count=b.spec.capacity)
     parts = []
     for i, c in enumerate(b.contents):
         if isinstance(c, Cube):
-            parts.append(f"{c.color} cube")
+            parts.append(text("{color} cube", color=color_word(c.color)))
         elif isinstance(c, Order):
-            parts.append(f"order {c.color} {c.value}")
+            parts.append(text("order {counter}", counter=counter_text(c.color, c.value)))
         else:
             want = b.spec.spots[i] if i < len(b.spec.spots) else None
-            parts.append(f"free ({want})" if want else "free")
-    return ", ".join(parts) or "-"
+            parts.append(text("free ({color})", color=color_word(want)) if want else text("free"))
+    return joined(parts, ", ") if parts else NONE
 
 
-def choice_text(choice: A.Choice | None) -> str:
+def _goods(colors: Iterable[str]) -> Text | tuple[Text | str, ...]:
+    words = tuple(color_word(c) for c in colors)
+    return words if words else text("nothing")
+
+
+def choice_text(choice: A.Choice | None) -> Text:
     """What a lift with this choice does, in a few words."""
     match choice:
         case None:
-            return "forfeit the action"
+            return text("forfeit the action")
         case A.Produce():
-            return "produce"
+            return text("produce")
         case A.Beam(cubes=cubes):
-            return f"beam {len(cubes)} cube{'s' if len(cubes) != 1 else ''}"
+            return text("beam {count} cube", "beam {count} cubes", count=len(cubes))
         case A.Trade(orders=orders):
-            return f"place {len(orders)} order{'s' if len(orders) != 1 else ''}"
+            return text("place {count} order", "place {count} orders", count=len(orders))
         case A.Deliver(orders=orders):
-            return "fulfil " + ", ".join(f"{d.color} {d.value}" for d in orders)
+            if not orders:
+                return text("fulfil nothing")
+            return text("fulfil {orders}", orders=tuple(counter_text(d.color, d.value) for d in orders))
         case A.MoonTile(research=True):
-            return "take the top tile"
+            return text("take the top tile")
         case A.MoonTile():
-            return "put the top tile under the pile"
+            return text("put the top tile under the pile")
         case A.Build(building=b):
-            return f"build onto {b}"
+            return text("build onto {building}", building=b)
         case A.Upgrade():
-            return "upgrade to stage III"
-    return "act"
+            return text("upgrade to stage III")
+    return text("act")
 
 
-def _collected(p: PlayerState) -> str:
+def _collected(p: PlayerState) -> Text:
     """Collected counters with where they came from, e.g. "gray 1 (green), yellow 2 (red); bonus 2"."""
-    text = ", ".join(f"{c.color} {c.value} ({c.source})" for c in p.collected) or "none"
-    return text + (f"; bonus {', '.join(str(b) for b in p.bonus)}" if p.bonus else "")
+    got = [
+        text("{counter} ({player})", counter=counter_text(c.color, c.value), player=c.source)
+        for c in p.collected
+    ]
+    listed = joined(got, ", ") if got else NONE
+    if not p.bonus:
+        return listed
+    return text("{collected}; bonus {values}", collected=listed, values=", ".join(str(b) for b in p.bonus))
 
 
-def _timer_text(p: PlayerState, tm: Any) -> str:
+def timer_text(game: GameState, p: PlayerState, tm: Timer) -> Text:
+    """Where a sandtimer is and whether its sand runs."""
     if tm.symbol is None:
-        return "in front of the player"
-    state = "sand running" if tm.running else "finished, waits to be lifted"
-    return f"on {symbol_label(p, tm.symbol, tm.destination)} ({state})"
+        return text("in front of the player")
+    where = symbol_label(game, p, tm.symbol, tm.destination)
+    if tm.running:
+        return text("on {symbol} (sand running)", symbol=where)
+    return text("on {symbol} (finished, waits to be lifted)", symbol=where)
 
 
-def _control_center_panel(p: PlayerState, title: str) -> dict[str, Any]:
-    rows = []
+def _timers_on(p: PlayerState, symbol: str) -> Text | str:
+    on = [text("timer {index}", index=t + 1) for t, tm in enumerate(p.timers) if tm.symbol == symbol]
+    return joined(on, ", ") if on else ""
+
+
+def _control_center_panel(p: PlayerState, title: Text) -> dict[str, Any]:
+    rows: list[list[Any]] = []
     for b in p.buildings:
-        on = ", ".join(f"timer {t + 1}" for t, tm in enumerate(p.timers) if tm.symbol == b.id)
-        rows.append([b.id, BUILDING_NAMES[b.type], ROMAN[b.stage], _contents(b), on])
+        rows.append([b.id, BUILDING_WORDS[b.type], ROMAN[b.stage], _contents(b), _timers_on(p, b.id)])
     research = (
-        "empty" if p.research is None else f"{BUILDING_NAMES[p.research.stage2.type]} II tile {p.research.id}"
+        text("empty")
+        if p.research is None
+        else text("{kind} II tile {tile}", kind=BUILDING_WORDS[p.research.stage2.type], tile=p.research.id)
     )
-    on = ", ".join(f"timer {t + 1}" for t, tm in enumerate(p.timers) if tm.symbol == RESEARCH)
-    rows.append(["research", "research plant", "", research, on])
+    rows.append([text("research"), text("research plant"), "", research, _timers_on(p, RESEARCH)])
     return {
         "kind": "table",
         "title": title,
-        "columns": ["Building", "Type", "Stage", "Spots", "Sandtimer"],
+        "columns": [text("Building"), text("Type"), text("Stage"), text("Spots"), text("Sandtimer")],
         "rows": rows,
     }
 
 
-def _board_lines(game: GameState) -> list[str]:
-    lines = []
+def _board_lines(game: GameState) -> list[Text]:
+    lines: list[Text] = []
     ships: dict[str, list[str]] = {}
     travelling = []
     for p in game.players:
         ships.setdefault(p.ship, []).append(p.name)
         for t, tm in enumerate(p.timers):
             if tm.symbol == SHIP and tm.destination:
-                travelling.append(f"{p.name}'s ship flies {p.ship} \u2192 {tm.destination} (timer {t + 1})")
+                travelling.append(
+                    text(
+                        "{player}'s ship flies {origin} → {destination} (timer {index})",
+                        player=p.name,
+                        origin=place_word(game, p.ship),
+                        destination=place_word(game, tm.destination),
+                        index=t + 1,
+                    )
+                )
     for p, bonus in zip(game.players, game.planet_bonus, strict=True):
-        here = f" \u00b7 ships: {', '.join(ships[p.planet])}" if p.planet in ships else ""
-        extra = f" \u00b7 bonus counter {bonus}" if bonus is not None else ""
-        lines.append(f"{p.planet} ({p.name}'s planet){extra}{here}")
+        parts: list[Text] = [place_word(game, p.planet)]
+        if bonus is not None:
+            parts.append(text("bonus counter {value}", value=bonus))
+        if p.planet in ships:
+            parts.append(text("ships: {players}", players=tuple(ships[p.planet])))
+        lines.append(joined(parts, " · "))
     for moon, pile in zip(game.moons, game.piles, strict=True):
-        here = f" \u00b7 ships: {', '.join(ships[moon])}" if moon in ships else ""
-        tiles = f"{len(pile)} tiles" + (f", top: {BUILDING_NAMES[pile[0].stage2.type]} II" if pile else "")
-        lines.append(f"{moon}: {tiles}{here}")
+        tiles = text("{count} tile", "{count} tiles", count=len(pile))
+        if pile:
+            tiles = text("{tiles}, top: {kind} II", tiles=tiles, kind=BUILDING_WORDS[pile[0].stage2.type])
+        parts = [text("{place}: {tiles}", place=place_word(game, moon), tiles=tiles)]
+        if moon in ships:
+            parts.append(text("ships: {players}", players=tuple(ships[moon])))
+        lines.append(joined(parts, " · "))
     return lines + travelling
 
 
-def describe(events: Iterable[Any], game: GameState) -> str:
+def describe(events: Iterable[Any], game: GameState) -> Text:
     """The engine's events of one action, in words for the dashboard."""
-    parts = []
+    parts: list[Text] = []
     for e in events:
         match e:
             case A.StartingOrdersPlaced(player=p, orders=orders):
                 parts.append(
-                    f"{p} placed starting orders " + ", ".join(f"{o.color} {o.value}" for o in orders)
+                    text(
+                        "{player} placed starting orders {counters}",
+                        player=p,
+                        counters=tuple(counter_text(o.color, o.value) for o in orders),
+                    )
                 )
             case A.GameStarted():
-                parts.append("the game started")
+                parts.append(text("the game started"))
             case A.TimerPlaced(player=p, timer=t, symbol=s, destination=d):
                 who = game.player(p)
-                label = symbol_label(who, s, d) if who is not None else s
-                parts.append(f"{p} timer {t + 1} \u2192 {label}")
+                label: Text | str = symbol_label(game, who, s, d) if who is not None else s
+                parts.append(text("{player} timer {index} → {symbol}", player=p, index=t + 1, symbol=label))
             case A.SandRanThrough(player=p, timer=t):
-                parts.append(f"{p} timer {t + 1}: sand ran through")
+                parts.append(text("{player} timer {index}: sand ran through", player=p, index=t + 1))
             case A.TimerLifted(player=p, timer=t, symbol=s):
-                parts.append(f"{p} lifted timer {t + 1} from {s}")
-            case A.ActionForfeited(player=p, symbol=s):
-                parts.append(f"{p} forfeited the action of {s}")
-            case A.TimerParked(player=p, timer=t):
-                parts.append(f"{p} set timer {t + 1} aside")
-            case A.ShipArrived(player=p, location=loc):
-                owner = game.owner_of(loc)
-                parts.append(f"{p}'s ship arrived at {loc}" + (f" ({owner.name}'s planet)" if owner else ""))
-            case A.TileTaken(player=p, moon=m, tile=tile):
-                parts.append(f"{p} took tile {tile} at {m} into the research plant")
-            case A.TilePutUnder(player=p, moon=m, tile=tile):
-                parts.append(f"{p} put tile {tile} under the pile at {m}")
-            case A.OrderFulfilled(player=p, owner=o, color=c, value=v):
-                parts.append(f"{p} fulfilled {o}'s {c} {v}")
-            case A.BonusTaken(player=p, planet_owner=o, value=v):
-                parts.append(f"{p} took the bonus counter ({v}) of {o}'s planet")
-            case A.GoodsProduced(player=p, building=b, colors=cs):
-                parts.append(f"{p} produced {', '.join(cs) or 'nothing'} on {b}")
-            case A.GoodsBeamed(player=p, building=b, colors=cs):
-                parts.append(f"{p} beamed {', '.join(cs) or 'nothing'} into {b}")
-            case A.OrdersPlaced(player=p, orders=orders):
                 parts.append(
-                    f"{p} placed orders "
-                    + (", ".join(f"{o.color} {o.value} on {o.building}" for o in orders) or "none")
+                    text(
+                        "{player} lifted timer {index} from {symbol}", player=p, index=t + 1, symbol=_short(s)
+                    )
                 )
+            case A.ActionForfeited(player=p, symbol=s):
+                parts.append(text("{player} forfeited the action of {symbol}", player=p, symbol=_short(s)))
+            case A.TimerParked(player=p, timer=t):
+                parts.append(text("{player} set timer {index} aside", player=p, index=t + 1))
+            case A.ShipArrived(player=p, location=loc):
+                parts.append(
+                    text("{player}'s ship arrived at {place}", player=p, place=place_word(game, loc))
+                )
+            case A.TileTaken(player=p, moon=m, tile=tile):
+                parts.append(
+                    text(
+                        "{player} took tile {tile} at {moon} into the research plant",
+                        player=p,
+                        tile=tile,
+                        moon=place_word(game, m),
+                    )
+                )
+            case A.TilePutUnder(player=p, moon=m, tile=tile):
+                parts.append(
+                    text(
+                        "{player} put tile {tile} under the pile at {moon}",
+                        player=p,
+                        tile=tile,
+                        moon=place_word(game, m),
+                    )
+                )
+            case A.OrderFulfilled(player=p, owner=o, color=c, value=v):
+                parts.append(
+                    text(
+                        "{player} fulfilled {owner}'s {counter}",
+                        player=p,
+                        owner=o,
+                        counter=counter_text(c, v),
+                    )
+                )
+            case A.BonusTaken(player=p, planet_owner=o, value=v):
+                parts.append(
+                    text(
+                        "{player} took the bonus counter ({value}) of {owner}'s planet",
+                        player=p,
+                        value=v,
+                        owner=o,
+                    )
+                )
+            case A.GoodsProduced(player=p, building=b, colors=cs):
+                parts.append(
+                    text("{player} produced {goods} on {building}", player=p, goods=_goods(cs), building=b)
+                )
+            case A.GoodsBeamed(player=p, building=b, colors=cs):
+                parts.append(
+                    text("{player} beamed {goods} into {building}", player=p, goods=_goods(cs), building=b)
+                )
+            case A.OrdersPlaced(player=p, orders=orders):
+                if orders:
+                    placed = tuple(
+                        text(
+                            "{counter} on {building}",
+                            counter=counter_text(o.color, o.value),
+                            building=o.building,
+                        )
+                        for o in orders
+                    )
+                    parts.append(text("{player} placed orders {orders}", player=p, orders=placed))
+                else:
+                    parts.append(text("{player} placed no orders", player=p))
             case A.BuildingBuilt(player=p, building=b, tile=tile):
-                parts.append(f"{p} built tile {tile} onto {b}")
+                parts.append(
+                    text("{player} built tile {tile} onto {building}", player=p, tile=tile, building=b)
+                )
             case A.BuildingUpgraded(player=p, building=b):
-                parts.append(f"{p} upgraded {b} to stage III")
+                parts.append(text("{player} upgraded {building} to stage III", player=p, building=b))
             case A.ClockRanOut():
-                parts.append("the master clock ran out: running sandtimers may finish")
+                parts.append(text("the master clock ran out: running sandtimers may finish"))
             case A.GameEnded():
-                parts.append("every sandtimer is lifted: game over, final scoring")
-    return "; ".join(parts)
+                parts.append(text("every sandtimer is lifted: game over, final scoring"))
+    return joined(parts)
+
+
+def _short(symbol: str) -> Text | str:
+    """A time symbol in a sentence about a lift: "the spaceship", "the research plant" or the building's id."""
+    if symbol == SHIP:
+        return text("the spaceship")
+    if symbol == RESEARCH:
+        return text("the research plant")
+    return symbol
 
 
 # --- pages ---------------------------------------------------------------------------------------
 
 
-def table_view(game: GameState) -> View:
-    """The dashboard: players, supply, board, orders and every control center."""
-    supply = ", ".join(f"{c} {n}" for c, n in zip(COLORS, game.supply, strict=True))
-    summary = (
-        f"Time 'n' Space, {'full' if game.variant == 'full' else 'introductory'} game: "
-        f"{PHASE_WORDS[game.phase]} \u00b7 supply {supply}"
+def table_view(game: GameState, seats: Sequence[Seat] = (), colours: dict[str, str] | None = None) -> View:
+    """The dashboard: the picture of the board, then players, supply, board, orders and every control center.
+
+    ``seats`` name each sandtimer's node in the picture; ``colours`` are the players' colours.
+    """
+    supply = joined(
+        [
+            text("{color}: {cubes}", color=COLOR_WORDS[c], cubes=n)
+            for c, n in zip(COLORS, game.supply, strict=True)
+        ],
+        ", ",
+    )
+    summary = text(
+        "Time 'n' Space, {variant}: {phase} · supply {supply}",
+        variant=VARIANT_WORDS[game.variant],
+        phase=PHASE_WORDS[game.phase],
+        supply=supply,
     )
     players_rows = []
     for p in game.players:
-        timers = "; ".join(_timer_text(p, tm) for tm in p.timers)
-        players_rows.append([p.name, p.planet, p.ship, timers, len(p.above), len(p.collected), sum(p.bonus)])
+        timers = joined([timer_text(game, p, tm) for tm in p.timers])
+        players_rows.append(
+            [
+                p.name,
+                place_word(game, p.planet),
+                place_word(game, p.ship),
+                timers,
+                len(p.above),
+                len(p.collected),
+                sum(p.bonus),
+            ]
+        )
     panels: list[dict[str, Any]] = [
         {
             "kind": "table",
-            "title": "Players",
-            "columns": ["Player", "Planet", "Ship", "Sandtimers", "Above", "Collected", "Bonus"],
+            "title": text("Players"),
+            "columns": [
+                text("Player"),
+                text("Planet"),
+                text("Ship"),
+                text("Sandtimers"),
+                text("Above"),
+                text("Collected"),
+                text("Bonus"),
+            ],
             "rows": players_rows,
         },
-        {"kind": "table", "title": "Goods supply", "columns": list(COLORS), "rows": [list(game.supply)]},
-        {"kind": "lines", "title": "Board", "lines": _board_lines(game)},
         {
             "kind": "table",
-            "title": "Orders on the control centers",
-            "columns": ["Player", "Placed orders", "Still above", "Collected below"],
+            "title": text("Goods supply"),
+            "columns": [COLOR_WORDS[c] for c in COLORS],
+            "rows": [list(game.supply)],
+        },
+        {"kind": "lines", "title": text("Board"), "lines": _board_lines(game)},
+        {
+            "kind": "table",
+            "title": text("Orders on the control centers"),
+            "columns": [text("Player"), text("Placed orders"), text("Still above"), text("Collected below")],
             "rows": [
                 [
                     p.name,
-                    counts_text((o.color, o.value) for *_, o in p.placed_orders()),
-                    counts_text((o.color, o.value) for o in p.above),
+                    counters_text((o.color, o.value) for *_, o in p.placed_orders()),
+                    counters_text((o.color, o.value) for o in p.above),
                     _collected(p),
                 ]
                 for p in game.players
             ],
         },
     ]
-    panels += [_control_center_panel(p, f"{p.name}'s control center") for p in game.players]
-    return View(summary, tuple(panels), {"phase": game.phase, "variant": game.variant})
+    panels += [
+        _control_center_panel(p, text("{player}'s control center", player=p.name)) for p in game.players
+    ]
+    extra = {
+        "phase": game.phase,
+        "variant": game.variant,
+        "picture": board_picture(game, seats, colours or {}),
+    }
+    return View(summary, tuple(panels), extra)
 
 
 def player_view(game: GameState, player: str) -> View:
     """A phone page: the player's sandtimers, control center and counters."""
     me = game.player(player)
     if me is None:
-        return View(f"{player} does not play in this game")
-    where = game.owner_of(me.ship)
-    at = f"{me.ship} ({where.name}'s planet)" if where is not None else me.ship
-    summary = f"{me.name}: planet {me.planet}, spaceship at {at} \u00b7 {PHASE_WORDS[game.phase]}"
-    timer_lines = [f"Timer {t + 1}: {_timer_text(me, tm)}" for t, tm in enumerate(me.timers)]
-    if game.variant == "full" and not me.ready:
-        timer_lines.append("Pick and place your 2 starting orders before the master clock starts")
-    counters = [
-        f"Above your control center: {counts_text((o.color, o.value) for o in me.above)}",
-        f"Collected: {', '.join(f'{c.color} {c.value} ({c.source})' for c in me.collected) or 'none'}",
-        f"Bonus counters: {', '.join(str(b) for b in me.bonus) or 'none'}",
+        return View(text("{player} does not play in this game", player=player))
+    summary = text(
+        "{player}: your spaceship is at {place} · {phase}",
+        player=me.name,
+        place=place_word(game, me.ship),
+        phase=PHASE_WORDS[game.phase],
+    )
+    timer_lines = [
+        text("Timer {index}: {where}", index=t + 1, where=timer_text(game, me, tm))
+        for t, tm in enumerate(me.timers)
     ]
-    voids = [c for c in COLORS if any(o.color == c for o in me.above)]
+    if game.variant == "full" and not me.ready:
+        timer_lines.append(text("Pick and place your 2 starting orders before the master clock starts"))
+    collected = [
+        text("{counter} ({player})", counter=counter_text(c.color, c.value), player=c.source)
+        for c in me.collected
+    ]
+    counters = [
+        text(
+            "Above your control center: {counters}",
+            counters=counters_text((o.color, o.value) for o in me.above),
+        ),
+        text("Collected: {counters}", counters=joined(collected, ", ") if collected else NONE),
+        text("Bonus counters: {values}", values=", ".join(str(b) for b in me.bonus) if me.bonus else NONE),
+    ]
+    voids = tuple(COLOR_WORDS[c] for c in COLORS if any(o.color == c for o in me.above))
     if voids:
-        counters.append(f"Still void at the end if not placed: {', '.join(voids)}")
+        counters.append(text("Still void at the end if not placed: {colors}", colors=voids))
     panels = (
-        {"kind": "lines", "title": "My sandtimers", "lines": timer_lines},
-        _control_center_panel(me, "My control center"),
-        {"kind": "lines", "title": "My counters", "lines": counters},
+        {"kind": "lines", "title": text("My sandtimers"), "lines": timer_lines},
+        _control_center_panel(me, text("My control center")),
+        {"kind": "lines", "title": text("My counters"), "lines": counters},
     )
     return View(summary, panels)

@@ -48,12 +48,13 @@ GAME = GameInfo(
     timers_per_player=1,
     variants=(Variant("standard", "Standard", 90),),
     engine="companion.games.time_splicers.engine",
-    rules_version=2,  # 2: the rules read again (hand limit after every card, collapse on the fifth card)
+    rules_version=3,  # 3: an early end (host or master clock) is scored as it stands
     load_data=load_deck,
     state_modules=(
         "companion.games.time_splicers.engine",
         "companion.games.time_splicers.deck",
         "companion.games.time_splicers.table",
+        "companion.rules.text",  # the notes kept in the state for the pages are texts
     ),
     score_record=None,
     referee_record=referee_record,

@@ -132,11 +132,13 @@ def _value(data: dict[str, Any], key: str, label: str) -> Any:
     return entry
 
 
-def parse_deck(data: Any, *, label: str = "deck file") -> DeckConfig:
+def parse_deck(data: Any, *, source: str = "deck file") -> DeckConfig:
     """Check a decoded deck document and build a :class:`DeckConfig`.
 
-    Each entry is either ``{"value": ..., "source": ...}`` or a bare value.
+    Each entry is either ``{"value": ..., "source": ...}`` or a bare value; ``source`` names the file
+    in the error messages.
     """
+    label = source
     if not isinstance(data, dict):
         raise DeckFileError(f"{label} must be a JSON object")
     values: dict[str, Any] = {}
@@ -190,9 +192,9 @@ def load_deck(path: str | Path | None = None) -> DeckConfig:
         if path is None:
             return parse_deck(
                 read_shipped("companion.games.time_splicers", "deck.json"),
-                label="deck file the built-in deck.json",
+                source="deck file the built-in deck.json",
             )
         data = read_file(path, label="deck file")
     except DataFileError as exc:
         raise DeckFileError(str(exc)) from None
-    return parse_deck(data, label=f"deck file {path}")
+    return parse_deck(data, source=f"deck file {path}")

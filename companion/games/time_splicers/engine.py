@@ -54,6 +54,7 @@ from typing import Any
 
 from companion.errors import InvalidRecordError
 from companion.games.base import Accepted, Rejected
+from companion.rules.text import Text, text
 
 from .deck import (
     NUMBER,
@@ -64,27 +65,33 @@ from .deck import (
     Card,
     DeckConfig,
 )
+from .words import card_text, colour_text, timeline_text
 
-# Rulebook section names, cited in rejections.
-R_TURN = "How to Play"
-R_MOVING = "Moving (Main Action)"
-R_ADJACENT = "Moving a. Move to an Adjacent Card, then Draw 1 Card"
-R_PORTAL = "Moving b. Move to the Time Portal, then Draw 2 Cards"
-R_PLACE = "Moving c. Place a Card & Move Onto It"
-R_SAME = "Placing Cards in the Same Timeline"
-R_NEW = "Placing Cards in a New Timeline"
-R_FIXED = "Fixed Point in Time"
-R_HAND_MIN = "Hand Minimum"
-R_HAND_MAX = "Hand Maximum"
-R_SPECIAL = "Special Cards"
-R_QT = "Quantum Tunnel"
-R_TJ = "Time Jump"
-R_TF = "Time Freeze"
-R_EMPTY = "a. Empty Timeline Collapse"
-R_PARTIAL = "b. Partial Timeline Collapse"
-R_COMPLETE = "c. Complete Timeline Collapse"
-R_END = "Game End"
-R_SETUP = "Setup"
+# Rulebook section names, cited in rejections (headings of time-splicers.txt, as message ids).
+R_TURN = text("How to Play")
+R_MOVING = text("Moving (Main Action)")
+R_ADJACENT = text("Moving a. Move to an Adjacent Card, then Draw 1 Card")
+R_PORTAL = text("Moving b. Move to the Time Portal, then Draw 2 Cards")
+R_PLACE = text("Moving c. Place a Card & Move Onto It")
+R_SAME = text("Placing Cards in the Same Timeline")
+R_NEW = text("Placing Cards in a New Timeline")
+R_FIXED = text("Fixed Point in Time")
+R_HAND_MIN = text("Hand Minimum")
+R_HAND_MAX = text("Hand Maximum")
+R_SPECIAL = text("Special Cards")
+R_QT = text("Quantum Tunnel")
+R_TJ = text("Time Jump")
+R_TF = text("Time Freeze")
+R_EMPTY = text("a. Empty Timeline Collapse")
+R_PARTIAL = text("b. Partial Timeline Collapse")
+R_COMPLETE = text("c. Complete Timeline Collapse")
+R_END = text("Game End")
+R_SETUP = text("Setup")
+
+WON_BY_CRYSTALS = "found Time Crystal number {number}"
+"""``GameWon.reason`` when a player found the last crystal they needed (``{number}`` filled in)."""
+WON_LAST_STANDING = "every other player was eliminated"
+"""``GameWon.reason`` when every other player was eliminated."""
 
 COMPLETE_COLLAPSE_CARDS = 5
 """Placing this card of a Timeline holding the Singularity collapses it (c. Complete Timeline Collapse)."""
@@ -663,8 +670,10 @@ def _layout_cards(
 
 
 class _Refusal(Exception):
-    def __init__(self, reason: str, rule: str) -> None:
-        super().__init__(reason)
+    """An action breaks a rule: why, in words for players, and the rulebook section."""
+
+    def __init__(self, reason: Text, rule: Text) -> None:
+        super().__init__(str(reason))
         self.reason = reason
         self.rule = rule
 
@@ -751,6 +760,10 @@ class _Table:
     def num(self, card: str) -> int:
         return self.index[card].number or 0
 
+    def name(self, card: str | None) -> Text:
+        """A card's name for players ("red 5")."""
+        return card_text(self.index, card or "")
+
     def timeline_of(self, card: str | None) -> _T | None:
         for t in self.timelines:
             if card in t.cards:
@@ -788,10 +801,19 @@ class _Table:
         if self.shuffles <= len(self.s.reshuffle_tops):
             top = list(self.s.reshuffle_tops[self.shuffles - 1])
             missing = [c for c in top if c not in self.discard]
-            if missing or len(set(top)) != len(top):
+            if missing:
                 raise _Refusal(
-                    f"The recorded order of reshuffle {self.shuffles} names {missing[0] if missing else 'a card twice'}, "
-                    "which is not in the discard pile being shuffled",
+                    text(
+                        "The recorded order of reshuffle {number} names {card}, which is not in the discard "
+                        "pile being shuffled",
+                        number=self.shuffles,
+                        card=self.name(missing[0]),
+                    ),
+                    R_HAND_MAX,
+                )
+            if len(set(top)) != len(top):
+                raise _Refusal(
+                    text("The recorded order of reshuffle {number} names a card twice", number=self.shuffles),
                     R_HAND_MAX,
                 )
             order = top + [c for c in order if c not in top]
@@ -835,7 +857,7 @@ class _Table:
         self.events.append(CrystalsFound(p.name, got, p.crystals))
         if p.crystals >= self.cfg.crystals_to_win:
             self.winner = p.name
-            self.events.append(GameWon(p.name, f"found Time Crystal number {self.cfg.crystals_to_win}"))
+            self.events.append(GameWon(p.name, WON_BY_CRYSTALS.format(number=self.cfg.crystals_to_win)))
             raise _GameOver
 
     def remove_timeline(self, t: _T) -> list[str]:
@@ -937,7 +959,7 @@ class _Table:
         left = self.active()
         if len(left) == 1 and self.cfg.last_player_standing_wins:
             self.winner = left[0].name
-            self.events.append(GameWon(left[0].name, "every other player was eliminated"))
+            self.events.append(GameWon(left[0].name, WON_LAST_STANDING))
             raise _GameOver
         if not left:
             raise _GameOver
@@ -958,7 +980,7 @@ class _Table:
         self.events.append(TurnEnded(p.name, self.players[nxt].name))
 
     # ---- collapses after a placement
-    def choose_timeline(self, choice: str | None, rule: str) -> str:
+    def choose_timeline(self, choice: str | None, rule: Text) -> str:
         """Earliest card of the Timeline of the player's choice, or a card flipped from the deck."""
         colours = [t.colour for t in self.timelines]
         if colours:
@@ -966,8 +988,14 @@ class _Table:
                 choice = colours[0]
             if choice not in colours:
                 raise _Refusal(
-                    "Choose the Timeline the displaced meeples move to: relocate_to must be one of "
-                    + ", ".join(colours),
+                    text(
+                        "Choose the Timeline the displaced meeples move to; the only Timeline on the table "
+                        "is {colours}",
+                        "Choose the Timeline the displaced meeples move to; the Timelines on the table are "
+                        "{colours}",
+                        count=len(colours),
+                        colours=tuple(colour_text(c) for c in colours),
+                    ),
                     rule,
                 )
             t = self.by_colour(choice)
@@ -975,7 +1003,12 @@ class _Table:
             return t.cards[0]
         if choice is not None:
             raise _Refusal(
-                f"No Timeline is left for relocate_to={choice!r}; a new one is flipped from the deck", rule
+                text(
+                    "No Timeline is left to move the displaced meeples to, not even the {timeline}: a new one "
+                    "is flipped from the deck, so choose none",
+                    timeline=timeline_text(choice),
+                ),
+                rule,
             )
         while True:
             card = self.pop_deck()
@@ -999,8 +1032,10 @@ class _Table:
         if is_complete_collapse(len(t.cards), numbers, self.cfg.singularity_number):
             if sequence is not None:
                 raise _Refusal(
-                    "This placement collapses the whole Timeline (it is the fifth card of a Timeline "
-                    "holding the Singularity); no sequence is chosen",
+                    text(
+                        "This placement collapses the whole Timeline (it is the fifth card of a Timeline "
+                        "holding the Singularity): no sequence is chosen"
+                    ),
                     R_COMPLETE,
                 )
             movers = self.on_cards(t.cards)
@@ -1013,13 +1048,21 @@ class _Table:
         runs = [s for s in (era - 2, era - 1, era) if all(s + k in numbers for k in range(3))]
         if not runs:
             if sequence is not None:
-                raise _Refusal(f"Placing {card} makes no 3-card sequence to collapse", R_PARTIAL)
+                raise _Refusal(
+                    text("Placing {card} makes no 3-card sequence to collapse", card=self.name(card)),
+                    R_PARTIAL,
+                )
             return
         if sequence is None and len(runs) == 1:
             sequence = runs[0]
         if sequence not in runs:
-            options = ", ".join(f"{s} ({s}-{s + 1}-{s + 2})" for s in runs)
-            raise _Refusal(f"Choose the sequence to collapse: sequence must be one of {options}", R_PARTIAL)
+            raise _Refusal(
+                text(
+                    "This placement makes several 3-card sequences ({sequences}): choose the one that collapses",
+                    sequences=tuple(sequence_name(s) for s in runs),
+                ),
+                R_PARTIAL,
+            )
         seq = [c for c in t.cards if sequence <= self.num(c) <= sequence + 2]
         first = t.cards.index(seq[0])
         left = t.cards[first - 1] if first > 0 else None
@@ -1038,6 +1081,11 @@ class _Table:
         self.award(p, 1)
 
 
+def sequence_name(lowest: int) -> str:
+    """A 3-card sequence by its numbers: "4-5-6" (the same in every language)."""
+    return "-".join(str(lowest + k) for k in range(3))
+
+
 def is_complete_collapse(size: int, numbers: list[int], singularity: int) -> bool:
     """True when a placement that left a Timeline with ``size`` cards collapses it completely.
 
@@ -1052,15 +1100,19 @@ def _player(table: _Table, name: str) -> _P:
     for p in table.players:
         if p.name == name:
             return p
-    raise _Refusal(f"There is no player called {name!r} at this table", R_TURN)
+    raise _Refusal(text("There is no player called {name} at this table", name=name), R_TURN)
 
 
 def _check_table_card(table: _Table, card: str) -> _T:
     t = table.timeline_of(card)
     if card == PORTAL_ID:
-        raise _Refusal("To step into the Time Portal use the portal action, which draws 2 cards", R_PORTAL)
+        raise _Refusal(
+            text("To step into the Time Portal, choose the Time Portal move, which draws 2 cards"), R_PORTAL
+        )
     if t is None:
-        raise _Refusal(f"{card} is not a card in a Timeline on the table", R_MOVING)
+        raise _Refusal(
+            text("{card} is not a card in a Timeline on the table", card=table.name(card)), R_MOVING
+        )
     return t
 
 
@@ -1072,7 +1124,7 @@ def _move(table: _Table, p: _P, a: Move) -> None:
     dest_t = _check_table_card(table, a.to)
     pos = p.position
     if pos == a.to:
-        raise _Refusal(f"You are already on {a.to}", R_ADJACENT)
+        raise _Refusal(text("You are already on {card}", card=table.name(a.to)), R_ADJACENT)
     if pos == PORTAL_ID:
         table.move_player(p, a.to, "portal-exit")
         table.end_turn(p)
@@ -1081,14 +1133,28 @@ def _move(table: _Table, p: _P, a: Move) -> None:
         kind = table.index[pos].kind
         if kind == QUANTUM_TUNNEL and a.to not in table.start_links:
             raise _Refusal(
-                f"From the Quantum Tunnel starting card you can only move to a card placed next to it, not {a.to}",
+                text(
+                    "From the Quantum Tunnel starting card you can only move to a card placed next to it, "
+                    "not {card}",
+                    card=table.name(a.to),
+                ),
                 R_QT,
             )
-        if kind == TIME_JUMP and (table.start_colour is None or dest_t.colour != table.start_colour):
-            chosen = table.start_colour or "none yet"
+        if kind == TIME_JUMP and table.start_colour is None:
             raise _Refusal(
-                f"From the Time Jump starting card you can only move into the Timeline chosen by the first "
-                f"player to leave it ({chosen})",
+                text(
+                    "From the Time Jump starting card you can only move into the Timeline chosen by the first "
+                    "player to leave it, and nobody has chosen one yet: place a card to choose it"
+                ),
+                R_TJ,
+            )
+        if kind == TIME_JUMP and dest_t.colour != table.start_colour:
+            raise _Refusal(
+                text(
+                    "From the Time Jump starting card you can only move into the {timeline}, chosen by the first "
+                    "player to leave it",
+                    timeline=timeline_text(table.start_colour or ""),
+                ),
                 R_TJ,
             )
     else:
@@ -1097,14 +1163,22 @@ def _move(table: _Table, p: _P, a: Move) -> None:
         if here is dest_t:
             if abs(here.cards.index(a.to) - here.cards.index(pos or "")) != 1:
                 raise _Refusal(
-                    f"{a.to} is not next to {pos}: move one card along your Timeline or to the same Era "
-                    "in another Timeline",
+                    text(
+                        "{card} is not next to {here}: move one card along your Timeline or to the same Era "
+                        "in another Timeline",
+                        card=table.name(a.to),
+                        here=table.name(pos),
+                    ),
                     R_ADJACENT,
                 )
         elif table.num(a.to) != table.num(pos or ""):
             raise _Refusal(
-                f"{a.to} is in another Timeline but not the same Era as {pos}: only cards with the same "
-                "number in other Timelines are adjacent",
+                text(
+                    "{card} is in another Timeline but not the same Era as {here}: only cards with the same "
+                    "number in other Timelines are adjacent",
+                    card=table.name(a.to),
+                    here=table.name(pos),
+                ),
                 R_ADJACENT,
             )
     table.move_player(p, a.to, "adjacent")
@@ -1116,7 +1190,8 @@ def _enter_portal(table: _Table, p: _P, a: EnterPortal) -> None:
     """Step into the Time Portal and draw 2; the next turn leaves it."""
     if p.position == PORTAL_ID:
         raise _Refusal(
-            "You are already in the Time Portal: this turn you must move to a card or place a card", R_PORTAL
+            text("You are already in the Time Portal: this turn you must move to a card or place a card"),
+            R_PORTAL,
         )
     table.move_player(p, PORTAL_ID, "portal")
     table.events.append(EnteredPortal(p.name))
@@ -1128,11 +1203,15 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
     """Place a numbered card next to or parallel to your card and move onto it."""
     card = table.index.get(a.card)
     if card is None:
-        raise _Refusal(f"There is no card called {a.card!r} in this deck", R_PLACE)
+        raise _Refusal(text("There is no card called {card} in this deck", card=a.card), R_PLACE)
+    name = table.name(a.card)
     if a.card not in p.hand:
-        raise _Refusal(f"{a.card} is not in your hand", R_PLACE)
+        raise _Refusal(text("{card} is not in your hand", card=name), R_PLACE)
     if card.kind != NUMBER:
-        raise _Refusal(f"{a.card} is a special card: play it as a free action, not as a placement", R_SPECIAL)
+        raise _Refusal(
+            text("{card} is a special card: play it as a free action, not as a placement", card=name),
+            R_SPECIAL,
+        )
     colour, era = card.colour or "", card.number or 0
     pos = p.position
     existing = table.by_colour(colour)
@@ -1146,13 +1225,20 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
             if kind == TIME_JUMP:
                 if table.start_colour is None and existing is not None:
                     raise _Refusal(
-                        f"A {colour} Timeline is already on the table; choose a colour for a new Timeline",
+                        text(
+                            "A {timeline} is already on the table: choose a colour for a new Timeline",
+                            timeline=timeline_text(colour),
+                        ),
                         R_TJ,
                     )
                 if table.start_colour is not None and colour != table.start_colour:
                     raise _Refusal(
-                        f"The first player to leave the Time Jump starting card chose the {table.start_colour} "
-                        f"Timeline; place a {table.start_colour} card",
+                        text(
+                            "The first player to leave the Time Jump starting card chose the {timeline}: "
+                            "place a {colour} card",
+                            timeline=timeline_text(table.start_colour),
+                            colour=colour_text(table.start_colour),
+                        ),
                         R_TJ,
                     )
                 table.start_colour = colour
@@ -1165,8 +1251,11 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
             target = existing
             if any(table.num(c) == era for c in target.cards):
                 raise _Refusal(
-                    f"The {colour} Timeline already has an Era {era} card; its cards must stay in "
-                    "ascending order",
+                    text(
+                        "The {timeline} already has an Era {era} card: its cards must stay in ascending order",
+                        timeline=timeline_text(colour),
+                        era=era,
+                    ),
                     R_SAME,
                 )
             later = [i for i, c in enumerate(target.cards) if table.num(c) > era]
@@ -1181,16 +1270,25 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
         if colour == here.colour:
             if era == mine:
                 raise _Refusal(
-                    f"{a.card} has the same Era as {pos}: a card placed to the right must be higher and "
-                    "one placed to the left lower",
+                    text(
+                        "{card} has the same Era as {here}: a card placed to the right must be higher and "
+                        "one placed to the left lower",
+                        card=name,
+                        here=table.name(pos),
+                    ),
                     R_SAME,
                 )
             if era > mine:
                 right = here.cards[i + 1] if i + 1 < len(here.cards) else None
                 if right is not None and era >= table.num(right):
                     raise _Refusal(
-                        f"{a.card} cannot go to the right of {pos}: it must be lower than the next card "
-                        f"{right} to keep the Timeline in ascending order",
+                        text(
+                            "{card} cannot go to the right of {here}: it must be lower than the next card "
+                            "{next} to keep the Timeline in ascending order",
+                            card=name,
+                            here=table.name(pos),
+                            next=table.name(right),
+                        ),
                         R_SAME,
                     )
                 here.cards.insert(i + 1, a.card)
@@ -1199,8 +1297,13 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
                 left = here.cards[i - 1] if i > 0 else None
                 if left is not None and era <= table.num(left):
                     raise _Refusal(
-                        f"{a.card} cannot go to the left of {pos}: it must be higher than the previous card "
-                        f"{left} to keep the Timeline in ascending order",
+                        text(
+                            "{card} cannot go to the left of {here}: it must be higher than the previous card "
+                            "{previous} to keep the Timeline in ascending order",
+                            card=name,
+                            here=table.name(pos),
+                            previous=table.name(left),
+                        ),
                         R_SAME,
                     )
                 here.cards.insert(i, a.card)
@@ -1209,14 +1312,23 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
         else:
             if era != mine:
                 raise _Refusal(
-                    f"{a.card} is neither {here.colour} (to place beside {pos}) nor Era {mine} "
-                    f"(to splice a new Timeline above or below {pos})",
+                    text(
+                        "{card} is neither {colour} (to place beside {here}) nor Era {era} "
+                        "(to splice a new Timeline above or below {here})",
+                        card=name,
+                        colour=colour_text(here.colour),
+                        here=table.name(pos),
+                        era=mine,
+                    ),
                     R_NEW,
                 )
             if existing is not None:
                 raise _Refusal(
-                    f"A {colour} Timeline is already on the table, and each colour has only one Timeline: "
-                    "splice a card of a colour that has no Timeline yet",
+                    text(
+                        "A {timeline} is already on the table, and each colour has only one Timeline: "
+                        "splice a card of a colour that has no Timeline yet",
+                        timeline=timeline_text(colour),
+                    ),
                     R_NEW,
                 )
             target = _T(colour, [a.card], [])
@@ -1243,10 +1355,10 @@ def _place(table: _Table, p: _P, a: PlaceCard) -> None:
 def _quantum_tunnel(table: _Table, p: _P, a: UseQuantumTunnel) -> None:
     """Play a Quantum Tunnel card to move to any card on the table."""
     if not any(table.index[c].kind == QUANTUM_TUNNEL for c in p.hand):
-        raise _Refusal("You have no Quantum Tunnel card in your hand", R_QT)
+        raise _Refusal(text("You have no Quantum Tunnel card in your hand"), R_QT)
     _check_table_card(table, a.to)
     if p.position == a.to:
-        raise _Refusal(f"You are already on {a.to}", R_QT)
+        raise _Refusal(text("You are already on {card}", card=table.name(a.to)), R_QT)
     card = table.take_from_hand(p, QUANTUM_TUNNEL)
     assert card is not None
     table.discard.append(card)
@@ -1258,21 +1370,28 @@ def _time_jump(table: _Table, p: _P, a: UseTimeJump) -> None:
     """A Time Jump card or token moves you to any other card of your own Timeline."""
     here = table.timeline_of(p.position)
     if here is None:
-        raise _Refusal("A Time Jump moves within your Timeline, and you are not on a Timeline card", R_TJ)
+        raise _Refusal(
+            text("A Time Jump moves within your Timeline, and you are not on a Timeline card"), R_TJ
+        )
     if a.to not in here.cards:
-        raise _Refusal(f"{a.to} is not in your {here.colour} Timeline", R_TJ)
+        raise _Refusal(
+            text(
+                "{card} is not in your {timeline}", card=table.name(a.to), timeline=timeline_text(here.colour)
+            ),
+            R_TJ,
+        )
     if a.to == p.position:
-        raise _Refusal(f"You are already on {a.to}", R_TJ)
+        raise _Refusal(text("You are already on {card}", card=table.name(a.to)), R_TJ)
     if a.token:
         if p.tokens < 1:
-            raise _Refusal("You have no Time Jump token", R_TJ)
+            raise _Refusal(text("You have no Time Jump token"), R_TJ)
         p.tokens -= 1
         table.token_supply += 1
         table.events.append(TimeJumpTokenSpent(p.name, "time jump"))
     else:
         card = table.take_from_hand(p, TIME_JUMP)
         if card is None:
-            raise _Refusal("You have no Time Jump card in your hand", R_TJ)
+            raise _Refusal(text("You have no Time Jump card in your hand"), R_TJ)
         table.discard.append(card)
         table.events.append(SpecialCardPlayed(p.name, card))
     table.move_player(p, a.to, "time-jump")
@@ -1281,7 +1400,7 @@ def _time_jump(table: _Table, p: _P, a: UseTimeJump) -> None:
 def _redraw(table: _Table, p: _P, a: RedrawHand) -> None:
     """A Time Jump token can instead discard your hand and draw four new cards."""
     if p.tokens < 1:
-        raise _Refusal("You have no Time Jump token to exchange your hand", R_TJ)
+        raise _Refusal(text("You have no Time Jump token to exchange your hand"), R_TJ)
     p.tokens -= 1
     table.token_supply += 1
     table.events.append(TimeJumpTokenSpent(p.name, "new hand"))
@@ -1296,11 +1415,13 @@ def _time_freeze(table: _Table, p: _P, a: PlaceTimeFreeze) -> None:
     """Put a Time Freeze card and one of your markers at the end of your Timeline."""
     here = table.timeline_of(p.position)
     if here is None:
-        raise _Refusal("A Time Freeze card goes at the end of your Timeline, and you are not on one", R_TF)
+        raise _Refusal(
+            text("A Time Freeze card goes at the end of your Timeline, and you are not on one"), R_TF
+        )
     if not any(table.index[c].kind == TIME_FREEZE for c in p.hand):
-        raise _Refusal("You have no Time Freeze card in your hand", R_TF)
+        raise _Refusal(text("You have no Time Freeze card in your hand"), R_TF)
     if p.markers < 1:
-        raise _Refusal("You have no Time Freeze marker left to show the card is yours", R_TF)
+        raise _Refusal(text("You have no Time Freeze marker left to show the card is yours"), R_TF)
     card = table.take_from_hand(p, TIME_FREEZE)
     assert card is not None
     p.markers -= 1
@@ -1335,18 +1456,21 @@ def apply(state: GameState, action: Action) -> Accepted[GameState] | Rejected:
     """
     handler = _HANDLERS.get(type(action))
     if handler is None:
-        return Rejected(f"{type(action).__name__} is not a Time Splicers action", R_TURN)
+        return Rejected(text("{action} is not a Time Splicers action", action=type(action).__name__), R_TURN)
     if state.winner is not None:
-        return Rejected(f"The game is over: {state.winner} has won", R_END)
+        return Rejected(text("The game is over: {player} has won", player=state.winner), R_END)
     if state.is_over:
-        return Rejected("The game is over: every player has been eliminated", R_END)
+        return Rejected(text("The game is over: every player has been eliminated"), R_END)
     table = _Table(state)
     try:
         p = _player(table, action.player)
         if p.eliminated:
-            raise _Refusal(f"{p.name} has been eliminated from the game", R_HAND_MAX)
+            raise _Refusal(text("{player} has been eliminated from the game", player=p.name), R_HAND_MAX)
         if p.name != state.current_player:
-            raise _Refusal(f"It is {state.current_player}'s turn, not {p.name}'s", R_TURN)
+            raise _Refusal(
+                text("It is {player}'s turn, not {other}'s", player=state.current_player, other=p.name),
+                R_TURN,
+            )
         handler(table, p, action)
     except _Refusal as refusal:
         return Rejected(refusal.reason, refusal.rule)

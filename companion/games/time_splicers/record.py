@@ -234,7 +234,7 @@ def referee_record(record: dict[str, Any]) -> dict[str, Any]:
             state = outcome.state
             entry["events"] = [event_to_dict(e) for e in outcome.events]
         else:
-            entry["reason"] = outcome.reason
-            entry["rule"] = outcome.rule
+            entry["reason"] = str(outcome.reason)  # the record's report is in English
+            entry["rule"] = str(outcome.rule)
         results.append(entry)
     return {"setup": setup, "results": results, **summary(state)}

@@ -7,33 +7,39 @@ How a table plays it (see "On the hub" in docs/games/time-splicers.md):
   refused ("It is ana's turn, not ben's"), and so is a second flip while the turn is
   already running (it restarts nothing) or a flip of another timer of the player.
 * During the turn the player's phone lists every legal action, worked out by the engine:
-  the free actions (Quantum Tunnel, Time Jump card or token, a new hand for a token, Time
-  Freeze) and the main actions (move, Time Portal, place or splice a card, with the
-  collapse choices when a placement needs one). A main action ends the turn and the next
-  player flips their timer.
+  the main actions first (place or splice a card, with the collapse choices when a
+  placement needs one; move; the Time Portal), then the free actions (Time Freeze, Time
+  Jump card or token, a new hand for a token, Quantum Tunnel). A main action ends the turn
+  and the next player flips their timer.
 * With ``setup.turn_limit`` on, the sand running out while the turn is open forfeits it
   with the engine's ``ForfeitTurn`` (record action ``time_out``): no main action, the
   meeple stays, the hand is refilled to the minimum. With it off the sand is a reminder.
-* The master clock only bounds the session: its start and end change nothing here.
+* The master clock only bounds the session: its start changes nothing here. When it runs
+  out, or when the host ends the game early, the game ends where it stands and is scored on
+  the Time Crystals found so far (``{"type": "game_ended", "by": "clock" | "host"}``).
 
 The logged actions are the record actions of ``companion referee time-splicers`` with
 ``type`` for ``action`` (``{"type": "move", "player", "to"}``, ``place`` with ``card`` and
-the optional ``sequence`` and ``relocate_to``, ...), plus ``{"type": "turn_started", "player"}``;
-each step is logged with the engine's events as its facts. The turn timer, the log and the
-notes are :class:`~companion.rules.turns.TurnReferee`'s; the component counts arrive as the
-game's data (``GAME.data``).
+the optional ``sequence`` and ``relocate_to``, ...), plus ``{"type": "turn_started", "player"}``
+and ``game_ended``; each step is logged with the engine's events as its facts. The turn
+timer, the log and the notes are :class:`~companion.rules.turns.TurnReferee`'s; the
+component counts arrive as the game's data (``GAME.data``).
+
+Every word for players is a :class:`~companion.rules.text.Text` (catalogs in ``i18n/``); the
+dashboard draws the view's ``picture`` (``static/pictures/time-splicers.js``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.errors import ConfigError, InvalidRecordError
-from companion.rules.outcome import Rejected, Step
+from companion.rules.outcome import Decision, Rejected, Step
 from companion.rules.pages import MenuItem, View
 from companion.rules.setup import TableSetup
+from companion.rules.text import Text, TextError, text
 from companion.rules.turns import Applied, TurnReferee
 
 from .deck import NUMBER, PORTAL_ID, QUANTUM_TUNNEL, TIME_FREEZE, TIME_JUMP, DeckConfig
@@ -41,6 +47,7 @@ from .engine import (
     R_END,
     R_HAND_MAX,
     R_TURN,
+    WON_LAST_STANDING,
     Action,
     CardPlaced,
     CardsDrawn,
@@ -60,7 +67,6 @@ from .engine import (
     PlaceTimeFreeze,
     PlayerEliminated,
     RedrawHand,
-    SpecialCardPlayed,
     StartCardLeft,
     TimeFreezePlaced,
     TimeFreezeReturned,
@@ -73,10 +79,15 @@ from .engine import (
     apply,
     card_index,
     new_game,
+    sequence_name,
 )
+from .words import card_text, colour_text, timeline_text
 
 PHONE_ACTIONS = ("move", "portal", "place", "quantum_tunnel", "time_jump", "redraw", "time_freeze")
 """Action types a phone may post (``time_out`` comes from the turn timer only)."""
+
+ENDED_BY = ("host", "clock")
+"""Who can end a game before a player finds their last crystal: the host ("End game") or the master clock."""
 
 
 @dataclass(frozen=True)
@@ -88,23 +99,35 @@ class SplicersTable:
     """The player to act flipped their turn timer and has not made their main action yet."""
     turns: int = 0
     """Turns started so far."""
-    last: tuple[str, ...] = ()
+    last: tuple[Text, ...] = ()
     """The latest happenings, oldest first, for the pages."""
+    ended: str = ""
+    """"host" or "clock" once the game was ended before the rules' own end (scored as it stood); "" else."""
+
+
+class ActionError(InvalidRecordError, TextError):
+    """A posted or logged action that is not a Time Splicers action (what is wrong, in words for players)."""
+
+
+class TableSetupError(ConfigError, TextError):
+    """A table the game cannot start at (a player count or a variant), in words for the host."""
 
 
 # --- actions as JSON -----------------------------------------------------------------------
 
 
 def to_engine(action: dict[str, Any]) -> Action:
-    """A logged or posted action as an engine action; InvalidRecordError names what is wrong."""
+    """A logged or posted action as an engine action; :class:`ActionError` says what is wrong."""
     kind, player = action.get("type"), action.get("player")
     if not isinstance(player, str):
-        raise InvalidRecordError("an action names the player acting")
+        raise ActionError(text("An action names the player acting"))
 
     def card(key: str) -> str:
         value = action.get(key)
         if not isinstance(value, str):
-            raise InvalidRecordError(f"a {kind} action needs {key!r}, a card name")
+            raise ActionError(
+                text("A {action} action needs {field}, a card name", action=str(kind), field=key)
+            )
         return value
 
     if kind == "move":
@@ -114,16 +137,16 @@ def to_engine(action: dict[str, Any]) -> Action:
     if kind == "place":
         sequence, relocate = action.get("sequence"), action.get("relocate_to")
         if sequence is not None and (isinstance(sequence, bool) or not isinstance(sequence, int)):
-            raise InvalidRecordError("'sequence' must be the lowest number of the sequence to collapse")
+            raise ActionError(text("The sequence to collapse is given by its lowest number"))
         if relocate is not None and not isinstance(relocate, str):
-            raise InvalidRecordError("'relocate_to' must be a Timeline colour")
+            raise ActionError(text("The displaced meeples go to a Timeline named by its colour"))
         return PlaceCard(player, card("card"), sequence, relocate)
     if kind == "quantum_tunnel":
         return UseQuantumTunnel(player, card("to"))
     if kind == "time_jump":
         use = action.get("use", "card")
         if use not in ("card", "token"):
-            raise InvalidRecordError('a time_jump action uses a "card" or a "token"')
+            raise ActionError(text("A Time Jump uses a card or a token"))
         return UseTimeJump(player, card("to"), use == "token")
     if kind == "redraw":
         return RedrawHand(player)
@@ -131,7 +154,7 @@ def to_engine(action: dict[str, Any]) -> Action:
         return PlaceTimeFreeze(player)
     if kind == "time_out":
         return ForfeitTurn(player)
-    raise InvalidRecordError(f"unknown Time Splicers action {kind!r}; use one of: {', '.join(PHONE_ACTIONS)}")
+    raise ActionError(text("{action} is not a Time Splicers action", action=repr(kind)))
 
 
 def _clean(action: dict[str, Any], player: str) -> dict[str, Any]:
@@ -149,79 +172,176 @@ def _clean(action: dict[str, Any], player: str) -> dict[str, Any]:
 
 # --- words ---------------------------------------------------------------------------------
 
+NOWHERE = text("nowhere")
 
-def card_name(config: DeckConfig, card: str | None) -> str:
-    """ "red 5", "Quantum Tunnel", "Time Portal"."""
+GROUP_PLACE = text("Place a card")
+GROUP_MOVE = text("Move (draw 1)")
+GROUP_LEAVE_PORTAL = text("Leave the Time Portal")
+GROUP_PORTAL = text("Time Portal")
+GROUP_FREEZE = text("Free: Time Freeze")
+GROUP_JUMP_CARD = text("Free: Time Jump card")
+GROUP_JUMP_TOKEN = text("Free: Time Jump token")
+GROUP_TUNNEL = text("Free: Quantum Tunnel")
+
+STATUS = {
+    "winner": text("winner"),
+    "eliminated": text("eliminated"),
+    "playing": text("playing"),
+    "to start": text("to start"),
+}
+"""A player's state on the pages, by key (the picture's ``state``)."""
+
+
+def card_name(config: DeckConfig, card: str | None) -> Text:
+    """A card's name for players: "red 5", "Quantum Tunnel", "Time Portal"; "nowhere" for None."""
     if card is None:
-        return "nowhere"
-    if card == PORTAL_ID:
-        return "the Time Portal"
-    info = card_index(config).get(card)
-    if info is None:
-        return card
-    if info.kind == NUMBER:
-        return f"{info.colour} {info.number}"
-    return {QUANTUM_TUNNEL: "Quantum Tunnel", TIME_JUMP: "Time Jump", TIME_FREEZE: "Time Freeze"}.get(
-        info.kind, card
+        return NOWHERE
+    return card_text(card_index(config), card)
+
+
+def _moved(e: MeepleMoved, name: Callable[[str | None], Text]) -> Text | None:
+    """A meeple's move in words (a placement and the step into the portal are said by their own events)."""
+    where = name(e.destination)
+    if e.how == "adjacent":
+        return text("{player} moved to {card}", player=e.player, card=where)
+    if e.how == "portal-exit":
+        return text("{player} left the Time Portal for {card}", player=e.player, card=where)
+    if e.how == "quantum-tunnel":
+        return text("{player} went through a Quantum Tunnel to {card}", player=e.player, card=where)
+    if e.how == "time-jump":
+        return text("{player} made a Time Jump to {card}", player=e.player, card=where)
+    if e.how == "relocated":
+        return text("{player} was moved to {card} by the collapse", player=e.player, card=where)
+    return None
+
+
+def _token_spent(e: TimeJumpTokenSpent) -> Text | None:
+    if e.purpose == "time jump":
+        return text("{player} spent a Time Jump token on a Time Jump", player=e.player)
+    if e.purpose == "new hand":
+        return text("{player} spent a Time Jump token on a new hand", player=e.player)
+    if e.purpose == "hand limit penalty":
+        return text("{player} paid a Time Jump token for going over the hand limit", player=e.player)
+    return None
+
+
+def _collapsed(e: TimelineCollapsed, config: DeckConfig) -> Text:
+    timeline = timeline_text(e.colour)
+    if e.kind == "empty":
+        return text("{player} left the {timeline} empty: it collapsed", player=e.player, timeline=timeline)
+    if e.kind == "complete":
+        return text(
+            "{player} placed the fifth card of the {timeline} with the Singularity: the whole Timeline collapsed",
+            player=e.player,
+            timeline=timeline,
+        )
+    index = card_index(config)
+    numbers = "-".join(str(index[c].number) for c in e.cards if c in index and index[c].kind == NUMBER)
+    return text(
+        "{player} made a 3-card sequence: {sequence} of the {timeline} collapsed",
+        player=e.player,
+        sequence=numbers,
+        timeline=timeline,
     )
 
 
-def describe(events: Iterable[Any], config: DeckConfig) -> list[str]:
+def describe(events: Iterable[Any], config: DeckConfig) -> list[Text]:
     """The engine's events in words (cards drawn from the deck stay hidden)."""
 
-    def name(card: str | None) -> str:
+    def name(card: str | None) -> Text:
         return card_name(config, card)
 
-    out: list[str] = []
+    out: list[Text] = []
     for e in events:
-        if isinstance(e, MeepleMoved) and e.how != "placed":
-            out.append(
-                f"{e.player} moved to {name(e.destination)}" + (f" ({e.how})" if e.how != "adjacent" else "")
-            )
+        note: Text | None = None
+        if isinstance(e, MeepleMoved):
+            note = _moved(e, name)
         elif isinstance(e, EnteredPortal):
-            out.append(f"{e.player} stepped into the Time Portal")
+            note = text("{player} stepped into the Time Portal", player=e.player)
         elif isinstance(e, CardsDrawn) and e.cards:
-            out.append(f"{e.player} drew {len(e.cards)} card" + ("s" if len(e.cards) != 1 else ""))
+            note = text(
+                "{player} drew {count} card",
+                "{player} drew {count} cards",
+                player=e.player,
+                count=len(e.cards),
+            )
         elif isinstance(e, DeckReshuffled):
-            out.append(f"the discard pile was shuffled into a new deck of {e.cards}")
+            note = text(
+                "The discard pile was shuffled into a new deck of {count} card",
+                "The discard pile was shuffled into a new deck of {count} cards",
+                count=e.cards,
+            )
         elif isinstance(e, CardPlaced):
-            how = " (new Timeline)" if e.new_timeline else " (Timeline shifted)" if e.shifted else ""
-            out.append(f"{e.player} placed {name(e.card)}{how}")
+            if e.new_timeline:
+                note = text("{player} spliced {card}: a new Timeline", player=e.player, card=name(e.card))
+            elif e.shifted:
+                note = text(
+                    "{player} placed {card}, shifting the Timeline", player=e.player, card=name(e.card)
+                )
+            else:
+                note = text("{player} placed {card}", player=e.player, card=name(e.card))
         elif isinstance(e, FixedPointReached):
-            out.append(
-                f"fixed point in time: {e.count} cards of Era {e.era}"
-                + (f", {e.player} takes a Time Jump token" if e.token_gained else "")
-            )
+            if e.token_gained:
+                note = text(
+                    "Fixed point in time: {cards} cards of Era {era}, {player} takes a Time Jump token",
+                    cards=e.count,
+                    era=e.era,
+                    player=e.player,
+                )
+            else:
+                note = text("Fixed point in time: {cards} cards of Era {era}", cards=e.count, era=e.era)
         elif isinstance(e, TimeJumpTokenSpent):
-            out.append(f"{e.player} spent a Time Jump token ({e.purpose})")
-        elif isinstance(e, SpecialCardPlayed):
-            out.append(f"{e.player} played {name(e.card)}")
+            note = _token_spent(e)
         elif isinstance(e, HandLimitExceeded):
-            out.append(f"{e.player} went over the hand limit with {e.size} cards and discarded the hand")
-        elif isinstance(e, PlayerEliminated):
-            out.append(f"{e.player} is eliminated")
-        elif isinstance(e, TimeFreezePlaced):
-            out.append(f"{e.player} froze the {e.colour} Timeline")
-        elif isinstance(e, TimeFreezeReturned):
-            out.append(
-                f"{e.player} took back their Time Freeze on {e.colour}" + (": unfrozen" if e.unfrozen else "")
+            note = text(
+                "{player} went over the hand limit with {cards} cards and discarded the hand",
+                player=e.player,
+                cards=e.size,
             )
+        elif isinstance(e, PlayerEliminated):
+            note = text("{player} is eliminated", player=e.player)
+        elif isinstance(e, TimeFreezePlaced):
+            note = text("{player} froze the {timeline}", player=e.player, timeline=timeline_text(e.colour))
+        elif isinstance(e, TimeFreezeReturned):
+            if e.unfrozen:
+                note = text(
+                    "{player} took back their Time Freeze from the {timeline}: it is unfrozen",
+                    player=e.player,
+                    timeline=timeline_text(e.colour),
+                )
+            else:
+                note = text(
+                    "{player} took back their Time Freeze from the {timeline}",
+                    player=e.player,
+                    timeline=timeline_text(e.colour),
+                )
         elif isinstance(e, TimelineCollapsed):
-            out.append(f"the {e.colour} Timeline collapsed ({e.kind})")
+            note = _collapsed(e, config)
         elif isinstance(e, TimelineFlipped):
-            out.append(f"a new Timeline starts with {name(e.card)}")
+            note = text("A new Timeline starts with {card}", card=name(e.card))
         elif isinstance(e, StartCardLeft):
-            out.append(f"the starting {name(e.card)} card is gone")
+            note = text("The {card} starting card is gone", card=name(e.card))
         elif isinstance(e, CrystalsFound):
-            out.append(
-                f"{e.player} found {e.count} Time Crystal"
-                + ("s" if e.count != 1 else "")
-                + f" ({e.total} in all)"
+            note = text(
+                "{player} found {count} Time Crystal ({total} in all)",
+                "{player} found {count} Time Crystals ({total} in all)",
+                player=e.player,
+                count=e.count,
+                total=e.total,
             )
         elif isinstance(e, TurnForfeited):
-            out.append(f"{e.player}'s time ran out: the turn is forfeited")
+            note = text("{player}'s time ran out: the turn is forfeited", player=e.player)
         elif isinstance(e, GameWon):
-            out.append(f"{e.player} wins: {e.reason}")
+            if e.reason == WON_LAST_STANDING:
+                note = text("{player} wins: every other player was eliminated", player=e.player)
+            else:
+                note = text(
+                    "{player} wins: found Time Crystal number {number}",
+                    player=e.player,
+                    number=config.crystals_to_win,
+                )
+        if note is not None:
+            out.append(note)
     return out
 
 
@@ -234,7 +354,6 @@ class SplicersReferee(TurnReferee[SplicersTable]):
     game = "time-splicers"
     title = "Time Splicers"
     turn_rule = R_TURN
-    what_next = "make your move"
     last_notes = 6
 
     def __init__(self, setup: TableSetup, data: DeckConfig, *, layout: Layout | None = None) -> None:
@@ -247,9 +366,24 @@ class SplicersReferee(TurnReferee[SplicersTable]):
     @classmethod
     def for_table(cls, setup: TableSetup, data: DeckConfig) -> SplicersReferee:
         """The hub's referee for a Time Splicers table (``GAME.referee``); a setup the game cannot
-        start is a ConfigError."""
+        start is a ConfigError (:class:`TableSetupError`, in words for the host)."""
         if setup.variant.strip().lower() not in ("", "standard", "default"):
-            raise ConfigError(f"Time Splicers has no variant {setup.variant!r}; leave the variant empty")
+            raise TableSetupError(
+                text(
+                    "Time Splicers has no variant {variant}: leave the variant empty",
+                    variant=repr(setup.variant),
+                )
+            )
+        count = len(setup.players)
+        if not data.min_players <= count <= data.max_players:
+            raise TableSetupError(
+                text(
+                    "Time Splicers needs {low} to {high} players, not {players}",
+                    low=data.min_players,
+                    high=data.max_players,
+                    players=count,
+                )
+            )
         referee = cls(setup, data)
         try:
             referee.start(setup)
@@ -266,10 +400,12 @@ class SplicersReferee(TurnReferee[SplicersTable]):
     def step(self, state: SplicersTable, action: dict[str, Any]) -> Applied[SplicersTable] | Rejected:
         if action.get("type") == "turn_started":
             return self.open_turn(state, str(action.get("player")))
+        if action.get("type") == "game_ended":
+            return self._end(state, str(action.get("by")))
         try:
             engine_action = to_engine(action)
-        except InvalidRecordError as exc:
-            return Rejected(str(exc), R_TURN)
+        except ActionError as exc:
+            return Rejected(exc.text, R_TURN)
         outcome = apply(state.game, engine_action)
         if isinstance(outcome, Rejected):
             return outcome
@@ -278,24 +414,59 @@ class SplicersReferee(TurnReferee[SplicersTable]):
         still_open = state.turn_open and game.turn == state.game.turn and not game.is_over
         return replace(state, game=game, turn_open=still_open), outcome.events, notes
 
+    # --- the end before the rules' own end ---------------------------------------------------
+    def _end(self, state: SplicersTable, by: str) -> Applied[SplicersTable] | Rejected:
+        """The game stops where it stands (``by`` the host or the master clock), scored on the crystals."""
+        if by not in ENDED_BY:
+            return Rejected(text("A game is ended by the host or by the master clock"), R_END)
+        if self.is_over(state):
+            return Rejected(text("The game is already over"), R_END)
+        if by == "host":
+            note = text("The host ended the game: it is scored on the Time Crystals found so far")
+        else:
+            note = text("The master clock ran out: the game is scored on the Time Crystals found so far")
+        return replace(state, ended=by, turn_open=False), (), [note]
+
+    def game_ended_early(self, state: SplicersTable) -> Step:
+        """The host ended the game: it ends where it stands and is scored on the crystals found so far
+        (the most crystals lead; nobody wins while nobody has found one). Nothing changes once the
+        game is already over."""
+        return self._stop(state, "host")
+
+    def clock_expired(self, state: SplicersTable) -> Step:
+        """The master clock ran out: no flip can start a turn any more, so the game ends as it stands,
+        scored like an early end."""
+        return self._stop(state, "clock")
+
+    def _stop(self, state: SplicersTable, by: str) -> Step:
+        if self.is_over(state):
+            return Decision(state)
+        return self.decide(state, {"type": "game_ended", "by": by}, follow_up=False)
+
     # --- turns --------------------------------------------------------------------------
     def player_to_move(self, state: SplicersTable) -> str:
         return state.game.current_player
 
     def is_over(self, state: SplicersTable) -> bool:
-        return state.game.is_over
+        return state.game.is_over or bool(state.ended)
 
     def closed(self, state: SplicersTable, player: str) -> Rejected | None:
         game = state.game
         if game.winner is not None:
-            return Rejected(f"The game is over: {game.winner} has won", R_END)
+            return Rejected(text("The game is over: {player} has won", player=game.winner), R_END)
         if game.is_over:
-            return Rejected("The game is over: every player has been eliminated", R_END)
+            return Rejected(text("The game is over: every player has been eliminated"), R_END)
+        if state.ended == "host":
+            return Rejected(text("The game is over: the host ended it"), R_END)
+        if state.ended:
+            return Rejected(text("The game is over: the master clock ran out"), R_END)
         try:
             if game.player(player).eliminated:
-                return Rejected(f"{player} has been eliminated from the game", R_HAND_MAX)
+                return Rejected(text("{player} has been eliminated from the game", player=player), R_HAND_MAX)
         except KeyError:
-            return Rejected(f"{player} is not playing Time Splicers at this table", R_TURN)
+            return Rejected(
+                text("{player} is not playing Time Splicers at this table", player=player), R_TURN
+            )
         return None
 
     def turn_start(self, state: SplicersTable) -> dict[str, Any]:
@@ -311,66 +482,77 @@ class SplicersReferee(TurnReferee[SplicersTable]):
         if closed is not None:
             return closed
         if action.get("type") not in PHONE_ACTIONS:
-            return Rejected(f"Unknown action {action.get('type')!r}: choose one of the buttons", R_TURN)
+            return Rejected(
+                text("Unknown action {action}: choose one of the buttons", action=repr(action.get("type"))),
+                R_TURN,
+            )
         if player != game.current_player:
-            return Rejected(f"It is {game.current_player}'s turn, not {player}'s", R_TURN)
+            return Rejected(
+                text("It is {player}'s turn, not {other}'s", player=game.current_player, other=player), R_TURN
+            )
         return self.play(state, player, _clean(action, player))
 
     def legal_actions(self, game: GameState, player: str) -> list[MenuItem]:
-        """Every action ``player`` may take now, tried through the engine, as phone buttons."""
+        """Every action ``player`` may take now, tried through the engine, as phone buttons.
+
+        What the player does next comes first: the main actions that end the turn (place a card,
+        move, the Time Portal), then the free actions, each kind in its own group.
+        """
         if game.is_over or player != game.current_player:
             return []
         me = game.player(player)
         index = card_index(game.config)
 
-        def name(card: str | None) -> str:
+        def name(card: str | None) -> Text:
             return card_name(game.config, card)
 
         on_table = [c for t in game.timelines for c in t.cards]
         colours = [t.colour for t in game.timelines]
         items: list[MenuItem] = []
 
-        def offer(item_id: str, label: str, group: str, action: dict[str, Any]) -> Any:
+        def offer(item_id: str, label: Text, group: Text, action: dict[str, Any]) -> Any:
             outcome = apply(game, to_engine(dict(action, player=player)))
             if isinstance(outcome, Rejected):
                 return None
             items.append(MenuItem(item_id, label, group, action=action))
             return outcome
 
+        # main actions: each ends the turn
+        for card in dict.fromkeys(c for c in me.hand if index[c].kind == NUMBER):
+            self._offer_placements(offer, card, index[card].number, name, colours)
+        moving = GROUP_LEAVE_PORTAL if me.position == PORTAL_ID else GROUP_MOVE
+        for card in on_table:
+            offer(f"move:{card}", name(card), moving, {"type": "move", "to": card})
+        offer("portal", text("step into the Time Portal (draw 2)"), GROUP_PORTAL, {"type": "portal"})
+        # free actions: the turn goes on
         kinds = {index[c].kind for c in me.hand}
-        if QUANTUM_TUNNEL in kinds:
-            for card in on_table:
-                offer(
-                    f"quantum_tunnel:{card}",
-                    f"to {name(card)}",
-                    "Free: Quantum Tunnel",
-                    {"type": "quantum_tunnel", "to": card},
-                )
         here = next((t for t in game.timelines if me.position in t.cards), None)
-        for use, available in (("card", TIME_JUMP in kinds), ("token", me.time_jump_tokens > 0)):
+        if TIME_FREEZE in kinds and here is not None:
+            offer(
+                "time_freeze",
+                text("freeze the {timeline}", timeline=timeline_text(here.colour)),
+                GROUP_FREEZE,
+                {"type": "time_freeze"},
+            )
+        for use, available, group in (
+            ("card", TIME_JUMP in kinds, GROUP_JUMP_CARD),
+            ("token", me.time_jump_tokens > 0, GROUP_JUMP_TOKEN),
+        ):
             if available and here is not None:
                 for card in here.cards:
                     offer(
                         f"time_jump:{use}:{card}",
-                        f"to {name(card)}",
-                        f"Free: Time Jump {use}",
+                        name(card),
+                        group,
                         {"type": "time_jump", "to": card, "use": use},
                     )
         if me.time_jump_tokens > 0:
-            offer("redraw", "discard your hand, draw 4", "Free: Time Jump token", {"type": "redraw"})
-        if TIME_FREEZE in kinds and here is not None:
-            offer(
-                "time_freeze",
-                f"freeze the {here.colour} Timeline",
-                "Free: Time Freeze",
-                {"type": "time_freeze"},
-            )
-        moving = "Leave the Time Portal" if me.position == PORTAL_ID else "Move (draw 1)"
-        for card in on_table:
-            offer(f"move:{card}", f"to {name(card)}", moving, {"type": "move", "to": card})
-        offer("portal", "step into the Time Portal (draw 2)", "Time Portal", {"type": "portal"})
-        for card in dict.fromkeys(c for c in me.hand if index[c].kind == NUMBER):
-            self._offer_placements(offer, card, index[card].number, name, colours)
+            offer("redraw", text("discard your hand, draw 4"), GROUP_JUMP_TOKEN, {"type": "redraw"})
+        if QUANTUM_TUNNEL in kinds:
+            for card in on_table:
+                offer(
+                    f"quantum_tunnel:{card}", name(card), GROUP_TUNNEL, {"type": "quantum_tunnel", "to": card}
+                )
         return items
 
     @staticmethod
@@ -386,15 +568,28 @@ class SplicersReferee(TurnReferee[SplicersTable]):
             found = False
             for sequence, relocate in level:
                 action: dict[str, Any] = {"type": "place", "card": card}
-                label = name(card)
+                label: Text = name(card)
                 if sequence is not None:
                     action["sequence"] = sequence
-                    label += f", collapse {sequence}-{sequence + 1}-{sequence + 2}"
                 if relocate is not None:
                     action["relocate_to"] = relocate
-                    label += f", meeples to {relocate}"
+                if sequence is not None and relocate is not None:
+                    label = text(
+                        "{card}, collapse {sequence}, meeples to the {timeline}",
+                        card=name(card),
+                        sequence=sequence_name(sequence),
+                        timeline=timeline_text(relocate),
+                    )
+                elif sequence is not None:
+                    label = text(
+                        "{card}, collapse {sequence}", card=name(card), sequence=sequence_name(sequence)
+                    )
+                elif relocate is not None:
+                    label = text(
+                        "{card}, meeples to the {timeline}", card=name(card), timeline=timeline_text(relocate)
+                    )
                 item_id = f"place:{card}:{sequence or ''}:{relocate or ''}"
-                outcome = offer(item_id, label, "Place a card", action)
+                outcome = offer(item_id, label, GROUP_PLACE, action)
                 found = found or outcome is not None
             if found:
                 return
@@ -407,21 +602,74 @@ class SplicersReferee(TurnReferee[SplicersTable]):
         return self.legal_actions(state.game, player)
 
     # --- pages --------------------------------------------------------------------------
-    def _summary(self, state: SplicersTable) -> str:
+    def _leaders(self, state: SplicersTable) -> tuple[list[str], int]:
+        """Players still in the game with the most crystals, and that number (no leader at 0)."""
+        active = [p for p in state.game.players if not p.eliminated]
+        best = max((p.crystals for p in active), default=0)
+        return ([p.name for p in active if p.crystals == best] if best > 0 else []), best
+
+    def _summary(self, state: SplicersTable) -> Text:
         game = state.game
         if game.winner is not None:
-            return f"{game.winner} wins with {game.player(game.winner).crystals} Time Crystals!"
+            crystals = game.player(game.winner).crystals
+            return text(
+                "{player} wins with {count} Time Crystal!",
+                "{player} wins with {count} Time Crystals!",
+                player=game.winner,
+                count=crystals,
+            )
         if game.is_over:
-            return "Every player has been eliminated"
+            return text("Every player has been eliminated")
+        if state.ended:
+            leaders, best = self._leaders(state)
+            if not leaders:
+                return text("The game was ended before anyone found a Time Crystal: nobody wins")
+            if len(leaders) == 1:
+                return text(
+                    "The game was ended early: {player} wins with {count} Time Crystal",
+                    "The game was ended early: {player} wins with {count} Time Crystals",
+                    player=leaders[0],
+                    count=best,
+                )
+            return text(
+                "The game was ended early: {players} share the win with {count} Time Crystal each",
+                "The game was ended early: {players} share the win with {count} Time Crystals each",
+                players=tuple(leaders),
+                count=best,
+            )
         who = game.current_player
         if state.turn_open:
-            return f"Turn {game.turn}: {who} is playing"
+            return text("Turn {turn}: {player} is playing", turn=game.turn, player=who)
         if who in self.turn_timer:
-            return f"Turn {game.turn}: {who}'s turn: flip timer {self.turn_timer[who]} to start"
-        return f"Turn {game.turn}: {who}'s turn"
+            return text(
+                "Turn {turn}: {player}'s turn: flip timer {index} to start",
+                turn=game.turn,
+                player=who,
+                index=self.turn_timer[who],
+            )
+        return text("Turn {turn}: {player}'s turn", turn=game.turn, player=who)
+
+    def _status(self, state: SplicersTable, player: str) -> str:
+        """A player's state for the pages: a key of :data:`STATUS`, or "" for none."""
+        game = state.game
+        p = game.player(player)
+        if player == game.winner or (state.ended and player in self._leaders(state)[0]):
+            return "winner"
+        if p.eliminated:
+            return "eliminated"
+        if self.is_over(state) or player != game.current_player:
+            return ""
+        return "playing" if state.turn_open else "to start"
+
+    def _ordered_timelines(self, game: GameState) -> list[Any]:
+        colours = game.config.colours
+        return sorted(
+            game.timelines, key=lambda t: colours.index(t.colour) if t.colour in colours else len(colours)
+        )
 
     def _panels(self, state: SplicersTable, *, compact: bool = False) -> list[dict[str, Any]]:
-        """The dashboard's panels; ``compact`` (phones) keeps only the Eras on the table."""
+        """The dashboard's panels; ``compact`` (phones, 390 px wide) keeps only the Eras on the table, names
+        the rows by colour and leaves out the tokens, the Time Freeze markers and the state column."""
         game = state.game
         cfg = game.config
         index = card_index(cfg)
@@ -429,36 +677,24 @@ class SplicersReferee(TurnReferee[SplicersTable]):
         if compact:
             eras = sorted({index[c].number or 0 for t in game.timelines for c in t.cards})
         frozen = not compact or any(t.freezes for t in game.timelines)
-        rows: list[list[str]] = [["", *(str(e) for e in eras)] + (["frozen by"] if frozen else [])]
+        header: list[Text | str] = ["", *(str(e) for e in eras)]
+        rows: list[list[Text | str]] = [header + ([text("frozen by")] if frozen else [])]
         highlight: list[list[int]] = []
-        for r, timeline in enumerate(
-            sorted(
-                game.timelines,
-                key=lambda t: cfg.colours.index(t.colour) if t.colour in cfg.colours else len(cfg.colours),
-            ),
-            start=1,
-        ):
-            row = [timeline.colour] + [""] * len(eras)
+        for r, timeline in enumerate(self._ordered_timelines(game), start=1):
+            name = colour_text(timeline.colour) if compact else timeline_text(timeline.colour)
+            row: list[Text | str] = [name] + [""] * len(eras)
             if frozen:
                 row.append(", ".join(p for _, p in timeline.freezes))
             for card in timeline.cards:
                 column = 1 + eras.index(index[card].number or cfg.lowest_number)
                 meeples = [p.name for p in game.players if p.position == card and not p.eliminated]
                 row[column] = str(index[card].number) + "".join(f" {m}" for m in meeples)
-                if game.current_player in meeples and not game.is_over:
+                if game.current_player in meeples and not self.is_over(state):
                     highlight.append([r, column])
             rows.append(row)
-        players = []
+        players: list[list[Any]] = []
         for p in game.players:
-            status = (
-                "winner"
-                if p.name == game.winner
-                else "eliminated"
-                if p.eliminated
-                else ("playing" if state.turn_open else "to start")
-                if p.name == game.current_player and not game.is_over
-                else ""
-            )
+            status = self._status(state, p.name)
             players.append(
                 [
                     p.name,
@@ -467,32 +703,133 @@ class SplicersReferee(TurnReferee[SplicersTable]):
                     p.time_jump_tokens,
                     p.freeze_markers,
                     len(p.hand),
-                    status,
+                    STATUS[status] if status else "",
                 ]
             )
-        table = [
-            f"Deck: {len(game.deck)} cards, discard pile: {len(game.discard)} cards",
-            f"Supply: {game.crystal_supply} Time Crystals, {game.token_supply} Time Jump tokens",
-            f"{cfg.crystals_to_win} crystals win",
+        table: list[Text] = [
+            text("Deck: {count} card", "Deck: {count} cards", count=len(game.deck)),
+            text("Discard pile: {count} card", "Discard pile: {count} cards", count=len(game.discard)),
+            text("Supply: {count} Time Crystal", "Supply: {count} Time Crystals", count=game.crystal_supply),
+            text(
+                "Supply: {count} Time Jump token", "Supply: {count} Time Jump tokens", count=game.token_supply
+            ),
+            text("{count} crystal wins", "{count} crystals win", count=cfg.crystals_to_win),
         ]
         if game.start_card is not None:
-            on = [p.name for p in game.players if p.position == game.start_card]
-            table.insert(0, f"Starting card: {card_name(cfg, game.start_card)} ({', '.join(on)})")
-        in_portal = [p.name for p in game.players if p.position == PORTAL_ID]
+            on = tuple(p.name for p in game.players if p.position == game.start_card)
+            table.insert(
+                0, text("Starting card: {card} ({players})", card=card_name(cfg, game.start_card), players=on)
+            )
+        in_portal = tuple(p.name for p in game.players if p.position == PORTAL_ID)
         if in_portal:
-            table.insert(0, f"In the Time Portal: {', '.join(in_portal)}")
-        columns = ["Player", "On", "Crystals", "Tokens", "Freezes", "Cards", ""]
-        if compact:  # the summary line says whose turn it is
-            columns, players = columns[:-1], [row[:-1] for row in players]
+            table.insert(0, text("In the Time Portal: {players}", players=in_portal))
+        columns: list[Text | str] = [
+            text("Player"),
+            text("On"),
+            text("Crystals"),
+            text("Tokens"),
+            text("Freezes"),
+            text("Cards"),
+            "",
+        ]
+        if compact:  # the summary says whose turn it is; tokens and markers lie on the table
+            keep = [0, 1, 2, 5]
+            columns, players = [columns[i] for i in keep], [[row[i] for i in keep] for row in players]
         return [
-            {"kind": "grid", "title": "Timelines", "rows": rows, "highlight": highlight},
-            {"kind": "table", "title": "Players", "columns": columns, "rows": players},
-            {"kind": "lines", "title": "Table", "lines": table},
-            {"kind": "lines", "title": "Latest", "lines": list(state.last)},
+            {"kind": "grid", "title": text("Timelines"), "rows": rows, "highlight": highlight},
+            {"kind": "table", "title": text("Players"), "columns": columns, "rows": players},
+            {"kind": "lines", "title": text("Table"), "lines": table},
+            {"kind": "lines", "title": text("Latest"), "lines": list(state.last)},
         ]
 
+    def picture(self, state: SplicersTable) -> dict[str, Any]:
+        """What the dashboard draws (``static/pictures/time-splicers.js``): each coloured Timeline as a
+        row of cards in Era order, the Time Portal and a special starting card with the meeples on
+        them, the piles, and each player's hand, crystals, tokens and state, whose turn it is."""
+        game = state.game
+        cfg = game.config
+        index = card_index(cfg)
+        over = self.is_over(state)
+
+        def on(card: str) -> list[str]:
+            return [p.name for p in game.players if p.position == card and not p.eliminated]
+
+        rows = [
+            {
+                "colour": t.colour,
+                "label": timeline_text(t.colour),
+                "cards": [
+                    {
+                        "id": c,
+                        "number": index[c].number,
+                        "name": card_text(index, c),
+                        "singularity": index[c].number == cfg.singularity_number,
+                        "meeples": on(c),
+                    }
+                    for c in t.cards
+                ],
+                "frozen_by": [p for _, p in t.freezes],
+                "frozen_label": (
+                    text("frozen by {players}", players=tuple(dict.fromkeys(p for _, p in t.freezes)))
+                    if t.freezes
+                    else None
+                ),
+            }
+            for t in self._ordered_timelines(game)
+        ]
+        start = None
+        if game.start_card is not None:
+            start = {
+                "id": game.start_card,
+                "label": text("Starting card: {card}", card=card_name(cfg, game.start_card)),
+                "meeples": on(game.start_card),
+            }
+        players = []
+        for p in game.players:
+            status = self._status(state, p.name)
+            players.append(
+                {
+                    "name": p.name,
+                    "colour": self.setup.colour_of(p.name),
+                    "hand": len(p.hand),
+                    "hand_label": text("{count} card", "{count} cards", count=len(p.hand)),
+                    "crystals": p.crystals,
+                    "crystals_label": text(
+                        "{found} of {goal} Time Crystals", found=p.crystals, goal=cfg.crystals_to_win
+                    ),
+                    "tokens": p.time_jump_tokens,
+                    "tokens_label": text(
+                        "{count} Time Jump token", "{count} Time Jump tokens", count=p.time_jump_tokens
+                    ),
+                    "on": card_name(cfg, p.position) if p.position else None,
+                    "state": status,
+                    "state_label": STATUS[status] if status else None,
+                    "to_move": p.name == game.current_player and not over,
+                }
+            )
+        return {
+            "eras": [cfg.lowest_number, cfg.highest_number],
+            "singularity": cfg.singularity_number,
+            "crystals_to_win": cfg.crystals_to_win,
+            "rows": rows,
+            "portal": {"label": text("Time Portal"), "meeples": on(PORTAL_ID)},
+            "start": start,
+            "deck": len(game.deck),
+            "deck_label": text("Deck: {count} card", "Deck: {count} cards", count=len(game.deck)),
+            "discard": len(game.discard),
+            "discard_label": text(
+                "Discard pile: {count} card", "Discard pile: {count} cards", count=len(game.discard)
+            ),
+            "players": players,
+            "turn": None
+            if over
+            else {"player": game.current_player, "open": state.turn_open, "number": game.turn},
+            "summary": self._summary(state),
+            "empty_label": text("No Timeline on the table"),
+        }
+
     def view(self, state: SplicersTable) -> View:
-        return View(self._summary(state), tuple(self._panels(state)))
+        return View(self._summary(state), tuple(self._panels(state)), extra={"picture": self.picture(state)})
 
     def player_view(self, state: SplicersTable, player: str) -> View:
         panels = self._panels(state, compact=True)
@@ -501,19 +838,28 @@ class SplicersReferee(TurnReferee[SplicersTable]):
         except KeyError:
             return View(self._summary(state), tuple(panels))
         hand = [card_name(state.game.config, c) for c in sorted(me.hand)]
-        panels.insert(0, {"kind": "lines", "title": f"Your hand ({len(hand)})", "lines": hand})
+        panels.insert(
+            0, {"kind": "lines", "title": text("Your hand ({cards})", cards=len(hand)), "lines": hand}
+        )
         return View(self._summary(state), tuple(panels))
 
     def scores(self, state: SplicersTable) -> dict[str, Any] | None:
-        """Once the game is over: crystals per player and the winner."""
+        """Once the game is over: crystals per player and the winner.
+
+        A game ended before the rules' own end (by the host or the master clock) is scored as it
+        stands: the players still in the game with the most crystals share the win, and nobody wins
+        while nobody has found a crystal; ``ended`` says who ended it.
+        """
         game = state.game
-        if not game.is_over:
+        if not self.is_over(state):
             return None
-        ranking = sorted(
-            (p for p in game.players), key=lambda p: (p.name != game.winner, p.eliminated, -p.crystals)
-        )
-        return {
-            "winners": [game.winner] if game.winner else [],
+        if game.is_over:
+            winners = [game.winner] if game.winner else []
+        else:
+            winners = self._leaders(state)[0]
+        ranking = sorted(game.players, key=lambda p: (p.name not in winners, p.eliminated, -p.crystals))
+        out: dict[str, Any] = {
+            "winners": winners,
             "ranking": [p.name for p in ranking],
             "players": {
                 p.name: {
@@ -526,3 +872,6 @@ class SplicersReferee(TurnReferee[SplicersTable]):
             },
             "turns": game.turn - 1,
         }
+        if state.ended and not game.is_over:
+            out["ended"] = state.ended
+        return out

@@ -4,6 +4,10 @@ A Timeline card shows an event on its front and the year on its back ("Contents"
 A deck is a CSV file with one card per line and the columns ``id``, ``year``, ``title``
 and, optionally, ``title_en``. Years are whole numbers; years before the common era are
 negative (``-218`` is 218 BCE) and there is no year 0.
+
+On the pages a card is named by :func:`card_title`: its English title as a message id, which
+the game's catalogs (``i18n/es.json``, ``i18n/de.json``) give in Spanish (the title printed on
+the card, as in the deck file) and German; a card without an English title is shown as printed.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.errors import InvalidRecordError
 from companion.games.data import DataFileError, read_file, read_shipped
+from companion.rules.text import Text, verbatim
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -51,6 +56,18 @@ class Card:
         if self.title_en:
             out["title_en"] = self.title_en
         return out
+
+
+def card_title(card: Card) -> Text:
+    """The card's event for players, in the table's language.
+
+    The English title is the message id: the shipped deck's Spanish titles (as printed) and German
+    titles are in the game's catalogs. A card without an English title (a user's deck) is shown as
+    its ``title`` is written.
+    """
+    if card.title_en:
+        return Text(card.title_en)  # data, not a literal: the catalogs hold every shipped card
+    return verbatim(card.title)
 
 
 def _parse_year(text: str, where: str) -> int:

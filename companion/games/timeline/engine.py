@@ -45,14 +45,16 @@ from typing import Any
 
 from companion.errors import InvalidRecordError
 from companion.games.base import Accepted, Rejected
+from companion.rules.text import text
 
 from .cards import Card, check_deck_size
 from .seeded import seed_state, shuffled
 
-RULE_SETUP = "Setup"
-RULE_GAMEPLAY = "Gameplay"
-RULE_SAME_YEAR = "Special Case"
-RULE_VICTORY = "End of the Game - Victory"
+RULE_SETUP = text("Setup")
+RULE_GAMEPLAY = text("Gameplay")
+RULE_SAME_YEAR = text("Special Case")
+RULE_VICTORY = text("End of the Game - Victory")
+"""Sections of the rulebook cited by refusals (the catalogs give the Spanish and German editions' names)."""
 
 
 class TimelineSetupError(InvalidRecordError):
@@ -331,23 +333,38 @@ def rejection(state: TimelineState, action: PlaceCard) -> Rejected | None:
     """Why ``action`` is illegal in ``state``, or ``None`` when it is legal."""
     if state.is_over:
         if state.winner is not None:
-            return Rejected(f"The game is over: {state.winner} has already won", RULE_VICTORY)
-        return Rejected(f"The game is over: {', '.join(state.shared_by)} share it", RULE_VICTORY)
+            return Rejected(
+                text("The game is over: {player} has already won", player=state.winner), RULE_VICTORY
+            )
+        return Rejected(text("The game is over: {players} share it", players=state.shared_by), RULE_VICTORY)
     if action.player not in state.players:
-        return Rejected(f"{action.player!r} is not playing in this game", RULE_SETUP)
+        return Rejected(text("{player} is not playing in this game", player=str(action.player)), RULE_SETUP)
     if action.player in state.eliminated:
-        return Rejected(f"{action.player} was eliminated when the play-off began", RULE_VICTORY)
+        return Rejected(
+            text("{player} was eliminated when the play-off began", player=action.player), RULE_VICTORY
+        )
     if action.player != state.to_move:
-        return Rejected(f"It is {state.to_move}'s turn, not {action.player}'s", RULE_GAMEPLAY)
+        return Rejected(
+            text("It is {player}'s turn, not {other}'s", player=state.to_move or "", other=action.player),
+            RULE_GAMEPLAY,
+        )
     if action.card not in state.hand(action.player):
-        return Rejected(f"{action.player} has no card {action.card!r} in hand", RULE_GAMEPLAY)
+        return Rejected(
+            text("{player} has no card '{card}' in hand", player=action.player, card=str(action.card)),
+            RULE_GAMEPLAY,
+        )
     if (
         isinstance(action.gap, bool)
         or not isinstance(action.gap, int)
         or not 0 <= action.gap <= len(state.timeline)
     ):
         return Rejected(
-            f"There is no gap {action.gap!r}: a timeline of {len(state.timeline)} cards has gaps 0 to {len(state.timeline)}",
+            text(
+                "There is no gap {gap}: a timeline of {count} card has gaps 0 to {count}",
+                "There is no gap {gap}: a timeline of {count} cards has gaps 0 to {count}",
+                gap=repr(action.gap),
+                count=len(state.timeline),
+            ),
             RULE_GAMEPLAY,
         )
     return None

@@ -194,8 +194,8 @@ def referee_record(
                     "ok": False,
                     "player": action.player,
                     "card": action.card,
-                    "reason": outcome.reason,
-                    "rule": outcome.rule,
+                    "reason": str(outcome.reason),  # a record's output is English, like the CLI
+                    "rule": str(outcome.rule),
                 }
             )
     out: dict[str, Any] = {"players": list(state.players)}

@@ -4,6 +4,7 @@ const COLOURS = { red: "#e74c3c", yellow: "#f1c40f", green: "#2ecc71", blue: "#3
                   orange: "#e67e22", white: "#ecf0f1", black: "#7f8c8d" };
 const simulated = document.body.dataset.simulated === "true";
 let snapshot = null;
+let builtSeats = "";
 let received = 0;  // performance.now() when the snapshot arrived
 
 function hubNow() {
@@ -22,20 +23,47 @@ function clockRemaining() {
   return Math.max(0, c.remaining_s - (hubNow() - snapshot.now_s));
 }
 
+// A timer's sand on top now: the hub sends what it had at its last report (upper_s at at_s), so a
+// live page is sent nothing while sand merely runs.
 function timerUpper(timer) {
   if (timer.phase !== "running" || snapshot.clock.phase === "paused") return timer.upper_s;
-  return Math.max(0, timer.upper_s - (hubNow() - snapshot.now_s));
+  return Math.max(0, timer.upper_s - Math.max(0, hubNow() - timer.at_s));
 }
 
 const PHASE_NAMES = { ready: t("ready to start"), running: t("running"), paused: t("paused"),
                       expired: t("time is up"), aborted: t("game ended") };
-const TIMER_PHASES = { idle: t("idle"), running: t("running"), empty: t("empty") };
-// Why the hub has no broker, as companion/mqtt/bridge.py words it; listed so the catalogs carry them
-// and tSentence() can translate the reason the hub sends.
-const BROKER_REASONS = [t("lost the connection to the broker at {address}"), t("cannot reach the broker at {address}"),
-                        t("the broker at {address} refused the hub: {reason}")];
+const TIMER_PHASES = { idle: t("idle"), running: t("running"), empty: t("empty"), stopped: t("stopped") };
 const CUE_LABELS = { start: t("start"), remaining: t("remaining"), warning: t("warning"), countdown: t("countdown"),
                      end: t("end"), chime: t("chime"), buzz: t("buzz") };
+const stoppedAt = {};  // node → the sand shown when it stopped counting (the game is over)
+const REFUSED_SHOW_S = 8;  // game seconds a "refused" mark stays on a timer after its refused flip
+
+// --- a question in the page (never the browser's own dialog): resolves with the chosen value or null ---
+function ask(question, choices) {
+  const dialog = document.getElementById("ask");
+  document.getElementById("ask-text").textContent = question;
+  const root = document.getElementById("ask-choices");
+  root.textContent = "";
+  for (const choice of choices) {
+    const b = document.createElement("button");
+    b.type = "submit";
+    b.value = String(choice.value);
+    b.textContent = choice.label;
+    if (choice.danger) b.className = "danger";
+    if (choice.id) b.id = choice.id;
+    root.append(b);
+  }
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      const picked = choices.find((c) => String(c.value) === dialog.returnValue);
+      resolve(picked ? picked.value : null);
+    }, { once: true });
+    dialog.returnValue = "";
+    dialog.showModal();
+    const first = root.querySelector("button");
+    if (first) first.focus();
+  });
+}
 
 function buildPlayers() {
   const root = document.getElementById("players");
@@ -44,13 +72,14 @@ function buildPlayers() {
   for (const p of snapshot.players) {
     const card = document.createElement("div");
     card.className = "player";
+    card.dataset.player = p.name;
     card.style.setProperty("--colour", COLOURS[p.colour] || COLOURS[p.name] || "#888");
     const h = document.createElement("h2");
     const badge = document.createElement("span");
     badge.className = "badge";
     badge.textContent = p.name[0].toUpperCase();
     const link = document.createElement("a");
-    link.href = "/play/" + encodeURIComponent(p.name);
+    link.href = HUB + "/play/" + encodeURIComponent(p.name);
     link.textContent = p.name;
     link.title = t("Open {player}'s phone page", { player: p.name });
     h.append(badge, link);
@@ -62,14 +91,14 @@ function buildPlayers() {
       el.querySelector(".timer-label").textContent = t("Timer {index}", { index: timer.index });
       const restart = el.querySelector(".restart");
       restart.hidden = ACCESS.role !== "host";
-      restart.addEventListener("click", () => {
+      restart.addEventListener("click", async () => {
         const question = t("Restart the node of {player} timer {index}?", { player: p.name, index: timer.index });
-        if (window.confirm(question)) post("/api/nodes/" + timer.node + "/restart");
+        if (await ask(question, [{ value: "yes", label: t("Restart node") }])) post(HUB + "/api/nodes/" + timer.node + "/restart");
       });
       const flip = el.querySelector(".flip");
       if (simulated && ACCESS.role === "host") {
         flip.hidden = false;
-        flip.addEventListener("click", () => post("/api/sim/" + timer.node + "/flip"));
+        flip.addEventListener("click", () => post(HUB + "/api/sim/" + timer.node + "/flip"));
       }
       timers.append(el);
     }
@@ -78,37 +107,57 @@ function buildPlayers() {
   }
 }
 
+// Is the timer's "refused" mark still fresh? It goes ~8 s (game time) after the refused flip.
+function refusedNow(timer) {
+  if (!timer.refused) return false;
+  if (timer.refused_at_s === null || timer.refused_at_s === undefined) return true;
+  return hubNow() - timer.refused_at_s < REFUSED_SHOW_S;
+}
+
 function render() {
   if (!snapshot) return;
   const remaining = clockRemaining();
   const clock = document.getElementById("clock");
   clock.textContent = fmtClock(remaining);
   clock.classList.toggle("low", remaining <= 60 && snapshot.clock.phase === "running");
-  document.getElementById("clock-phase").textContent = PHASE_NAMES[snapshot.clock.phase] || snapshot.clock.phase;
+  setText(document.getElementById("clock-phase"), PHASE_NAMES[snapshot.clock.phase] || snapshot.clock.phase);
   for (const p of snapshot.players) {
     for (const timer of p.timers) {
       const el = document.querySelector('.timer[data-node="' + timer.node + '"]');
       if (!el) continue;
-      const upper = timerUpper(timer);
-      const phase = timer.phase === "running" && upper <= 0 ? "empty" : timer.phase;
-      el.className = "timer " + phase + (timer.refused ? " refused" : "");
+      const counting = timer.counting !== false;
+      if (counting) delete stoppedAt[timer.node];
+      else if (!(timer.node in stoppedAt)) stoppedAt[timer.node] = timerUpper(timer);  // its sand no longer counts
+      const upper = counting ? timerUpper(timer) : stoppedAt[timer.node];
+      let phase = timer.phase === "running" && upper <= 0 ? "empty" : timer.phase;
+      if (!counting && phase === "running") phase = "stopped";
+      const refused = refusedNow(timer);
+      const cls = "timer " + phase + (refused ? " refused" : "");
+      if (el.className !== cls) el.className = cls;
       el.querySelector(".sand").style.height = (100 * upper / timer.sand_s).toFixed(1) + "%";
-      el.querySelector(".timer-state").textContent =
-        timer.refused ? t("refused") : phase === "running" ? Math.ceil(upper) + " s" : TIMER_PHASES[phase] || phase;
-      el.title = timer.refused ? tSentence(timer.refused) : "";
-      el.querySelector(".timer-on").textContent = timer.label || "";
+      setText(el.querySelector(".timer-state"), phase === "running" ? Math.ceil(upper) + " s"
+        : TIMER_PHASES[phase] || phase);
+      const mark = el.querySelector(".timer-refused");
+      mark.hidden = !refused;
+      const why = refused ? tr(timer.refused) : "";
+      if (mark.title !== why) mark.title = why;
+      if (el.title !== why) el.title = why;
+      setText(el.querySelector(".timer-on"), tr(timer.label));
       const ns = el.querySelector(".node-state");
-      ns.textContent = (timer.online ? t("online") : t("offline")) +
-        (timer.battery_mv ? " · " + (timer.battery_mv / 1000).toFixed(2) + " V" : "");
+      setText(ns, (timer.online ? t("online") : t("offline")) +
+        (timer.battery_mv ? " · " + (timer.battery_mv / 1000).toFixed(2) + " V" : ""));
       ns.classList.toggle("offline", !timer.online);
       const link = (snapshot.nodes || []).find((n) => n.node === timer.node);
       const dropped = el.querySelector(".node-dropped");
       dropped.hidden = !(link && link.dropped > 0);
-      dropped.textContent = dropped.hidden ? "" : t("lost {count} buffered events", { count: link.dropped });
+      setText(dropped, dropped.hidden ? "" : tr({ msg: "lost {count} buffered event", plural: "lost {count} buffered events",
+                                                   args: { count: link.dropped } }));
     }
   }
   renderBroker();
 }
+
+function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
 
 function fmtDuration(seconds) {
   const s = Math.max(0, Math.floor(seconds));
@@ -124,54 +173,138 @@ function renderBroker() {
   document.body.classList.toggle("no-broker", away);
   const state = document.getElementById("broker-state");
   state.hidden = broker.online === null || broker.online === undefined;
-  state.textContent = away ? t("broker offline") : t("broker online");
+  setText(state, away ? t("broker offline") : t("broker online"));
   state.classList.toggle("offline", away);
   if (!away) return;
-  document.getElementById("broker-detail").textContent = tSentence(broker.detail || "");
+  setText(document.getElementById("broker-detail"), tr(broker.detail || ""));
   if (broker.since_s === null || broker.since_s === undefined) return;
   const ago = (hubNow() - broker.since_s) / (snapshot.time_scale || 1);  // real seconds
   const since = new Date(Date.now() - ago * 1000);
-  document.getElementById("broker-since").textContent = t("since {time} ({duration})", {
+  setText(document.getElementById("broker-since"), t("since {time} ({duration})", {
     time: since.toLocaleTimeString(document.documentElement.lang || undefined),
     duration: fmtDuration(ago),
-  });
+  }));
 }
 
+let drawnRecent = "";
+
 function renderLists() {
-  const list = document.getElementById("recent");
-  list.textContent = "";
-  for (const e of snapshot.recent.slice(0, 15)) {
-    const li = document.createElement("li");
-    li.textContent = tSentence(e.text);
-    if (e.type === "FlipRefused") li.className = "refused";
-    list.append(li);
+  const recent = snapshot.recent.slice(0, 15);
+  const key = JSON.stringify(recent);
+  if (key !== drawnRecent) {
+    drawnRecent = key;
+    const list = document.getElementById("recent");
+    list.textContent = "";
+    for (const e of recent) {
+      const li = document.createElement("li");
+      li.textContent = tr(e.text);
+      if (e.type === "FlipRefused" || e.type === "ActionRefused") li.className = "refused";
+      list.append(li);
+    }
   }
-  document.getElementById("rejected").textContent = snapshot.stats.counts.rejected || 0;
+  setText(document.getElementById("rejected"), String(snapshot.stats.counts.rejected || 0));
 }
+
+// --- the game's picture at the top; its tables behind "Details" --------------------------------------
+let drawnPicture = null;
+let detailsTouched = sessionStorage.getItem("companion-details");  // "open" / "closed" once the host chose
+
+function renderGame() {
+  const view = snapshot.view || {};
+  const root = document.getElementById("picture");
+  const drawable = Boolean(window.Pictures && Pictures.has(snapshot.game));
+  const key = JSON.stringify([snapshot.game, drawable, view.picture || null, window.PLAYER_COLOURS]);
+  if (key !== drawnPicture) {  // redraw only when the picture changed, never on every frame
+    drawnPicture = key;
+    let drawn = null;
+    try {
+      drawn = drawable ? Pictures.draw(snapshot.game, view.picture) : null;
+    } catch (err) {
+      console.error("the picture of " + snapshot.game + " could not be drawn", err);
+    }
+    root.textContent = "";
+    if (drawn) root.append(drawn);
+    root.hidden = !drawn;
+  }
+  const details = document.getElementById("details");
+  const hasPanels = Boolean(view.summary) || (view.panels || []).length > 0;
+  details.hidden = !hasPanels;
+  if (detailsTouched === null) details.open = hasPanels && root.hidden;  // no picture: the tables are the game
+  renderPanels(document.getElementById("game"), view);
+}
+
+document.querySelector("#details > summary").addEventListener("click", () => {
+  detailsTouched = document.getElementById("details").open ? "closed" : "open";
+  sessionStorage.setItem("companion-details", detailsTouched);
+});
+
+// --- the end of the game: why it ended, and where the scores are ------------------------------------
+function renderOver() {
+  const banner = document.getElementById("over");
+  const over = Boolean(snapshot.over);
+  banner.hidden = !over;
+  document.getElementById("end-game").disabled = over;
+  if (!over) return;
+  const phase = snapshot.clock.phase;
+  const reason = snapshot.end_reason;
+  let text;
+  if (phase === "aborted" && reason) {
+    text = t("The game was ended early and cannot be scored: {reason}", { reason: tr(reason) });
+  } else if (phase === "aborted") {
+    text = snapshot.scores ? t("The game was ended early; these are the scores as it stood.") : t("The game was ended early.");
+  } else if (reason) {
+    text = t("The game is over: {reason}", { reason: tr(reason) });
+  } else {
+    text = t("The game is over.");
+  }
+  setText(document.getElementById("over-text"), text);
+}
+
+// --- undo: only what the hub says can be undone now --------------------------------------------------
+function renderUndo() {
+  const button = document.getElementById("undo");
+  const steps = snapshot.undo || [];
+  button.disabled = steps.length === 0;
+  const title = steps.length ? t("Undo: {action}", { action: tr(steps[0].note) }) : t("There is nothing to undo now.");
+  if (button.title !== title) button.title = title;
+}
+
+document.getElementById("undo").addEventListener("click", async () => {
+  const steps = (snapshot && snapshot.undo) || [];
+  const msg = document.getElementById("message");
+  if (!steps.length) { msg.textContent = t("There is nothing to undo now."); return; }
+  const choices = steps.map((s) => ({ value: s.step, label: t("Undo: {action}", { action: tr(s.note) }) }));
+  const step = await ask(t("Which step should be taken back?"), choices);
+  if (step === null) return;
+  try {
+    const res = await hubSend(HUB + "/api/undo", { confirm: true, step: Number(step) });
+    const body = await res.json();
+    msg.textContent = body.ok ? "" : errorText(body);
+  } catch (err) {
+    msg.textContent = t("The hub cannot be reached.");
+  }
+});
 
 async function post(url) {
   const msg = document.getElementById("message");
   try {
     const res = await hubSend(url);
     const body = await res.json();
-    msg.textContent = body.ok ? "" : tSentence(body.error);
+    msg.textContent = body.ok ? "" : errorText(body);
   } catch (err) {
     msg.textContent = t("The hub cannot be reached.");
   }
 }
 
-document.getElementById("undo").addEventListener("click", async () => {
-  const preview = await (await fetch("/api/undo")).json();
-  const msg = document.getElementById("message");
-  if (!preview.ok) { msg.textContent = t("There is no accepted action to undo."); return; }
-  if (!window.confirm(t("Undo: {action}?", { action: tSentence(preview.undo) }))) return;
-  const res = await hubSend("/api/undo", { confirm: true });
-  const body = await res.json();
-  msg.textContent = body.ok ? "" : tSentence(body.error);
-});
-
 for (const b of document.querySelectorAll("[data-clock]")) {
-  b.addEventListener("click", () => post("/api/clock/" + b.dataset.clock));
+  b.addEventListener("click", async () => {
+    if (b.dataset.clock === "abort") {
+      const sure = await ask(t("End the game now? The master clock stops for good and the game is scored as it stands."),
+                             [{ value: "end", label: t("End the game"), danger: true, id: "confirm-end" }]);
+      if (!sure) return;
+    }
+    post(HUB + "/api/clock/" + b.dataset.clock);
+  });
 }
 
 // --- audio cues: Web Audio after one tap, the browser's speech when the hub has none -----
@@ -180,7 +313,7 @@ window.__companionCues = audio.played;
 
 async function loadAudioSettings() {
   try {
-    const res = await fetch("/api/audio");
+    const res = await fetch(HUB + "/api/audio");
     if (!res.ok) return;
     const info = await res.json();
     audio.speech = info.speech;
@@ -202,7 +335,7 @@ async function loadAudioSettings() {
 async function saveCueSwitches() {
   const disabled = [...document.querySelectorAll("#cue-switches input")].filter((b) => !b.checked)
     .map((b) => b.dataset.cue);
-  await hubSend("/api/audio", { disabled });
+  await hubSend(HUB + "/api/audio", { disabled });
 }
 
 document.getElementById("sound").addEventListener("click", (e) => {
@@ -224,7 +357,7 @@ async function playCue(cue) {
   try {
     let buffer = audio.buffers.get(cue.sound);
     if (!buffer) {
-      const res = await fetch("/sounds/" + encodeURIComponent(cue.sound) + ".wav");
+      const res = await fetch(HUB + "/sounds/" + encodeURIComponent(cue.sound) + ".wav");
       buffer = await audio.ctx.decodeAudioData(await res.arrayBuffer());
       audio.buffers.set(cue.sound, buffer);
     }
@@ -243,7 +376,7 @@ async function playCue(cue) {
 }
 
 function connect() {
-  const source = new EventSource("/api/stream");
+  const source = new EventSource(HUB + "/api/stream");
   const link = document.getElementById("link");
   source.addEventListener("open", () => { link.textContent = t("live"); });
   source.addEventListener("error", () => {
@@ -252,11 +385,13 @@ function connect() {
     if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5000);
   });
   source.addEventListener("cue", (e) => playCue(JSON.parse(e.data)));
-  source.addEventListener("state", (e) => {
+  liveSnapshot(source, (data) => {
     const first = !snapshot;
-    snapshot = JSON.parse(e.data);
+    snapshot = data;
     received = performance.now();
-    if (first || document.querySelectorAll(".timer").length !== snapshot.players.reduce((n, p) => n + p.timers.length, 0)) {
+    const seats = JSON.stringify(snapshot.players.map((p) => [p.name, p.colour, p.timers.map((x) => x.node)]));
+    if (first || seats !== builtSeats) {  // the timers are built once per game, then updated in place
+      builtSeats = seats;
       buildPlayers();
     }
     // a new game (new setup, or the event count starting again) has new phone codes
@@ -264,11 +399,13 @@ function connect() {
     phonesFor.events = snapshot.events;
     renderLists();
     window.PLAYER_COLOURS = Object.fromEntries(snapshot.players.map((p) => [p.name, COLOURS[p.colour] || "#888"]));
-    renderPanels(document.getElementById("game"), snapshot.view);
+    renderGame();
     renderScores(document.getElementById("scores"), snapshot.scores, snapshot.explanation);
+    renderOver();
+    renderUndo();
     render();
     window.dispatchEvent(new CustomEvent("companion-state", { detail: snapshot }));
-  });
+  }, connect);
 }
 
 // --- the players' phones (host only): each player's QR code, a new code, revoking one ----------
@@ -281,9 +418,9 @@ async function refreshPhones() {
   const list = document.getElementById("phone-list");
   let info;
   try {
-    const res = await hubGet("/api/access");
+    const res = await hubGet(HUB + "/api/access");
     info = await res.json();
-    if (!info.ok) { list.textContent = tSentence(info.error); return; }
+    if (!info.ok) { list.textContent = errorText(info); return; }
   } catch (err) {
     list.textContent = t("The hub cannot be reached.");
     return;
@@ -299,7 +436,7 @@ async function refreshPhones() {
       const img = document.createElement("img");
       img.className = "qr";
       img.alt = t("QR code for {player}", { player: phone.player });
-      img.src = "/qr/" + encodeURIComponent(phone.player) + ".svg?v=" + Date.now();
+      img.src = HUB + "/qr/" + encodeURIComponent(phone.player) + ".svg?v=" + Date.now();
       const link = document.createElement("a");
       link.className = "join";
       link.href = phone.url;
@@ -324,7 +461,8 @@ async function refreshPhones() {
       revoke.addEventListener("click", () => {
         const question = t("Revoke {player}'s code? Their phone can only watch until you issue a new one.",
                            { player: phone.player });
-        if (window.confirm(question)) changeCode(phone.player, "DELETE");
+        ask(question, [{ value: "revoke", label: t("Revoke"), danger: true }])
+          .then((sure) => { if (sure) changeCode(phone.player, "DELETE"); });
       });
       li.append(" ", revoke);
     }
@@ -335,9 +473,9 @@ async function refreshPhones() {
 async function changeCode(player, method) {
   const msg = document.getElementById("message");
   try {
-    const res = await hubSend("/api/players/" + encodeURIComponent(player) + "/token", undefined, method);
+    const res = await hubSend(HUB + "/api/players/" + encodeURIComponent(player) + "/token", undefined, method);
     const body = await res.json();
-    msg.textContent = body.ok ? "" : tSentence(body.error);
+    msg.textContent = body.ok ? "" : errorText(body);
   } catch (err) {
     msg.textContent = t("The hub cannot be reached.");
   }

@@ -1,12 +1,10 @@
 // Translations for the page's scripts: t(text, values) reads window.I18N (English → chosen
-// language, injected by the page) and falls back to the English text. tSentence() translates a sentence
-// the hub built in English, by its pattern; it mirrors companion/i18n/__init__.py (translate_sentence).
+// language, injected by the page) and falls back to the English text; tr(value) shows a hub text
+// (a message id with arguments) as companion/i18n/__init__.py's render() does.
 "use strict";
+// Where this table's pages are: "" for a table of its own, "/t/<table>" in a club (companion/club.py).
+const HUB = window.HUB_ROOT || "";
 const I18N_MESSAGES = window.I18N || {};
-const I18N_NESTED = ["who", "reason", "rule", "phase", "label", "note", "names", "preview"];
-const I18N_GREEDY = ["reason"];
-const I18N_WORDS = ["player", "node", "index", "number", "name", "winner", "table", "sand", "minutes", "points",
-                    "score", "low", "high", "connected", "needed", "count", "kind"];
 const I18N_LIST = "{names} and {name}";
 const I18N_PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -20,50 +18,37 @@ function t(text, values) {
   return i18nFill(translated || text, values);
 }
 
-function i18nPattern(key) {
-  const names = [];
-  let source = "";
-  let last = 0;
-  for (const m of key.matchAll(I18N_PLACEHOLDER)) {
-    source += key.slice(last, m.index).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    const name = m[1];
-    if (names.includes(name)) source += "\\k<" + name + ">";
-    else {
-      const body = I18N_WORDS.includes(name) ? "\\S+" : I18N_GREEDY.includes(name) ? "[\\s\\S]+" : "[\\s\\S]+?";
-      source += "(?<" + name + ">" + body + ")";
-      names.push(name);
-    }
-    last = m.index + m[0].length;
-  }
-  source += key.slice(last).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp("^" + source + "$");
-}
+// tr(value): a text from the hub in the page's language. The hub sends words for players as message ids
+// with arguments (companion/rules/text.py): {"msg": id, "args": {...}, "plural": form}. A plain string is
+// shown as it is (a player's name, a number). Arguments that are texts are translated in turn; a list is
+// joined with the language's "and"; "count" picks the plural form (Spanish and German: one / other).
+function i18nPlural(count) { return count === 1 ? "one" : "other"; }
 
-const I18N_PATTERNS = Object.keys(I18N_MESSAGES)
-  .filter((key) => key !== I18N_LIST && /\{[A-Za-z_][A-Za-z0-9_]*\}/.test(key))
-  .map((key) => ({ key, literal: key.replace(I18N_PLACEHOLDER, "").length, regex: i18nPattern(key) }))
-  .sort((a, b) => b.literal - a.literal);
-
-function tSentence(text, depth) {
+function tr(value, depth) {
   depth = depth || 0;
-  if (!text) return text || "";
-  if (Object.prototype.hasOwnProperty.call(I18N_MESSAGES, text) && I18N_MESSAGES[text]) return I18N_MESSAGES[text];
-  if (depth >= 4) return text;
-  for (const p of I18N_PATTERNS) {
-    const m = p.regex.exec(text);
-    if (!m) continue;
-    const values = {};
-    for (const [name, value] of Object.entries(m.groups || {})) values[name] = i18nNested(name, value, depth + 1);
-    return i18nFill(I18N_MESSAGES[p.key], values);
+  if (value === null || value === undefined) return "";
+  if (typeof value !== "object") return String(value);
+  if (Array.isArray(value)) return i18nJoin(value.map((v) => tr(v, depth + 1)));
+  if (typeof value.msg !== "string") return "";
+  if (depth > 8) return value.msg;
+  const args = value.args || {};
+  const count = typeof args.count === "number" ? args.count : null;
+  const category = count === null ? "one" : i18nPlural(count);
+  const found = Object.prototype.hasOwnProperty.call(I18N_MESSAGES, value.msg) ? I18N_MESSAGES[value.msg] : null;
+  let template;
+  if (found && typeof found === "object") template = found[category] || found.other || value.msg;
+  else if (found && (category === "one" || !value.plural)) template = found;
+  else template = value.plural && category !== "one" ? value.plural : value.msg;
+  const filled = {};
+  for (const [name, arg] of Object.entries(args)) {
+    if (typeof arg === "number") filled[name] = Number.isInteger(arg) ? String(arg) : String(arg);
+    else filled[name] = tr(arg, depth + 1);
   }
-  return text;
+  return i18nFill(template, filled);
 }
 
-function i18nNested(name, value, depth) {
-  if (!I18N_NESTED.includes(name)) return value;
-  if (name === "names") {
-    const m = i18nPattern(I18N_LIST).exec(value);
-    return m ? i18nFill(I18N_MESSAGES[I18N_LIST] || I18N_LIST, m.groups) : value;
-  }
-  return tSentence(value, depth);
+function i18nJoin(items) {
+  if (items.length < 2) return items.join("");
+  const pattern = typeof I18N_MESSAGES[I18N_LIST] === "string" ? I18N_MESSAGES[I18N_LIST] : I18N_LIST;
+  return pattern.replace("{names}", items.slice(0, -1).join(", ")).replace("{name}", items[items.length - 1]);
 }

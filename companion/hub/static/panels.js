@@ -1,10 +1,11 @@
-// Renders a game's view panels and scores (shapes documented in companion/table/referee.py).
+// Renders a game's view panels and scores (shapes documented in companion/rules/pages.py). Every word
+// the hub sends is a text ({"msg", "args"}) or a plain string: tr() shows either in the page's language.
 "use strict";
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (text !== undefined && text !== null) e.textContent = typeof text === "object" ? tr(text) : String(text);
   return e;
 }
 
@@ -15,12 +16,13 @@ const gridPicks = new Map();
 function renderGrid(panel, onPick) {
   const table = el("table", "grid");
   const boardKey = JSON.stringify(panel.rows);
-  const memo = gridPicks.get(panel.title);
+  const gridKey = JSON.stringify(panel.title);
+  const memo = gridPicks.get(gridKey);
   const picked = memo && memo.board === boardKey ? memo.picked : [];
-  gridPicks.set(panel.title, { board: boardKey, picked });
+  gridPicks.set(gridKey, { board: boardKey, picked });
   const highlight = new Set((panel.highlight || []).map((rc) => rc.join(",")));
   panel.rows.forEach((row, r) => {
-    const tr = el("tr");
+    const line = el("tr");
     row.forEach((cell, c) => {
       const td = el("td", highlight.has(r + "," + c) ? "hl" : "", cell);
       if (picked.some((p) => p[0] === r && p[1] === c)) td.classList.add("picked");
@@ -38,9 +40,9 @@ function renderGrid(panel, onPick) {
           }
         });
       }
-      tr.append(td);
+      line.append(td);
     });
-    table.append(tr);
+    table.append(line);
   });
   return table;
 }
@@ -68,7 +70,7 @@ function renderRing(panel) {
   const n = panel.fields.length;
   const size = 420, mid = size / 2, radius = 150;
   const pic = svg("svg", { viewBox: "0 0 " + size + " " + size, class: "ring", role: "img",
-                           "aria-label": panel.title });
+                           "aria-label": tr(panel.title) });
   pic.append(svg("circle", { cx: mid, cy: mid, r: radius, fill: "none", stroke: "#556", "stroke-width": 2,
                              "stroke-dasharray": "4 6" }));
   panel.fields.forEach((f, i) => {
@@ -101,7 +103,7 @@ function renderRing(panel) {
 const sheetDrafts = new Map();
 
 function renderCounterSheet(panel, onPick) {
-  const key = panel.title + "/" + panel.player;
+  const key = JSON.stringify(panel.title) + "/" + panel.player;
   const saved = JSON.stringify(panel.entry);
   let draft = sheetDrafts.get(key);
   if (!draft || (!draft.dirty && draft.saved !== saved)) {
@@ -169,13 +171,27 @@ function renderCounterSheet(panel, onPick) {
   return box;
 }
 
+// What an API refusal says, in the page's language: its text ("message"), else its English sentence.
+function errorText(body) {
+  if (!body) return "";
+  return tr(body.message !== undefined && body.message !== null ? body.message : body.error);
+}
+
+// Draws the view's panels into root (titles as <h3>, or the level in root's data-heading-level), only when the view changed since the last drawing there (a live
+// update that changes nothing keeps every element, so a press, a pick or an open list is never lost).
+const panelViewsDrawn = new WeakMap();
+
 function renderPanels(root, view, onPick) {
+  const key = JSON.stringify(view ? [view.summary, view.panels] : null);  // the picture is drawn elsewhere
+  if (panelViewsDrawn.get(root) === key) return false;
+  panelViewsDrawn.set(root, key);
   root.textContent = "";
-  if (!view) return;
+  if (!view) return true;
   if (view.summary) root.append(el("p", "summary", view.summary));
   for (const panel of view.panels || []) {
     const box = el("section", "panel");
-    if (panel.title) box.append(el("h3", "", panel.title));
+    if (panel.kind) box.dataset.kind = panel.kind;
+    if (panel.title) box.append(el("h" + (root.dataset.headingLevel || "3"), "", panel.title));
     if (panel.kind === "lines") {
       const ul = el("ul");
       for (const line of panel.lines || []) ul.append(el("li", "", line));
@@ -185,26 +201,36 @@ function renderPanels(root, view, onPick) {
     } else if (panel.kind === "ring") {
       box.append(renderRing(panel));
     } else if (panel.kind === "grid") {
-      box.append(renderGrid(panel, onPick));
+      const scroll = el("div", "scroll");  // a wide grid scrolls inside its panel, never the page
+      scroll.append(renderGrid(panel, onPick));
+      box.append(scroll);
     } else if (panel.kind === "table") {
       const table = el("table", "data");
       const head = el("tr");
-      for (const col of panel.columns || []) head.append(el("th", "", col));
+      for (const col of panel.columns || []) head.append(el(col === "" || col === null ? "td" : "th", "", col));
       table.append(head);
       for (const row of panel.rows || []) {
-        const tr = el("tr");
-        for (const cell of row) tr.append(el("td", "", cell));
-        table.append(tr);
+        const line = el("tr");
+        for (const cell of row) line.append(el("td", "", cell));
+        table.append(line);
       }
-      box.append(table);
+      const scroll = el("div", "scroll");
+      scroll.append(table);
+      box.append(scroll);
     } else {
       box.append(el("pre", "", JSON.stringify(panel, null, 1)));
     }
     root.append(box);
   }
+  return true;
 }
 
+const panelScoresDrawn = new WeakMap();
+
 function renderScores(root, scores, explanation) {
+  const key = JSON.stringify([scores || null, explanation || null]);
+  if (panelScoresDrawn.get(root) === key) return;
+  panelScoresDrawn.set(root, key);
   root.textContent = "";
   if (!scores) { root.hidden = true; return; }
   root.hidden = false;
@@ -216,18 +242,19 @@ function renderScores(root, scores, explanation) {
   table.append(head);
   for (const name of scores.ranking || Object.keys(players)) {
     const p = players[name] || {};
-    const tr = el("tr", (scores.winners || []).includes(name) ? "winner" : "");
-    tr.append(el("td", "", name), el("td", "", p.total !== undefined ? p.total : ""));
-    table.append(tr);
+    const line = el("tr", (scores.winners || []).includes(name) ? "winner" : "");
+    line.dataset.player = name;
+    line.append(el("td", "", name), el("td", "", p.total !== undefined ? p.total : ""));
+    table.append(line);
   }
   root.append(table);
-  if (explanation) root.append(el("p", "winners", tSentence(explanation)));
+  if (explanation) root.append(el("p", "winners", tr(explanation)));
   else if (scores.winners && scores.winners.length) {
     const names = scores.winners.join(", ");
     root.append(el("p", "winners", scores.winners.length > 1 ? t("Shared victory: {names}", { names })
       : t("Winner: {names}", { names })));
   }
   const more = el("a", "", t("Full results, export and print"));
-  more.href = "/end";
+  more.href = HUB + "/end";
   root.append(more);
 }

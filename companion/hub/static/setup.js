@@ -1,6 +1,10 @@
 // Setup page: choose the game, then pair each seat with a timer by flipping it.
 "use strict";
 const COLOURS = ["red", "yellow", "green", "blue", "purple", "orange", "white", "black"];
+const simulated = document.body.dataset.simulated === "true";
+const NAME_MAX = Number(document.body.dataset.nameMax) || 16;
+// The game the table plays now (the one the hub was started with, until a new game is set up).
+const CURRENT = JSON.parse(document.getElementById("current-setup").textContent || "{}");
 let games = [];
 const $ = (id) => document.getElementById(id);
 
@@ -10,24 +14,32 @@ function option(value, text) {
   return o;
 }
 
+// Game and variant titles: a hub text, or a plain English title looked up in the catalog.
+function title(value) { return typeof value === "string" ? t(value) : tr(value); }
+
 function currentGame() { return games.find((g) => g.name === $("game").value); }
 
-function fillVariants() {
+function fillVariants(preset) {
   const g = currentGame();
   $("variant").textContent = "";
-  for (const v of g.variants) $("variant").append(option(v.name, v.title));
+  for (const v of g.variants) $("variant").append(option(v.name, title(v.title)));
+  if (preset && g.variants.some((v) => v.name === preset.variant)) $("variant").value = preset.variant;
   $("count").textContent = "";
-  for (let n = g.min_players; n <= g.max_players; n++) $("count").append(option(n, t("{count} players", { count: n })));
-  $("count").value = String(Math.min(g.max_players, Math.max(g.min_players, 4)));
-  $("timers").value = g.timers_per_player;
-  fillClock();
-  fillNames();
+  for (let n = g.min_players; n <= g.max_players; n++) {
+    $("count").append(option(n, tr({ msg: "{count} player", plural: "{count} players", args: { count: n } })));
+  }
+  const wanted = preset && preset.players ? preset.players.length : 4;
+  $("count").value = String(Math.min(g.max_players, Math.max(g.min_players, wanted)));
+  $("timers").value = preset && preset.timers ? preset.timers : g.timers_per_player;
+  fillClock(preset);
+  fillNames(preset);
 }
 
-function fillClock() {
+function fillClock(preset) {
   const g = currentGame();
   const v = g.variants.find((x) => x.name === $("variant").value) || g.variants[0];
-  $("clock").value = v.clock_minutes;
+  $("clock").value = preset && preset.clock_minutes ? preset.clock_minutes : v.clock_minutes;
+  if (preset && preset.sand_s) $("sand").value = preset.sand_s;
 }
 
 function colourLabel(c) {
@@ -36,15 +48,19 @@ function colourLabel(c) {
   return labels[c] || c;
 }
 
-function fillNames() {
+function fillNames(preset) {
   const n = Number($("count").value);
   const root = $("names");
-  const old = [...root.querySelectorAll("input")].map((i) => i.value);
-  const oldColours = [...root.querySelectorAll("select")].map((s) => s.value);
+  const old = preset && preset.players ? preset.players : [...root.querySelectorAll("input")].map((i) => i.value);
+  const oldColours = preset && preset.colours ? preset.colours
+    : [...root.querySelectorAll("select")].map((s) => s.value);
   root.textContent = "";
   for (let i = 0; i < n; i++) {
     const input = document.createElement("input");
     input.value = old[i] || COLOURS[i];
+    input.maxLength = NAME_MAX;
+    input.required = true;
+    input.autocomplete = "off";
     input.setAttribute("aria-label", t("Player {number}", { number: i + 1 }));
     input.dataset.player = String(i);
     const colour = document.createElement("select");
@@ -61,8 +77,16 @@ function fillNames() {
 
 function showError(text) { $("error").textContent = text || ""; $("error").hidden = !text; }
 
+function requestId() {
+  if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+  return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+}
+
+let sending = false;
+
 async function submit(ev) {
   ev.preventDefault();
+  if (sending) return;  // a double click sends one setup
   const body = {
     game: $("game").value, variant: $("variant").value,
     players: [...$("names").querySelectorAll("input")].map((i) => i.value),
@@ -70,42 +94,69 @@ async function submit(ev) {
     timers: Number($("timers").value), clock_minutes: Number($("clock").value), sand_s: Number($("sand").value),
     grace_s: Number($("grace").value), early_lifts: $("early").value,
     pairing: document.querySelector("input[name=pairing]:checked").value,
+    request: requestId(),
   };
-  const res = await hubSend("/api/setup", body);
-  const data = await res.json();
-  if (!data.ok) { showError(tSentence(data.error)); return; }
-  showError("");
-  expectReady = true;
+  sending = true;
+  $("start").disabled = true;
+  try {
+    const res = await hubSend(HUB + "/api/setup", body);
+    const data = await res.json();
+    if (!data.ok) { showError(errorText(data)); return; }
+    showError("");
+    expectReady = true;
+  } catch (err) {
+    showError(t("The hub cannot be reached."));
+  } finally {
+    sending = false;
+    $("start").disabled = ACCESS.role !== "host";
+  }
 }
 
 let expectReady = false;
+let shownPairing = "";
 
 function renderPairing(snap) {
   const p = snap.pairing;
   $("pairing").hidden = !p;
   if (p) {
     $("setup-form").hidden = true;
+    const candidates = snap.nodes.concat(snap.unpaired).filter((n) => n.online && !p.seats.some((s) => s.node === n.node));
+    const key = JSON.stringify([p, candidates.map((n) => n.node)]);
+    expectReady = true;
+    if (key === shownPairing) return;  // redraw only what changed: a press on a button is never lost
+    shownPairing = key;
     $("ask").textContent = p.current
       ? t("Flip the timer for {player}, number {index}", { player: p.current.player, index: p.current.index }) : "";
     $("seats").textContent = "";
     for (const s of p.seats) {
       const li = document.createElement("li");
-      li.textContent = s.player + " " + s.index + ": " + (s.node || "…");
+      li.textContent = t("{player} timer {index}", { player: s.player, index: s.index }) + ": " + (s.node || "…");
       li.className = s.node ? "done" : (p.current && p.current.player === s.player && p.current.index === s.index ? "current" : "");
       $("seats").append(li);
     }
     $("unpaired").textContent = "";
-    const candidates = snap.nodes.concat(snap.unpaired).filter((n) => n.online && !p.seats.some((s) => s.node === n.node));
     for (const n of candidates) {
       const li = document.createElement("li");
+      li.dataset.node = n.node;
+      const name = document.createElement("span");
+      name.className = "node-name";
+      name.textContent = n.node;
       const b = document.createElement("button");
-      b.type = "button"; b.textContent = t("Identify {node}", { node: n.node });
-      b.addEventListener("click", () => hubSend("/api/nodes/" + n.node + "/identify"));
-      li.append(b);
+      b.type = "button"; b.className = "identify"; b.textContent = t("Identify");
+      b.setAttribute("aria-label", t("Identify {node}", { node: n.node }));
+      b.addEventListener("click", () => hubSend(HUB + "/api/nodes/" + encodeURIComponent(n.node) + "/identify"));
+      li.append(name, " ", b);
+      if (simulated) {
+        const f = document.createElement("button");
+        f.type = "button"; f.className = "flip"; f.textContent = t("Flip");
+        f.setAttribute("aria-label", t("Flip {node}", { node: n.node }));
+        f.addEventListener("click", () => hubSend(HUB + "/api/sim/" + encodeURIComponent(n.node) + "/flip"));
+        li.append(" ", f);
+      }
       $("unpaired").append(li);
     }
-    expectReady = true;
   } else if (expectReady) {
+    shownPairing = "";
     showReady(snap);
   }
 }
@@ -118,12 +169,12 @@ async function showReady(snap) {
   if (ACCESS.role !== "host") { $("ready").hidden = false; return; }  // the codes let a phone play
   let info;
   try {
-    info = await (await hubGet("/api/access")).json();
+    info = await (await hubGet(HUB + "/api/access")).json();
   } catch (err) {
     showError(t("The hub cannot be reached."));
     return;
   }
-  if (!info.ok) { showError(tSentence(info.error)); return; }
+  if (!info.ok) { showError(errorText(info)); return; }
   const key = JSON.stringify(info.players);
   if (key === shownCodes) return;
   shownCodes = key;
@@ -142,7 +193,7 @@ async function showReady(snap) {
     const cap = document.createElement("figcaption");
     if (phone.url) {
       const img = document.createElement("img");
-      img.src = "/qr/" + encodeURIComponent(p) + ".svg?v=" + codeGeneration;
+      img.src = HUB + "/qr/" + encodeURIComponent(p) + ".svg?v=" + codeGeneration;
       img.alt = t("QR code for {player}", { player: p });
       fig.append(img);
       const a = document.createElement("a");
@@ -158,7 +209,7 @@ async function showReady(snap) {
     again.className = "reissue";
     again.textContent = t("New code");
     again.addEventListener("click", async () => {
-      await hubSend("/api/players/" + encodeURIComponent(p) + "/token");
+      await hubSend(HUB + "/api/players/" + encodeURIComponent(p) + "/token");
       showReady(snap);
     });
     cap.append(again);
@@ -169,24 +220,27 @@ async function showReady(snap) {
 }
 
 async function init() {
-  games = await (await fetch("/api/games")).json();
-  for (const g of games) $("game").append(option(g.name, g.title));
-  $("game").addEventListener("change", fillVariants);
-  $("variant").addEventListener("change", fillClock);
-  $("count").addEventListener("change", fillNames);
+  games = await (await fetch(HUB + "/api/games")).json();
+  for (const g of games) $("game").append(option(g.name, title(g.title)));
+  // preselect the game the table plays now (the hub's --game), with its variant and players
+  const preset = games.some((g) => g.name === CURRENT.game) ? CURRENT : null;
+  if (preset) $("game").value = preset.game;
+  $("game").addEventListener("change", () => fillVariants(null));
+  $("variant").addEventListener("change", () => fillClock(null));
+  $("count").addEventListener("change", () => fillNames(null));
   $("setup-form").addEventListener("submit", submit);
   $("cancel").addEventListener("click", async () => {
-    await hubSend("/api/setup/cancel");
+    await hubSend(HUB + "/api/setup/cancel");
     expectReady = false;
     $("setup-form").hidden = false;
   });
-  fillVariants();
+  fillVariants(preset);
   listen();
 }
 
 function listen() {
-  const source = new EventSource("/api/stream");
-  source.addEventListener("state", (e) => renderPairing(JSON.parse(e.data)));
+  const source = new EventSource(HUB + "/api/stream");
+  liveSnapshot(source, renderPairing, listen);
   source.addEventListener("error", () => {
     if (source.readyState === EventSource.CLOSED) setTimeout(listen, 5000);  // e.g. too many pages open
   });

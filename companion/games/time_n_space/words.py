@@ -1,0 +1,186 @@
+"""Time 'n' Space in the players' words: the game's terms and the rulebook's sections as message ids.
+
+Every word a player reads or hears is a :class:`~companion.rules.text.Text` (a message id with
+its arguments, see :mod:`companion.rules.text`), translated where it is shown from the catalogs
+``i18n/es.json`` and ``i18n/de.json`` beside this module. Game vocabulary (colours, buildings,
+places, phases) is a Text too, so a sentence naming a colour is translated whole. Ids such as
+``b1`` (a building on the control center) and the roman stage numbers are shown as they are.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from companion.errors import ConfigError
+from companion.games.time_n_space.scoring import COLORS
+from companion.games.time_n_space.state import (
+    PHASE_ENDING,
+    PHASE_OVER,
+    PHASE_RUNNING,
+    PHASE_SETUP,
+    RESEARCH,
+    SHIP,
+    Building,
+    GameState,
+    PlayerState,
+)
+from companion.rules.text import Text, TextError, joined, text, verbatim
+
+# --- the rulebook's sections, named by refusals ----------------------------------------------------
+
+GENERAL = text("General rules for placing and using the sandtimers")
+PLAYING = text("Playing the Game")
+SPACESHIP = text("1. Your spaceship")
+PRODUCTION = text("2. Production plant")
+BEAM = text("3. Beam station")
+TRADING = text("4. Trading center")
+RESEARCH_RULE = text("5. Research plant")
+UPGRADING = text("Upgrading stage II buildings")
+END = text("End of the Game")
+SCORING = text("Final Scoring")
+SETUP_INTRO = text("Setup for the Introductory Game")
+SETUP_FULL = text("Setup for the Full Game")
+TABLE_RULE = text("Table")
+"""Refusals that come from the hub table, not from the rulebook."""
+
+# --- vocabulary ------------------------------------------------------------------------------------
+
+COLOR_WORDS: dict[str, Text] = {
+    "gray": text("gray"),
+    "yellow": text("yellow"),
+    "blue": text("blue"),
+    "brown": text("brown"),
+}
+"""The four goods and order colours (rulebook: "Components")."""
+
+BUILDING_WORDS: dict[str, Text] = {
+    "production": text("production plant"),
+    "beam": text("beam station"),
+    "trading": text("trading center"),
+}
+
+ROMAN = {1: "I", 2: "II", 3: "III"}
+"""Stages are printed as roman numerals; shown as they are in every language."""
+
+PHASE_WORDS: dict[str, Text] = {
+    PHASE_SETUP: text("waiting for the master clock"),
+    PHASE_RUNNING: text("running"),
+    PHASE_ENDING: text("master clock ran out: running sandtimers finish"),
+    PHASE_OVER: text("game over"),
+}
+
+VARIANT_WORDS: dict[str, Text] = {
+    "intro": text("introductory game"),
+    "full": text("full game"),
+    "light": text("light mode (timers and scoring only)"),
+}
+
+NONE = text("none")
+
+REASON_FULL_SAND = text(
+    "Let the sand run through completely before you flip this sandtimer: "
+    "every sandtimer runs a full minute on its time symbol"
+)
+REASON_NOT_THROUGH = text("The sand on this timer has not run through yet")
+REASON_NOT_STARTED = text("The sandtimers may not be flipped before the game starts")
+REASON_CLOCK_OVER = text("The master clock has run out: no one may place another sandtimer")
+REASON_GAME_OVER = text("The game is over: the final scoring is on the dashboard")
+
+
+class SetupTextError(ConfigError, TextError):
+    """A table Time 'n' Space cannot be played at (a :class:`ConfigError` whose message is a Text)."""
+
+
+def color_word(color: Any) -> Text | str:
+    """A colour in words; anything that is not one of the four colours is shown as it was given."""
+    return COLOR_WORDS.get(color, repr(color)) if isinstance(color, str) else repr(color)
+
+
+def counter_text(color: Any, value: Any) -> Text:
+    """An order counter: "gray 1"."""
+    return text(
+        "{color} {value}", color=color_word(color), value=value if isinstance(value, int) else repr(value)
+    )
+
+
+def counters_text(orders: Iterable[tuple[str, int]]) -> Text:
+    """Order counters as "gray 1 ×2, blue 3 ×1" (colour order, then value), or "none"."""
+    counts = Counter(orders)
+    if not counts:
+        return NONE
+    keys = sorted(counts, key=lambda k: (COLORS.index(k[0]), k[1]))
+    return joined(
+        [text("{counter} ×{count}", counter=counter_text(c, v), count=counts[(c, v)]) for c, v in keys], ", "
+    )
+
+
+def place_word(game: GameState | None, location: str) -> Text:
+    """A place on the board: "red's planet" (``planet-N``) or "moon 2" (``moon-N``)."""
+    kind, _, number = location.partition("-")
+    if kind == "planet" and game is not None:
+        owner = game.owner_of(location)
+        if owner is not None:
+            return text("{player}'s planet", player=owner.name)
+    if kind == "planet" and number.isdigit():
+        return text("planet {number}", number=int(number))
+    if kind == "moon" and number.isdigit():
+        return text("moon {number}", number=int(number))
+    return verbatim(location)
+
+
+def building_label(b: Building) -> Text:
+    """A building in words: "b1 production plant I (gray)"."""
+    if b.type == "production":
+        colors = sorted(set(c for c in b.spec.spots if c), key=COLORS.index)
+        return text(
+            "{building} {kind} {stage} ({colors})",
+            building=b.id,
+            kind=BUILDING_WORDS[b.type],
+            stage=ROMAN[b.stage],
+            colors=tuple(color_word(c) for c in colors),
+        )
+    return text("{building} {kind} {stage}", building=b.id, kind=BUILDING_WORDS[b.type], stage=ROMAN[b.stage])
+
+
+def symbol_name(symbol: str) -> Text:
+    """A time symbol as a refusal names it: "your spaceship", "building b6"."""
+    if symbol == SHIP:
+        return text("your spaceship")
+    if symbol == RESEARCH:
+        return text("your research plant")
+    return text("building {building}", building=symbol)
+
+
+def symbol_label(
+    game: GameState | None, player: PlayerState, symbol: str | None, destination: str | None = None
+) -> Text:
+    """Where a sandtimer stands, in words (e.g. "spaceship: red's planet → moon 1")."""
+    if symbol is None:
+        return text("in front of you")
+    if symbol == SHIP:
+        if destination is not None:
+            return text(
+                "spaceship: {origin} → {destination}",
+                origin=place_word(game, player.ship),
+                destination=place_word(game, destination),
+            )
+        return text("spaceship: stay at {place}", place=place_word(game, player.ship))
+    if symbol == RESEARCH:
+        return text("research plant")
+    b = player.building(symbol)
+    return building_label(b) if b is not None else text("building {building}", building=symbol)
+
+
+def symbol_option(
+    game: GameState | None, player: PlayerState, symbol: str | None, destination: str | None
+) -> Text:
+    """A time symbol as a button offers it: "Fly to moon 1", "Stay at red's planet", "Research plant"."""
+    if symbol == SHIP:
+        if destination is not None:
+            return text("Fly to {place}", place=place_word(game, destination))
+        return text("Stay at {place}", place=place_word(game, player.ship))
+    if symbol == RESEARCH:
+        return text("Research plant")
+    return symbol_label(game, player, symbol, destination)
