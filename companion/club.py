@@ -1,0 +1,391 @@
+"""A game club: many tables in one process, on one broker and one web port.
+
+Each table is a whole hub (:func:`companion.hub.create_app`: its own session, log, clock,
+cues, MQTT bridge and pages), mounted under ``/t/<table>/``; a lobby at ``/`` lists the
+tables with their games and clocks. Tables are added and ended while the others play.
+
+Tables never share state: each hub's session only folds its own log, and its bridge only
+subscribes to its own table's topics (``companion.core.protocol.node_topic``), so one
+table's events cannot reach another's state or pages (``tests/club`` plays several at once).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import secrets
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from companion.clock import ScaledClock
+from companion.core.protocol import is_valid_id
+from companion.errors import ConfigError
+from companion.hub import HubConfig, create_app, start_services, stop_services
+from companion.mqtt.broker import (
+    AmqttBroker,
+    BrokerAddress,
+    MosquittoBroker,
+    free_port,
+    port_is_free,
+    start_embedded_broker,
+)
+from companion.mqtt.supervisor import BrokerSupervisor
+from companion.node.sim import SimFleet
+from companion.rules.text import Text, as_text, text
+
+log = logging.getLogger(__name__)
+
+PREFIX = "/t/"
+"""Where the tables' pages are: ``/t/<table>/`` (the dashboard), ``/t/<table>/play/<player>``..."""
+
+MAX_TABLES = 200
+"""Tables one club process holds at once (each is a few MB and three threads)."""
+
+CLUB_TOKEN_HEADER = "X-Companion-Club"
+CLUB_COOKIE = "companion_club"
+
+
+@dataclass(frozen=True)
+class ClubOptions:
+    """How ``companion club`` starts: the shared broker and web server, and the tables' defaults."""
+
+    defaults: HubConfig = HubConfig()
+    """Settings every new table starts from (data directory, language, time scale...)."""
+    broker_url: str | None = None
+    """External broker shared by the tables (or by several club processes); None starts an embedded one."""
+    embedded: str = "auto"
+    mqtt_host: str = "127.0.0.1"
+    mqtt_port: int | None = 1883
+    http_host: str = "127.0.0.1"
+    http_port: int | None = 8080
+    simulate: bool = True
+    """Give every table simulated sandtimers (a club without hardware can play)."""
+    heartbeat_s: float = 5.0
+    pin: str | None = None
+    """The club PIN that adds and ends tables from the lobby; None makes a random one (printed)."""
+
+
+@dataclass
+class ClubTable:
+    """One table of the club: its hub and, when simulated, its sandtimers."""
+
+    name: str
+    app: Flask
+    clock: ScaledClock
+    fleet: SimFleet | None = None
+
+    @property
+    def session(self) -> Any:
+        return self.app.extensions["companion.session"]
+
+    def summary(self) -> dict[str, Any]:
+        """What the lobby shows of the table."""
+        session = self.session
+        table = session.table
+        setup = table.setup
+        clock = table.state.clock
+        now = self.clock.now_s()
+        from companion.games import find_game
+
+        info = find_game(setup.game)
+        return {
+            "table": setup.table,
+            "game": setup.game,
+            "title": info.title,
+            "variant": setup.variant,
+            "players": list(setup.players),
+            "clock": {
+                "phase": clock.phase,
+                "length_s": clock.length_s,
+                "remaining_s": round(clock.remaining_s(now), 1),
+            },
+            "online": sum(1 for link in table.seated_links() if link.online),
+            "timers": len(setup.seats),
+            "url": f"{PREFIX}{setup.table}/",
+        }
+
+
+class TableDispatcher:
+    """The WSGI application of the club: ``/t/<table>/...`` goes to that table's hub, the rest to the lobby.
+
+    The table's hub sees its mount point as ``SCRIPT_NAME``, so its pages, links, API calls and
+    cookies stay under ``/t/<table>/`` (Flask's ``url_for`` and ``request.script_root``).
+    """
+
+    def __init__(self, lobby: Flask) -> None:
+        self.lobby = lobby
+        self._tables: dict[str, Flask] = {}
+        self._lock = threading.Lock()
+
+    def mount(self, name: str, app: Flask) -> None:
+        with self._lock:
+            self._tables = {**self._tables, name: app}
+
+    def unmount(self, name: str) -> Flask | None:
+        with self._lock:
+            tables = dict(self._tables)
+            app = tables.pop(name, None)
+            self._tables = tables
+        return app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        path = environ.get("PATH_INFO", "") or "/"
+        if path.startswith(PREFIX):
+            name, slash, rest = path[len(PREFIX) :].partition("/")
+            app = self._tables.get(name)
+            if app is not None:
+                if not slash:  # /t/<table> without the slash: the page's relative links need it
+                    start_response("308 Permanent Redirect", [("Location", f"{PREFIX}{name}/")])
+                    return [b""]
+                environ = dict(environ)
+                environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + PREFIX + name
+                environ["PATH_INFO"] = "/" + rest
+                return app(environ, start_response)
+        return self.lobby(environ, start_response)
+
+
+class Club:
+    """Many tables in one process: one broker, one web server, a lobby; tables come and go."""
+
+    def __init__(self, options: ClubOptions) -> None:
+        self.options = options
+        self.pin = options.pin or f"{secrets.randbelow(10**6):06d}"
+        self.token = secrets.token_urlsafe(24)
+        self.broker: MosquittoBroker | AmqttBroker | None = None
+        self.supervisor: BrokerSupervisor | None = None
+        self.broker_address: BrokerAddress | None = None
+        self.tables: dict[str, ClubTable] = {}
+        self._lock = threading.RLock()
+        self.lobby = self._lobby_app()
+        self.dispatcher = TableDispatcher(self.lobby)
+        self.server: BaseWSGIServer | None = None
+        self._server_thread: threading.Thread | None = None
+
+    # --- lifetime -------------------------------------------------------------------------------
+    def start(self, tables: Iterable[HubConfig] = ()) -> Club:
+        opts = self.options
+        try:
+            if opts.broker_url:
+                self.broker_address = BrokerAddress.parse(opts.broker_url)
+            else:
+                self.broker = start_embedded_broker(opts.mqtt_host, opts.mqtt_port, prefer=opts.embedded)
+                self.broker_address = self.broker.address
+                self.supervisor = BrokerSupervisor(self.broker).start()
+            for config in tables:
+                self.add_table(config)
+            port = opts.http_port
+            if port is None or not port_is_free(opts.http_host, port):
+                port = free_port(opts.http_host)
+            server = make_server(opts.http_host, port, self.dispatcher, threaded=True)
+            server.daemon_threads = True  # type: ignore[attr-defined]
+            self.server = server
+            self._server_thread = threading.Thread(target=server.serve_forever, name="club-http", daemon=True)
+            self._server_thread.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        host = self.options.http_host
+        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+        return f"http://{shown}:{self.server.server_port}/"
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+        for name in list(self.tables):
+            self.end_table(name)
+        if self.supervisor is not None:
+            self.supervisor.stop()
+            self.supervisor = None
+        if self.broker is not None:
+            self.broker.close()
+            self.broker = None
+
+    def __enter__(self) -> Club:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- tables ---------------------------------------------------------------------------------
+    def add_table(self, config: HubConfig) -> ClubTable:
+        """Start a new table (its hub, and simulated sandtimers when the club simulates) next to the others."""
+        with self._lock:
+            name = config.table
+            if not is_valid_id(name):
+                raise ConfigError(
+                    f"table name {name!r}: use 1-32 characters of a-z, 0-9, '-' or '_' (it is part of addresses)"
+                )
+            if name in self.tables:
+                raise ConfigError(f"there is already a table called {name!r} in this club")
+            if len(self.tables) >= MAX_TABLES:
+                raise ConfigError(f"this club already has {MAX_TABLES} tables: end one first")
+            assert self.broker_address is not None, "start the club first"
+            defaults = self.options.defaults
+            config = replace(
+                config,
+                data_dir=config.data_dir if config.data_dir is not None else defaults.data_dir,
+            )
+            clock = ScaledClock(config.time_scale)
+            setup = config.setup()
+            fleet = None
+            if self.options.simulate:
+                fleet = SimFleet(
+                    setup.table,
+                    [s.node for s in setup.seats],
+                    self.broker_address,
+                    clock,
+                    sand_ms=setup.sand_ms,
+                    heartbeat_s=self.options.heartbeat_s,
+                )
+            app = create_app(config, clock=clock, broker=self.broker_address, fleet=fleet)
+            start_services(app)
+            if fleet is not None:
+                fleet.start()
+            table = ClubTable(name, app, clock, fleet)
+            self.tables[name] = table
+            self.dispatcher.mount(name, app)
+            log.info("table %s started: %s", name, setup.game)
+            return table
+
+    def end_table(self, name: str) -> bool:
+        """Stop a table: its pages go away, its log is closed (it can be resumed), the others play on."""
+        with self._lock:
+            table = self.tables.pop(name, None)
+            if table is None:
+                return False
+            self.dispatcher.unmount(name)
+        app = table.app
+        app.extensions["companion.shutdown"].set()
+        app.extensions["companion.session"].announce("shutdown")
+        if table.fleet is not None:
+            table.fleet.stop()
+        stop_services(app)
+        log.info("table %s ended", name)
+        return True
+
+    # --- the lobby ------------------------------------------------------------------------------
+    def _lobby_app(self) -> Flask:
+        lobby = Flask("companion.hub")  # the hub's templates and static files
+        from companion.hub.api import BadRequestError, read_json
+        from companion.i18n import render
+        from companion.i18n.web import init_i18n, request_language
+
+        init_i18n(lobby, default_language=self.options.defaults.language)
+        club = self
+
+        def is_host() -> bool:
+            offered = request.headers.get(CLUB_TOKEN_HEADER) or request.cookies.get(CLUB_COOKIE) or ""
+            return hmac.compare_digest(offered, club.token)
+
+        def error(message: Text | str, status: int) -> Any:
+            shown = render(as_text(message), request_language(lobby))
+            return jsonify({"ok": False, "error": shown, "message": as_text(message).to_json()}), status
+
+        @lobby.get("/")
+        def lobby_page() -> str:
+            from companion.games import all_games
+
+            games = [(g.name, render(as_text(g.title), request_language(lobby))) for g in all_games()]
+            return render_template("lobby.html", host=is_host(), games=games)
+
+        @lobby.get("/api/tables")
+        def list_tables() -> Any:
+            with club._lock:
+                tables = list(club.tables.values())
+            return jsonify({"tables": [t.summary() for t in tables], "host": is_host()})
+
+        @lobby.post("/api/club/host")
+        def become_host() -> Any:
+            try:
+                body = read_json('{"pin": "123456"}')
+            except BadRequestError as exc:
+                return error(
+                    text("That PIN is wrong: the club PIN is shown where the club was started"), exc.status
+                )
+            pin = str(body.get("pin", ""))
+            if not hmac.compare_digest(pin, club.pin):
+                return error(text("That PIN is wrong: the club PIN is shown where the club was started"), 403)
+            response = jsonify({"ok": True})
+            response.set_cookie(CLUB_COOKIE, club.token, httponly=True, samesite="Strict")
+            return response
+
+        @lobby.post("/api/tables")
+        def add() -> Any:
+            if not is_host():
+                return error(text("Only the club host can add tables: type the club PIN first"), 403)
+            try:
+                body = read_json('{"table": "t2", "game": "space-dealer", "players": 3}')
+            except BadRequestError as exc:
+                return error(
+                    text("Send a table as a JSON object with a table name, a game and players"), exc.status
+                )
+            allowed = {"table", "game", "players", "timers", "variant", "clock_minutes", "language", "seed"}
+            unknown = sorted(set(body) - allowed)
+            if unknown:
+                return error(
+                    text(
+                        "Unknown field {names}; a table has {allowed}",
+                        names=tuple(unknown),
+                        allowed=tuple(sorted(allowed)),
+                    ),
+                    400,
+                )
+            try:
+                config = HubConfig.from_mapping({**_defaults_mapping(club.options.defaults), **body})
+                table = club.add_table(config)
+            except (ConfigError, ValueError, TypeError) as exc:
+                return error(getattr(exc, "text", None) or str(exc), 400)
+            return jsonify({"ok": True, "table": table.summary()}), 201
+
+        @lobby.delete("/api/tables/<name>")
+        def end(name: str) -> Any:
+            if not is_host():
+                return error(text("Only the club host can end tables: type the club PIN first"), 403)
+            if not club.end_table(name):
+                return error(text("There is no table {table} in this club", table=name), 404)
+            return jsonify({"ok": True})
+
+        return lobby
+
+
+def _defaults_mapping(defaults: HubConfig) -> dict[str, Any]:
+    """The club's table defaults as HubConfig fields (what a new table from the lobby starts with)."""
+    keep = ("data_dir", "fsync", "language", "time_scale", "grace_s", "max_streams", "sounds_dir", "audio")
+    return {k: getattr(defaults, k) for k in keep}
+
+
+@dataclass
+class ClubPlan:
+    """Tables to start with: ``name:game[:players]`` items from the command line."""
+
+    tables: list[HubConfig] = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, items: Iterable[str], defaults: HubConfig) -> ClubPlan:
+        tables = []
+        for item in items:
+            name, _, rest = item.partition(":")
+            game, _, players = rest.partition(":")
+            mapping: dict[str, Any] = {**_defaults_mapping(defaults), "table": name}
+            if game:
+                mapping["game"] = game
+            if players:
+                if not players.isdigit():
+                    raise ConfigError(
+                        f"table {item!r}: the player count must be a number (name:game:players)"
+                    )
+                mapping["players"] = int(players)
+            tables.append(HubConfig.from_mapping(mapping))
+        return cls(tables)

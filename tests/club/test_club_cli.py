@@ -1,0 +1,46 @@
+"""``companion club`` starts several tables in one process and ends them all on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+pytestmark = pytest.mark.broker
+
+
+def test_companion_club_serves_a_lobby_and_every_table(tmp_path):
+    command = [sys.executable, "-m", "companion", "club", "red", "blue:timeline:3", "--port", "0"]
+    command += ["--mqtt-port", "0", "--data-dir", str(tmp_path), "--pin", "4321"]
+    club = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = club.stdout.readline()
+        match = re.search(r"club lobby: (http://\S+)\s+\(club PIN 4321\)", first)
+        assert match, first + club.stderr.read()
+        url = match[1]
+        with urllib.request.urlopen(url + "api/tables", timeout=10) as response:
+            tables = {t["table"]: t for t in json.load(response)["tables"]}
+        assert set(tables) == {"red", "blue"} and tables["blue"]["game"] == "timeline"
+        with urllib.request.urlopen(url + "t/blue/api/state", timeout=10) as response:
+            assert json.load(response)["setup"]["players"] == ["red", "yellow", "green"]
+    finally:
+        club.send_signal(signal.SIGTERM)
+        out, err = club.communicate(timeout=30)
+    assert club.returncode == 0, err
+    assert "Traceback" not in err
+    assert len(list((tmp_path / "tables").rglob("*.jsonl"))) == 2
+
+
+def test_a_bad_table_name_is_one_clear_line():
+    done = subprocess.run(
+        [sys.executable, "-m", "companion", "club", "Not OK", "--port", "0", "--mqtt-port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "table name 'Not OK'" in done.stderr and "Traceback" not in done.stderr
