@@ -268,6 +268,13 @@ SETTINGS: tuple[Setting, ...] = (
     _s("hub", "max_streams", "int", "live pages open at once; more get a 503", "64", low=1, high=100000),
     _s(
         "hub",
+        "ha_discovery",
+        "str",
+        "publish Home Assistant MQTT discovery for the seated sandtimers under this prefix",
+        "none",
+    ),
+    _s(
+        "hub",
         "public_url",
         "str",
         "the address phones reach the hub at, for QR codes and join links",

@@ -59,6 +59,9 @@ class HubConfig:
     """Where cue sounds are built; default ``<data_dir>/sounds`` or a temporary folder."""
     max_streams: int = 64
     """Live streams (``/api/stream``: dashboards, phones, setup pages) open at once; more get a 503."""
+    ha_discovery: str | None = None
+    """Publish Home Assistant MQTT discovery for the seated sandtimers under this prefix
+    (``"homeassistant"``); None publishes none (see docs/club.md)."""
     public_url: str | None = None
     """The address phones reach the hub at (``http://192.168.1.20:8080``), used in every QR code and
     join link; None uses the address the page was loaded from. ``access_of(app).public_url`` can
@@ -154,7 +157,7 @@ def create_app(
     if broker is not None:
         from companion.mqtt.bridge import HubBridge
 
-        app.extensions["companion.bridge"] = HubBridge(session, broker)
+        app.extensions["companion.bridge"] = HubBridge(session, broker, ha_discovery=config.ha_discovery)
     from companion.hub.cues import init_cues
     from companion.hub.ticker import Ticker
 

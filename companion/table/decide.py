@@ -487,7 +487,7 @@ def _tick(tx: _Transaction) -> Outcome:
     return tx.done()
 
 
-def _broker(tx: _Transaction, online: bool, detail: str) -> Outcome:
+def _broker(tx: _Transaction, online: bool, detail: Text | str) -> Outcome:
     """The hub lost or regained its broker: while it is away no node can be heard, so none is online."""
     if tx.table.broker.online == online:
         return tx.done()

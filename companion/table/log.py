@@ -133,6 +133,9 @@ class EventLog:
         """fsyncs made (with ``len(self)``: how many events each one carried)."""
         self.fsync_fn: Callable[[int], None] = os.fsync
         """How a file descriptor is synced (tests inject a hook that records the order)."""
+        self.sync_s = 0.0
+        """A running average of how long an fsync takes here (seconds); the MQTT bridge batches
+        reports when it is slow."""
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._attach(_open_locked(path))
@@ -238,7 +241,9 @@ class EventLog:
     def _sync_file(self) -> None:
         assert self._fh is not None
         if self.fsync:
+            began = time.perf_counter()
             self.fsync_fn(self._fh.fileno())
+            self.sync_s += (time.perf_counter() - began - self.sync_s) / 8
             self.syncs += 1
         self._synced_at = self._fh.tell()
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from companion.core.protocol import Message as NodeMessage
 from companion.rules.setup import TableSetup
+from companion.rules.text import Text
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class BrokerStatus:
     """The hub's MQTT connection came up or went down (``detail``: why, for the dashboard)."""
 
     online: bool
-    detail: str = ""
+    detail: Text | str = ""
 
 
 @dataclass(frozen=True)

@@ -107,10 +107,14 @@ class BrokerHealth:
 
     online: bool | None = None
     since_s: float | None = None
-    detail: str = ""
+    detail: Text | str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"online": self.online, "since_s": self.since_s, "detail": self.detail}
+        return {
+            "online": self.online,
+            "since_s": self.since_s,
+            "detail": self.detail.to_json() if isinstance(self.detail, Text) else self.detail,
+        }
 
 
 @dataclass(frozen=True)

@@ -315,7 +315,7 @@ class TableSession:
         """Apply one validated event message from ``node``; return the commands it caused, in order."""
         return list(self.handle(msg.NodeReport(node, message)).commands)
 
-    def broker_status(self, *, online: bool, detail: str = "") -> None:
+    def broker_status(self, *, online: bool, detail: Text | str = "") -> None:
         """The hub's connection to its broker came up or went down."""
         self.handle(msg.BrokerStatus(online, detail))
 

@@ -1,4 +1,4 @@
-"""``companion bench``: latency and throughput of a real table on this machine.
+"""The first benchmark of one table (what ``companion bench`` printed before the harness).
 
 Starts the same parts ``companion run`` starts (broker, hub, web server,
 simulated nodes) and measures:
@@ -9,44 +9,24 @@ simulated nodes) and measures:
 * burst: many flips from all nodes at once, until every one is acknowledged;
 * with ``streams=N`` (``--streams N``): the same flip -> verdict with N dashboard
   streams open, and flip -> all N dashboards (until every stream has the frame showing it).
+
+Kept so ``run_bench(flips=..., burst=..., ...)`` goes on working; :mod:`companion.bench.harness`
+is the harness of the whole hub, and reuses :func:`measure_cue_lateness`.
 """
 
 from __future__ import annotations
 
-import selectors
-import socket
-import statistics
 import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.bench.stats import Percentiles
+from companion.bench.streams import StreamLoad
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
-
-
-@dataclass
-class Percentiles:
-    n: int
-    p50_ms: float
-    p99_ms: float
-    max_ms: float
-    mean_ms: float
-
-    @classmethod
-    def of(cls, seconds: list[float]) -> Percentiles:
-        ms = sorted(s * 1000 for s in seconds)
-        p99 = ms[min(len(ms) - 1, int(round(0.99 * (len(ms) - 1))))]
-        return cls(len(ms), statistics.median(ms), p99, ms[-1], statistics.fmean(ms))
-
-    def line(self, label: str) -> str:
-        return (
-            f"{label:<22} n={self.n:<5} p50={self.p50_ms:7.2f} ms  p99={self.p99_ms:7.2f} ms  "
-            f"max={self.max_ms:7.2f} ms  mean={self.mean_ms:7.2f} ms"
-        )
 
 
 def _shows_flips(want: int) -> Callable[[dict[str, Any]], bool]:
@@ -61,109 +41,6 @@ def _shows_flips(want: int) -> Callable[[dict[str, Any]], bool]:
 def _wait(event: threading.Event, timeout_s: float, what: str) -> None:
     if not event.wait(timeout_s):
         raise TimeoutError(f"benchmark timed out waiting for {what}")
-
-
-class StreamLoad:
-    """``n`` open dashboard streams (``/api/stream``), read by one thread that only counts frames.
-
-    Each stream remembers the flips of the first timer (``red-1``) in the newest state frame it
-    received, so a benchmark can wait until every dashboard shows a flip. One reading thread keeps
-    the load on the client side small: what is measured is the hub serving ``n`` streams.
-    """
-
-    FLIPS = b'"flips":'
-
-    def __init__(self, host: str, port: int, n: int, *, path: str = "/api/stream") -> None:
-        self.statuses: list[int] = []
-        self.flips: list[int] = [-1] * n
-        self._selector = selectors.DefaultSelector()
-        self._socks: list[socket.socket] = []
-        self._changed = threading.Condition()
-        request = (
-            f"GET {path} HTTP/1.0\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n"
-        ).encode()
-        for _ in range(n):
-            sock = socket.create_connection((host, port), timeout=10)
-            sock.sendall(request)
-            self._socks.append(sock)
-        buffers = [b""] * n
-        for i, sock in enumerate(self._socks):  # read each status line and headers
-            while b"\r\n\r\n" not in buffers[i]:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                buffers[i] += chunk
-            head, _, rest = buffers[i].partition(b"\r\n\r\n")
-            self.statuses.append(int(head.split(b" ", 2)[1]) if head else 0)
-            buffers[i] = rest
-            sock.setblocking(False)
-            self._selector.register(sock, selectors.EVENT_READ, i)
-        self._buffers = buffers
-        for i in range(n):
-            self._scan(i)
-        self._stop = False
-        self._thread = threading.Thread(target=self._read, name="bench-streams", daemon=True)
-        self._thread.start()
-
-    @property
-    def open(self) -> int:
-        return sum(1 for status in self.statuses if status == 200)
-
-    def _scan(self, i: int) -> None:
-        """Take the complete frames out of stream ``i``'s buffer; note the newest state's flips."""
-        buffer = self._buffers[i]
-        end = buffer.rfind(b"\n\n")
-        if end < 0:
-            return
-        frames, self._buffers[i] = buffer[: end + 2], buffer[end + 2 :]
-        at = frames.rfind(b"event: state")
-        if at < 0:
-            return
-        found = frames.find(self.FLIPS, at)
-        if found >= 0:
-            start = found + len(self.FLIPS)
-            stop = start
-            while stop < len(frames) and frames[stop : stop + 1].isdigit():
-                stop += 1
-            with self._changed:
-                self.flips[i] = int(frames[start:stop])
-                self._changed.notify_all()
-
-    def _read(self) -> None:
-        while not self._stop:
-            for key, _ in self._selector.select(timeout=0.2):
-                try:
-                    chunk = key.fileobj.recv(65536)  # type: ignore[union-attr]
-                except (BlockingIOError, InterruptedError):
-                    continue
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    self._selector.unregister(key.fileobj)
-                    continue
-                self._buffers[key.data] += chunk
-                self._scan(key.data)
-
-    def wait_all(self, flips: int, timeout_s: float) -> float:
-        """Wait until every open stream shows at least ``flips`` flips of ``red-1``; the moment it did."""
-        deadline = time.monotonic() + timeout_s
-        with self._changed:
-            while not all(f >= flips for f, s in zip(self.flips, self.statuses, strict=True) if s == 200):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError("not every dashboard stream showed the flip")
-                self._changed.wait(left)
-        return time.perf_counter()
-
-    def close(self) -> None:
-        self._stop = True
-        self._thread.join(2)
-        for sock in self._socks:
-            try:
-                sock.close()
-            except OSError:
-                pass
-        self._selector.close()
 
 
 def run_bench(
@@ -377,25 +254,3 @@ def measure_cue_lateness(*, scale: float = 20.0, length_s: float = 120.0) -> Per
         for cue, (_, at) in zip(schedule, heard, strict=False)
     ]
     return Percentiles.of(late)
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m companion.bench [--flips N] [--burst N] [--streams N] ...`` (what ``companion bench`` runs)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m companion.bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--flips", type=int, default=300, help="sequential flips measured (default 300)")
-    parser.add_argument("--burst", type=int, default=400, help="flips sent at once (default 400)")
-    parser.add_argument("--embedded", choices=["auto", "mosquitto", "amqtt"], default="auto")
-    parser.add_argument("--no-fsync", dest="fsync", action="store_false", help="no fsync of the game log")
-    parser.add_argument(
-        "--streams", type=int, default=0, help="also measure with this many dashboard streams open"
-    )
-    args = parser.parse_args(argv)
-    run_bench(
-        flips=args.flips, burst=args.burst, embedded=args.embedded, fsync=args.fsync, streams=args.streams
-    )
-
-
-if __name__ == "__main__":
-    main()

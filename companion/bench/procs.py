@@ -1,0 +1,286 @@
+"""Hubs under test in processes of their own, and what the kernel says they cost (Linux ``/proc``).
+
+The benchmark runs every hub it measures in a child process, so the hub's CPU time and
+memory are its own and not the load generator's:
+
+* :func:`serve` (``python -m companion.bench.procs``) is the child: one table with any
+  number of nodes served as ``companion run --resume LOG`` serves it (``runtime.Table``: hub,
+  MQTT bridge, ticker, cues and web server, on an external broker), or ``--sessions K`` tables
+  of 8 nodes as K hubs (``create_app`` + ``start_services``) in one process without web
+  servers, which is what a club of K tables in one process will hold at least;
+* :class:`HubProcess` starts it, reads the line it prints when it is ready, and stops it;
+* :func:`usage` reads a process's CPU seconds, RSS and USS from ``/proc``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.errors import CompanionError
+from companion.rules.setup import PLAYER_COLOURS, Seat, TableSetup, make_setup
+
+NODES_PER_TABLE = 8
+
+
+def node_ids(nodes: int) -> list[str]:
+    """The bench's node ids: ``n000``, ``n001``, ..."""
+    return [f"n{i:03d}" for i in range(nodes)]
+
+
+def bench_setup(table: str, nodes: int, *, sand_s: float = 60.0) -> TableSetup:
+    """A sandtimers table with ``nodes`` nodes, dealt round the (at most 8) players in turn."""
+    players = PLAYER_COLOURS[: max(1, min(len(PLAYER_COLOURS), nodes))]
+    seats = []
+    for i, node in enumerate(node_ids(nodes)):
+        player = players[i % len(players)]
+        seats.append(Seat(player, i // len(players) + 1, node))
+    return make_setup(
+        table=table, players=tuple(players), seats=tuple(seats), sand_s=sand_s, clock_length_s=3600.0
+    )
+
+
+@dataclass(frozen=True)
+class Usage:
+    cpu_s: float
+    """User and system CPU seconds of the process so far."""
+    rss_mb: float
+    uss_mb: float
+    """Memory only this process uses (private pages): what one more such process costs."""
+
+
+def usage(pid: int) -> Usage:
+    """CPU seconds, RSS and USS of process ``pid`` (Linux)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu_s = (int(fields[11]) + int(fields[12])) / ticks
+    rss_kb = uss_kb = 0
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                rss_kb = int(line.split()[1])
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                    uss_kb += int(line.split()[1])
+    except OSError:
+        uss_kb = rss_kb
+    return Usage(cpu_s, rss_kb / 1024, uss_kb / 1024)
+
+
+class HubProcess:
+    """A hub under test in a child process (see :func:`serve`)."""
+
+    def __init__(
+        self,
+        broker_url: str,
+        data_dir: Path,
+        *,
+        table: str = "bench",
+        nodes: int = 8,
+        sessions: int = 0,
+        fsync: bool = True,
+        max_streams: int = 64,
+    ) -> None:
+        argv = [
+            sys.executable,
+            "-m",
+            "companion.bench.procs",
+            "--broker",
+            broker_url,
+            "--data-dir",
+            str(data_dir),
+            "--table",
+            table,
+            "--nodes",
+            str(nodes),
+            "--sessions",
+            str(sessions),
+            "--max-streams",
+            str(max_streams),
+        ]
+        if not fsync:
+            argv.append("--no-fsync")
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = data_dir / f"hub-{table}.log"
+        """The child's stderr (a file, not a pipe: a chatty child must never block on it)."""
+        with open(self.log_path, "wb") as errors:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, text=True
+            )
+        self.info: dict[str, Any] = {}
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def wait_ready(self, timeout_s: float = 60.0) -> dict[str, Any]:
+        """Wait for the child's ready line: ``{"pid", "http_ports", "tables"}``."""
+        self.info = self._read_line(timeout_s)
+        return self.info
+
+    def _read_line(self, timeout_s: float) -> dict[str, Any]:
+        """The child's next JSON line."""
+        import selectors
+
+        assert self.proc.stdout is not None
+        selector = selectors.DefaultSelector()
+        selector.register(self.proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not selector.select(left):
+                self.stop()
+                raise TimeoutError(f"the hub under test did not start: {self._stderr()}")
+            line = self.proc.stdout.readline()
+            if not line:
+                raise CompanionError(f"the hub under test exited: {self._stderr()}")
+            if line.startswith("{"):
+                found: dict[str, Any] = json.loads(line)
+                return found
+
+    def _stderr(self) -> str:
+        try:
+            return (
+                self.log_path.read_text(encoding="utf-8", errors="replace")[-2000:] or "(nothing on stderr)"
+            )
+        except OSError:
+            return "(no log)"
+
+    def usage(self) -> Usage:
+        return usage(self.proc.pid)
+
+    def stats(self, timeout_s: float = 10.0) -> dict[str, Any]:
+        """The child's counters (see :func:`_stats`): batches, messages batched, fsyncs, events logged."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("stats\n")
+        self.proc.stdin.flush()
+        return self._read_line(timeout_s)
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Close its stdin (it stops its table in order); kill it if it does not end."""
+        if self.proc.poll() is None:
+            try:
+                assert self.proc.stdin is not None
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+def serve(argv: list[str] | None = None) -> None:
+    """The child: start the tables, print one JSON line when ready, run until stdin closes."""
+    import argparse
+    import logging
+
+    parser = argparse.ArgumentParser(prog="python -m companion.bench.procs")
+    parser.add_argument("--broker", required=True)
+    parser.add_argument("--data-dir", required=True, type=Path)
+    parser.add_argument("--table", default="bench")
+    parser.add_argument("--nodes", type=int, default=NODES_PER_TABLE)
+    parser.add_argument("--sessions", type=int, default=0, help="this many tables of 8 nodes, no web server")
+    parser.add_argument("--max-streams", type=int, default=64)
+    parser.add_argument("--no-fsync", dest="fsync", action="store_false")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    stop: list[Any] = []
+    apps: list[Any] = []
+    try:
+        if args.sessions:
+            ports: list[int] = []
+            tables = [f"{args.table}{i}" for i in range(args.sessions)]
+            apps.extend(_sessions(args, tables))
+            stop.extend(lambda app=app: _stop_app(app) for app in apps)
+        else:
+            table = _one_table(args)
+            stop.append(table.stop)
+            assert table.server is not None and table.app is not None
+            apps.append(table.app)
+            ports, tables = [table.server.server_port], [args.table]
+        print(json.dumps({"pid": os.getpid(), "http_ports": ports, "tables": tables}), flush=True)
+        for line in sys.stdin:  # until the benchmark closes it
+            if line.strip() == "stats":
+                print(json.dumps(_stats(apps)), flush=True)
+    finally:
+        for end in reversed(stop):
+            end()
+
+
+def _stats(apps: list[Any]) -> dict[str, Any]:
+    """How the hubs' work was grouped: batches handed to the sessions, messages in them, fsyncs."""
+    out = {"batches": 0, "batched": 0, "syncs": 0, "events": 0}
+    for app in apps:
+        bridge = app.extensions.get("companion.bridge")
+        log = app.extensions["companion.session"].log
+        out["batches"] += getattr(bridge, "batches", 0)
+        out["batched"] += getattr(bridge, "batched", 0)
+        out["syncs"] += getattr(log, "syncs", 0)
+        out["events"] += len(log)
+    return out
+
+
+def _stop_app(app: Any) -> None:
+    from companion.hub import stop_services
+
+    stop_services(app)
+
+
+def _one_table(args: Any) -> Any:
+    from companion.hub import HubConfig
+    from companion.runtime import RunOptions, Table
+    from companion.table.log import EventLog
+
+    setup = bench_setup(args.table, args.nodes)
+    path = args.data_dir / "tables" / f"{args.table}-bench.jsonl"
+    EventLog.for_new_game(setup, path, fsync=args.fsync).close()  # a new game, resumed as a log
+    hub = HubConfig(table=args.table, data_dir=args.data_dir, fsync=args.fsync, max_streams=args.max_streams)
+    options = RunOptions(
+        hub=hub, broker_url=args.broker, simulate=False, resume=path, http_port=None, mqtt_port=None
+    )
+    return Table(options).start()
+
+
+def _sessions(args: Any, tables: list[str]) -> list[Any]:
+    from companion.clock import ScaledClock
+    from companion.hub import HubConfig, create_app, start_services
+    from companion.mqtt.broker import BrokerAddress
+    from companion.table.log import EventLog
+
+    address = BrokerAddress.parse(args.broker)
+    apps = []
+    for table in tables:
+        setup = bench_setup(table, NODES_PER_TABLE)
+        path = args.data_dir / "tables" / f"{table}-bench.jsonl"
+        EventLog.for_new_game(setup, path, fsync=args.fsync).close()
+        log = EventLog.open_existing(path, fsync=args.fsync)
+        # each table its own cue sounds: hubs in one process that share a sounds folder build the
+        # same files at once and trip over each other's temporary files (companion.audio.synth)
+        sounds = args.data_dir / "sounds" / table
+        app = create_app(
+            HubConfig(table=table, data_dir=args.data_dir, fsync=args.fsync, sounds_dir=sounds),
+            clock=ScaledClock(1.0),
+            broker=address,
+            log=log,
+        )
+        start_services(app)
+        apps.append(app)
+    return apps
+
+
+if __name__ == "__main__":
+    serve()
