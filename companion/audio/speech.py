@@ -12,6 +12,7 @@ import logging
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,7 +125,9 @@ class Speaker:
         if not self.available:
             return "espeak-ng is not installed (apt-get install espeak-ng)"
         self.cache_dir.mkdir(parents=True, exist_ok=True)
-        temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        temp = target.with_name(
+            f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+        )  # one per thread (a club)
         argv: Sequence[str] = [
             str(self.command),
             "-v",

@@ -11,6 +11,7 @@ import io
 import math
 import os
 import sys
+import threading
 import wave
 from array import array
 from collections.abc import Iterable, Sequence
@@ -181,7 +182,9 @@ def write_wav(path: str | os.PathLike[str], samples: array, *, rate: int = SAMPL
     """Write a WAV atomically (a reader never sees half a file)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temp = target.with_name(
+        f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+    )  # one per thread: hubs in one process (a club) build the same cue at once
     temp.write_bytes(wav_bytes(samples, rate=rate))
     os.replace(temp, target)
     return target

@@ -35,10 +35,10 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from companion.errors import ConfigError
 from companion.hub.api import error_body
-from companion.table.deltas import json_diff
 from companion.hub.extensions import session_of
 from companion.rules.setup import find_player
 from companion.rules.text import text
+from companion.table.deltas import json_diff
 from companion.table.session import TableSession
 
 log = logging.getLogger(__name__)

@@ -196,7 +196,11 @@ def choose_language(
 
 def is_text_json(value: Any) -> bool:
     """True for the JSON form of a :class:`Text` object (``{"msg": ..., ...}``)."""
-    return isinstance(value, dict) and isinstance(value.get("msg"), str) and set(value) <= {"msg", "args", "plural"}
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("msg"), str)
+        and set(value) <= {"msg", "args", "plural"}
+    )
 
 
 def render_tree(value: Any, lang: str | None) -> Any:

@@ -54,7 +54,8 @@ class Text:
 
     def __str__(self) -> str:
         return render(
-            self, lambda msgid, plural, count: plural if plural and count is not None and count != 1 else msgid
+            self,
+            lambda msgid, plural, count: plural if plural and count is not None and count != 1 else msgid,
         )
 
     def __bool__(self) -> bool:

@@ -90,3 +90,31 @@ def test_reading_a_file_that_is_not_a_wav_says_so(tmp_path: Path) -> None:
     bad.write_bytes(b"not a wav at all")
     with pytest.raises(ValueError, match="not a readable WAV"):
         synth.read_wav(bad)
+
+
+def test_hubs_in_one_process_can_build_the_same_cue_at_once(tmp_path):
+    """A club runs many hubs in one process, and they build the same cue files in one folder."""
+    import threading
+    from array import array
+
+    from companion.audio.synth import read_wav, write_wav
+
+    target = tmp_path / "start.wav"
+    samples = array("h", [0, 1000, -1000, 0] * 200)
+    errors: list[BaseException] = []
+
+    def build() -> None:
+        try:
+            for _ in range(50):
+                write_wav(target, samples)
+        except BaseException as exc:  # noqa: BLE001 - any failure is the finding
+            errors.append(exc)
+
+    threads = [threading.Thread(target=build) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert read_wav(target)[0] == samples
+    assert [p.name for p in tmp_path.iterdir()] == ["start.wav"], "no temporary file is left behind"

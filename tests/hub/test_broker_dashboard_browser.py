@@ -75,12 +75,12 @@ def test_the_dashboard_shows_a_lost_broker_and_dropped_events(browser, restartab
             "es": (
                 "Sin conexión con el bróker",
                 "se perdió la conexión con el bróker en",
-                "perdió 236 eventos guardados",
+                "se perdieron 236 sucesos guardados",
             ),
             "de": (
                 "Keine Verbindung zum Broker",
                 "Verbindung zum Broker unter",
-                "236 gepufferte Ereignisse verloren",
+                "236 gespeicherte Ereignisse verloren",
             ),
         }
         for lang, (title, reason, dropped) in translated.items():

@@ -23,6 +23,7 @@ from companion.hub import HubConfig
 from companion.mqtt.bridge import HubBridge
 from companion.mqtt.broker import AmqttBroker, MosquittoBroker
 from companion.rules.setup import default_setup
+from companion.rules.text import from_json
 from companion.runtime import RunOptions, Table
 from companion.table import events as ev
 from companion.table.model import BrokerChanged, LinkChanged
@@ -119,7 +120,7 @@ def play_through_an_outage(
     assert health.states(broke_at) == [False, True], health.broker
     assert not any(offline.values()), offline
     assert health.first(False) > broke_at
-    assert next(d for at, online, d in health.broker if online is False).startswith(
+    assert str(next(d for at, online, d in health.broker if online is False)).startswith(
         "lost the connection to the broker at mqtt://"
     )
     # every flip counted once: nothing applied twice, nothing lost
@@ -215,7 +216,8 @@ def test_a_hub_that_cannot_reach_its_broker_at_start_says_so(restartable_mosquit
     hub = HubBridge(session, broker.address).start()
     try:
         wait_until(lambda: session.table.broker.online is False, message="the broker shown offline")
-        assert session.snapshot()["broker"]["detail"] == f"cannot reach the broker at {broker.address}"
+        detail = from_json(session.snapshot()["broker"]["detail"])
+        assert str(detail) == f"cannot reach the broker at {broker.address}"
         broker.start()
         wait_until(lambda: session.table.broker.online, timeout_s=8, message="the broker shown online")
         assert session.snapshot()["broker"]["detail"] == str(broker.address)

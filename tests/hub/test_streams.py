@@ -169,9 +169,9 @@ def test_the_session_lock_is_never_held_while_frames_are_built(served):
     held: list[bool] = []
     snapshot = session.snapshot
 
-    def watched() -> dict:
+    def watched(**kwargs) -> dict:
         held.append(session._lock._is_owned())  # type: ignore[attr-defined]
-        return snapshot()
+        return snapshot(**kwargs)
 
     session.snapshot = watched  # type: ignore[method-assign]
     readers = [SSEReader("127.0.0.1", port) for _ in range(5)]
