@@ -30,7 +30,6 @@ from companion.mqtt.broker import (
     AmqttBroker,
     BrokerAddress,
     MosquittoBroker,
-    free_port,
     port_is_free,
     start_embedded_broker,
 )
@@ -178,10 +177,14 @@ class Club:
                 self.supervisor = BrokerSupervisor(self.broker).start()
             for config in tables:
                 self.add_table(config)
-            port = opts.http_port
-            if port is None or not port_is_free(opts.http_host, port):
-                port = free_port(opts.http_host)
-            server = make_server(opts.http_host, port, self.dispatcher, threaded=True)
+            port = opts.http_port or 0  # 0: the system picks a free port (no race with other programs)
+            if port and not port_is_free(opts.http_host, port):
+                log.warning("port %s is busy: the club takes a free one", port)
+                port = 0
+            try:
+                server = make_server(opts.http_host, port, self.dispatcher, threaded=True)
+            except SystemExit:  # werkzeug exits when the port was taken meanwhile
+                server = make_server(opts.http_host, 0, self.dispatcher, threaded=True)
             server.daemon_threads = True  # type: ignore[attr-defined]
             self.server = server
             self._server_thread = threading.Thread(target=server.serve_forever, name="club-http", daemon=True)

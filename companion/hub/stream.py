@@ -61,10 +61,16 @@ FRAME_SPACING_S = 0.0002
 """Time kept free after a state frame, per open stream: sending a frame costs each stream's thread
 about 50 µs of the interpreter, so with this spacing the streams take at most a quarter of it and
 node traffic keeps the rest. A change after a quiet moment goes out at once; a burst of changes is
-coalesced (with 20 pages open, at most one frame per 4 ms). Cues are never held."""
+coalesced (the spacing stays between FRAME_INTERVAL_MIN_S and FRAME_INTERVAL_MAX_S). Cues are never
+held."""
 
 FRAME_INTERVAL_MAX_S = 0.04
 """The spacing never exceeds this: 25 frames a second, however many pages are open."""
+
+FRAME_INTERVAL_MIN_S = 0.02
+"""At most 50 state frames a second, however few pages are open: a busy table's changes within
+20 ms go out as one frame (a page cannot show more), so building frames never crowds out the
+nodes' verdicts. A change after a quiet moment still goes out at once."""
 
 CUE_BACKLOG = 256
 """Cue frames kept for streams that have not written them yet (a stream further behind skips the oldest)."""
@@ -181,7 +187,8 @@ class StreamFeed:
                     with self._build_lock:
                         for key in keys:
                             frames[key] = self._build(key)
-                    next_frame_at = time.monotonic() + min(FRAME_INTERVAL_MAX_S, streams * FRAME_SPACING_S)
+                    spacing = min(FRAME_INTERVAL_MAX_S, streams * FRAME_SPACING_S)
+                    next_frame_at = time.monotonic() + max(FRAME_INTERVAL_MIN_S, spacing)
                 if not (cues or frames or closing):
                     continue
                 with self._cond:
