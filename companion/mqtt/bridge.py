@@ -27,6 +27,7 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import paho.mqtt.client as mqtt
@@ -85,9 +86,12 @@ class HubBridge:
         *,
         client_id: str | None = None,
         ha_discovery: str | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         """``ha_discovery``: publish Home Assistant discovery configs for the seated nodes under this
-        prefix (``"homeassistant"``); None publishes none (see :mod:`companion.mqtt.ha_discovery`)."""
+        prefix (``"homeassistant"``); None publishes none (see :mod:`companion.mqtt.ha_discovery`).
+        ``monotonic``: the clock that measures the gap between two arrivals (tests inject one)."""
+        self._monotonic = monotonic
         self.session = session
         self.address = address
         self.table = session.setup.table
@@ -150,7 +154,7 @@ class HubBridge:
         """Hand ``item`` to the worker, or handle it at once when it came alone on a fast disk (or
         the bridge has no worker). Only paho's thread calls this, so nothing can be queued while it
         handles a message itself: the order stays the order of arrival."""
-        now = time.monotonic()
+        now = self._monotonic()
         with self._inbox_changed:
             alone = now - self._last_arrival >= INLINE_GAP_S
             self._last_arrival = now

@@ -15,7 +15,7 @@ import pytest
 
 from companion.clock import FakeClock
 from companion.core import protocol as p
-from companion.mqtt.bridge import HubBridge
+from companion.mqtt.bridge import INLINE_GAP_S, HubBridge
 from companion.node.sim import SimFleet
 from companion.rules.setup import default_setup
 from companion.table import commands as cmd
@@ -265,7 +265,10 @@ def test_a_report_that_comes_alone_on_a_fast_disk_is_handled_at_once_and_a_crowd
     from companion.mqtt.broker import BrokerAddress
 
     session = make_session(tmp_path, clock)
-    bridge = HubBridge(session, BrokerAddress("127.0.0.1", 1))  # no broker: its messages are fed by hand
+    arrival = [10.0]  # the bridge's own clock: the gaps between arrivals are set here, not by the machine
+    bridge = HubBridge(
+        session, BrokerAddress("127.0.0.1", 1), monotonic=lambda: arrival[0]
+    )  # no broker: its messages are fed by hand
     bridge._worker = threading.Thread(target=bridge._work, daemon=True)
     bridge._worker.start()
     topic = p.node_topic("t1", "red-1", "event")
@@ -275,13 +278,14 @@ def test_a_report_that_comes_alone_on_a_fast_disk_is_handled_at_once_and_a_crowd
 
     try:
         session.log.sync_s = 0.0  # a fast disk
-        bridge._last_arrival = 0.0
         bridge._queue((topic, payload(1)))  # alone
         assert bridge.inline == 1 and session.state.timers["red-1"].flips == 1
+        arrival[0] += INLINE_GAP_S / 10
         bridge._queue((topic, payload(2)))  # right after it: the worker takes it
         assert bridge.inline == 1
         wait_until(lambda: session.state.timers["red-1"].flips == 2, message="the worker's batch")
-        time.sleep(0.01)
+        wait_until(lambda: not bridge._worker_busy, message="the worker to go idle")
+        arrival[0] += 1.0
         session.log.sync_s = 0.05  # a slow disk: even a lone report is queued
         bridge._queue((topic, payload(3)))
         assert bridge.inline == 1
