@@ -15,7 +15,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from companion import __version__, install_hint
+from companion import __version__, heap, install_hint
 from companion.config_file import ENV_PREFIX, default_data_dir, load_config_file
 from companion.errors import CompanionError, ConfigError, InvalidRecordError
 from companion.games import find_game, game_names
@@ -490,6 +490,7 @@ def run(ctx: click.Context, **_options: Any) -> None:
                 f"Give a real node its credentials with: companion node add NODE --table {setup.table}"
             )
     click.echo("Press Ctrl+C to stop.")
+    heap.settle()
     try:
         _wait_for_interrupt()
     finally:
@@ -663,6 +664,7 @@ def club(
         for name, table in running.tables.items():
             click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game})")
         click.echo("Ctrl-C ends every table (their logs are kept and can be resumed).")
+        heap.settle()
         _wait_for_interrupt()
     finally:
         running.stop()

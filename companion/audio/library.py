@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from companion.audio import synth
 from companion.audio.cues import Cue, cue_schedule
@@ -94,15 +96,24 @@ def build_cue_library(
     if speech and speaker is None:
         speaker = Speaker(directory / ".speech-cache")
     rate = synth.SAMPLE_RATE
-    tones = {name: synth.TONES[name](rate) for name in {tone for tone, _ in plan.values()}}
+    built = _files_already_built(directory, language, speech)
+    tones: dict[str, array[Any]] = {}
     speech_used = speech
     note = "" if speech else "speech turned off"
     paths: dict[str, Path] = {}
     durations: dict[str, float] = {}
     texts: dict[str, str] = {}
+    recipes: dict[str, str] = {}
     for key, (tone_name, text_key) in sorted(plan.items()):
-        parts = [tones[tone_name]]
         text = phrase(text_key, language) if text_key else ""
+        recipes[key] = recipe = f"{tone_name}|{text_key}|{rate}"
+        held = built.get(key)
+        if held is not None and held.get("recipe") == recipe:
+            paths[key], durations[key], texts[key] = directory / held["file"], held["duration_s"], text
+            continue
+        if tone_name not in tones:
+            tones[tone_name] = synth.TONES[tone_name](rate)
+        parts = [tones[tone_name]]
         if text and speech and speaker is not None:
             said = speaker.say(text_key, language=language)
             if said.spoken:
@@ -120,7 +131,8 @@ def build_cue_library(
         "speech": speech_used,
         "speech_note": note,
         "sounds": {
-            k: {"file": paths[k].name, "duration_s": durations[k], "text": texts[k]} for k in sorted(paths)
+            k: {"file": paths[k].name, "duration_s": durations[k], "text": texts[k], "recipe": recipes[k]}
+            for k in sorted(paths)
         },
     }
     (directory / MANIFEST).write_text(
@@ -135,6 +147,28 @@ def build_cue_library(
         speech_used,
         note,
     )
+
+
+def _files_already_built(directory: Path, language: str, speech: bool) -> dict[str, dict[str, Any]]:
+    """The sounds a previous build left in ``directory`` that can be kept: those of a manifest in the
+    same language whose speech came out as asked (a table starting in a club whose sounds exist,
+    or a new game, then writes nothing). A missing or unreadable manifest keeps none."""
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+        if manifest.get("language") != language or manifest.get("speech") is not speech:
+            return {}
+        sounds = manifest["sounds"]
+        return {
+            key: entry
+            for key, entry in sounds.items()
+            if isinstance(entry, dict)
+            and isinstance(entry.get("file"), str)
+            and "/" not in entry["file"]
+            and isinstance(entry.get("duration_s"), (int, float))
+            and (directory / entry["file"]).is_file()
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
 
 
 def build_cue_sounds(

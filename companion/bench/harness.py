@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from companion.bench.load import DashboardProbe, NodeLoad, fsync_times, raw_round_trip
+from companion.bench.load import DashboardProbe, NodeLoad, PageProcess, fsync_times, raw_round_trip
 from companion.bench.procs import NODES_PER_TABLE, HubProcess, node_ids
 from companion.bench.stats import Percentiles
 
@@ -147,7 +147,12 @@ def _ratios(p: Percentiles, floor: dict[str, Percentiles]) -> dict[str, float]:
 
 
 def _scenario(
-    hub: HubProcess, load: NodeLoad, probe: DashboardProbe | None, nodes: int, rate: float, opts: Options
+    hub: HubProcess,
+    load: NodeLoad,
+    probe: DashboardProbe | PageProcess | None,
+    nodes: int,
+    rate: float,
+    opts: Options,
 ) -> dict[str, Any]:
     duration = opts.duration_s
     if opts.samples:
@@ -161,6 +166,7 @@ def _scenario(
     missing = 0
     if probe is not None:
         time.sleep(0.05)
+        probe.collect()
         for key, sends in load.sent_at.items():
             for seq, sent in sends:
                 shown = probe.shown(key[1], seq)
@@ -360,7 +366,7 @@ def _run(opts: Options, echo: Echo) -> dict[str, Any]:
                         load.hello()
                         load.burst(1)  # every node known to the hub, every subscription working
                         if opts.dashboard and measured:
-                            probe = DashboardProbe("127.0.0.1", info["http_ports"][0], ids[:4])
+                            probe = PageProcess("127.0.0.1", info["http_ports"][0], ids[:4])
                             load.watch(("bench", node) for node in ids[:4])
                             time.sleep(0.2)
                         for rate in opts.rates if measured else []:

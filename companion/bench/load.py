@@ -321,6 +321,9 @@ class DashboardProbe:
                     return arrived
         return None
 
+    def collect(self) -> None:
+        """Nothing to fetch: this probe runs in the caller's process."""
+
     def flips_now(self, node: str) -> int:
         with self._lock:
             return self._seen[node][-1][1] if self._seen[node] else 0
@@ -333,6 +336,73 @@ class DashboardProbe:
             pass
         self._sock.close()
         self._thread.join(2)
+
+
+class PageProcess:
+    """A :class:`DashboardProbe` in a process of its own, as a browser is: reading and applying the
+    frames never takes the interpreter from the simulated nodes, whose verdicts are timed here.
+
+    Both processes read the same monotonic clock (``time.perf_counter``), so the moments the child
+    saw each flip count compare with the moments the flips were sent."""
+
+    def __init__(self, host: str, port: int, nodes: list[str]) -> None:
+        import subprocess
+        import sys
+
+        self.nodes = nodes
+        self._seen: dict[str, list[tuple[float, int]]] = {node: [] for node in nodes}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion.bench.load", host, str(port), ",".join(nodes)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        if self.proc.stdout.readline().strip() != "open":
+            self.close()
+            raise TimeoutError("the dashboard probe could not open the live stream")
+
+    def collect(self) -> None:
+        """Fetch what the page has seen so far (call before :meth:`shown`)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write("seen\n")
+        self.proc.stdin.flush()
+        seen = json.loads(self.proc.stdout.readline())
+        self._seen = {node: [(at, count) for at, count in seen[node]] for node in self.nodes}
+
+    def shown(self, node: str, flips: int) -> float | None:
+        for arrived, count in self._seen[node]:
+            if count >= flips:
+                return arrived
+        return None
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        try:
+            self.proc.wait(5)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _probe_main(argv: list[str]) -> None:
+    """The child of :class:`PageProcess`: ``HOST PORT NODE,NODE...``; answers ``seen`` on stdin."""
+    import sys
+
+    host, port, nodes = argv[0], int(argv[1]), argv[2].split(",")
+    probe = DashboardProbe(host, port, nodes)
+    print("open", flush=True)
+    try:
+        for line in sys.stdin:
+            if line.strip() == "seen":
+                with probe._lock:
+                    print(json.dumps(probe._seen), flush=True)
+    finally:
+        probe.close()
 
 
 def _apply(value: Any, op: list[Any]) -> Any:
@@ -422,3 +492,9 @@ def fsync_times(folder: Any, *, samples: int, line_bytes: int = 200) -> list[flo
             os.fsync(fh.fileno())
             times.append(time.perf_counter() - start)
     return times
+
+
+if __name__ == "__main__":
+    import sys
+
+    _probe_main(sys.argv[1:])

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion import heap
 from companion.errors import CompanionError
 from companion.rules.setup import PLAYER_COLOURS, Seat, TableSetup, make_setup
 
@@ -212,6 +213,7 @@ def serve(argv: list[str] | None = None) -> None:
             assert table.server is not None and table.app is not None
             apps.append(table.app)
             ports, tables = [table.server.server_port], [args.table]
+        heap.settle()  # as `companion run` and `companion club` do once started
         print(json.dumps({"pid": os.getpid(), "http_ports": ports, "tables": tables}), flush=True)
         for line in sys.stdin:  # until the benchmark closes it
             if line.strip() == "stats":
@@ -268,11 +270,10 @@ def _sessions(args: Any, tables: list[str]) -> list[Any]:
         path = args.data_dir / "tables" / f"{table}-bench.jsonl"
         EventLog.for_new_game(setup, path, fsync=args.fsync).close()
         log = EventLog.open_existing(path, fsync=args.fsync)
-        # each table its own cue sounds: hubs in one process that share a sounds folder build the
-        # same files at once and trip over each other's temporary files (companion.audio.synth)
-        sounds = args.data_dir / "sounds" / table
+        # as in `companion club`: the tables share the data directory, so one set of cue sounds
+        # is built (by the first table) and read by all
         app = create_app(
-            HubConfig(table=table, data_dir=args.data_dir, fsync=args.fsync, sounds_dir=sounds),
+            HubConfig(table=table, data_dir=args.data_dir, fsync=args.fsync),
             clock=ScaledClock(1.0),
             broker=address,
             log=log,

@@ -73,6 +73,8 @@ class CueWorker:
         self.turns = turns
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._clock_seen: object = None
+        """The master clock the thread last looked at (a frozen value: a new one is a change)."""
         session.add_listener(self.on_change)
 
     # --- the session's side: inside the session lock, so only note and wake -----------------
@@ -81,6 +83,7 @@ class CueWorker:
             return
         session = self.session
         master, now = session.state.clock, session.clock.now_s()
+        queued = False
         for event in data["events"]:
             if isinstance(event, ActionRefused):
                 self._queue.put(("buzz", master, now))
@@ -88,7 +91,15 @@ class CueWorker:
                 self._queue.put(("prepare", event.setup.clock_length_s))
             elif is_logged(event) and cue_name_for_event(event) is not None:
                 self._queue.put(("event", event, master, now))
-        self._queue.put(_WAKE)  # the clock or a turn timer may have changed: look at the deadlines again
+            else:
+                continue
+            queued = True
+        # The deadlines move only with the master clock or, in a turn-based game, a turn timer: a
+        # change that touched neither (most node reports) leaves the thread asleep, so it never
+        # competes with the next report for the interpreter.
+        if queued or master is not self._clock_seen or (self.turns is not None and self.turns.watching()):
+            self._clock_seen = master
+            self._queue.put(_WAKE)
 
     # --- the cue thread ---------------------------------------------------------------------
     def start(self) -> CueWorker:
@@ -175,17 +186,22 @@ class TurnWarnings:
         self.session = session
         self._fired: set[tuple[str, int]] = set()
 
-    def step(self) -> float | None:
-        """Fire what is due; game seconds until the next warning could fall due."""
-        session = self.session
-        setup = session.setup
+    def watching(self) -> bool:
+        """Whether this table's turn timers can warn at all (a turn-based game with a turn limit and
+        a warning time)."""
+        setup = self.session.setup
         try:
             turn_based = not find_game(setup.game).uses_sandtimers
         except CompanionError:
+            return False
+        return turn_based and setup.turn_limit and self.service.settings.turn_warning_s > 0
+
+    def step(self) -> float | None:
+        """Fire what is due; game seconds until the next warning could fall due."""
+        if not self.watching():
             return None
+        session = self.session
         warn_at = self.service.settings.turn_warning_s
-        if not turn_based or not setup.turn_limit or warn_at <= 0:
-            return None
         state = session.state
         if state.paused:
             return None

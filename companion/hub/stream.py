@@ -91,23 +91,46 @@ def sse_frame(event: str, data: Any, event_id: int | None = None) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-@dataclass(frozen=True)
 class Frame:
-    """One serialised state frame, shared by every stream of its key."""
+    """One state frame, shared by every stream of its key.
 
-    seq: int
-    """The feed's change number it shows."""
-    built_at: float
-    """``time.monotonic()`` when it was built."""
-    data: bytes
-    """The whole state as an SSE ``state`` event, encoded once."""
-    build: int = 0
-    """This frame's own number (the SSE ``id``; unique per feed)."""
-    snapshot: Any = None
-    """The state it shows (the next frame's changes are counted from it)."""
-    delta: bytes | None = None
-    """The changes from frame ``base`` as an SSE ``delta`` event; None for the first frame of a key."""
-    base: int = 0
+    Its changes from the frame before (``delta``) are encoded when it is built: that is what open
+    pages are sent. The whole state (``data``, a ``state`` event) is encoded the first time a page
+    needs it (one that just connected, or fell behind), by that page's stream, so the feed's thread
+    never spends the interpreter on bytes no page may ask for."""
+
+    __slots__ = ("seq", "built_at", "build", "snapshot", "delta", "base", "_data", "_lock")
+
+    def __init__(
+        self,
+        seq: int,
+        built_at: float,
+        build: int,
+        snapshot: Any,
+        delta: bytes | None = None,
+        base: int = 0,
+    ) -> None:
+        self.seq = seq
+        """The feed's change number it shows."""
+        self.built_at = built_at
+        """``time.monotonic()`` when it was built."""
+        self.build = build
+        """This frame's own number (the SSE ``id``; unique per feed)."""
+        self.snapshot = snapshot
+        """The state it shows (the next frame's changes are counted from it; never changed)."""
+        self.delta = delta
+        """The changes from frame ``base`` as an SSE ``delta`` event; None for the first frame of a key."""
+        self.base = base
+        self._data: bytes | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def data(self) -> bytes:
+        """The whole state as an SSE ``state`` event, encoded once, when first asked for."""
+        with self._lock:
+            if self._data is None:
+                self._data = sse_frame("state", self.snapshot, self.build).encode()
+            return self._data
 
 
 @dataclass(frozen=True)
@@ -131,6 +154,9 @@ class StreamFeed:
         self._cond = threading.Condition()
         self._inbox: deque[tuple[str, dict[str, Any] | None]] = deque()
         self._wake = threading.Event()
+        self._change_noted = False
+        """A change is waiting for the next frame: later changes do not wake the feed's thread again
+        (at 640 reports a second it would take the interpreter 640 times, for nothing)."""
         self._build_lock = threading.Lock()
         # guarded by _cond:
         self._open: Counter[str | None] = Counter()
@@ -150,6 +176,10 @@ class StreamFeed:
     def _on_session(self, kind: str, data: dict[str, Any]) -> None:
         if kind == "events":
             return
+        if kind in ("change", "stats"):
+            if self._change_noted:  # the frame the feed will build shows this change too
+                return
+            self._change_noted = True
         self._inbox.append((kind, data if kind == "cue" else None))
         self._wake.set()
 
@@ -180,6 +210,7 @@ class StreamFeed:
                 frames: dict[str | None, Frame] = {}
                 if changed and not closing and time.monotonic() >= next_frame_at:
                     changed = False
+                    self._change_noted = False  # before the snapshot: a change after it wakes us again
                     with self._cond:
                         self._seq += 1
                         keys = list(self._open)
@@ -226,12 +257,11 @@ class StreamFeed:
         build = self.builds
         delta = None
         base = 0
-        if previous is not None and previous.snapshot is not None:
+        if previous is not None:
             ops = json_diff(previous.snapshot, data)
             delta = sse_frame("delta", {"from": previous.build, "ops": ops}, build).encode()
             base = previous.build
-        state = sse_frame("state", data, build).encode()
-        return Frame(seq, time.monotonic(), state, build, data, delta, base)
+        return Frame(seq, time.monotonic(), build, data, delta, base)
 
     # --- the streams' side ------------------------------------------------------------------
     def open(self, key: str | None) -> bool:

@@ -166,6 +166,10 @@ class HubBridge:
                     return
                 self.inline += 1
         self._handle_items([item])
+        if self._worker is not None and self.connected.is_set():
+            # Only paho's thread gets here, where paho itself writes: send the ack now, before paho
+            # reads (and handles) the next messages already waiting on the socket.
+            self.client.loop_write()
 
     def _work(self) -> None:
         while True:

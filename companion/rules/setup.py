@@ -15,6 +15,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from companion.core.protocol import is_valid_id
@@ -77,10 +78,12 @@ class TableSetup:
         return ""
 
     def seat_of(self, node: str) -> Seat | None:
-        for seat in self.seats:
-            if seat.node == node:
-                return seat
-        return None
+        return self._seat_by_node.get(node)
+
+    @cached_property
+    def _seat_by_node(self) -> dict[str, Seat]:
+        """The seats by node, built once per setup (the table looks a node up on every report)."""
+        return {seat.node: seat for seat in self.seats}
 
     def to_dict(self) -> dict[str, Any]:
         return {

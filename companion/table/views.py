@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, deque
+from collections.abc import Callable, Hashable
+from functools import partial
 from typing import Any
 
 from companion.rules.outcome import Rejected
 from companion.rules.pages import to_json
-from companion.rules.setup import TableSetup, player_id
+from companion.rules.setup import Seat, TableSetup, player_id
 from companion.rules.text import Text, text, verbatim
 from companion.table import events as ev
 from companion.table.decide import undo_note, undo_plan
 from companion.table.model import ActionRefused, Table
+from companion.table.nodes import NodeLink
 from companion.table.results import explain
+from companion.table.state import TimerState
 
 RECENT = 30
 """Events listed on the dashboard."""
@@ -130,6 +134,30 @@ class RecentEvents:
         return list(self._entries)[::-1]
 
 
+class Reused:
+    """Parts of the snapshot kept from one table version to the next by what they were built from.
+
+    A part whose inputs are unchanged (the same objects, or equal ones) is the very same dict as
+    before: the next snapshot skips building it, and :func:`companion.table.deltas.json_diff`
+    passes it by identity. A report changes one timer of a busy table, so the live stream's work
+    per change follows the change, not the table."""
+
+    def __init__(self) -> None:
+        self._held: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
+
+    def part(self, key: Hashable, inputs: tuple[object, ...], build: Callable[[], Any]) -> Any:
+        """The part ``key`` built from ``inputs``: the one held if its inputs are the same, else ``build()``."""
+        held = self._held.get(key)
+        if held is not None and all(a is b or a == b for a, b in zip(held[0], inputs, strict=True)):
+            return held[1]
+        value = build()
+        self._held[key] = (inputs, value)
+        return value
+
+    def clear(self) -> None:
+        self._held.clear()
+
+
 class TableViews:
     """The snapshots of one table, the referee's part built once per table version."""
 
@@ -139,12 +167,17 @@ class TableViews:
         self._table: Table | None = None
         self._body: dict[str, Any] = {}
         self._players: dict[str, dict[str, Any]] = {}
+        self._reused = Reused()
+        self._setup: TableSetup | None = None
 
     def _for(self, table: Table) -> dict[str, Any]:
         with self._lock:
             if self._table is not table or self._version != table.version:
+                if table.setup is not self._setup:  # a new game: nothing of the last one is kept
+                    self._setup = table.setup
+                    self._reused.clear()
                 self._table, self._version = table, table.version
-                self._body = _body(table)
+                self._body = _body(table, self._reused)
                 self._players = {}
             return self._body
 
@@ -201,8 +234,30 @@ class TableViews:
         }
 
 
-def _body(table: Table) -> dict[str, Any]:
-    """The part of the snapshot that changes only with the table (not with time)."""
+def _timer_part(
+    seat: Seat, timer: TimerState, link: NodeLink, label: Any, after_end: bool, sand_s: float
+) -> dict[str, Any]:
+    return {
+        "node": seat.node,
+        "index": seat.index,
+        "phase": timer.phase,
+        "upper_s": round(timer.upper_s if timer.phase == "running" else 0.0, 3),
+        "at_s": round(timer.at_s, 3),
+        "sand_s": sand_s,
+        "flips": timer.flips,
+        "refused": timer.refused.to_json() if timer.refused else "",
+        "refused_at_s": round(timer.at_s, 3) if timer.refused else None,
+        "counting": not after_end,
+        "online": link.online,
+        "battery_mv": link.battery_mv,
+        "label": label,
+    }
+
+
+def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
+    """The part of the snapshot that changes only with the table (not with time); ``reused`` keeps
+    the parts of the version before that did not change."""
+    reused = reused if reused is not None else Reused()
     setup, state, referee = table.setup, table.state, table.referee
     clock = state.clock
     players = []
@@ -216,23 +271,9 @@ def _body(table: Table) -> dict[str, Any]:
             after_end = clock.is_over and (
                 bool(timer.refused) or (clock.ended_at_s is not None and timer.at_s >= clock.ended_at_s)
             )
-            timers.append(
-                {
-                    "node": seat.node,
-                    "index": seat.index,
-                    "phase": timer.phase,
-                    "upper_s": round(timer.upper_s if timer.phase == "running" else 0.0, 3),
-                    "at_s": round(timer.at_s, 3),
-                    "sand_s": setup.sand_s,
-                    "flips": timer.flips,
-                    "refused": timer.refused.to_json() if timer.refused else "",
-                    "refused_at_s": round(timer.at_s, 3) if timer.refused else None,
-                    "counting": not after_end,
-                    "online": link.online,
-                    "battery_mv": link.battery_mv,
-                    "label": to_json(referee.timer_label(state.game, seat)),
-                }
-            )
+            label = to_json(referee.timer_label(state.game, seat))
+            inputs = (seat, timer, link, label, after_end, setup.sand_s)
+            timers.append(reused.part(("timer", seat.node), inputs, partial(_timer_part, *inputs)))
         players.append(
             {"name": player, "id": player_id(player), "colour": setup.colour_of(player), "timers": timers}
         )
@@ -243,15 +284,15 @@ def _body(table: Table) -> dict[str, Any]:
         "game": setup.game,
         "time_scale": table.time_scale,
         "players": players,
-        "nodes": [link.to_dict() for link in table.seated_links()],
+        "nodes": [reused.part(("link", link.node), (link,), link.to_dict) for link in table.seated_links()],
         "events": state.events,
         "refused_flips": state.refused_flips,
         "pairing": table.pairing.to_dict() if table.pairing else None,
         "seat_request": (
             {"player": table.seat_request[0], "index": table.seat_request[1]} if table.seat_request else None
         ),
-        "unpaired": [link.to_dict() for link in table.unpaired()],
-        "setup": setup.to_dict(),
+        "unpaired": [reused.part(("link", link.node), (link,), link.to_dict) for link in table.unpaired()],
+        "setup": reused.part("setup", (setup,), setup.to_dict),
         "view": referee.view(state.game).to_dict(),
         "scores": to_json(scores),
         "explanation": explain(scores).to_json() if scores else "",

@@ -161,3 +161,41 @@ def test_building_twice_gives_the_same_files(tmp_path: Path) -> None:
     first = {k: p.read_bytes() for k, p in build_cue_sounds(tmp_path / "a", speech=False).items()}
     second = {k: p.read_bytes() for k, p in build_cue_sounds(tmp_path / "b", speech=False).items()}
     assert first == second
+
+
+def test_a_second_build_keeps_the_files_a_first_one_made(tmp_path: Path) -> None:
+    """A club's tables share one sounds folder: the first table builds the files, every other table
+    (and every new game) finds them and writes nothing. A longer schedule adds only its own files;
+    a different language or speech setting builds anew."""
+    first = build_cue_library(tmp_path, "en", speech=False)
+    written = {key: path.stat().st_mtime_ns for key, path in first.paths.items()}
+    again = build_cue_library(tmp_path, "en", speech=False)
+    assert dict(again.paths) == dict(first.paths)
+    assert dict(again.durations_s) == dict(first.durations_s)
+    assert {key: path.stat().st_mtime_ns for key, path in again.paths.items()} == written
+
+    longer = build_cue_library(
+        tmp_path,
+        "en",
+        speech=False,
+        schedules=[cue_schedule(12 * 60), cue_schedule(30 * 60), cue_schedule(45 * 60)],
+    )
+    new_keys = set(longer.paths) - set(first.paths)
+    assert new_keys
+    assert all(longer.paths[key].stat().st_mtime_ns == written[key] for key in first.paths)
+    for key in new_keys:
+        assert_valid_wav(longer.paths[key])
+
+    (tmp_path / first.paths["start"].name).unlink()  # a file gone is built again
+    rebuilt = build_cue_library(tmp_path, "en", speech=False)
+    assert rebuilt.paths["start"].is_file()
+    assert rebuilt.durations_s["start"] == first.durations_s["start"]
+
+
+def test_a_broken_manifest_means_every_file_is_built_again(tmp_path: Path) -> None:
+    first = build_cue_library(tmp_path, "en", speech=False)
+    first.paths["chime"].write_bytes(b"not a sound")
+    (tmp_path / "cues.json").write_text("{not json", encoding="utf-8")
+    again = build_cue_library(tmp_path, "en", speech=False)
+    assert_valid_wav(again.paths["chime"])
+    assert json.loads((tmp_path / "cues.json").read_text(encoding="utf-8"))["sounds"]["chime"]["recipe"]

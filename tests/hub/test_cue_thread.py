@@ -124,3 +124,31 @@ def test_building_the_sounds_of_a_long_clock_holds_up_no_flip(hub):
     clock_cues = [name for name in heard if name not in ("chime", "buzz", "hurry")]
     assert clock_cues == [cue.name for cue in cues.settings.schedule(60.0)]
     wait_until(lambda: (cues.sounds_dir / "end.wav").exists(), message="this clock's sounds, built after")
+
+
+def test_a_report_that_moves_no_deadline_leaves_the_cue_thread_asleep(hub):
+    """The cue thread looks at its deadlines again only when the master clock changed or something
+    sounds: at 640 flips a second, waking it for each flip took the interpreter from the next one."""
+    import queue
+
+    from companion.hub import cues
+
+    app, session, _, _ = hub
+    worker = app.extensions["companion.cue_worker"]
+    queued: list[object] = []
+
+    class Watched(queue.SimpleQueue):  # type: ignore[type-arg]
+        def put(self, item: object, block: bool = True, timeout: float | None = None) -> None:
+            queued.append(item)
+            super().put(item, block, timeout)
+
+    worker._queue = Watched()
+    start_services(app)
+    session.start_clock()
+    assert queued.count(cues._WAKE) == 1, queued  # the clock started: its cues are due now
+    queued.clear()
+    for seq in range(1, 21):
+        session.node_message("red-1" if seq % 2 else "yellow-1", report("flip", seq))
+    assert queued == []
+    session.pause_clock()
+    assert queued.count(cues._WAKE) == 1, queued

@@ -289,3 +289,49 @@ def test_a_page_gets_the_changes_and_ends_with_the_same_state(served):
         assert feed.sent["delta"] > 0
     finally:
         reader.close()
+
+
+def test_changes_that_come_together_wake_the_feed_once_and_the_page_gets_the_last(served):
+    """While a change waits for the next frame, later changes do not wake the feed's thread again
+    (at 640 reports a second each wake took the interpreter from the next report)."""
+    app, port = served
+    session = app.extensions["companion.session"]
+    feed = feed_of(app)
+    reader = SSEReader("127.0.0.1", port, "/api/stream")
+    try:
+        reader.wait_for(lambda f: True)
+        with feed._build_lock:  # the feed's thread stops at its next frame
+            session.node_message("red-1", flip(1))
+            wait_until(lambda: not feed._inbox, message="the feed to take the first change")
+            for seq in range(2, 52):
+                session.node_message("red-1", flip(seq))
+            assert len(feed._inbox) == 1  # fifty changes, one wake
+        reader.wait_for(lambda f: f["players"][0]["timers"][0]["flips"] == 51)
+    finally:
+        reader.close()
+
+
+def test_a_page_that_keeps_up_is_sent_changes_and_no_whole_state_is_encoded_for_it(served):
+    """The whole state of a frame is encoded only when a page asks for it (a new page), not by the
+    feed for every change."""
+    app, port = served
+    session = app.extensions["companion.session"]
+    feed = feed_of(app)
+    reader = SSEReader("127.0.0.1", port, "/api/stream")
+    try:
+        reader.wait_for(lambda f: True)
+        for seq in range(1, 6):
+            session.node_message("red-1", flip(seq))
+            reader.wait_for(lambda f, seq=seq: f["players"][0]["timers"][0]["flips"] == seq)
+        frame = feed._frames[None]
+        assert frame.delta is not None and frame._data is None
+        assert reader.order.count("state") == 1
+        late = SSEReader("127.0.0.1", port, "/api/stream")
+        try:
+            _, whole = late.wait_for(lambda f: True)
+            assert whole["players"][0]["timers"][0]["flips"] == 5
+            assert late.order == ["state"]
+        finally:
+            late.close()
+    finally:
+        reader.close()
