@@ -148,7 +148,7 @@ class Reused:
     def part(self, key: Hashable, inputs: tuple[object, ...], build: Callable[[], Any]) -> Any:
         """The part ``key`` built from ``inputs``: the one held if its inputs are the same, else ``build()``."""
         held = self._held.get(key)
-        if held is not None and all(a is b or a == b for a, b in zip(held[0], inputs, strict=True)):
+        if held is not None and held[0] == inputs:  # item by item, the same object first
             return held[1]
         value = build()
         self._held[key] = (inputs, value)

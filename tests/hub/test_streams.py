@@ -335,3 +335,28 @@ def test_a_page_that_keeps_up_is_sent_changes_and_no_whole_state_is_encoded_for_
             late.close()
     finally:
         reader.close()
+
+
+def test_a_busy_eight_node_table_costs_a_dashboard_under_5_kb_a_second(served):
+    """Issue 14: at 1 flip a second per node, an 8-node table's dashboard gets 8 changes a second;
+    each change (one frame of its own, the worst case) must stay under 625 bytes."""
+    app, port = served
+    session = app.extensions["companion.session"]
+    nodes = [seat.node for seat in session.setup.seats]
+    assert len(nodes) == 8
+    session.start_clock()
+    reader = SSEReader("127.0.0.1", port, "/api/stream")
+    try:
+        reader.wait_for(lambda f: True)
+        before = reader.sizes.get("delta", 0)
+        changes = 0
+        for seq in range(1, 6):
+            for node in nodes:
+                session.node_message(node, flip(seq))
+                changes += 1
+                reader.wait_for(lambda f, n=changes: f["events"] >= n + 1)  # the clock start was one
+        per_change = (reader.sizes["delta"] - before) / changes
+        assert reader.order.count("state") == 1
+        assert per_change * 8 < 5000, per_change
+    finally:
+        reader.close()
