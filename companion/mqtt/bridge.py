@@ -166,10 +166,9 @@ class HubBridge:
                     return
                 self.inline += 1
         self._handle_items([item])
-        if self._worker is not None and self.connected.is_set():
-            # Only paho's thread gets here, where paho itself writes: send the ack now, before paho
-            # reads (and handles) the next messages already waiting on the socket.
-            self.client.loop_write()
+        # (Writing the ack at once from here with client.loop_write() was tried: no measurable
+        # gain, and a write that fails then calls on_disconnect inside this callback, where paho
+        # already holds its callback lock, and the network thread deadlocks.)
 
     def _work(self) -> None:
         while True:
