@@ -8,8 +8,10 @@ verdicts waited for (docs/performance.md).
 
 :func:`settle` runs once the hub has started: it collects what start-up left behind, then freezes
 what remains, so later collections only walk what the tables made since. Frozen objects are still
-freed by reference counting; only a cycle among them would never be collected, and what exists
-at start-up (the process's own machinery) lives as long as the process anyway.
+freed by reference counting; only a cycle among them is never collected. What exists at start-up
+mostly lives as long as the process anyway; the exception is a club's table that was open when
+the club settled and is ended later: its cycles (about 1,500 objects a table, measured) stay
+until the process ends. Tables added after the start are collected as usual.
 """
 
 from __future__ import annotations
