@@ -23,7 +23,8 @@ def test_settle_collects_what_start_up_left_and_freezes_what_lives_on():
         kept = Node()
         frozen = heap.settle()
         assert gone() is None
-        assert frozen == gc.get_freeze_count() > 0
+        # Other threads of the test process may free frozen objects meanwhile, never add to them.
+        assert 0 < gc.get_freeze_count() <= frozen
         assert not any(obj is kept for obj in gc.get_objects())  # no collection walks it again
         assert kept.me is kept
     finally:
