@@ -87,7 +87,13 @@ class NodeLink:
         return min(now_s, t_ms / 1000.0 + offset)
 
     def verdict(self, boot: str, seq: int) -> tuple[str, str] | None:
-        """The verdict the hub gave report ``seq`` of ``boot``, if it decided one."""
+        """The verdict the hub gave report ``seq`` of ``boot``, if it decided one.
+
+        A new report of the current boot (above its highest number, the usual case) needs no
+        search through the remembered verdicts.
+        """
+        if boot == self.boot and seq > self.last_seq:
+            return None
         for b, known, verdict, reason in self.verdicts:
             if b == boot and known == seq:
                 return verdict, reason
