@@ -43,15 +43,29 @@ def _diff(old: Any, new: Any, path: Path, ops: list[list[Any]]) -> None:
     if isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)):
         _diff_list(list(old), list(new), path, ops)
         return
-    if type(old) is not type(new) or old != new:
+    if not same(old, new):
         ops.append(["set", path, new])
 
 
+def same(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same JSON value. Python's ``==`` is not enough: it holds for
+    ``True`` and ``1`` (and ``False`` and ``0``), which a page shows differently."""
+    if a is b:
+        return True
+    if a != b:
+        return False
+    if isinstance(a, dict):
+        return all(same(value, b[key]) for key, value in a.items())
+    if isinstance(a, (list, tuple)):
+        return all(same(x, y) for x, y in zip(a, b, strict=True))
+    return isinstance(a, bool) == isinstance(b, bool)
+
+
 def _diff_list(old: list[Any], new: list[Any], path: Path, ops: list[list[Any]]) -> None:
-    if old == new:
+    if same(old, new):
         return
     for shift in range(1, MAX_SHIFT + 1):  # new items at the start, the oldest dropped at the end
-        if shift < len(new) and len(new) - shift <= len(old) and new[shift:] == old[: len(new) - shift]:
+        if shift < len(new) and len(new) - shift <= len(old) and same(new[shift:], old[: len(new) - shift]):
             ops.append(["splice", path, 0, 0, new[:shift]])
             if len(old) > len(new) - shift:
                 ops.append(["splice", path, len(new), len(old) - (len(new) - shift), []])
@@ -61,11 +75,11 @@ def _diff_list(old: list[Any], new: list[Any], path: Path, ops: list[list[Any]])
             _diff(old[i], new[i], [*path, i], ops)
         return
     prefix = 0
-    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+    while prefix < min(len(old), len(new)) and same(old[prefix], new[prefix]):
         prefix += 1
     suffix = 0
-    while (
-        suffix < min(len(old), len(new)) - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]
+    while suffix < min(len(old), len(new)) - prefix and same(
+        old[len(old) - 1 - suffix], new[len(new) - 1 - suffix]
     ):
         suffix += 1
     removed = len(old) - prefix - suffix
