@@ -1,4 +1,5 @@
-"""Shared fixtures: a real mosquitto broker on a free loopback port, unique table ids."""
+"""Shared fixtures: a real mosquitto broker on a free loopback port, unique table ids; hypothesis's
+profile for CI."""
 
 from __future__ import annotations
 
@@ -8,8 +9,15 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
+from hypothesis import settings
 
 from companion.mqtt.broker import MosquittoBroker, find_mosquitto
+
+# CI is a gate: the same commit must give the same verdict, so there hypothesis draws the same
+# examples every run. A working tree's `make test` and `make fuzz` draw new ones (docs/testing.md).
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 _table_ids = itertools.count(1)
 
