@@ -1,5 +1,5 @@
-"""Shared fixtures: a real mosquitto broker on a free loopback port, unique table ids; hypothesis's
-profile for CI."""
+"""Shared fixtures: a real mosquitto broker on a free loopback port, unique table ids, a headless
+Chromium per browser test module; hypothesis's profile for CI."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import itertools
 import os
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -20,6 +21,19 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 _table_ids = itertools.count(1)
+
+CHROMIUM = "/usr/bin/chromium"
+"""Debian's Chromium, driven by Playwright (never a browser Playwright downloads)."""
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 def _start_mosquitto() -> MosquittoBroker:
@@ -59,6 +73,19 @@ def restartable_mosquitto(tmp_path) -> Iterator[MosquittoBroker]:
     broker = MosquittoBroker("127.0.0.1", persistence_dir=tmp_path / "broker").start()
     yield broker
     broker.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium for the tests of one module (each module starts its own)."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run does this)")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield browser
+        browser.close()
 
 
 @pytest.fixture

@@ -8,9 +8,6 @@ import pytest
 from companion.club import Club, ClubOptions, ClubPlan
 from companion.hub import HubConfig
 from tests.conftest import wait_until
-from tests.hub import test_pages_browser as pages
-
-browser = pages.browser
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 

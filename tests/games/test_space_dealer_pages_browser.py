@@ -22,17 +22,6 @@ from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PICTURE = "#picture svg.game-picture[data-game='space-dealer']"
 
@@ -42,18 +31,6 @@ def screenshot(page, name: str) -> None:
     if os.environ.get("COMPANION_SCREENSHOTS") in ("1", "docs"):
         DOCS.mkdir(exist_ok=True)
         page.screenshot(path=str(DOCS / f"{name}.png"), full_page=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run does this)")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import wait_until
-from tests.hub.test_pages_browser import browser, start  # noqa: F401  (the shared Chromium fixture)
+from tests.hub.test_pages_browser import start
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 

@@ -7,8 +7,6 @@ turn passes to the other player; a flip out of turn shows the red refusal on the
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from companion.games.space_and_time import legal_moves
@@ -19,17 +17,6 @@ from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 SAND_S = 600.0
 """Turn timers of 10 minutes: the sand runs during the test but never runs out."""
 
@@ -43,18 +30,6 @@ def start(mosquitto, table_id, **hub) -> Table:
         heartbeat_s=5.0,
     )
     return Table(options)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run does this)")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def to_move(session) -> str:

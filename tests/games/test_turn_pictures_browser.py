@@ -27,17 +27,6 @@ from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 SAND_S = 600.0
 """Turn timers of 10 minutes: the sand runs during the test but never runs out."""
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -53,18 +42,6 @@ def start(mosquitto, table_id, **hub) -> Table:
         heartbeat_s=5.0,
     )
     return Table(options)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run does this)")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def screenshot(page, name: str) -> None:

@@ -15,7 +15,7 @@ from companion.core import protocol
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
 from tests.conftest import wait_until
-from tests.hub.test_pages_browser import browser, screenshot  # noqa: F401 - the browser fixture
+from tests.hub.test_pages_browser import screenshot
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 

@@ -20,7 +20,6 @@ from companion.rules.text import text
 from tests.conftest import wait_until
 from tests.hub import test_pages_browser as pages
 
-browser = pages.browser  # the shared Chromium fixture (one browser per module)
 start = pages.start
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]

@@ -13,10 +13,7 @@ import pytest
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
 from tests.conftest import wait_until
-from tests.hub import test_pages_browser as pages
 from tests.hub.test_dashboard_browser import save_screenshot
-
-browser = pages.browser  # the shared Chromium fixture (one browser per module)
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 

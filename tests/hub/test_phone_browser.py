@@ -29,7 +29,6 @@ from companion.hub.auth import access_of
 from companion.rules import Decision, MenuItem, View
 from companion.rules.setup import Seat, make_setup, player_id
 from companion.rules.text import text
-from tests.hub.test_pages_browser import ARGS, CHROMIUM
 from tests.hub.web_access import PHONE_ADDR
 
 pytestmark = [pytest.mark.browser]
@@ -209,18 +208,6 @@ def serve(
             server.server_close()
     finally:
         patch.undo()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run does this)")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def wait_for(page: Any, predicate: Callable[[], object], message: str, timeout_s: float = 5.0) -> None:

@@ -13,7 +13,6 @@ import threading
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,24 +21,12 @@ from companion.hub import HubConfig
 from companion.hub.auth import access_of
 from companion.runtime import RunOptions, Table
 from tests.conftest import wait_until
-from tests.hub.test_pages_browser import ARGS, CHROMIUM, screenshot
+from tests.hub.test_pages_browser import screenshot
 from tests.hub.web_access import PHONE_ADDR, lan_address
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run does this)")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield browser
-        browser.close()
 
 
 class FromPhone:
