@@ -33,7 +33,9 @@ from companion.net.addresses import LanAddress, choose_lan_address
 from companion.net.discovery import TableAnnouncer
 from companion.node.sim import SimFleet
 from companion.rules.setup import TableSetup
+from companion.table import messages as msg
 from companion.table.log import EventLog, last_event_time
+from companion.table.session import TableSession
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,14 @@ class RunOptions:
     embedded broker (every node has its own credentials); see docs/security.md."""
     lan_address: str | None = None
     """The network address to serve on and show (default: the one with the default route)."""
+
+
+def pause_after_restart(session: TableSession) -> None:
+    """A resumed game whose master clock was running is paused where its log ends: the hub was away,
+    so the players decide when it goes on."""
+    state = session.state
+    if state.clock.phase == "running":
+        session.handle(msg.ClockCommand("pause", at_s=state.last_at_s))
 
 
 class Table:
@@ -143,7 +153,7 @@ class Table:
                 opts.hub, clock=self.clock, broker=self._broker_address, fleet=self.fleet, log=self.log
             )
             if self.log is not None:
-                self.app.extensions["companion.session"].pause_after_restart()
+                pause_after_restart(self.app.extensions["companion.session"])
             start_services(self.app)
             if self.fleet is not None:
                 self.fleet.start()

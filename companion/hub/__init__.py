@@ -25,7 +25,7 @@ from companion.mqtt.broker import BrokerAddress
 from companion.rules.setup import DEFAULT_GRACE_S, TableSetup, default_setup, make_setup, player_id
 from companion.rules.text import Text
 from companion.table.log import EventLog
-from companion.table.session import TableSession
+from companion.table.session import ShuttingDown, TableSession
 
 
 @dataclass(frozen=True)
@@ -244,7 +244,7 @@ def start_services(app: Flask) -> None:
 def stop_services(app: Flask) -> None:
     app.extensions["companion.shutdown"].set()
     session = app.extensions["companion.session"]
-    session.announce("shutdown")
+    session.tell(ShuttingDown())
     app.extensions["companion.ticker"].stop()
     app.extensions["companion.cue_worker"].stop()
     app.extensions["companion.stream_feed"].close()

@@ -29,7 +29,8 @@ from typing import Any
 from flask import Blueprint, Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from companion.errors import CompanionError
+from companion.errors import CompanionError, InvalidRecordError
+from companion.games import find_game
 from companion.hub.auth import (
     UnknownPlayerError,
     host_only,
@@ -41,6 +42,8 @@ from companion.hub.extensions import bridge_of, fleet_of, session_of
 from companion.rules.outcome import Rejected
 from companion.rules.text import Text, text
 from companion.table import events as ev
+from companion.table import messages as msg
+from companion.table.decide import undo_offer
 
 log = logging.getLogger(__name__)
 
@@ -294,7 +297,7 @@ def stats() -> Any:
 
 @bp.get("/nodes")
 def nodes() -> Any:
-    return jsonify([link.to_dict() for link in session_of(current_app).nodes.values()])
+    return jsonify([link.to_dict() for link in session_of(current_app).table.seated_links()])
 
 
 @bp.get("/events")
@@ -313,19 +316,13 @@ def events() -> Any:
 def clock(action: str) -> Any:
     read_json("{}", optional=True)
     session = session_of(current_app)
-    handlers = {
-        "start": session.start_clock,
-        "pause": session.pause_clock,
-        "resume": session.resume_clock,
-        "abort": session.abort_clock,
-    }
-    handler = handlers.get(action)
-    if handler is None:
+    if action not in msg.CLOCK_ACTIONS:
         return _error(f"unknown clock action {action!r}; use start, pause, resume or abort", 404)
-    result = handler()
-    if isinstance(result, Rejected):
-        return _refused(result, with_rule=False)
-    return jsonify({"ok": True, "event": ev.event_to_dict(result), "clock": session.snapshot()["clock"]})
+    outcome = session.handle(msg.ClockCommand(action))
+    if outcome.refusal is not None:
+        return _refused(outcome.refusal, with_rule=False)
+    event = next(e for e in outcome.events if isinstance(e, ev.CLOCK_EVENTS))
+    return jsonify({"ok": True, "event": ev.event_to_dict(event), "clock": session.snapshot()["clock"]})
 
 
 @bp.get("/players/<player>")
@@ -350,12 +347,18 @@ def player_action(player: str) -> Any:
     if not isinstance(body.get("action"), dict):
         return _error(f"send a JSON object like {example}", 400)
     session = session_of(current_app)
+    game = find_game(session.setup.game)
+    try:
+        action = game.codec.read(body["action"], game.moves)
+    except InvalidRecordError as exc:
+        return _error(text("That is not a move of this game: {reason}", reason=str(exc)), 400)
 
     def decide() -> Answer:
-        result = session.player_action(name, body["action"])
-        if isinstance(result, Rejected):
-            return refusal_body(result), 409
-        return {"ok": True, "notes": [note.to_json() for note in result.notes]}, 200
+        outcome = session.handle(msg.PlayerAction(name, action))
+        if outcome.refusal is not None:
+            return refusal_body(outcome.refusal), 409
+        notes = outcome.decision.notes if outcome.decision is not None else ()
+        return {"ok": True, "notes": [note.to_json() for note in notes]}, 200
 
     return _once(name, body, decide)
 
@@ -373,9 +376,16 @@ def player_intent(player: str) -> Any:
     if not isinstance(body.get("node"), str) or not isinstance(body.get("intent"), (dict, type(None))):
         return _error(f"send a JSON object like {example}", 400)
     session = session_of(current_app)
+    intent = None
+    if body["intent"] is not None:
+        game = find_game(session.setup.game)
+        try:
+            intent = game.codec.read(body["intent"], game.intents)
+        except InvalidRecordError as exc:
+            return _error(text("That is not a choice of this game: {reason}", reason=str(exc)), 400)
 
     def decide() -> Answer:
-        refused = session.set_intent(name, body["node"], body["intent"])
+        refused = session.handle(msg.ChooseIntent(name, body["node"], intent)).refusal
         if refused is not None:
             return refusal_body(refused), 409
         return {"ok": True}, 200
@@ -385,8 +395,8 @@ def player_intent(player: str) -> Any:
 
 @bp.get("/undo")
 def undo_preview() -> Any:
-    preview = session_of(current_app).undo_preview()
-    return jsonify({"ok": preview is not None, "undo": preview})
+    preview = undo_offer(session_of(current_app).table)
+    return jsonify({"ok": preview is not None, "undo": preview.to_json() if preview is not None else None})
 
 
 @bp.post("/undo")
@@ -396,17 +406,18 @@ def undo() -> Any:
     body = read_json('{"confirm": true}', optional=True)
     session = session_of(current_app)
     if body.get("confirm") is not True:
-        preview = session.undo_preview()
+        preview = undo_offer(session.table)
         if preview:
             return _error(text("Confirm to undo: {note}", note=preview), 409)
         return _error(text("There is no accepted action to undo"), 409)
     step = body.get("step")
     if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
         return _error(text("step must be the number of a step the undo list offers"), 400)
-    result = session.undo(step)
-    if isinstance(result, Rejected):
-        return _refused(result, with_rule=False)
-    return jsonify({"ok": True, "undone": result.note})
+    outcome = session.handle(msg.Undo(step))
+    if outcome.refusal is not None:
+        return _refused(outcome.refusal, with_rule=False)
+    undone = next(e for e in outcome.events if isinstance(e, ev.StepUndone))
+    return jsonify({"ok": True, "undone": undone.note.to_json()})
 
 
 @bp.post("/nodes/<node>/restart")
@@ -443,8 +454,8 @@ def identify(node: str) -> Any:
     return _command_node(node, "identify")
 
 
-def _command_node(node: str, what: str) -> Any:
-    refused = session_of(current_app).command_node(node, what)
+def _command_node(node: str, what: msg.NodeRequest) -> Any:
+    refused = session_of(current_app).handle(msg.NodeCommand(node, what)).refusal
     if refused is not None:
         return _refused(refused, 404, with_rule=False)
     if bridge_of(current_app) is None:

@@ -65,6 +65,7 @@ from companion.hub.extensions import session_of
 from companion.rules.setup import find_player, player_id
 from companion.rules.text import Text, as_text, text
 from companion.table.model import TableReset
+from companion.table.session import Changed, News
 
 log = logging.getLogger(__name__)
 
@@ -684,10 +685,10 @@ def init_access(app: Flask, *, public_url: str | None = None) -> AccessControl:
     control = AccessControl(session.setup.players, public_url=public_url)
     app.extensions[EXTENSION] = control
 
-    def on_session(kind: str, data: dict[str, Any]) -> None:
-        if kind != "change":
+    def on_session(news: News) -> None:
+        if not isinstance(news, Changed):
             return
-        for event in data.get("events", ()):
+        for event in news.events:
             if isinstance(event, TableReset):
                 control.new_game(event.setup.players)
 

@@ -30,7 +30,7 @@ from companion.hub.api import read_json
 from companion.hub.auth import host_only
 from companion.hub.ticker import MAX_WAIT_S
 from companion.table.model import ActionRefused, TableReset, is_logged
-from companion.table.session import TableSession
+from companion.table.session import Changed, CuePlayed, News, TableSession
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ def init_cues(
     if sounds_dir is None:
         sounds_dir = Path(tempfile.mkdtemp(prefix="companion-sounds-"))
     service = CueService(
-        settings, clock=clock, sounds_dir=sounds_dir, emit=lambda payload: session.broadcast("cue", payload)
+        settings, clock=clock, sounds_dir=sounds_dir, emit=lambda payload: session.tell(CuePlayed(payload))
     )
     app.extensions["companion.cues"] = service
     app.extensions["companion.cue_worker"] = CueWorker(service, session, TurnWarnings(service, session))
@@ -78,13 +78,13 @@ class CueWorker:
         session.add_listener(self.on_change)
 
     # --- the session's side: inside the session lock, so only note and wake -----------------
-    def on_change(self, kind: str, data: dict[str, Any]) -> None:
-        if kind != "change" or self._thread is None:
+    def on_change(self, news: News) -> None:
+        if not isinstance(news, Changed) or self._thread is None:
             return
         session = self.session
         master, now = session.state.clock, session.clock.now_s()
         queued = False
-        for event in data["events"]:
+        for event in news.events:
             if isinstance(event, ActionRefused):
                 self._queue.put(("buzz", master, now))
             elif isinstance(event, TableReset):

@@ -39,7 +39,7 @@ from companion.hub.extensions import session_of
 from companion.rules.setup import find_player
 from companion.rules.text import text
 from companion.table.deltas import json_diff
-from companion.table.session import TableSession
+from companion.table.session import Changed, Counted, CuePlayed, News, TableSession
 
 log = logging.getLogger(__name__)
 
@@ -173,14 +173,16 @@ class StreamFeed:
         """Bytes written to streams by kind (``state``, ``delta``, ``cue``), for the bench and tests."""
 
     # --- the session side: runs inside the session lock, so it only notes and wakes -------
-    def _on_session(self, kind: str, data: dict[str, Any]) -> None:
-        if kind == "events":
-            return
-        if kind in ("change", "stats"):
+    def _on_session(self, news: News) -> None:
+        if isinstance(news, (Changed, Counted)):
             if self._change_noted:  # the frame the feed will build shows this change too
                 return
             self._change_noted = True
-        self._inbox.append((kind, data if kind == "cue" else None))
+            self._inbox.append(("change", None))
+        elif isinstance(news, CuePlayed):
+            self._inbox.append(("cue", news.payload))
+        else:
+            self._inbox.append(("shutdown", None))
         self._wake.set()
 
     # --- the feed's thread ----------------------------------------------------------------

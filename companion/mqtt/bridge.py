@@ -38,8 +38,11 @@ from companion.mqtt.client import connect_in_background, make_client
 from companion.mqtt.ha_discovery import HADiscovery
 from companion.rules.text import Text, text
 from companion.table import commands as cmd
+from companion.table import events as ev
 from companion.table import messages as tm
-from companion.table.session import TableSession
+from companion.table.decide import table_state
+from companion.table.model import TableReset
+from companion.table.session import Changed, News, TableSession
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +51,7 @@ INLINE_GAP_S = 0.0005
 INLINE_SYNC_S = 0.001
 """... if the log's fsync takes less than this; on a slower disk every message goes to the worker."""
 
-SEATS_CHANGED = ("TableReset", "SeatAdded")
+SEATS_CHANGED = (TableReset, ev.SeatAdded)
 """Events after which the seated nodes may differ (Home Assistant discovery follows them)."""
 
 
@@ -308,7 +311,7 @@ class HubBridge:
             return None
         if parsed.kind == "status":
             return tm.NodeStatus(parsed.node, msg.kind == "online")
-        return tm.NodeReport(parsed.node, msg)  # its commands come back through the listener, in order
+        return tm.NodeReport(parsed.node, tm.report_of(msg))  # its commands come back through the listener
 
     def send(self, command: cmd.Command) -> None:
         """Publish one command: to its node, or the retained table state."""
@@ -322,13 +325,13 @@ class HubBridge:
         self.client.publish(protocol.node_topic(self.table, command.node, "cmd"), payload, qos=protocol.QOS)
 
     def publish_table_state(self) -> None:
-        self.send(self.session.table_state_command())
+        self.send(table_state(self.session.table, now_s=self.session.clock.now_s()))
 
-    def _on_session_change(self, kind: str, data: dict[str, Any]) -> None:
-        if kind == "change":  # called inside the session's lock: commands leave in decision order
-            for command in data["commands"]:
+    def _on_session_change(self, news: News) -> None:
+        if isinstance(news, Changed):  # called inside the session's lock: commands leave in decision order
+            for command in news.commands:
                 self.send(command)
-            if self.ha is not None and any(type(e).__name__ in SEATS_CHANGED for e in data["events"]):
+            if self.ha is not None and any(isinstance(e, SEATS_CHANGED) for e in news.events):
                 self.publish_discovery()
 
     # --- Home Assistant ------------------------------------------------------------------------
@@ -340,6 +343,6 @@ class HubBridge:
         session = self.session
         seats = [(seat.node, f"{seat.player} {seat.index}") for seat in session.setup.seats]
         with self._ha_lock:
-            wanted = self.ha.wanted(seats, session.nodes)
+            wanted = self.ha.wanted(seats, {link.node: link for link in session.table.seated_links()})
             for topic, payload in self.ha.changes(wanted, again=again):
                 self.client.publish(topic, payload, qos=protocol.QOS, retain=True)

@@ -29,7 +29,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-from collections.abc import Iterable
+import types
+import typing
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType, ModuleType
 from typing import Any, TypeAlias
 
@@ -151,6 +153,19 @@ class Codec:
             return {self.decode(v) for v in items}
         raise InvalidRecordError(f"unknown tag {tag!r} in an encoded game value")
 
+    def read(self, data: Any, kinds: Iterable[type]) -> Any:
+        """A value of one of ``kinds`` (dataclasses of this game) from untrusted JSON (a phone's post, a
+        record): decoded like :meth:`decode`, then every field checked against its annotation.
+
+        :class:`InvalidRecordError` names what does not fit ("PlaceCard.gap must be int, not 'x'")."""
+        allowed = tuple(kinds)
+        value = self.decode(data)
+        if not isinstance(value, allowed):
+            names = ", ".join(sorted(k.__name__ for k in allowed))
+            raise InvalidRecordError(f"{_shown(data)} is not one of: {names}")
+        _check(value, type(value), type(value).__name__)
+        return value
+
     def _class(self, name: Any) -> type:
         cls = self._classes.get(name) if isinstance(name, str) else None
         if cls is None:
@@ -204,6 +219,91 @@ class Codec:
         if isinstance(step, str) or isinstance(step, int) and not isinstance(step, bool) and step >= 0:
             return step
         raise InvalidRecordError(f"{step!r} is not a step of a state path")
+
+
+def _shown(data: Any) -> str:
+    text = json.dumps(data, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """The resolved field annotations of a dataclass (read once per class)."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
+
+
+def _check(value: Any, hint: Any, where: str) -> None:
+    """Raise :class:`InvalidRecordError` unless ``value`` fits the annotation ``hint``."""
+    if not _fits(value, hint, where):
+        if typing.get_origin(hint) is typing.Literal:
+            name = "one of " + ", ".join(json.dumps(arg) for arg in typing.get_args(hint))
+        else:
+            name = getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+        raise InvalidRecordError(f"{where} must be {name}, not {_shown(_plain(value))}")
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return type(value).__name__
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+
+
+def _fits(value: Any, hint: Any, where: str) -> bool:
+    if hint is Any:
+        return True
+    if hint is None or hint is type(None):
+        return value is None
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, arg, where) for arg in args)
+    if origin is typing.Literal:
+        return any(type(value) is type(arg) and value == arg for arg in args)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint in (str, bool):
+        return type(value) is hint
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            for i, item in enumerate(value):
+                _check(item, args[0], f"{where}[{i}]")
+            return True
+        if len(args) != len(value):
+            return False
+        for i, (item, arg) in enumerate(zip(value, args, strict=True)):
+            _check(item, arg, f"{where}[{i}]")
+        return True
+    if origin in (frozenset, set):
+        return isinstance(value, origin) and all(_fits(v, args[0], where) for v in value)
+    if origin in (dict, Mapping, typing.Mapping) or hint in (dict, Mapping):
+        if not isinstance(value, (dict, MappingProxyType)):
+            return False
+        if args:
+            for key, item in value.items():
+                _check(key, args[0], f"{where} key")
+                _check(item, args[1], f"{where}[{key!r}]")
+        return True
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return isinstance(value, hint)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        if type(value) is not hint:
+            return False
+        for name, field_hint in _hints(hint).items():
+            if name in {f.name for f in dataclasses.fields(hint) if f.init}:
+                _check(getattr(value, name), field_hint, f"{where}.{name}")
+        return True
+    if isinstance(hint, type):
+        return isinstance(value, hint)
+    return True  # an annotation this check does not know (a TypeVar, a Protocol): left to the rules
 
 
 def _counts(*values: Any) -> bool:
