@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.clock import FakeClock
+from companion.core.protocol import Message as NodeMessage
 from companion.core.sand import Sandtimer
 from companion.rules.context import Context
 from companion.rules.pages import MenuItem
@@ -312,3 +313,18 @@ def play_randomly(table: SimulatedTable, rng: Any, *, steps: int = 200, undos: i
         if outcome is not None and outcome.refusal is None and outcome.logged:
             accepted += 1
     return accepted
+
+
+def deliver(session: TableSession, node: str, message: NodeMessage) -> Outcome:
+    """Hand ``session`` one validated protocol message of ``node``, as the MQTT bridge does."""
+    if message.channel == "status":
+        return session.handle(msg.NodeStatus(node, message.kind == "online"))
+    return session.handle(msg.NodeReport(node, msg.report_of(message)))
+
+
+def event(channel_kind: str, **fields: Any) -> NodeMessage:
+    """A validated ``event`` message of the protocol (``hello``, ``heartbeat``, ``flip``, ``empty``),
+    with ``v`` and the default boot id filled in."""
+    from companion.core import protocol
+
+    return protocol.validate("event", {"v": protocol.VERSION, "kind": channel_kind, "boot": BOOT, **fields})

@@ -17,7 +17,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request, send_file, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    jsonify,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
 
 from companion.errors import CompanionError, UnknownGameError
 from companion.games import TIMERS_ONLY, GameInfo, all_games, find_game, referee_for

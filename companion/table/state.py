@@ -131,6 +131,7 @@ class TableState:
         notes = [s.note for s in self.steps if not s.undone and s.note][-RECENT_NOTES:]
         return Context(
             started=self.clock.phase != "ready",
+            clock_over=self.clock.is_over,
             turn_open=self.turn_open,
             turns=self.turns,
             ended_by=self.ended_by,
@@ -196,7 +197,7 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
             resumed = replace(clock, phase="running", running_since_s=at, changed_at_s=at)
             return _with_timers(state, rebased, clock=resumed)
         case ev.ClockExpired(at_s=at, reason=reason):
-            ended: EndedBy = state.ended_by or ("rules" if reason else "clock")
+            ended: EndedBy = state.ended_by or ("rules" if reason else "")
             run = clock.length_s if not reason else clock.elapsed_s(at)
             expired = replace(
                 clock,
@@ -247,7 +248,7 @@ def _stepped(state: TableState, event: ev.GameStepped, index: int) -> TableState
     )
     game = event.after if event.after is not None else patch(state.game, event.change)
     turn_open, turns = _turn_after(state.turn_open, state.turns, event.opens_turn, event.ends_turn)
-    ended: EndedBy = state.ended_by or ("rules" if event.ended else "")
+    ended: EndedBy = state.ended_by or (_ended_by(event.ended_by) if event.ended else "")
     return replace(
         state,
         game=game,
@@ -256,6 +257,10 @@ def _stepped(state: TableState, event: ev.GameStepped, index: int) -> TableState
         turns=turns,
         ended_by=ended,
     )
+
+
+def _ended_by(how: str) -> EndedBy:
+    return "clock" if how == "clock" else "host" if how == "host" else "rules"
 
 
 def _turn_after(turn_open: bool, turns: int, opens: bool, ends: bool) -> tuple[bool, int]:

@@ -9,6 +9,8 @@ import pytest
 from companion.clock import ScaledClock
 from companion.hub import create_app, start_services, stop_services
 from companion.table import events as ev
+from companion.table import messages as tm
+from companion.testing import deliver
 from tests.conftest import wait_until
 
 SCALE = 30.0
@@ -42,7 +44,7 @@ def hub(tmp_path):
 def test_clock_cues_fire_once_each_in_order_and_on_time(hub):
     """Each cue once, in schedule order, never early; the 50 ms target itself is measured by companion bench."""
     app, session, clock, heard = hub
-    started = session.start_clock()
+    started = session.handle(tm.ClockCommand("start"))
     assert isinstance(started, ev.ClockStarted)
     wait_until(lambda: any(name == "end" for name, _ in heard), timeout_s=10, message="the end cue")
     time.sleep(0.1)
@@ -56,15 +58,15 @@ def test_clock_cues_fire_once_each_in_order_and_on_time(hub):
 
 def test_pause_holds_the_cues_and_events_chime_and_buzz(hub):
     app, session, clock, heard = hub
-    session.start_clock()
+    session.handle(tm.ClockCommand("start"))
     wait_until(lambda: heard, message="the start cue")
-    session.pause_clock()
+    session.handle(tm.ClockCommand("pause"))
     count = len(heard)
     time.sleep(0.6)  # 18 game seconds: the 10-second countdown would have started
     assert len(heard) == count
-    session.resume_clock()
+    session.handle(tm.ClockCommand("resume"))
     wait_until(lambda: any(n == "end" for n, _ in heard), timeout_s=10, message="the end after resuming")
-    session.player_action("red", {"type": "anything"})  # refused by the timers-only table: a buzz
+    session.handle(tm.PlayerAction("red", {"type": "anything"}))  # refused by the timers-only table: a buzz
     wait_until(lambda: heard[-1][0] == "buzz", message="the buzz")
 
 
@@ -119,7 +121,7 @@ def test_turn_timer_warns_once_before_it_runs_out(tmp_path):
                 "firmware": "x",
             },
         )
-        session.node_message(node, hello)
+        deliver(session, node, hello)
         flip = p.validate(
             "event",
             {
@@ -132,7 +134,7 @@ def test_turn_timer_warns_once_before_it_runs_out(tmp_path):
                 "lower_ms": 0,
             },
         )
-        [ack] = session.node_message(node, flip)
+        [ack] = deliver(session, node, flip).commands
         assert ack.fields["verdict"] == "accepted", ack.fields
         flipped_at = clock.now_s()
         wait_until(lambda: any(n == "hurry" for n, _ in heard), timeout_s=5, message="the hurry cue")

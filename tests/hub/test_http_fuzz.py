@@ -33,6 +33,9 @@ from companion.core import protocol as p
 from companion.hub import create_app
 from companion.hub.api import MAX_BODY_BYTES, MAX_DEPTH
 from companion.rules.setup import PLAYER_COLOURS
+from companion.table import messages as tm
+from companion.table.session import ShuttingDown
+from companion.testing import deliver
 
 EXAMPLES = int(os.environ.get("COMPANION_FUZZ_EXAMPLES", "10000"))
 
@@ -190,7 +193,7 @@ class FakeFleet:
                 "lower_ms": self.lower_ms,
             },
         )
-        self.session.node_message(node, message)
+        deliver(self.session, node, message)
         return True
 
 
@@ -219,11 +222,11 @@ class Hub:
         self.fleet.session = self.session
         self.app.extensions["companion.bridge"] = object()  # restart/identify answer as with a broker
         self.client = self.app.test_client()
-        self.session.start_clock()
+        self.session.handle(tm.ClockCommand("start"))
 
     def close(self) -> None:
         self.app.extensions["companion.shutdown"].set()
-        self.session.announce("shutdown")
+        self.session.tell(ShuttingDown())
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from companion.mqtt.bridge import HubBridge
 from companion.mqtt.ha_discovery import BATTERY_TEMPLATE, STATE_TEMPLATE, STATES, device_id
 from companion.node.sim import SimFleet
 from companion.rules.setup import default_setup
+from companion.table import messages as tm
 from companion.table.session import TableSession
 from tests.conftest import wait_until
 
@@ -231,7 +232,7 @@ def test_configs_come_again_when_home_assistant_restarts_and_go_when_a_node_leav
         poke.disconnect()
         poke.loop_stop()
         wait_until(lambda: seen.count(gone) == 2, message="the configs published again")
-        session.reset(default_setup(table, players=1, timers=1))  # a new game without yellow
+        session.handle(tm.NewGame(default_setup(table, players=1, timers=1)))  # a new game without yellow
         wait_until(lambda: seen.latest("homeassistant/").get(gone) == b"", message="yellow's configs removed")
         assert seen.latest("homeassistant/")[
             f"homeassistant/sensor/{device_id(table, 'red-1')}/battery/config"

@@ -63,7 +63,8 @@ def test_an_old_log_reads_as_the_same_game(path):
         for p in want["players"]
     }
     assert players == {
-        p: {k: v for k, v in shown.items() if k in ("summary", "panels")} for p, shown in want["players"].items()
+        p: {k: v for k, v in shown.items() if k in ("summary", "panels")}
+        for p, shown in want["players"].items()
     }
     if "steps" in want:
         assert len(state.steps) == want["steps"]
