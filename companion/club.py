@@ -281,7 +281,7 @@ class Club:
     # --- the lobby ------------------------------------------------------------------------------
     def _lobby_app(self) -> Flask:
         lobby = Flask("companion.hub")  # the hub's templates and static files
-        from companion.hub.api import BadRequestError, read_json
+        from companion.hub.bodies import BadRequestError, read_json
         from companion.i18n import render
         from companion.i18n.web import init_i18n, request_language
 

@@ -31,8 +31,9 @@ from flask import (
 
 from companion.errors import CompanionError, UnknownGameError
 from companion.games import TIMERS_ONLY, GameInfo, all_games, find_game, referee_for
-from companion.hub.api import Answer, answers_of, error_body, read_json
+from companion.hub.api import Answer, answers_of
 from companion.hub.auth import access_of, host_only
+from companion.hub.bodies import error_body, read_json
 from companion.hub.extensions import fleet_of, session_of
 from companion.rules.pages import to_json
 from companion.rules.setup import (

@@ -20,6 +20,7 @@ from companion.core import protocol as p
 from companion.hub import create_app, start_services, stop_services
 from companion.hub.cues import prepare_in_background
 from companion.table import messages as tm
+from companion.table.session import CuePlayed
 from companion.testing import deliver
 from tests.conftest import wait_until
 
@@ -61,7 +62,9 @@ def hub(tmp_path):
     )
     session = app.extensions["companion.session"]
     heard: list[str] = []
-    session.add_listener(lambda kind, data: heard.append(data["name"]) if kind == "cue" else None)
+    session.add_listener(
+        lambda news: heard.append(news.payload["name"]) if isinstance(news, CuePlayed) else None
+    )
     # As a started hub does (companion/heap.py): a full collection of the whole test run's heap
     # would be a pause the hub itself never has.
     heap.settle()

@@ -10,6 +10,7 @@ from companion.clock import ScaledClock
 from companion.hub import create_app, start_services, stop_services
 from companion.table import events as ev
 from companion.table import messages as tm
+from companion.table.session import CuePlayed
 from companion.testing import deliver
 from tests.conftest import wait_until
 
@@ -34,7 +35,9 @@ def hub(tmp_path):
     heard: list[tuple[str, float]] = []
     session = app.extensions["companion.session"]
     session.add_listener(
-        lambda kind, data: heard.append((data["name"], clock.now_s())) if kind == "cue" else None
+        lambda news: (
+            heard.append((news.payload["name"], clock.now_s())) if isinstance(news, CuePlayed) else None
+        )
     )
     start_services(app)
     yield app, session, clock, heard
@@ -103,7 +106,9 @@ def test_turn_timer_warns_once_before_it_runs_out(tmp_path):
     session = app.extensions["companion.session"]
     heard: list[tuple[str, float]] = []
     session.add_listener(
-        lambda kind, data: heard.append((data["name"], clock.now_s())) if kind == "cue" else None
+        lambda news: (
+            heard.append((news.payload["name"], clock.now_s())) if isinstance(news, CuePlayed) else None
+        )
     )
     start_services(app)
     try:

@@ -31,7 +31,7 @@ from companion.audio.cues import CUE_NAMES
 from companion.clock import FakeClock
 from companion.core import protocol as p
 from companion.hub import create_app
-from companion.hub.api import MAX_BODY_BYTES, MAX_DEPTH
+from companion.hub.bodies import MAX_BODY_BYTES, MAX_DEPTH
 from companion.rules.setup import PLAYER_COLOURS
 from companion.table import messages as tm
 from companion.table.session import ShuttingDown

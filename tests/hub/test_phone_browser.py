@@ -22,11 +22,11 @@ from werkzeug.serving import make_server
 
 import companion.table.session as table_session
 from companion.core import protocol as p
-from companion.rules.outcome import Rejected
 from companion.games.sandtimers import FreeTimers
 from companion.hub import create_app
 from companion.hub.auth import access_of
 from companion.rules import Decision, MenuItem, View
+from companion.rules.outcome import Rejected
 from companion.rules.setup import Seat, make_setup, player_id
 from companion.rules.text import text
 from companion.table import messages as tm
@@ -350,7 +350,7 @@ def test_a_long_group_folds_and_stays_open_across_live_updates(browser):
         assert visible.count() == 7, "the open list stays open while the table moves on"
         page.tap("button[data-id='planet-uranus']")
         page.wait_for_selector("button[data-id='planet-uranus'].selected")
-        assert hub.session.intents == {"red-1": {"node": "red-1", "planet": "uranus"}}
+        assert dict(hub.session.table.intents) == {"red-1": {"node": "red-1", "planet": "uranus"}}
         more.tap()
         assert visible.count() == 4 and page.is_visible("button[data-id='planet-uranus']"), (
             "the choice stays shown"

@@ -10,11 +10,11 @@ import pytest
 
 from companion.clock import FakeClock
 from companion.core import protocol as p
-from companion.rules.outcome import Rejected
 from companion.games.sandtimers import FreeTimers
 from companion.hub import create_app
 from companion.hub.api import RecentAnswers
 from companion.rules import Decision, MenuItem, View
+from companion.rules.outcome import Rejected
 from companion.rules.setup import default_setup
 from companion.rules.text import text
 from companion.table.session import TableSession
@@ -237,7 +237,7 @@ def test_an_intent_with_a_repeated_id_is_set_once(app):
     again = client.post("/api/players/red/intent", json=body)
     assert first.status_code == again.status_code == 200 and first.get_json() == again.get_json()
     session = app.extensions["companion.session"]
-    assert session.intents == {"red-1": {"node": "red-1", "symbol": "ship"}}
+    assert dict(session.table.intents) == {"red-1": {"node": "red-1", "symbol": "ship"}}
     assert not session.log.events(), "intents are live choices, never logged"
 
 
