@@ -44,7 +44,7 @@ def test_the_registry_finds_the_example_by_its_one_line(race):
 def test_a_game_of_race_to_21_is_won_and_reads_back_from_its_log(race, tmp_path):
     table = SimulatedTable(game="race-21", players=("ana", "ben"), log_path=tmp_path / "race.jsonl")
     table.start()
-    for turn in range(40):
+    for _ in range(40):
         if table.state.ended_by:
             break
         player = table.referee.player_to_move(table.game)
