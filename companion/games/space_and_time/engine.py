@@ -1,7 +1,10 @@
 """Rules engine of Space and Time, the two-player coin game on a 4 x 6 board.
 
-The engine is pure: ``apply(state, move) -> Accepted | Rejected``. It never reads a
-clock, draws randomness or does I/O. The rulebook (``space-and-time.txt``) has no
+The engine is pure: ``apply(state, action) -> Accepted | Rejected`` for the game's typed
+actions (:mod:`.model`). It never reads a clock, draws randomness or does I/O. Inside, a
+broken rule is raised with :func:`~companion.rules.outcome.refuse`; the public functions
+(``apply``, ``check_move``) are :func:`~companion.rules.outcome.checked` and answer the
+:class:`~companion.rules.outcome.Rejected`. The rulebook (``space-and-time.txt``) has no
 numbered sections, so rules are cited by the topic of its paragraph:
 
 * *Setup*: the 24 coins (four suits of null, ace, 2, 3, 4, 5) dealt suit by suit
@@ -21,51 +24,44 @@ numbered sections, so rules are cited by the topic of its paragraph:
 Where issue 7 ("Space and Time, exactly") is more precise than the rulebook, it is
 followed: player ``A`` is Space in round 1, a swap must exchange two different
 ranks, and an illegal move leaves the same player to move again.
-
-Cells are ``(row, column)`` with row 0 at the top and column 0 at the left; a move
-is a pair of cells. Internally the board is also read as a flat tuple of 24 ranks,
-index ``row * 6 + column``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from dataclasses import replace
+from typing import Any
 
 from companion.errors import InvalidRecordError
-from companion.games.base import Accepted, Rejected
+from companion.rules.outcome import Accepted, Rejected, checked, refuse
 from companion.rules.text import Text, text
 
-ROWS = 4
-COLS = 6
-CELLS = ROWS * COLS
-RANKS = tuple(range(6))
-"""Coin ranks: 0 = null, 1 = ace, then 2 to 5 (rulebook, *Time*)."""
-COINS_PER_RANK = 4
-"""One coin of each rank per suit, four suits (rulebook, *Setup*)."""
-TROPHIES_TO_END_ROUND = 5
-"""A round ends once five of its six trophies are gone (rulebook, *End of a round*)."""
-TROPHIES_TO_WIN = 6
-"""Holding six trophies ends the game at once (rulebook, *End of the game*)."""
-
-Player = Literal["A", "B"]
-Role = Literal["Space", "Time"]
-Cell = tuple[int, int]
-Move = tuple[Cell, Cell]
-Board = tuple[tuple[int, ...], ...]
-
-PLAYERS: tuple[Player, Player] = ("A", "B")
-ROUND_NAMES = {1: "Night", 2: "Day"}
-RANK_NAMES = {0: "null", 1: "ace", 2: "2", 3: "3", 4: "4", 5: "5"}
-SUIT_BLOCKS: tuple[tuple[str, tuple[int, int], tuple[int, int]], ...] = (
-    ("top-left", (0, 1), (0, 2)),
-    ("top-right", (0, 1), (3, 5)),
-    ("bottom-left", (2, 3), (0, 2)),
-    ("bottom-right", (2, 3), (3, 5)),
+from .model import (
+    CELLS,
+    CENTRE_CELLS,
+    COINS_PER_RANK,
+    COLS,
+    RANKS,
+    ROWS,
+    SUIT_BLOCKS,
+    TROPHIES_TO_END_ROUND,
+    TROPHIES_TO_WIN,
+    Board,
+    Cell,
+    CoinsSwapped,
+    GameEnded,
+    GameState,
+    Move,
+    Player,
+    RoundEnded,
+    ShowHints,
+    Swap,
+    TrophyTaken,
+    flatten,
+    other,
+    rank_name,
+    unflatten,
 )
-"""The four 2 x 3 suit blocks: name, first and last row, first and last column."""
-CENTRE_CELLS: tuple[Cell, ...] = ((1, 2), (1, 3), (2, 2), (2, 3))
 
 RULE_SETUP = text("Space and Time rulebook, Setup")
 RULE_SPACE = text("Space and Time rulebook, Space")
@@ -91,7 +87,8 @@ def _index(cell: Cell) -> int:
 
 
 def _cell(index: int) -> Cell:
-    return divmod(index, COLS)
+    r, c = divmod(index, COLS)
+    return (r, c)
 
 
 def _build_space_neighbours() -> tuple[tuple[int, ...], ...]:
@@ -126,11 +123,6 @@ ORTHOGONAL = _build_orthogonal_neighbours()
 """For each flat index, the cells sharing an edge with it, without wrapping (molecules)."""
 
 
-def rank_name(rank: int) -> str:
-    """How a player calls a rank: null, ace, 2, 3, 4 or 5."""
-    return RANK_NAMES.get(rank, str(rank))
-
-
 def rank_text(rank: int) -> Text | str:
     """A rank as players read it: null, ace, or its number."""
     return RANK_TEXTS.get(rank) or str(rank)
@@ -138,16 +130,6 @@ def rank_text(rank: int) -> Text | str:
 
 def _cell_text(cell: Cell) -> str:
     return f"({cell[0]}, {cell[1]})"  # coordinates, the same in every language
-
-
-def flatten(board: Board) -> tuple[int, ...]:
-    """The 24 ranks of a board, row by row."""
-    return tuple(rank for row in board for rank in row)
-
-
-def unflatten(flat: Sequence[int]) -> Board:
-    """Rows of six ranks from 24 ranks listed row by row."""
-    return tuple(tuple(flat[r * COLS : (r + 1) * COLS]) for r in range(ROWS))
 
 
 # --------------------------------------------------------------------------- setup
@@ -207,53 +189,6 @@ def is_valid_board(board: object) -> bool:
     return True
 
 
-# --------------------------------------------------------------------------- state
-
-
-@dataclass(frozen=True)
-class GameState:
-    """Everything needed to referee the next swap."""
-
-    starting_boards: tuple[Board, Board]
-    """Starting board of round 1 (Night) and of round 2 (Day)."""
-    board: Board
-    """The coins now on the table, 4 rows of 6 ranks."""
-    round: int = 1
-    """1 (Night: A is Space) or 2 (Day: B is Space)."""
-    to_move: Player = "A"
-    """Whose swap comes next."""
-    last_swap: frozenset[Cell] | None = None
-    """The two cells the previous player swapped in this round, which may not be swapped back."""
-    trophies: tuple[tuple[Player | None, ...], tuple[Player | None, ...]] = field(
-        default=((None,) * 6, (None,) * 6)
-    )
-    """``trophies[round - 1][rank]``: who holds that trophy, or None while it is free."""
-    winner: Player | None = None
-    """Set when the game has ended."""
-
-    @property
-    def is_over(self) -> bool:
-        """True once the game has ended (rulebook, *End of the game*)."""
-        return self.winner is not None
-
-    def role_of(self, player: Player) -> Role:
-        """Space or Time: A is Space at Night (round 1), B is Space by Day (round 2)."""
-        return "Space" if (player == "A") == (self.round == 1) else "Time"
-
-    @property
-    def role_to_move(self) -> Role:
-        """The role of the player whose swap comes next."""
-        return self.role_of(self.to_move)
-
-    def trophy_count(self, player: Player) -> int:
-        """How many trophies ``player`` holds over both rounds."""
-        return sum(holder == player for rnd in self.trophies for holder in rnd)
-
-    def free_ranks(self) -> tuple[int, ...]:
-        """Ranks whose trophy of the current round nobody has taken yet."""
-        return tuple(k for k, holder in enumerate(self.trophies[self.round - 1]) if holder is None)
-
-
 def new_game(round1_board: object, round2_board: object) -> GameState:
     """Start a game: round 1 (Night) on the first board, A playing Space and moving first.
 
@@ -263,51 +198,6 @@ def new_game(round1_board: object, round2_board: object) -> GameState:
     b1 = validate_board(round1_board, label="the round 1 board")
     b2 = validate_board(round2_board, label="the round 2 board")
     return GameState(starting_boards=(b1, b2), board=b1)
-
-
-def other(player: Player) -> Player:
-    """The opponent of ``player``."""
-    return "B" if player == "A" else "A"
-
-
-# --------------------------------------------------------------------------- events
-
-
-@dataclass(frozen=True)
-class CoinsSwapped:
-    """A player swapped two coins."""
-
-    player: Player
-    role: Role
-    cells: Move
-    ranks: tuple[int, int]
-    """The ranks that were on ``cells[0]`` and ``cells[1]`` before the swap."""
-
-
-@dataclass(frozen=True)
-class TrophyTaken:
-    """A molecule was completed and its trophy taken."""
-
-    player: Player
-    round: int
-    rank: int
-
-
-@dataclass(frozen=True)
-class RoundEnded:
-    """Five trophies of the round are gone; the rest are set aside unscored."""
-
-    round: int
-    set_aside: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class GameEnded:
-    """The game is over."""
-
-    winner: Player
-    trophies: tuple[int, int]
-    """Trophies of A and of B."""
 
 
 # --------------------------------------------------------------------------- rules
@@ -334,18 +224,16 @@ def is_molecule(flat: Sequence[int], rank: int) -> bool:
     return len(seen) == len(cells)
 
 
-def _check_cell(cell: object) -> Cell | Rejected:
+def _checked_cell(cell: object) -> Cell:
     if (
         not isinstance(cell, (list, tuple))
         or len(cell) != 2
         or not all(isinstance(x, int) and not isinstance(x, bool) for x in cell)
     ):
-        return Rejected(
-            text("A cell is given as (row, column), but {cell} is not one.", cell=repr(cell)), RULE_SETUP
-        )
+        refuse(text("A cell is given as (row, column), but {cell} is not one.", cell=repr(cell)), RULE_SETUP)
     r, c = cell
     if not (0 <= r < ROWS and 0 <= c < COLS):
-        return Rejected(
+        refuse(
             text(
                 "Cell {cell} is not on the board; rows run from 0 to {last_row} and columns from 0 to {last_column}.",
                 cell=_cell_text((r, c)),
@@ -357,8 +245,8 @@ def _check_cell(cell: object) -> Cell | Rejected:
     return (r, c)
 
 
-def check_move(state: GameState, move: object) -> Move | Rejected:
-    """Return the move as a pair of cells if it is legal for the player to move, else the rejection.
+def legal_swap(state: GameState, move: object) -> Move:
+    """The move as a pair of cells if it is a legal swap for the player to move; else it is refused.
 
     Rules, checked in this order: the game must not be over (*End of the game*); both
     cells on the board and different; the coins of different ranks (issue 7); Space
@@ -368,7 +256,7 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
     """
     player = state.to_move
     if state.is_over:
-        return Rejected(
+        refuse(
             text(
                 "The game is over and player {player} has won; no more swaps can be made.",
                 player=state.winner or "",
@@ -376,22 +264,17 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
             RULE_END,
         )
     if not isinstance(move, (list, tuple)) or len(move) != 2:
-        return Rejected(text("A swap names two cells, but {move} does not.", move=repr(move)), RULE_SWAP)
-    first = _check_cell(move[0])
-    if isinstance(first, Rejected):
-        return first
-    second = _check_cell(move[1])
-    if isinstance(second, Rejected):
-        return second
+        refuse(text("A swap names two cells, but {move} does not.", move=repr(move)), RULE_SWAP)
+    first, second = _checked_cell(move[0]), _checked_cell(move[1])
     if first == second:
-        return Rejected(
+        refuse(
             text("A swap needs two different coins, but both cells are {cell}.", cell=_cell_text(first)),
             RULE_SWAP,
         )
     rank1 = state.board[first[0]][first[1]]
     rank2 = state.board[second[0]][second[1]]
     if rank1 == rank2:
-        return Rejected(
+        refuse(
             text(
                 "Both coins at {cell} and {other} show rank {rank}; a swap must exchange coins of different ranks.",
                 cell=_cell_text(first),
@@ -400,10 +283,9 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
             ),
             RULE_SWAP,
         )
-    role = state.role_of(player)
-    if role == "Space":
+    if state.role_of(player) == "Space":
         if _index(second) not in SPACE_NEIGHBOURS[_index(first)]:
-            return Rejected(
+            refuse(
                 text(
                     "Player {player} plays Space and may only swap a coin with one of its eight neighbours (the board wraps at the edges); {cell} and {other} are not neighbours.",
                     player=player,
@@ -413,7 +295,7 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
                 RULE_SPACE,
             )
     elif (rank1 - rank2) % 6 not in (1, 5):
-        return Rejected(
+        refuse(
             text(
                 "Player {player} plays Time and may only swap coins whose ranks follow each other (null, ace, 2, 3, 4, 5, then null again); {rank} and {other} do not.",
                 player=player,
@@ -423,7 +305,7 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
             RULE_TIME,
         )
     if state.last_swap is not None and frozenset((first, second)) == state.last_swap:
-        return Rejected(
+        refuse(
             text(
                 "Player {player} may not swap back the two coins player {other} has just swapped, {cell} and {other_cell}.",
                 player=player,
@@ -434,6 +316,10 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
             RULE_REVERSE,
         )
     return (first, second)
+
+
+check_move = checked(legal_swap)
+"""``legal_swap`` answering a :class:`Rejected` instead of raising: the move as cells, or why not."""
 
 
 def is_legal(state: GameState, move: object) -> bool:
@@ -449,8 +335,8 @@ def winner_of(trophies_a: int, trophies_b: int) -> Player:
     return "B" if trophies_b > trophies_a else "A"
 
 
-def apply(state: GameState, move: object) -> Accepted[GameState] | Rejected:
-    """Make a swap: the new state and its events, or a rejection leaving the same player to move.
+def swapped(state: GameState, move: object) -> Accepted[GameState]:
+    """Make a swap: the new state and its events (a broken rule is refused, the same player to move).
 
     After the swap, each of the two ranks that moved whose four coins now form a
     molecule wins the swapper that rank's trophy of the round if it is still free
@@ -460,10 +346,7 @@ def apply(state: GameState, move: object) -> Accepted[GameState] | Rejected:
     on its own board with roles switched, Space (B) first and no move to reverse
     (*End of a round*, *Roles and rounds*).
     """
-    checked = check_move(state, move)
-    if isinstance(checked, Rejected):
-        return checked
-    first, second = checked
+    first, second = legal_swap(state, move)
     player = state.to_move
     flat = list(flatten(state.board))
     i, j = _index(first), _index(second)
@@ -480,13 +363,14 @@ def apply(state: GameState, move: object) -> Accepted[GameState] | Rejected:
     all_trophies[state.round - 1] = tuple(round_trophies)
     trophies = (all_trophies[0], all_trophies[1])
 
-    new_state = GameState(
-        starting_boards=state.starting_boards,
+    new_state = replace(
+        state,
         board=unflatten(flat),
-        round=state.round,
         to_move=other(player),
         last_swap=frozenset((first, second)),
         trophies=trophies,
+        swaps=state.swaps + 1,
+        last_swap_by=player,
     )
     taken_this_round = sum(holder is not None for holder in round_trophies)
     count_a, count_b = new_state.trophy_count("A"), new_state.trophy_count("B")
@@ -502,6 +386,24 @@ def apply(state: GameState, move: object) -> Accepted[GameState] | Rejected:
         # Round 2 (Day): its own board, roles switch, Space (now B) moves first.
         new_state = replace(new_state, round=2, board=state.starting_boards[1], to_move="B", last_swap=None)
     return Accepted(new_state, tuple(events))
+
+
+@checked
+def apply(state: GameState, action: Any) -> Accepted[GameState]:
+    """Apply one of the game's actions: a :class:`~.model.Swap` (the rules above) or
+    :class:`~.model.ShowHints` (the table's hint switch, no rule of the game); anything else
+    is refused. A refusal changes nothing."""
+    if isinstance(action, Swap):
+        return swapped(state, action.cells)
+    if isinstance(action, ShowHints):
+        return Accepted(replace(state, hints=bool(action.show)))
+    refuse(text("In Space and Time you swap two coins: tap them on the board"), RULE_SWAP)
+
+
+def pass_turn(state: GameState) -> GameState:
+    """The player to move loses the turn (hub rule: their turn timer ran out): no swap, the other
+    player moves, and since nobody has just swapped there is no swap to protect from reversing."""
+    return replace(state, to_move=other(state.to_move), last_swap=None)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -537,7 +439,7 @@ def legal_moves(state: GameState) -> list[Move]:
 
 def trophies_for(state: GameState, move: Move) -> tuple[int, ...]:
     """Ranks whose trophy ``move`` would take for the player to move (empty if none or illegal)."""
-    result = apply(state, move)
+    result = apply(state, Swap(move))
     if isinstance(result, Rejected):
         return ()
     return tuple(e.rank for e in result.events if isinstance(e, TrophyTaken))
