@@ -474,7 +474,11 @@ def test_referee_record_reports_each_move():
         ([], "must be a JSON object"),
         ({"moves": []}, 'the record has no "boards" list'),
         ({"boards": [START, START2]}, 'the record has no "moves" list'),
-        ({"boards": [START], "moves": []}, '"boards" must list exactly two starting boards'),
+        ({"boards": [START, START2, START], "moves": []}, '"boards" must list the starting boards as dealt'),
+        (
+            {"boards": [], "moves": []},
+            '"boards" must list the starting boards as dealt: the Night board, then',
+        ),
         ({"boards": [START, START2], "moves": {}}, '"moves" must be a list'),
         ({"boards": [START, START2], "moves": [[[0, 0]]]}, "move 1 is [[0, 0]], not a pair of cells"),
         ({"boards": [START, START2], "moves": [[[0, 0], [1, 1]], [[0, "a"], [1, 1]]]}, "move 2 is"),

@@ -10,7 +10,14 @@ space-and-time FILE``) and :mod:`.legacy` (the actions of older logs).
 
 from companion.games.space_and_time.ai import load_ai_levels
 from companion.games.space_and_time.legacy import legacy_actions
-from companion.games.space_and_time.model import ComputerMove, ShowHints, Swap
+from companion.games.space_and_time.model import (
+    ComputerMove,
+    PlaceCoin,
+    Redeal,
+    ShowHints,
+    Swap,
+    TakeBackCoin,
+)
 from companion.games.space_and_time.record import referee_record
 from companion.games.space_and_time.referee import SpaceAndTimeGame, SpaceTimeReferee, VsComputerReferee
 from companion.rules.game import Variant
@@ -37,7 +44,8 @@ GAME = SpaceAndTimeGame(
     rules_version=1,
     load_data=load_ai_levels,
     state_modules=("companion.games.space_and_time.model",),
-    moves=(Swap, ComputerMove, ShowHints),
+    moves=(Swap, ComputerMove, ShowHints, PlaceCoin, TakeBackCoin, Redeal),
+    random_components=True,
     legacy_actions=legacy_actions,
     referee_record=referee_record,
 )

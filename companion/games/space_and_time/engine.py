@@ -33,10 +33,12 @@ from dataclasses import replace
 from typing import Any
 
 from companion.errors import InvalidRecordError
+from companion.rules.deck import Pile
 from companion.rules.outcome import Accepted, Rejected, checked, refuse
 from companion.rules.text import Text, text
 
 from .model import (
+    BLOCK_CELLS,
     CELLS,
     CENTRE_CELLS,
     COINS_PER_RANK,
@@ -47,16 +49,25 @@ from .model import (
     TROPHIES_TO_END_ROUND,
     TROPHIES_TO_WIN,
     Board,
+    BoardCleared,
+    BoardDealt,
     Cell,
+    CoinEntered,
     CoinsSwapped,
+    CoinTakenBack,
+    Deal,
     GameEnded,
     GameState,
     Move,
+    PlaceCoin,
     Player,
+    Redeal,
     RoundEnded,
     ShowHints,
     Swap,
+    TakeBackCoin,
     TrophyTaken,
+    block_of,
     flatten,
     other,
     rank_name,
@@ -76,6 +87,13 @@ ROUND_TEXTS: dict[int, Text] = {1: text("Night"), 2: text("Day")}
 """The rounds as players read them (Night: Moon trophies; Day: Sun trophies)."""
 RANK_TEXTS: dict[int, Text] = {0: text("null"), 1: text("ace")}
 """The ranks that have a name; the others are their number."""
+BLOCK_TEXTS: tuple[Text, ...] = (
+    text("the top-left block"),
+    text("the top-right block"),
+    text("the bottom-left block"),
+    text("the bottom-right block"),
+)
+"""The suit blocks as players read them, in the order of ``SUIT_BLOCKS``."""
 
 
 class InvalidBoardError(InvalidRecordError):
@@ -189,15 +207,146 @@ def is_valid_board(board: object) -> bool:
     return True
 
 
-def new_game(round1_board: object, round2_board: object) -> GameState:
+def new_game(round1_board: object, round2_board: object | None = None) -> GameState:
     """Start a game: round 1 (Night) on the first board, A playing Space and moving first.
 
     Both boards are checked with :func:`validate_board`; a bad one raises
-    :class:`InvalidBoardError` naming the round.
+    :class:`InvalidBoardError` naming the round. Without a second board, the Day board is dealt
+    and entered when the Night round ends (:class:`~.model.Deal`).
     """
     b1 = validate_board(round1_board, label="the round 1 board")
+    if round2_board is None:
+        return GameState(starting_boards=(b1,), board=b1)
     b2 = validate_board(round2_board, label="the round 2 board")
     return GameState(starting_boards=(b1, b2), board=b1)
+
+
+def new_table_game() -> GameState:
+    """A game at a table that plays with its box: the Night board is dealt by hand and entered coin by
+    coin (:func:`entered`) before anyone swaps."""
+    return GameState(starting_boards=(), board=(), deal=Deal(1))
+
+
+# --------------------------------------------------------------------------- a board dealt at the table
+
+
+def _open_deal(state: GameState) -> Deal:
+    """The deal of the round's board, refused when the board is not being entered."""
+    if state.deal is None:
+        refuse(
+            text(
+                "The {round} board is on the table already: its coins can no longer be entered or taken back",
+                round=ROUND_TEXTS[state.round],
+            ),
+            RULE_SETUP,
+        )
+    return state.deal
+
+
+def coins_left(deal: Deal, block: int) -> Pile:
+    """The coins of a block's suit not yet known on the board (one coin of each rank per suit)."""
+    coins = deal.coins()
+    known = {coins[r * COLS + c] for r, c in BLOCK_CELLS[block]}
+    return Pile.of(str(rank) for rank in RANKS if rank not in known)
+
+
+def _with_deal(state: GameState, deal: Deal) -> GameState:
+    """The state with ``deal`` as the round's board being entered, its board on the table once complete."""
+    dealt = state.starting_boards[: state.round - 1]
+    if not deal.is_complete:
+        return replace(state, deal=deal, board=(), starting_boards=dealt)
+    ranks = [rank for rank in deal.coins() if rank is not None]
+    board = validate_board(unflatten(ranks), label=f"the round {deal.round} board")
+    return replace(state, deal=deal, board=board, starting_boards=(*dealt, board))
+
+
+def entered(state: GameState, cell: object, rank: object) -> Accepted[GameState]:
+    """The table read the coin on ``cell``: it shows ``rank``.
+
+    Rules (rulebook, *Setup*): each suit, one coin of every rank, fills one 2 x 3 block, so a
+    block holds each rank once and its last coin follows from the other five; the four central
+    coins may not all show one rank (the coins are dealt again: :class:`~.model.Redeal`). An entry
+    the dealt coins cannot hold is refused with the reason and changes nothing.
+    """
+    deal = _open_deal(state)
+    if deal.is_complete:
+        refuse(
+            text(
+                "The {round} board is complete: take back the last coin to correct it",
+                round=ROUND_TEXTS[deal.round],
+            ),
+            RULE_SETUP,
+        )
+    where = _checked_cell(cell)
+    if isinstance(rank, bool) or not isinstance(rank, int) or rank not in RANKS:
+        refuse(text("A coin shows null, ace, 2, 3, 4 or 5, not {rank}", rank=repr(rank)), RULE_SETUP)
+    before = deal.coins()
+    known = before[_index(where)]
+    if known is not None:
+        refuse(
+            text(
+                "The coin at {cell} is known already: it is a {rank} (take back the last coin to correct it)",
+                cell=_cell_text(where),
+                rank=rank_text(known),
+            ),
+            RULE_SETUP,
+        )
+    block = block_of(where)
+    coins_left(deal, block).take(str(rank), pile=BLOCK_TEXTS[block], name=rank_text(rank))
+    after = Deal(deal.round, (*deal.placed, (where, rank)))
+    coins = after.coins()
+    centre = [coins[_index(c)] for c in CENTRE_CELLS]
+    if centre[0] is not None and centre.count(centre[0]) == len(centre):
+        refuse(
+            text(
+                'The four central coins would all show {rank}: by the rules the coins are shuffled and dealt again (tap "Deal again")',
+                rank=rank_text(centre[0]),
+            ),
+            RULE_SETUP,
+        )
+    follows = tuple(
+        (_cell(i), coin)
+        for i, coin in enumerate(coins)
+        if coin is not None and before[i] is None and i != _index(where)
+    )
+    events: list[object] = [CoinEntered(deal.round, where, rank, follows)]
+    new_state = _with_deal(state, after)
+    if after.is_complete:
+        events.append(BoardDealt(deal.round, new_state.board))
+    return Accepted(new_state, tuple(events))
+
+
+def taken_back(state: GameState) -> Accepted[GameState]:
+    """The latest coin entered is forgotten (a mistake at the table), with the coins that followed from it."""
+    deal = _open_deal(state)
+    if not deal.placed:
+        refuse(
+            text("No coin of the {round} board has been entered yet", round=ROUND_TEXTS[deal.round]),
+            RULE_SETUP,
+        )
+    (cell, rank) = deal.placed[-1]
+    return Accepted(
+        _with_deal(state, Deal(deal.round, deal.placed[:-1])), (CoinTakenBack(deal.round, cell, rank),)
+    )
+
+
+def redealt(state: GameState) -> Accepted[GameState]:
+    """The coins are shuffled and dealt again: every coin entered for the round's board is forgotten
+    (rulebook, *Setup*: "If the four central coins show the same rank, reshuffle and re-deal")."""
+    deal = _open_deal(state)
+    if not deal.placed:
+        refuse(
+            text("No coin of the {round} board has been entered yet", round=ROUND_TEXTS[deal.round]),
+            RULE_SETUP,
+        )
+    return Accepted(_with_deal(state, Deal(deal.round)), (BoardCleared(deal.round),))
+
+
+def board_kept(state: GameState) -> GameState:
+    """The round's first turn starts: the board entered stays as it is (no more taking back)."""
+    if state.deal is None or not state.deal.is_complete:
+        return state
+    return replace(state, deal=None)
 
 
 # --------------------------------------------------------------------------- rules
@@ -263,6 +412,8 @@ def legal_swap(state: GameState, move: object) -> Move:
             ),
             RULE_END,
         )
+    if state.is_dealing:
+        refuse(not_dealt_yet(state), RULE_SETUP)
     if not isinstance(move, (list, tuple)) or len(move) != 2:
         refuse(text("A swap names two cells, but {move} does not.", move=repr(move)), RULE_SWAP)
     first, second = _checked_cell(move[0]), _checked_cell(move[1])
@@ -318,6 +469,16 @@ def legal_swap(state: GameState, move: object) -> Move:
     return (first, second)
 
 
+def not_dealt_yet(state: GameState) -> Text:
+    """Why nobody may swap or start a turn: the round's board is still being entered."""
+    coins = state.deal.coins() if state.deal is not None else ()
+    return text(
+        "The {round} board is not entered yet ({count} of 24 coins): enter its coins on a phone first",
+        round=ROUND_TEXTS[state.round],
+        count=sum(coin is not None for coin in coins),
+    )
+
+
 check_move = checked(legal_swap)
 """``legal_swap`` answering a :class:`Rejected` instead of raising: the move as cells, or why not."""
 
@@ -371,6 +532,7 @@ def swapped(state: GameState, move: object) -> Accepted[GameState]:
         trophies=trophies,
         swaps=state.swaps + 1,
         last_swap_by=player,
+        deal=None,
     )
     taken_this_round = sum(holder is not None for holder in round_trophies)
     count_a, count_b = new_state.trophy_count("A"), new_state.trophy_count("B")
@@ -382,21 +544,31 @@ def swapped(state: GameState, move: object) -> Accepted[GameState]:
         winner = winner_of(count_a, count_b)
         events.append(GameEnded(winner, (count_a, count_b)))
         new_state = replace(new_state, winner=winner)
-    elif round_over:
+    elif round_over and len(state.starting_boards) > 1:
         # Round 2 (Day): its own board, roles switch, Space (now B) moves first.
         new_state = replace(new_state, round=2, board=state.starting_boards[1], to_move="B", last_swap=None)
+    elif round_over:
+        # The same, on a board the table deals now and enters before anyone swaps.
+        new_state = replace(new_state, round=2, board=(), to_move="B", last_swap=None, deal=Deal(2))
     return Accepted(new_state, tuple(events))
 
 
 @checked
 def apply(state: GameState, action: Any) -> Accepted[GameState]:
-    """Apply one of the game's actions: a :class:`~.model.Swap` (the rules above) or
-    :class:`~.model.ShowHints` (the table's hint switch, no rule of the game); anything else
-    is refused. A refusal changes nothing."""
+    """Apply one of the game's actions: a :class:`~.model.Swap` (the rules above), what the table
+    entered of a board it dealt (:class:`~.model.PlaceCoin`, :class:`~.model.TakeBackCoin`,
+    :class:`~.model.Redeal`) or :class:`~.model.ShowHints` (the table's hint switch, no rule of the
+    game); anything else is refused. A refusal changes nothing."""
     if isinstance(action, Swap):
         return swapped(state, action.cells)
     if isinstance(action, ShowHints):
         return Accepted(replace(state, hints=bool(action.show)))
+    if isinstance(action, PlaceCoin):
+        return entered(state, action.cell, action.rank)
+    if isinstance(action, TakeBackCoin):
+        return taken_back(state)
+    if isinstance(action, Redeal):
+        return redealt(state)
     refuse(text("In Space and Time you swap two coins: tap them on the board"), RULE_SWAP)
 
 
@@ -415,7 +587,7 @@ def legal_moves(state: GameState) -> list[Move]:
     Space: each coin with its eight wrapped neighbours; Time: each pair of coins with
     consecutive ranks. Pairs of equal ranks and the opponent's last swap are left out.
     """
-    if state.is_over:
+    if state.is_over or state.is_dealing:
         return []
     flat = flatten(state.board)
     moves: list[Move] = []

@@ -42,6 +42,13 @@ SUIT_BLOCKS: tuple[tuple[str, tuple[int, int], tuple[int, int]], ...] = (
 """The four 2 x 3 suit blocks: name, first and last row, first and last column."""
 CENTRE_CELLS: tuple[Cell, ...] = ((1, 2), (1, 3), (2, 2), (2, 3))
 """The four central coins, one of each block (rulebook, *Setup*: re-deal when they show one rank)."""
+BLOCK_CELLS: tuple[tuple[Cell, ...], ...] = tuple(
+    tuple((r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1))
+    for _, (r0, r1), (c0, c1) in SUIT_BLOCKS
+)
+"""The six cells of each suit block, in reading order (the blocks in the order of :data:`SUIT_BLOCKS`)."""
+READING_ORDER: tuple[Cell, ...] = tuple((r, c) for r in range(ROWS) for c in range(COLS))
+"""Every cell, row by row from the top left: the order in which a table enters a dealt board."""
 
 
 def rank_name(rank: int) -> str:
@@ -59,6 +66,12 @@ def unflatten(flat: Sequence[int]) -> Board:
     return tuple(tuple(flat[r * COLS : (r + 1) * COLS]) for r in range(ROWS))
 
 
+def block_of(cell: Cell) -> int:
+    """The suit block ``cell`` lies in (an index of :data:`SUIT_BLOCKS`)."""
+    r, c = cell
+    return (r // 2) * 2 + c // 3
+
+
 def other(player: Player) -> Player:
     """The opponent of ``player``."""
     return "B" if player == "A" else "A"
@@ -68,13 +81,54 @@ def other(player: Player) -> Player:
 
 
 @dataclass(frozen=True)
+class Deal:
+    """A starting board as the table enters it, coin by coin, at a table that plays with its box.
+
+    The coins were shuffled and dealt by hand, suit by suit into the four blocks; the table tells
+    the hub each coin it reads. Since each suit holds one coin of every rank, the last coin of a
+    block follows from the other five (:meth:`coins` fills it in).
+    """
+
+    round: int
+    """The round whose board this is: 1 (Night) or 2 (Day)."""
+    placed: tuple[tuple[tuple[int, int], int], ...] = ()
+    """The coins the table entered, in the order entered: ``((row, column), rank)``."""
+
+    def coins(self) -> tuple[int | None, ...]:
+        """The 24 cells row by row: the rank known there, or None while nobody entered it (the last
+        coin of a block counts as known once the other five are)."""
+        flat: list[int | None] = [None] * CELLS
+        for (r, c), rank in self.placed:
+            flat[r * COLS + c] = rank
+        for cells in BLOCK_CELLS:
+            unknown = [r * COLS + c for r, c in cells if flat[r * COLS + c] is None]
+            if len(unknown) == 1:
+                known = {flat[r * COLS + c] for r, c in cells}
+                missing = [rank for rank in RANKS if rank not in known]
+                if len(missing) == 1:
+                    flat[unknown[0]] = missing[0]
+        return tuple(flat)
+
+    @property
+    def is_complete(self) -> bool:
+        """Every coin of the board is known."""
+        return None not in self.coins()
+
+    def next_cell(self) -> Cell | None:
+        """The first cell in reading order whose coin is not known yet (None when the board is complete)."""
+        coins = self.coins()
+        return next((cell for cell in READING_ORDER if coins[cell[0] * COLS + cell[1]] is None), None)
+
+
+@dataclass(frozen=True)
 class GameState:
     """Everything needed to referee the next swap, and what the table shows of the game."""
 
-    starting_boards: tuple[Board, Board]
-    """Starting board of round 1 (Night) and of round 2 (Day)."""
+    starting_boards: tuple[Board, ...]
+    """The starting boards dealt so far: round 1's (Night), then round 2's (Day). The hub deck deals
+    both at the start; at a table deck each is entered when its round begins."""
     board: Board
-    """The coins now on the table, 4 rows of 6 ranks."""
+    """The coins now on the table, 4 rows of 6 ranks (empty while the round's board is being entered)."""
     round: int = 1
     """1 (Night: A is Space) or 2 (Day: B is Space)."""
     to_move: Player = "A"
@@ -93,6 +147,14 @@ class GameState:
     """Who made the latest swap (the picture outlines it while it may not be swapped back)."""
     hints: bool = False
     """Someone at the table asked to see the swaps that complete a molecule (until someone hides them)."""
+    deal: Deal | None = None
+    """At a table deck: the coins entered for this round's board, kept until the round's first turn
+    starts (so an entry can still be taken back); None when the board is not being entered."""
+
+    @property
+    def is_dealing(self) -> bool:
+        """The round's board is still being entered: nobody may swap or start a turn yet."""
+        return self.deal is not None and not self.deal.is_complete
 
     @property
     def is_over(self) -> bool:
@@ -148,7 +210,63 @@ class EndEarly:
     Logged by the referee, never posted by a phone."""
 
 
+@dataclass(frozen=True)
+class PlaceCoin:
+    """The table reads one coin of the board being dealt: the rank it shows on a cell."""
+
+    cell: tuple[int, int]
+    """``(row, column)``."""
+    rank: int
+    """0 (null), 1 (ace), 2, 3, 4 or 5."""
+
+
+@dataclass(frozen=True)
+class TakeBackCoin:
+    """The latest coin entered was a mistake: forget it (before the round's first turn starts)."""
+
+
+@dataclass(frozen=True)
+class Redeal:
+    """The coins are shuffled and dealt again (the four central coins showed one rank, or the board
+    was knocked over): forget every coin entered for this board."""
+
+
 # --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class CoinEntered:
+    """The table entered a coin of the board being dealt."""
+
+    round: int
+    cell: Cell
+    rank: int
+    follows: tuple[tuple[Cell, int], ...] = ()
+    """The coins it made known too: the last coin of its block, ``(cell, rank)``."""
+
+
+@dataclass(frozen=True)
+class BoardDealt:
+    """Every coin of a round's starting board is known: the round can be played."""
+
+    round: int
+    board: Board
+
+
+@dataclass(frozen=True)
+class CoinTakenBack:
+    """The latest coin entered was taken back."""
+
+    round: int
+    cell: Cell
+    rank: int
+
+
+@dataclass(frozen=True)
+class BoardCleared:
+    """The coins entered for a round's board were forgotten: the table deals again."""
+
+    round: int
 
 
 @dataclass(frozen=True)

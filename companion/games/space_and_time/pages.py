@@ -18,7 +18,7 @@ from companion.rules.pages import MenuItem, View
 from companion.rules.setup import TableSetup
 from companion.rules.text import Text, text
 
-from .engine import ROLE_TEXTS, ROUND_TEXTS, molecule_completing_moves, rank_text
+from .engine import ROLE_TEXTS, ROUND_TEXTS, apply, coins_left, molecule_completing_moves, rank_text
 from .model import (
     COLS,
     PLAYERS,
@@ -26,14 +26,23 @@ from .model import (
     RANKS,
     ROUND_NAMES,
     ROWS,
+    BoardCleared,
+    BoardDealt,
+    CoinEntered,
     CoinsSwapped,
+    CoinTakenBack,
     ComputerMove,
+    Deal,
     GameEnded,
     GameState,
+    PlaceCoin,
     Player,
+    Redeal,
     RoundEnded,
     ShowHints,
+    TakeBackCoin,
     TrophyTaken,
+    block_of,
     other,
 )
 
@@ -44,6 +53,9 @@ COMPUTER_TEXT = text("computer")
 RANK_SYMBOLS = ("0", "A", "2", "3", "4", "5")
 """How a coin is drawn on the board: 0 = null, A = ace, then 2 to 5."""
 BOARD_TITLE = text("Board (0 = null, A = ace, 2-5)")
+DEALING_TITLE = text("Board being entered (0 = null, A = ace, 2-5, · not known yet)")
+UNKNOWN_SYMBOL = "·"
+"""A cell whose coin the table has not entered yet."""
 RANK_PLURALS: dict[int, Text] = {0: text("nulls"), 1: text("aces")}
 """The coins of a named rank together, as in "the trophy of the aces"; numbers use ``{rank}s``."""
 RULE_ENDED_EARLY = text("hub rule: a game ended early is scored by the trophies taken so far")
@@ -133,11 +145,13 @@ class Pages:
         return self.seating.who(letter, game)
 
     # --- notes ----------------------------------------------------------------------------
-    def describe(self, events: Iterable[Any]) -> list[Text]:
-        """The engine's events for players."""
+    def describe(self, events: Iterable[Any], after: GameState | None = None) -> list[Text]:
+        """The engine's events for players (``after``: the state they led to)."""
         events = tuple(events)
         out: list[Text] = []
         for event in events:
+            if isinstance(event, (CoinEntered, BoardDealt, CoinTakenBack, BoardCleared)):
+                out.extend(self.describe_entry(event))
             if isinstance(event, CoinsSwapped):
                 (c1, c2), (r1, r2) = event.cells, event.ranks
                 out.append(
@@ -176,12 +190,20 @@ class Pages:
                 else:
                     out.append(text("the {round} round is over", round=ROUND_TEXTS[event.round]))
                 if event.round == 1 and not any(isinstance(e, GameEnded) for e in events):
-                    out.append(
-                        text(
-                            "Day round on a new board: {player} plays Space and moves first",
-                            player=self.who("B"),
+                    if after is not None and after.is_dealing:
+                        out.append(
+                            text(
+                                "Shuffle the coins, deal the Day board and enter it on a phone: then {player} plays Space and moves first",
+                                player=self.who("B"),
+                            )
                         )
-                    )
+                    else:
+                        out.append(
+                            text(
+                                "Day round on a new board: {player} plays Space and moves first",
+                                player=self.who("B"),
+                            )
+                        )
             elif isinstance(event, GameEnded):
                 a, b = event.trophies
                 if a == b:
@@ -203,6 +225,39 @@ class Pages:
                         )
                     )
         return out
+
+    def describe_entry(self, event: Any) -> list[Text]:
+        """What the table entered of a board it dealt, for the notes."""
+        if isinstance(event, CoinEntered):
+            notes = [text("{rank} at {cell} entered", rank=rank_text(event.rank), cell=cell_text(event.cell))]
+            for cell, rank in event.follows:
+                notes.append(
+                    text(
+                        "{rank} at {cell}: the last coin of its block",
+                        rank=rank_text(rank),
+                        cell=cell_text(cell),
+                    )
+                )
+            return notes
+        if isinstance(event, BoardDealt):
+            space = "A" if event.round == 1 else "B"
+            return [
+                text(
+                    "The {round} board is entered: {player} plays Space and moves first",
+                    round=ROUND_TEXTS[event.round],
+                    player=self.who(space),
+                )
+            ]
+        if isinstance(event, CoinTakenBack):
+            return [
+                text("{rank} at {cell} taken back", rank=rank_text(event.rank), cell=cell_text(event.cell))
+            ]
+        return [
+            text(
+                "The coins entered for the {round} board are forgotten: deal them again and enter the board",
+                round=ROUND_TEXTS[event.round],
+            )
+        ]
 
     def early_note(self, game: GameState) -> Text:
         """What the end of a game ended early says: who leads on trophies, or that they are level."""
@@ -253,6 +308,13 @@ class Pages:
             )
         if ctx.ended_early:
             return self.early_note(state)
+        if state.is_dealing and state.deal is not None:
+            return text(
+                "{stage}: the table enters the board it dealt ({count} of 24 coins known), next the coin at {cell}",
+                stage=self.stage(state),
+                count=known_count(state.deal),
+                cell=cell_text(state.deal.next_cell() or (0, 0)),
+            )
         if state.to_move == self.seating.computer:
             return text(
                 "{round} round: the computer ({letter}) is to move",
@@ -273,6 +335,15 @@ class Pages:
         return text("{stage}: {player} to move", stage=self.stage(state), player=mover)
 
     def board_panel(self, state: GameState, ctx: Context, *, title: Text = BOARD_TITLE) -> dict[str, Any]:
+        if state.is_dealing and state.deal is not None:
+            coins = state.deal.coins()
+            following = state.deal.next_cell()
+            return {
+                "kind": "grid",
+                "title": DEALING_TITLE,
+                "rows": [[symbol(coins[r * COLS + c]) for c in range(COLS)] for r in range(ROWS)],
+                "highlight": [list(following)] if following else [],
+            }
         return {
             "kind": "grid",
             "title": title,
@@ -298,6 +369,13 @@ class Pages:
             lines.append(text("Winner: {player}", player=self.who(state.winner)))
         elif ctx.ended_early:
             lines.append(self.early_note(state))
+        elif state.is_dealing and state.deal is not None:
+            lines.append(
+                text(
+                    "Entering the board: {count} of 24 coins known; the last coin of each 2 x 3 block follows from the other five",
+                    count=known_count(state.deal),
+                )
+            )
         else:
             lines.append(text("To move: {player}", player=self.who(state.to_move, state)))
             if state.last_swap:
@@ -373,8 +451,10 @@ class Pages:
         their role, trophies and whose turn it is, and each rank's trophies."""
         over = state.is_over or ctx.ended_early
         cells = []
-        for r, row in enumerate(state.board):
+        for r, row in enumerate(shown_board(state)):
             for c, rank in enumerate(row):
+                if rank is None:
+                    continue  # not entered yet: the picture leaves the cell empty
                 cells.append(
                     {
                         "row": r,
@@ -398,7 +478,7 @@ class Pages:
                 "role": ROLE_TEXTS[state.role_of(p)],
                 "trophies": state.trophy_count(p),
                 "trophies_label": text("{count} trophy", "{count} trophies", count=state.trophy_count(p)),
-                "to_move": p == state.to_move and not over,
+                "to_move": p == state.to_move and not over and not state.is_dealing,
                 "winner": p == state.winner or p in early,
             }
             for p in PLAYERS
@@ -472,7 +552,9 @@ class Pages:
         hint switch."""
         if state.is_over or ctx.ended_early or player not in self.seating.letters:
             return []
-        items: list[MenuItem] = []
+        items: list[MenuItem] = self.entry_items(state)
+        if state.is_dealing:
+            return items
         if state.to_move == self.seating.computer:
             items.append(
                 MenuItem(
@@ -504,6 +586,52 @@ class Pages:
                     text("Show swaps that complete a molecule"),
                     text("Hints"),
                     action=ShowHints(True),
+                )
+            )
+        return items
+
+    def entry_items(self, state: GameState) -> list[MenuItem]:
+        """The buttons for a board the table dealt: the ranks the next cell can still show (in rank
+        order: at a fair deal each is as likely as the others), then the corrections.
+
+        The group keeps one heading for the whole board, so a phone that unfolded it once keeps it
+        open: every coin is one tap."""
+        deal = state.deal
+        if deal is None:
+            return []
+        items: list[MenuItem] = []
+        cell = deal.next_cell()
+        if cell is not None:
+            group = text("Enter the {round} board, row by row", round=ROUND_TEXTS[deal.round])
+            for kind in coins_left(deal, block_of(cell)).kinds():
+                rank = int(kind)
+                entry = PlaceCoin(cell, rank)
+                if apply(state, entry).ok:  # the four central coins may not all show one rank
+                    items.append(
+                        MenuItem(
+                            f"coin-{rank}",
+                            text("{rank} at {cell}", rank=rank_text(rank), cell=cell_text(cell)),
+                            group,
+                            action=entry,
+                        )
+                    )
+        if deal.placed:
+            group = text("Correct the board")
+            last, rank = deal.placed[-1]
+            items.append(
+                MenuItem(
+                    "coin-take-back",
+                    text("Take back {rank} at {cell}", rank=rank_text(rank), cell=cell_text(last)),
+                    group,
+                    action=TakeBackCoin(),
+                )
+            )
+            items.append(
+                MenuItem(
+                    "coin-deal-again",
+                    text("Deal again: forget every coin of this board"),
+                    group,
+                    action=Redeal(),
                 )
             )
         return items
@@ -543,6 +671,24 @@ class Pages:
         return out
 
 
+def known_count(deal: Deal) -> int:
+    """How many coins of the board being entered are known."""
+    return sum(coin is not None for coin in deal.coins())
+
+
+def symbol(rank: int | None) -> str:
+    """How a coin is drawn on the phone's board: its rank's symbol, or a dot while not known."""
+    return UNKNOWN_SYMBOL if rank is None else RANK_SYMBOLS[rank]
+
+
+def shown_board(state: GameState) -> tuple[tuple[int | None, ...], ...]:
+    """The coins on the table as far as known: the board, or the coins entered of the board being dealt."""
+    if state.is_dealing and state.deal is not None:
+        coins = state.deal.coins()
+        return tuple(tuple(coins[r * COLS : (r + 1) * COLS]) for r in range(ROWS))
+    return state.board
+
+
 def snapshot(state: GameState, *, show_molecules: bool = False) -> dict[str, Any]:
     """The table as plain JSON without words: board, round, roles, whose turn, trophies, winner.
 
@@ -551,7 +697,7 @@ def snapshot(state: GameState, *, show_molecules: bool = False) -> dict[str, Any
     swap that completes a molecule of a still-free rank, with the ranks it would win.
     """
     view: dict[str, Any] = {
-        "board": [list(row) for row in state.board],
+        "board": [list(row) for row in shown_board(state)],
         "round": state.round,
         "round_name": ROUND_NAMES[state.round],
         "roles": {p: state.role_of(p) for p in PLAYERS},

@@ -4,9 +4,10 @@ Record format (issue 7, "Space and Time, exactly")::
 
     {"boards": [round1_board, round2_board], "moves": [[[r1, c1], [r2, c2]], ...]}
 
-Both boards are given as the table dealt them (each a list of 4 rows of 6 ranks). A move is
-the cells of a :class:`~.model.Swap`, read by the game's codec (``{"@": "Swap", "cells": ...}``,
-the form the phones post, is read as well).
+The boards are given as the table dealt them (each a list of 4 rows of 6 ranks); the Day board
+may be left out of a record whose game never reaches the Day round. A move is the cells of a
+:class:`~.model.Swap`, read by the game's codec (``{"@": "Swap", "cells": ...}``, the form the
+phones post, is read as well).
 
 Output::
 
@@ -65,12 +66,14 @@ def parse_record(record: object) -> tuple[GameState, list[Swap]]:
         if key not in record:
             raise InvalidRecordError(f'the record has no "{key}" list')
     boards = record["boards"]
-    if not isinstance(boards, list) or len(boards) != 2:
-        raise InvalidRecordError('"boards" must list exactly two starting boards, one per round')
+    if not isinstance(boards, list) or len(boards) not in (1, 2):
+        raise InvalidRecordError(
+            '"boards" must list the starting boards as dealt: the Night board, then the Day board'
+        )
     moves = record["moves"]
     if not isinstance(moves, list):
         raise InvalidRecordError('"moves" must be a list of swaps [[row, column], [row, column]]')
-    state = new_game(boards[0], boards[1])
+    state = new_game(*boards)
     return state, [read_move(n, m) for n, m in enumerate(moves, start=1)]
 
 
@@ -83,7 +86,11 @@ def referee_record(record: dict[str, Any]) -> dict[str, Any]:
     """
     state, moves = parse_record(record)
     results: list[dict[str, Any]] = []
-    for move in moves:
+    for number, move in enumerate(moves, start=1):
+        if state.is_dealing:
+            raise InvalidRecordError(
+                f"move {number} comes in the Day round, but the record gives no Day board"
+            )
         player = state.to_move
         outcome = apply(state, move)
         if isinstance(outcome, Rejected):

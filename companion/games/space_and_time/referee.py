@@ -6,8 +6,13 @@ How a table plays it (see "On the hub" in docs/games/space-and-time.md):
   the second is ``B``. One person can play against the computer instead: a setup with one
   player, or the variant ``vs-computer-a`` / ``vs-computer-b`` (the computer plays that
   letter, default B; ``vs-computer`` alone is ``vs-computer-b``), optionally with a difficulty
-  ``vs-computer-b-3`` (levels of ``data/ai_levels.json``, default 2). The starting boards come
-  from ``deal_boards(setup.seed)`` (:mod:`.hubdeck`).
+  ``vs-computer-b-3`` (levels of ``data/ai_levels.json``, default 2).
+* The starting boards: at a table that plays with its box (``setup.deck == "table"``) the players
+  deal the coins by hand and enter each board on a phone, coin by coin, when its round begins
+  (:class:`~.model.PlaceCoin`, with :class:`~.model.TakeBackCoin` and :class:`~.model.Redeal` to
+  correct it); the engine checks every coin against what the dealt suits can still hold. With the
+  hub deck (``"hub"``) both boards come from ``deal_boards(setup.seed)`` (:mod:`.hubdeck`), as every
+  hub dealt them before, so older logs replay on the same boards.
 * The player to move flips their turn timer (their timer 1) to start the turn; a flip by
   the other player is refused ("It is ana's turn, not ben's"), and so are a second flip
   while the turn runs and a flip of another timer.
@@ -52,9 +57,30 @@ from companion.rules.text import Text, TextError, text
 from companion.rules.turns import Applied, TurnReferee, TurnSteps
 
 from .ai import Level, choose_move
-from .engine import ROLE_TEXTS, RULE_END, apply, new_game, pass_turn
+from .engine import (
+    ROLE_TEXTS,
+    RULE_END,
+    RULE_SETUP,
+    apply,
+    board_kept,
+    new_game,
+    new_table_game,
+    not_dealt_yet,
+    pass_turn,
+)
 from .hubdeck import deal_boards
-from .model import ComputerMove, EndEarly, GameState, Player, ShowHints, Swap, other
+from .model import (
+    ComputerMove,
+    EndEarly,
+    GameState,
+    PlaceCoin,
+    Player,
+    Redeal,
+    ShowHints,
+    Swap,
+    TakeBackCoin,
+    other,
+)
 from .pages import COMPUTER, RULE_ENDED_EARLY, Pages, Seating
 
 TITLE = text("Space and Time")
@@ -170,6 +196,9 @@ class SpaceTimeReferee(TurnReferee[GameState]):
 
     # --- start and steps ----------------------------------------------------------------
     def start(self, setup: TableSetup) -> GameState:
+        """A table deck enters the Night board first; the hub deck deals both boards from the seed."""
+        if setup.deck == "table":
+            return new_table_game()
         board1, board2 = deal_boards(setup.seed)
         return new_game(board1, board2)
 
@@ -181,13 +210,17 @@ class SpaceTimeReferee(TurnReferee[GameState]):
         if isinstance(action, EndEarly):
             self.refuse_closed(state, ctx)
             return Applied(state, notes=[self.pages.early_note(state)], ends_turn=ctx.turn_open)
+        if isinstance(action, (PlaceCoin, TakeBackCoin, Redeal)):
+            self.refuse_closed(state, ctx)
+            entry = _accepted(apply(state, action))
+            return Applied(entry.state, entry.events, self.pages.describe(entry.events, entry.state))
         if isinstance(action, Swap):
             self.refuse_closed(state, ctx)
             outcome = _accepted(apply(state, action))
             return Applied(
                 outcome.state,
                 outcome.events,
-                self.pages.describe(outcome.events),
+                self.pages.describe(outcome.events, outcome.state),
                 ends_turn=ctx.turn_open,  # the computer swaps outside any turn: it has no turn timer
                 ends_game=self.game_over(outcome.state),
             )
@@ -209,8 +242,10 @@ class SpaceTimeReferee(TurnReferee[GameState]):
         formats 1 and 2)."""
         self.refuse_closed(state, ctx)
         self.refuse_other(state, player)
+        if state.is_dealing:
+            refuse(not_dealt_yet(state), RULE_SETUP)
         return Applied(
-            state,
+            board_kept(state),
             notes=[text("{player} started their turn", player=self.pages.who(state.to_move, state))],
         )
 
@@ -275,6 +310,7 @@ class SpaceTimeReferee(TurnReferee[GameState]):
         """``player`` may tap two coins now: their turn, started (or they have no turn timer)."""
         return (
             not self.is_over(state, ctx)
+            and not state.is_dealing
             and self.letters.get(player) == state.to_move
             and (ctx.turn_open or player not in self.turn_timer)
         )
@@ -288,10 +324,16 @@ class SpaceTimeReferee(TurnReferee[GameState]):
             if action.show == state.hints:
                 return Decision(state)
             return self.decide(state, ctx, action, follow_up=False)
+        if isinstance(action, (PlaceCoin, TakeBackCoin, Redeal)):  # anyone at the table, any time
+            if self.is_over(state, ctx):
+                return self.closed(state, ctx, player) or Rejected(text("The game is over"), RULE_END)
+            return self.decide(state, ctx, action, follow_up=False)  # the computer waits for a flip
         if not isinstance(action, (Swap, ComputerMove)):
             refuse(text("In Space and Time you swap two coins: tap them on the board"), RULE_HUB)
         if self.is_over(state, ctx):
             return self.closed(state, ctx, player) or Rejected(text("The game is over"), RULE_END)
+        if state.is_dealing:  # before the computer is asked to search a board it cannot see
+            refuse(not_dealt_yet(state), RULE_SETUP)
         if letter != state.to_move:
             return self.not_your_turn(state, ctx, player, action)
         refused = self.turns.tap_refusal(player, turn_open=ctx.turn_open)
@@ -367,7 +409,8 @@ class VsComputerReferee(SpaceTimeReferee):
     def follow_up(self, steps: TurnSteps[GameState]) -> None:
         """The computer swaps while it is its turn (again only after the Night round ended on its swap)."""
         for _ in range(4):
-            if self.is_over(steps.state, steps.ctx) or steps.state.to_move != self.computer:
+            state = steps.state
+            if self.is_over(state, steps.ctx) or state.is_dealing or state.to_move != self.computer:
                 return
             self.take(steps, self.computer_swap(steps.state))  # choose_move returns a legal swap
 
