@@ -14,7 +14,14 @@ from typing import Any
 import pytest
 
 from companion.games.space_and_time.engine import legal_moves
-from companion.games.space_and_time.model import ComputerMove, EndEarly, ShowHints, Swap
+from companion.games.space_and_time.model import (
+    ComputerMove,
+    EndEarly,
+    PlaceCoin,
+    ShowHints,
+    Swap,
+    TakeBackCoin,
+)
 from companion.i18n import catalog_entries, render
 from companion.rules.context import Context
 from companion.rules.outcome import Rejected
@@ -92,8 +99,9 @@ def test_every_message_of_the_game_is_translated_and_the_catalog_holds_nothing_e
     assert set(own) == set(messages)
 
 
-def played_game(players: tuple[str, ...], variant: str, seed: int) -> list[Any]:
-    """A game played at a simulated table until the host ends it, and everything it showed or said."""
+def played_game(players: tuple[str, ...], variant: str, seed: int, deck: str = "hub") -> list[Any]:
+    """A game played at a simulated table until the host ends it, and everything it showed or said
+    (at a table deck, the boards entered on the way, with a mistake taken back)."""
     setup = make_setup(
         table="sat",
         game="space-and-time",
@@ -101,7 +109,7 @@ def played_game(players: tuple[str, ...], variant: str, seed: int) -> list[Any]:
         seats=tuple(Seat(p, i, f"{p}-{i}") for p in players for i in (1, 2)),
         seed=seed,
         variant=variant,
-        deck="hub",
+        deck=deck,
     )
     table = SimulatedTable(setup)
     referee = table.referee
@@ -117,11 +125,27 @@ def played_game(players: tuple[str, ...], variant: str, seed: int) -> list[Any]:
             seen.append(referee.timer_label(game, ctx, setup.seat_of(f"{p}-1")))
         seen.append(ctx.recent)
 
+    def enter_board() -> None:
+        while table.game.is_dealing:
+            look()
+            entries = [i for i in referee.menu(table.game, table.ctx, players[0], intents={}) if i.action]
+            coin = next(i.action for i in entries if isinstance(i.action, PlaceCoin))
+            seen.append(table.tap(players[0], PlaceCoin(coin.cell, 9)).refusal)
+            table.tap(players[0], coin)
+            if len(table.game.deal.placed) == 3:
+                seen.append(table.tap(players[0], PlaceCoin(coin.cell, coin.rank)).refusal)
+                table.tap(players[0], TakeBackCoin())
+                table.tap(players[0], coin)
+        look()
+
     seen.append(table.tap(players[0], ShowHints(True)).refusal)
     table.start()
     for turn in range(30):  # then the host ends it: scores and the end words too
         if table.game.is_over:
             break
+        if table.game.is_dealing:
+            seen.append(table.tap(players[0], Swap(((0, 0), (0, 1)))).refusal)
+            enter_board()
         mover = referee.player_to_move(table.game)
         if mover not in players:  # the computer's turn before anyone flipped
             mover = players[0]
@@ -156,11 +180,22 @@ def played_game(players: tuple[str, ...], variant: str, seed: int) -> list[Any]:
     return seen
 
 
-@pytest.mark.parametrize(("players", "variant"), [(("ana", "ben"), ""), (("ana",), "vs-computer-a-1")])
-def test_a_whole_game_shows_only_words_the_catalogs_know(players, variant):
-    seen = played_game(players, variant, 3)
+@pytest.mark.parametrize(
+    ("players", "variant", "deck"),
+    [(("ana", "ben"), "", "hub"), (("ana",), "vs-computer-a-1", "hub"), (("ana", "ben"), "", "table")],
+)
+def test_a_whole_game_shows_only_words_the_catalogs_know(players, variant, deck):
+    seen = played_game(players, variant, 3, deck)
     texts = [t for t in texts_in(seen) if not t.verbatim and words_of_its_own(t)]
     assert len({t.msgid for t in texts}) > 30
+    if deck == "table":
+        assert {
+            "Enter the {round} board, row by row",
+            "Take back {rank} at {cell}",
+            "A coin shows null, ace, 2, 3, 4 or 5, not {rank}",
+            "The coin at {cell} is known already: it is a {rank} (take back the last coin to correct it)",
+            "The {round} board is not entered yet ({count} of 24 coins): enter its coins on a phone first",
+        } <= {t.msgid for t in texts}, "the words of a board entered at the table"
     for lang in LANGUAGES:
         entries = catalog_entries(lang)
         missing = sorted({t.msgid for t in texts if t.msgid not in entries})
