@@ -16,9 +16,9 @@ import click
 from click.core import ParameterSource
 
 from companion import __version__, heap, install_hint
-from companion.config_file import ENV_PREFIX, default_data_dir, load_config_file
+from companion.config_file import ENV_PREFIX, default_data_dir, load_config_file, unknown_variables
 from companion.errors import CompanionError, ConfigError, InvalidRecordError
-from companion.games import find_game, game_names
+from companion.games import TIMERS_ONLY, find_game, game_names
 from companion.games.data import parse_text
 
 EXIT_BAD_INPUT = 2
@@ -223,6 +223,14 @@ def _check_embedded_broker(embedded: str) -> None:
         )
 
 
+def _warn_unknown_variables(ctx: click.Context) -> None:
+    """Say once, on stderr, which ``COMPANION_<COMMAND>_*`` variables no option of this command reads."""
+    known = [f"{ctx.auto_envvar_prefix}_{p.name.upper()}" for p in ctx.command.params if p.name]
+    command = (ctx.info_name or "run").replace("_", "-")
+    for warning in unknown_variables(os.environ, known, command=command):
+        click.echo(f"companion: warning: {warning}", err=True)
+
+
 def _echo_checked(options: Any, config: str | None) -> None:
     """One line saying what ``companion run`` would start (``--check-config``)."""
     hub = options.hub
@@ -251,8 +259,8 @@ def _echo_checked(options: Any, config: str | None) -> None:
     "--game",
     default=None,
     metavar="GAME",
-    help="Game to referee: time-n-space, space-dealer, timeline, space-and-time, time-splicers, "
-    "or sandtimers (timers and clock only).  [default: sandtimers]",
+    help=f"Game to referee: {', '.join(game_names())}, or {TIMERS_ONLY} (timers and clock only).  "
+    f"[default: {TIMERS_ONLY}]",
 )
 @click.option(
     "--variant", default=None, help="Variant of the game, e.g. intro, full or light for time-n-space."
@@ -352,6 +360,7 @@ def run(ctx: click.Context, **_options: Any) -> None:
         file_settings = load_config_file(ctx.params["config"])
     except ConfigError as exc:
         _fail(str(exc))
+    _warn_unknown_variables(ctx)
     opts = RunSettings(ctx, file_settings)
     verbose = int(opts.get("verbose", "hub", "verbose"))
     _configure_logging(verbose)
@@ -490,9 +499,11 @@ def run(ctx: click.Context, **_options: Any) -> None:
                 f"Give a real node its credentials with: companion node add NODE --table {setup.table}"
             )
     click.echo("Press Ctrl+C to stop.")
-    heap.settle()
     try:
+        heap.settle()  # inside: a Ctrl+C during it still stops the table in order
         _wait_for_interrupt()
+    except KeyboardInterrupt:
+        pass
     finally:
         table_runtime.stop()
         click.echo("Table stopped.")

@@ -8,6 +8,7 @@ only when its game is asked for, so starting the CLI does not load every engine.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from typing import Any
 
@@ -91,8 +92,20 @@ def game_names() -> list[str]:
 def _canonical(name: str) -> str:
     canonical = _known(name.strip().lower())
     if canonical is None:
-        raise UnknownGameError(f"unknown game {name!r}; choose one of: {', '.join(game_names())}")
+        raise UnknownGameError(_unknown_game(name))
     return canonical
+
+
+def _unknown_game(name: str) -> str:
+    """Every game the hub knows (the timers-only table too), and the nearest name to a misspelling."""
+    spellings = {
+        spelling: canonical
+        for canonical, (_, aliases) in _CATALOG.items()
+        for spelling in (canonical, *aliases)
+    }
+    close = difflib.get_close_matches(name.strip().lower(), list(spellings), n=1, cutoff=0.6)
+    hint = f"did you mean {spellings[close[0]]!r}? " if close else ""
+    return f"unknown game {name!r}; {hint}the games are: {', '.join(_CATALOG)}"
 
 
 def find_game(name: str) -> GameInfo:
