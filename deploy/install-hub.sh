@@ -22,6 +22,7 @@ DRY_RUN="${DRY_RUN:-0}"
 PACKAGE=""
 ASOUND_CARDS="${ASOUND_CARDS:-/proc/asound/cards}"
 PYTHON="${PYTHON:-python3}"
+APT_CACHE="${APT_CACHE:-apt-cache}"   # the tests put a stand-in here
 
 usage() {
     sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -78,14 +79,29 @@ UNIT_DIR="$ROOT/etc/systemd/system"
 
 say "packages: mosquitto (the table's broker), espeak-ng and alsa-utils (spoken cues), python3-venv"
 packages=(python3-venv mosquitto espeak-ng alsa-utils)
+system apt-get update -qq
 if [ "$KIOSK" = 1 ]; then
-    browser=chromium
-    if [ "$DRY_RUN" != 1 ] && ! apt-cache show chromium >/dev/null 2>&1; then
-        browser=chromium-browser   # the name on Raspberry Pi OS 12
+    # Asked after the update (a fresh image knows no package lists yet), and in a dry run too: the
+    # name differs between releases (chromium on Debian and Raspberry Pi OS 13, chromium-browser on
+    # Raspberry Pi OS 12), and a wrong one would stop apt-get install.
+    browser=""
+    if command -v "$APT_CACHE" >/dev/null; then
+        for candidate in chromium chromium-browser; do
+            if "$APT_CACHE" show --no-all-versions "$candidate" >/dev/null 2>&1; then
+                browser="$candidate"
+                break
+            fi
+        done
+        [ -n "$browser" ] || die "apt knows neither chromium nor chromium-browser: check /etc/apt/sources.list, or install without --kiosk"
+    elif [ "$DRY_RUN" = 1 ]; then
+        browser=chromium
+        say "  (no apt-cache here: chromium not checked)"
+    else
+        die "apt-cache is missing: this script needs Debian's apt"
     fi
+    say "  the kiosk's browser: $browser"
     packages+=(cage "$browser")
 fi
-system apt-get update -qq
 system env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${packages[@]}"
 
 say "user companion (owns /var/lib/companion: game logs, node credentials, broker state)"

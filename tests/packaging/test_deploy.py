@@ -168,7 +168,12 @@ def _venv_at(wheel_venv, venv: Path) -> None:
 
 
 def _install(
-    wheel_venv, root: Path, *args: str, sound: bool, prefix: str = "/opt/companion"
+    wheel_venv,
+    root: Path,
+    *args: str,
+    sound: bool,
+    prefix: str = "/opt/companion",
+    extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """deploy/install-hub.sh into ``root``, installing the test wheel offline (pip without index or
     dependencies) into a venv that has the hub's dependencies only."""
@@ -184,6 +189,7 @@ def _install(
         PIP_NO_DEPS="1",
         PIP_NO_INDEX="1",
         ASOUND_CARDS=str(cards),
+        **(extra_env or {}),
     )
     return subprocess.run(
         [
@@ -266,6 +272,54 @@ def test_install_script_with_a_speaker_a_kiosk_and_another_prefix(wheel_venv, tm
     ).read_text() == KIOSK_UNIT.read_text()
     launcher = root / "usr" / "local" / "bin" / "companion-kiosk"
     assert launcher.read_text() == (DEPLOY / "companion-kiosk").read_text() and os.access(launcher, os.X_OK)
+
+
+def _fake_apt_cache(folder: Path, known: tuple[str, ...]) -> Path:
+    """An ``apt-cache`` that knows only ``known`` (``show NAME`` succeeds for them) and logs its calls."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fake = folder / "apt-cache"
+    names = " ".join(known)
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'echo "$@" >> {folder / "calls"}\n'
+        'for last in "$@"; do :; done\n'
+        f'for name in {names}; do [ "$name" = "$last" ] && exit 0; done\n'
+        "exit 100\n",
+        encoding="utf-8",
+    )
+    fake.chmod(0o755)
+    return fake
+
+
+@pytest.mark.parametrize(
+    ("known", "browser"),
+    [(("chromium", "chromium-browser"), "chromium"), (("chromium-browser",), "chromium-browser")],
+    ids=["debian", "raspberry-pi-os-12"],
+)
+def test_the_kiosk_browser_is_chosen_after_the_package_lists_are_updated(wheel_venv, tmp_path, known, browser):
+    root = tmp_path / "root"
+    root.mkdir()
+    fake = _fake_apt_cache(tmp_path / "apt", known)
+    result = _install(wheel_venv, root, "--kiosk", sound=True, extra_env={"APT_CACHE": str(fake)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    commands = _system_commands(result.stdout)
+    assert commands[0] == "apt-get update -qq"
+    assert commands[1].endswith(f"alsa-utils cage {browser}")
+    assert f"the kiosk's browser: {browser}" in result.stdout
+    # asked even in this dry run, and only after the update line was printed
+    assert (tmp_path / "apt" / "calls").read_text().splitlines()[0] == "show --no-all-versions chromium"
+    out = result.stdout
+    assert out.index("+ apt-get update -qq") < out.index("the kiosk's browser")
+
+
+def test_the_kiosk_install_stops_when_apt_knows_no_chromium(wheel_venv, tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    fake = _fake_apt_cache(tmp_path / "apt", ())
+    result = _install(wheel_venv, root, "--kiosk", sound=True, extra_env={"APT_CACHE": str(fake)})
+    assert result.returncode == 1
+    assert "install-hub: apt knows neither chromium nor chromium-browser" in result.stderr
+    assert "apt-get install" not in result.stdout  # stopped before installing anything
 
 
 def test_install_script_rewrites_the_units_for_another_prefix(wheel_venv, tmp_path):
