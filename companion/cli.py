@@ -416,6 +416,10 @@ def run(ctx: click.Context, **_options: Any) -> None:
                 settings["timers"] = info.timers_per_player
         hub_config = HubConfig.from_mapping(settings)
         hub_config.setup()  # validate before starting anything
+        if hub_config.ha_discovery is not None:
+            from companion.mqtt.auth import check_prefix
+
+            check_prefix(hub_config.ha_discovery)
         from companion.games import referee_for
 
         referee_for(hub_config.setup())  # the game's rules accept this table before anything starts
@@ -625,6 +629,15 @@ def sim(
 )
 @click.option("--pin", default=None, help="The club PIN that adds and ends tables (default: a random one).")
 @click.option("--no-sim", is_flag=True, help="No simulated sandtimers (real nodes only).")
+@click.option(
+    "--ha-discovery",
+    "ha_discovery",
+    default=None,
+    is_flag=False,
+    flag_value="homeassistant",
+    metavar="[PREFIX]",
+    help="Publish Home Assistant MQTT discovery for every table (prefix: homeassistant).",
+)
 @click.option("-v", "--verbose", count=True)
 def club(
     tables: tuple[str, ...],
@@ -637,6 +650,7 @@ def club(
     time_scale: float,
     pin: str | None,
     no_sim: bool,
+    ha_discovery: str | None,
     verbose: int,
 ) -> None:
     """Many tables in one process: one broker, one web port, a lobby at / and each table under /t/NAME/.
@@ -646,6 +660,7 @@ def club(
     """
     from companion.club import Club, ClubOptions, ClubPlan
     from companion.hub import HubConfig
+    from companion.mqtt.auth import check_prefix
 
     _configure_logging(verbose)
     try:
@@ -665,6 +680,7 @@ def club(
             http_port=port,
             simulate=not no_sim,
             pin=pin,
+            ha_discovery=check_prefix(ha_discovery) if ha_discovery else None,
         )
         running = Club(options).start(plan.tables)
     except CompanionError as exc:
@@ -739,11 +755,12 @@ def address(config: str | None, port: int | None, lan_address: str | None, qr: b
 
 
 def _add_serial_bridge() -> None:
-    from companion.cli_node import node
+    from companion.cli_node import ha, node
     from companion.serial_bridge import serial_bridge
 
     main.add_command(serial_bridge)
     main.add_command(node)
+    main.add_command(ha)
 
 
 _add_serial_bridge()

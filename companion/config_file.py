@@ -269,7 +269,7 @@ SETTINGS: tuple[Setting, ...] = (
         "hub",
         "ha_discovery",
         "str",
-        "publish Home Assistant MQTT discovery for the seated sandtimers under this prefix",
+        "publish Home Assistant MQTT discovery (the table and its sandtimers) under this prefix, e.g. homeassistant; on a networked table `companion ha add` turns it on too (docs/club.md)",
         "none",
     ),
     _s(

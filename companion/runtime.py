@@ -10,7 +10,7 @@ import logging
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from flask import Flask
@@ -150,7 +150,11 @@ class Table:
                     address_for=self._node_address if self.auth is not None else None,
                 )
             self.app = create_app(
-                opts.hub, clock=self.clock, broker=self._broker_address, fleet=self.fleet, log=self.log
+                self.options.hub,
+                clock=self.clock,
+                broker=self._broker_address,
+                fleet=self.fleet,
+                log=self.log,
             )
             if self.log is not None:
                 pause_after_restart(self.app.extensions["companion.session"])
@@ -169,6 +173,9 @@ class Table:
                     if attempt == 4:
                         raise
                     port = free_port(bind)
+            bridge = self.app.extensions.get("companion.bridge")
+            if bridge is not None and bridge.ha is not None:
+                bridge.ha.set_dashboard_url(self.url)  # the table device's link in Home Assistant
             if self.lan is not None:
                 self._announce()
         except BaseException:
@@ -187,6 +194,10 @@ class Table:
             log.warning("no data directory: node credentials are kept for this run only (%s)", folder)
         setup = self._setup()
         self.auth = BrokerAuth.for_table(folder, setup.table)
+        home_assistant = self.auth.home_assistant()
+        if opts.hub.ha_discovery is None and home_assistant is not None:  # `companion ha add` turns it on
+            self.options = opts = replace(opts, hub=replace(opts.hub, ha_discovery=home_assistant.prefix))
+        self.auth.discovery_prefix = opts.hub.ha_discovery  # the hub's rules let it publish there
         if opts.simulate:  # before the broker reads its password file
             for seat in setup.seats:
                 self.auth.ensure_node(seat.node)

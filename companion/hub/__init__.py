@@ -157,7 +157,9 @@ def create_app(
     if broker is not None:
         from companion.mqtt.bridge import HubBridge
 
-        app.extensions["companion.bridge"] = HubBridge(session, broker, ha_discovery=config.ha_discovery)
+        app.extensions["companion.bridge"] = HubBridge(
+            session, broker, ha_discovery=config.ha_discovery, language=config.language
+        )
     from companion.hub.cues import init_cues
     from companion.hub.ticker import Ticker
 
