@@ -237,6 +237,8 @@ def _echo_checked(options: Any, config: str | None) -> None:
     setup = hub.setup()
     where = "network (lan)" if options.lan else f"{options.http_host}:{options.http_port}"
     broker = options.broker_url or f"embedded {options.embedded} on port {options.mqtt_port}"
+    if options.system_broker:
+        broker = f"the system's mosquitto at {options.broker_url or 'mqtt://127.0.0.1:1883'}"
     source = f"{config}: " if config else ""
     click.echo(
         f"{source}settings OK: table {setup.table!r}, {hub.game} {hub.variant or ''}".rstrip()
@@ -440,7 +442,14 @@ def run(ctx: click.Context, **_options: Any) -> None:
         use_lan = bool(lan) or lan_address is not None
         broker_url = opts.get("broker", "broker", "url")
         embedded = opts.get("embedded", "broker", "embedded")
-        if broker_url is None and not use_lan:
+        system_broker = bool(file_settings.get("broker", {}).get("system", False))
+        if system_broker and not use_lan:
+            raise ConfigError("[broker] system = true serves a networked table: set [hub] lan = true too")
+        if system_broker:
+            from companion.mqtt.broker import BrokerAddress
+
+            BrokerAddress.parse(broker_url or "mqtt://127.0.0.1:1883")
+        elif broker_url is None and not use_lan:
             _check_embedded_broker(embedded)
         elif broker_url is None:
             from companion.mqtt.broker import require_mosquitto_for_lan
@@ -454,6 +463,7 @@ def run(ctx: click.Context, **_options: Any) -> None:
             hub=hub_config,
             lan=use_lan,
             lan_address=lan_address,
+            system_broker=system_broker,
             broker_url=broker_url,
             embedded=embedded,
             mqtt_host=opts.get("mqtt_host", "broker", "host"),

@@ -413,3 +413,25 @@ def ha_remove(table: str | None, data_dir: str | None, config_file: str | None) 
         _fail(f"table {auth.table!r} has no Home Assistant user")
     click.echo(f"Home Assistant's user of table {auth.table!r} is removed.")
     _reload(auth)
+
+
+@node.command("files")
+@TABLE
+@DATA_DIR
+@CONFIG
+@click.option(
+    "--share-with-broker",
+    is_flag=True,
+    help="Let the system's mosquitto read them through this user's group (0640; the installer uses it).",
+)
+def files(table: str | None, data_dir: str | None, config_file: str | None, share_with_broker: bool) -> None:
+    """Write the table's mosquitto password file and ACL now and print where they are."""
+    try:
+        auth = _store(table, data_dir, config_file)
+        if share_with_broker:
+            auth.share_with_broker()
+        password_file, acl_file = auth.mosquitto_files()
+    except CompanionError as exc:
+        _fail(str(exc))
+    click.echo(f"password_file {password_file}")
+    click.echo(f"acl_file {acl_file}")

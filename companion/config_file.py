@@ -319,6 +319,13 @@ SETTINGS: tuple[Setting, ...] = (
         low=1,
         high=65535,
     ),
+    _s(
+        "broker",
+        "system",
+        "bool",
+        "with lan: the machine's own mosquitto serves the table (url, default mqtt://127.0.0.1:1883), reading the table's password file and ACL through /etc/mosquitto/conf.d/companion.conf (docs/install.md)",
+        "false",
+    ),
     # --- [audio]: cues (docs/audio.md; CueSettings checks the values further) -----------------
     _s("audio", "enabled", "bool", "false silences every cue", "true"),
     _s("audio", "disabled", "str_list", 'cue names turned off, e.g. ["remaining"]', "[]"),

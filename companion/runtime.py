@@ -66,6 +66,10 @@ class RunOptions:
     embedded broker (every node has its own credentials); see docs/security.md."""
     lan_address: str | None = None
     """The network address to serve on and show (default: the one with the default route)."""
+    system_broker: bool = False
+    """With ``lan``: the machine's own mosquitto serves the table (``broker_url``, default
+    ``mqtt://127.0.0.1:1883``), configured by the installer's ``/etc/mosquitto/conf.d/companion.conf``
+    to read the table's password file and ACL; the hub starts no broker (docs/install.md)."""
 
 
 def pause_after_restart(session: TableSession) -> None:
@@ -124,7 +128,9 @@ class Table:
                 )
             if opts.lan:
                 self.lan = choose_lan_address(opts.lan_address)
-            if opts.broker_url:
+            if opts.lan and opts.system_broker:
+                self._use_system_broker()
+            elif opts.broker_url:
                 self._broker_address = BrokerAddress.parse(opts.broker_url)
             elif opts.lan:
                 self._start_locked_broker()
@@ -183,11 +189,36 @@ class Table:
             raise
         return self
 
+    def _use_system_broker(self) -> None:
+        """The machine's mosquitto, reading this table's password file and ACL (the installer's
+        ``companion.conf``): the files are written here, readable by the broker's group, and the
+        broker reloads them by itself (``companion-broker-reload.path``)."""
+        auth = self._table_auth()
+        auth.share_with_broker()
+        auth.mosquitto_files()
+        local = BrokerAddress.parse(self.options.broker_url or "mqtt://127.0.0.1:1883")
+        self._local_broker = local
+        self._broker_address = auth.hub_address(local)
+
     def _start_locked_broker(self) -> None:
         """The embedded mosquitto for a networked table: no anonymous client, one user per node,
         TLS when the table has certificates (``<data_dir>/auth/<table>/tls``)."""
         opts = self.options
         require_mosquitto_for_lan(opts.embedded)
+        self._table_auth()
+        assert self.auth is not None
+        tls = self.auth.tls_files()
+        host = "127.0.0.1" if tls is not None else "0.0.0.0"  # with TLS the network gets only the TLS port
+        self.broker = start_embedded_broker(
+            host, opts.mqtt_port, persistence_dir=self._broker_persistence(), auth=self.auth, tls=tls
+        )
+        local = BrokerAddress("127.0.0.1", self.broker.address.port)
+        self._local_broker = local
+        self._broker_address = self.auth.hub_address(local)
+
+    def _table_auth(self) -> BrokerAuth:
+        """The table's credential store (with Home Assistant's prefix, and the simulated nodes' users)."""
+        opts = self.options
         folder = opts.hub.data_dir
         if folder is None:  # --memory: credentials for this run only
             folder = Path(tempfile.mkdtemp(prefix="companion-auth-"))
@@ -201,14 +232,7 @@ class Table:
         if opts.simulate:  # before the broker reads its password file
             for seat in setup.seats:
                 self.auth.ensure_node(seat.node)
-        tls = self.auth.tls_files()
-        host = "127.0.0.1" if tls is not None else "0.0.0.0"  # with TLS the network gets only the TLS port
-        self.broker = start_embedded_broker(
-            host, opts.mqtt_port, persistence_dir=self._broker_persistence(), auth=self.auth, tls=tls
-        )
-        local = BrokerAddress("127.0.0.1", self.broker.address.port)
-        self._local_broker = local
-        self._broker_address = self.auth.hub_address(local)
+        return self.auth
 
     def _setup(self) -> TableSetup:
         return self.log.setup if self.log is not None else self.options.hub.setup()
@@ -225,6 +249,8 @@ class Table:
         access_of(self.app).public_url = self.url.rstrip("/")
         mqtt_port: int | None = None
         tls = False
+        if self.broker is None and self.options.system_broker and self._local_broker is not None:
+            mqtt_port = self._local_broker.port  # the system mosquitto's listener (companion.conf)
         if self.broker is not None:
             tls_address = getattr(self.broker, "tls_address", None)
             tls = tls_address is not None
@@ -241,6 +267,8 @@ class Table:
     @property
     def node_broker(self) -> str:
         """Where nodes on the network connect (for the terminal)."""
+        if self.broker is None and self.lan is not None and self._local_broker is not None:
+            return f"mqtt://{self.lan.address}:{self._local_broker.port} (the system's mosquitto)"
         if self.broker is None:
             return str(self.broker_address)
         tls_address = getattr(self.broker, "tls_address", None)

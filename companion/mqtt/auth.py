@@ -258,11 +258,11 @@ def password_hash(password: str) -> str:
 
 
 # --- files -----------------------------------------------------------------------------------
-def _write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically, readable by this user only (0600)."""
+def _write_private(path: Path, text: str, mode: int = 0o600) -> None:
+    """Write ``text`` to ``path`` atomically, readable by this user only (0600, or ``mode``)."""
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", dir=path.parent)
     try:
-        os.fchmod(fd, 0o600)
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
@@ -275,10 +275,13 @@ def _write_private(path: Path, text: str) -> None:
 
 
 def _private_dir(path: Path) -> None:
-    """Make ``path`` (0700), or tighten it; :class:`ConfigError` when this user cannot."""
+    """Make ``path`` (0700), or tighten it to that; a folder shared with the broker's group on
+    purpose (0750, :meth:`BrokerAuth.share_with_broker`) stays so. :class:`ConfigError` when this
+    user cannot."""
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if path.stat().st_mode & 0o077:
+        loose = path.stat().st_mode & 0o077
+        if loose and loose != 0o050:  # group read-and-enter only: shared with the broker on purpose
             path.chmod(0o700)
     except OSError as exc:
         raise ConfigError(f"cannot make the private folder {path}: {exc.strerror or exc}") from None
@@ -582,8 +585,26 @@ class BrokerAuth:
         return "\n".join(lines) + "\n"
 
     def _write_mosquitto_files(self, data: dict[str, Any]) -> None:
-        _write_private(self.password_file, self.password_text(data))
-        _write_private(self.acl_file, self.acl_text(data))
+        mode = 0o640 if data.get("broker_group_reads") else 0o600  # see share_with_broker
+        _write_private(self.password_file, self.password_text(data), mode)
+        _write_private(self.acl_file, self.acl_text(data), mode)
+
+    def share_with_broker(self) -> None:
+        """Let the system's mosquitto read the password and ACL files through this user's group
+        (the installer puts the ``mosquitto`` user in the ``companion`` group): both files become
+        0640 and their folders 0750 from now on; the credential store itself stays 0600."""
+        with self._locked():
+            data = self._read()
+            self._with_hub(data)
+            data["broker_group_reads"] = True
+            try:
+                for folder in (self.directory.parent, self.directory):
+                    folder.chmod(0o750)
+            except OSError as exc:
+                raise ConfigError(
+                    f"cannot open {self.directory} to the broker's group: {exc.strerror or exc}"
+                ) from None
+            self._write(data)
 
     # --- a running broker ----------------------------------------------------------------------
     def record_broker(self, pid: int, argv: list[str]) -> None:
