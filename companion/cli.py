@@ -476,7 +476,7 @@ def run(ctx: click.Context, **_options: Any) -> None:
         if ctx.params["check_config"]:
             _echo_checked(options, ctx.params["config"])
             return
-        table_runtime = Table(options).start()
+        table_runtime = Table(options, notify=lambda line: click.echo(f"companion: {line}")).start()
     except CompanionError as exc:
         _fail(str(exc))
     except TypeError as exc:

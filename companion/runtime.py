@@ -10,6 +10,7 @@ import logging
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -17,7 +18,9 @@ from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from companion.clock import ScaledClock
+from companion.errors import ConfigError
 from companion.hub import HubConfig, create_app, start_services, stop_services
+from companion.hub.waiting import WaitingScreen
 from companion.mqtt.auth import BrokerAuth
 from companion.mqtt.broker import (
     AmqttBroker,
@@ -29,7 +32,7 @@ from companion.mqtt.broker import (
     start_embedded_broker,
 )
 from companion.mqtt.supervisor import BrokerSupervisor
-from companion.net.addresses import LanAddress, choose_lan_address
+from companion.net.addresses import LanAddress, choose_lan_address, network_pending
 from companion.net.discovery import TableAnnouncer
 from companion.node.sim import SimFleet
 from companion.rules.setup import TableSetup
@@ -66,6 +69,8 @@ class RunOptions:
     embedded broker (every node has its own credentials); see docs/security.md."""
     lan_address: str | None = None
     """The network address to serve on and show (default: the one with the default route)."""
+    network_poll_s: float = 1.0
+    """With ``lan`` and no network address yet: how often to look again (real seconds)."""
     system_broker: bool = False
     """With ``lan``: the machine's own mosquitto serves the table (``broker_url``, default
     ``mqtt://127.0.0.1:1883``), configured by the installer's ``/etc/mosquitto/conf.d/companion.conf``
@@ -83,8 +88,13 @@ def pause_after_restart(session: TableSession) -> None:
 class Table:
     """Everything one table needs, started and stopped together."""
 
-    def __init__(self, options: RunOptions) -> None:
+    def __init__(self, options: RunOptions, *, notify: Callable[[str], None] | None = None) -> None:
+        """``notify``: where to say, once, that the table waits for a network (the console)."""
         self.options = options
+        self.notify = notify or log.warning
+        self.waiting: WaitingScreen | None = None
+        """The hub's screen on loopback while the table waits for a network address."""
+        self._stop_waiting = threading.Event()
         self.broker: MosquittoBroker | AmqttBroker | None = None
         self.supervisor: BrokerSupervisor | None = None
         self.fleet: SimFleet | None = None
@@ -127,7 +137,7 @@ class Table:
                     opts.hub.time_scale, start_s=last_event_time(self.log.events()) + 0.001
                 )
             if opts.lan:
-                self.lan = choose_lan_address(opts.lan_address)
+                self.lan = self._lan_address()
             if opts.lan and opts.system_broker:
                 self._use_system_broker()
             elif opts.broker_url:
@@ -188,6 +198,39 @@ class Table:
             self.stop()
             raise
         return self
+
+    def _lan_address(self) -> LanAddress:
+        """The table's network address; with none yet (a Pi that booted before its Wi-Fi joined),
+        wait for one, say so once, and show the waiting screen on loopback meanwhile."""
+        opts = self.options
+        try:
+            return choose_lan_address(opts.lan_address)
+        except ConfigError:
+            if not network_pending(opts.lan_address):
+                raise
+        port = opts.http_port or 8080
+        try:
+            self.waiting = WaitingScreen("127.0.0.1", port, language=opts.hub.language).start()
+            shown = f"; the screen says so at http://127.0.0.1:{port}/"
+        except (OSError, SystemExit) as exc:  # the port is taken: wait without the screen
+            log.warning("no waiting screen on port %s (%s)", port, exc)
+            shown = ""
+        what = f"interface {opts.lan_address}" if opts.lan_address else "this machine"
+        self.notify(
+            f"waiting for a network address ({what} has none yet: join the Wi-Fi or plug in a cable){shown}"
+        )
+        try:
+            while not self._stop_waiting.wait(opts.network_poll_s):
+                try:
+                    return choose_lan_address(opts.lan_address)
+                except ConfigError:
+                    if not network_pending(opts.lan_address):
+                        raise
+            raise ConfigError("stopped while waiting for a network address")
+        finally:
+            if self.waiting is not None:
+                self.waiting.stop()
+                self.waiting = None
 
     def _use_system_broker(self) -> None:
         """The machine's mosquitto, reading this table's password file and ACL (the installer's
@@ -314,6 +357,7 @@ class Table:
                 time.sleep(0.05)
 
     def stop(self) -> None:
+        self._stop_waiting.set()
         if self.announcer is not None:
             self.announcer.stop()
             self.announcer = None
