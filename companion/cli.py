@@ -464,6 +464,7 @@ def run(ctx: click.Context, **_options: Any) -> None:
             lan=use_lan,
             lan_address=lan_address,
             system_broker=system_broker,
+            config_path=Path(ctx.params["config"]) if ctx.params["config"] else None,
             broker_url=broker_url,
             embedded=embedded,
             mqtt_host=opts.get("mqtt_host", "broker", "host"),
@@ -762,6 +763,32 @@ def address(config: str | None, port: int | None, lan_address: str | None, qr: b
         import segno
 
         segno.make(url, error="m").terminal(out=sys.stdout, compact=True, border=2)
+
+
+@main.command()
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The hub's TOML file (the table, its data folder, broker, port, audio).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+def doctor(config: str | None, as_json: bool) -> None:
+    """Check the table's hub, broker, credentials, disk, clock, sound and network, each with its fix.
+
+    Exits 1 when something is wrong. The dashboard shows the same checks at /doctor.
+    """
+    from companion import doctor as checks
+
+    found = checks.run_checks(checks.DoctorSetup.from_file(config))
+    if as_json:
+        click.echo(json.dumps(checks.as_json(found), indent=2, ensure_ascii=False))
+    else:
+        for check in found:
+            click.echo(check.line())
+    if not all(check.ok for check in found):
+        sys.exit(1)
 
 
 def _add_serial_bridge() -> None:

@@ -69,6 +69,8 @@ class RunOptions:
     embedded broker (every node has its own credentials); see docs/security.md."""
     lan_address: str | None = None
     """The network address to serve on and show (default: the one with the default route)."""
+    config_path: Path | None = None
+    """The config file the table was started from (``companion doctor`` and ``/doctor`` show it)."""
     network_poll_s: float = 1.0
     """With ``lan`` and no network address yet: how often to look again (real seconds)."""
     system_broker: bool = False
@@ -194,6 +196,7 @@ class Table:
                 bridge.ha.set_dashboard_url(self.url)  # the table device's link in Home Assistant
             if self.lan is not None:
                 self._announce()
+            self._register_doctor()
         except BaseException:
             self.stop()
             raise
@@ -231,6 +234,27 @@ class Table:
             if self.waiting is not None:
                 self.waiting.stop()
                 self.waiting = None
+
+    def _register_doctor(self) -> None:
+        """Tell the dashboard's ``/doctor`` what this table is (the ports really bound included)."""
+        from companion.doctor import DoctorSetup
+        from companion.hub.doctor_page import EXTENSION
+
+        assert self.app is not None and self.server is not None
+        opts, hub = self.options, self.options.hub
+        self.app.extensions[EXTENSION] = DoctorSetup(
+            config_path=opts.config_path,
+            table=self._setup().table,
+            data_dir=Path(hub.data_dir) if hub.data_dir else Path(tempfile.gettempdir()),
+            lan=opts.lan,
+            lan_address=opts.lan_address,
+            http_port=self.server.server_port,
+            broker_url=opts.broker_url,
+            system_broker=opts.system_broker,
+            mqtt_port=self.broker.address.port if self.broker is not None else (opts.mqtt_port or 1883),
+            ha_discovery=hub.ha_discovery,
+            audio=dict(hub.audio or {}),
+        )
 
     def _use_system_broker(self) -> None:
         """The machine's mosquitto, reading this table's password file and ACL (the installer's

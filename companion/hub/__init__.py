@@ -176,6 +176,9 @@ def create_app(
     stream.init_streams(app, session, max_streams=config.max_streams)
     app.register_blueprint(setup_page.bp)
     app.register_blueprint(history.bp)
+    from companion.hub import doctor_page
+
+    app.register_blueprint(doctor_page.bp)
     from companion.i18n.web import init_i18n
 
     init_i18n(app, default_language=config.language)
