@@ -506,9 +506,7 @@ def run(ctx: click.Context, **_options: Any) -> None:
         lan_info = table_runtime.lan
         click.echo(f"Serving the network on {lan_info.label}: phones scan the QR codes on the dashboard")
         click.echo(access_of(table_runtime.app).pin_line(table_runtime.url))
-        click.echo(
-            f"Nodes connect to {table_runtime.node_broker}, found by mDNS as table-{setup.table}.local"
-        )
+        click.echo(f"Nodes connect to {table_runtime.node_broker}, found by mDNS (table {setup.table!r})")
         if table_runtime.auth is not None:
             click.echo(
                 f"Give a real node its credentials with: companion node add NODE --table {setup.table}"

@@ -33,7 +33,7 @@ from companion.mqtt.broker import (
 )
 from companion.mqtt.supervisor import BrokerSupervisor
 from companion.net.addresses import LanAddress, choose_lan_address, network_pending
-from companion.net.discovery import TableAnnouncer
+from companion.net.discovery import AvahiAnnouncer, TableAnnouncer, announce_table
 from companion.node.sim import SimFleet
 from companion.rules.setup import TableSetup
 from companion.table import messages as msg
@@ -108,7 +108,7 @@ class Table:
         self.resumed_events = 0
         self.lan: LanAddress | None = None
         self.auth: BrokerAuth | None = None
-        self.announcer: TableAnnouncer | None = None
+        self.announcer: TableAnnouncer | AvahiAnnouncer | None = None
         self._local_broker: BrokerAddress | None = None
 
     @property
@@ -322,14 +322,16 @@ class Table:
             tls_address = getattr(self.broker, "tls_address", None)
             tls = tls_address is not None
             mqtt_port = tls_address.port if tls_address is not None else self.broker.address.port
-        self.announcer = TableAnnouncer(
+        ipv6 = [c.address for c in self.lan.candidates if c.interface == self.lan.interface and not c.is_ipv4]
+        self.announcer = announce_table(
             table=self._setup().table,
             address=self.lan.address,
             http_port=self.server.server_port,
             mqtt_port=mqtt_port,
             tls=tls,
             auth=self.auth is not None,
-        ).start()
+            more_addresses=ipv6,
+        )
 
     @property
     def node_broker(self) -> str:

@@ -216,6 +216,15 @@ MOSQ
 fi
 "$VENV/bin/companion" run --config "$CONF" --check-config
 
+if [ -d "$ROOT/etc/avahi/services" ]; then
+    # Raspberry Pi OS runs avahi-daemon: the hub announces the table through it (one responder, the
+    # Pi's own name), in a file it may write although /etc is read-only to it.
+    say "avahi-daemon: the table is announced through it (/etc/avahi/services/companion-hub.service)"
+    [ -e "$ROOT/etc/avahi/services/companion-hub.service" ] || : >"$ROOT/etc/avahi/services/companion-hub.service"
+    chmod 644 "$ROOT/etc/avahi/services/companion-hub.service"
+    system chown companion:companion /etc/avahi/services/companion-hub.service
+fi
+
 say "systemd units"
 mkdir -p "$UNIT_DIR"
 sed "s#/opt/companion#$PREFIX#g" "$SRC/deploy/companion-hub.service" >"$UNIT_DIR/companion-hub.service"

@@ -260,8 +260,16 @@ def test_install_script_in_a_throwaway_root(wheel_venv, tmp_path):
 def test_install_script_with_a_speaker_a_kiosk_and_another_prefix(wheel_venv, tmp_path):
     root = tmp_path / "root"
     root.mkdir()
+    (root / "etc" / "avahi" / "services").mkdir(parents=True)  # Raspberry Pi OS has avahi-daemon
     result = _install(wheel_venv, root, "--kiosk", sound=True)
     assert result.returncode == 0, result.stdout + result.stderr
+    avahi_file = root / "etc" / "avahi" / "services" / "companion-hub.service"
+    assert avahi_file.exists() and oct(avahi_file.stat().st_mode & 0o777) == "0o644"
+    assert "chown companion:companion /etc/avahi/services/companion-hub.service" in _system_commands(
+        result.stdout
+    )
+    hub_unit = _unit(root / "etc" / "systemd" / "system" / "companion-hub.service")
+    assert hub_unit["Service"]["ReadWritePaths"] == "-/etc/avahi/services/companion-hub.service"
     assert load_config_file(root / "etc" / "companion" / "hub.toml")["audio"]["local_playback"] is True
     commands = _system_commands(result.stdout)
     assert commands[1].endswith("python3-venv mosquitto espeak-ng alsa-utils cage chromium")
