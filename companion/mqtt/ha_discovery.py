@@ -64,8 +64,10 @@ from companion.games import find_game
 from companion.i18n import render, render_tree
 from companion.rules.pages import to_json
 from companion.rules.text import as_text
+from companion.table import events as ev
 from companion.table import messages as tm
 from companion.table.clock_rules import PHASES
+from companion.table.model import LinkChanged, TableReset
 
 log = logging.getLogger(__name__)
 
@@ -101,20 +103,18 @@ STATE_TEMPLATE = (
 )
 """``running``/``empty``/``idle`` from the node's flip, empty and heartbeat events (a hello keeps it)."""
 
-HUB_STATE_EVENTS = frozenset(
-    {
-        "ClockStarted",
-        "ClockPaused",
-        "ClockResumed",
-        "ClockExpired",
-        "ClockAborted",
-        "GameStepped",
-        "StepUndone",
-        "TableReset",
-    }
+HUB_STATE_EVENTS: tuple[type, ...] = (
+    ev.ClockStarted,
+    ev.ClockPaused,
+    ev.ClockResumed,
+    ev.ClockExpired,
+    ev.ClockAborted,
+    ev.GameStepped,
+    ev.StepUndone,
+    TableReset,
 )
 """Events after which the table's state for Home Assistant may differ."""
-NODE_EVENTS = frozenset({"TableReset", "SeatAdded", "LinkChanged"})
+NODE_EVENTS: tuple[type, ...] = (TableReset, ev.SeatAdded, LinkChanged)
 """Events after which a node's configs may differ (seats, its hello, its first battery reading)."""
 
 
@@ -475,10 +475,10 @@ class HomeAssistant:
         self.session.handle(tm.NodeCommand(node, what))
 
     def on_change(self, events: Iterable[Any]) -> None:
-        names = {type(e).__name__ for e in events}
-        if names & NODE_EVENTS:
+        events = list(events)
+        if any(isinstance(e, NODE_EVENTS) for e in events):
             self.publish_configs()
-        if names & HUB_STATE_EVENTS:
+        if any(isinstance(e, HUB_STATE_EVENTS) for e in events):
             self.publish_state()
 
     # --- publishing ---------------------------------------------------------------------------
