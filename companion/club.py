@@ -36,6 +36,7 @@ from companion.mqtt.broker import (
 from companion.mqtt.supervisor import BrokerSupervisor
 from companion.node.sim import SimFleet
 from companion.rules.text import Text, as_text, text
+from companion.table.session import ShuttingDown
 
 log = logging.getLogger(__name__)
 
@@ -285,7 +286,7 @@ class Club:
             self.dispatcher.unmount(name)
         app = table.app
         app.extensions["companion.shutdown"].set()
-        app.extensions["companion.session"].announce("shutdown")
+        app.extensions["companion.session"].tell(ShuttingDown())
         if table.fleet is not None:
             table.fleet.stop()
         stop_services(app)

@@ -38,7 +38,7 @@ from companion.node.sim import SimFleet
 from companion.rules.setup import TableSetup
 from companion.table import messages as msg
 from companion.table.log import EventLog, last_event_time
-from companion.table.session import TableSession
+from companion.table.session import ShuttingDown, TableSession
 
 log = logging.getLogger(__name__)
 
@@ -389,7 +389,7 @@ class Table:
             self.announcer = None
         if self.app is not None:
             self.app.extensions["companion.shutdown"].set()
-            self.app.extensions["companion.session"].announce("shutdown")
+            self.app.extensions["companion.session"].tell(ShuttingDown())
         if self.server is not None:
             self.server.shutdown()
             self.server.server_close()

@@ -61,7 +61,9 @@ def healthy(tmp_path, small_disk, table_id):
     )
     with Table(options) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(link.online for link in session.nodes.values()), timeout_s=10, message="nodes")
+        wait_until(
+            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
+        )
         assert table.announcer is not None and table.announcer.wait(5)
         yield table, DoctorSetup.from_file(config)
 

@@ -74,7 +74,7 @@ def test_many_nodes_connecting_at_once_log_no_iteration_errors(amqtt_broker, tab
         fleet.start()
         assert fleet.wait_connected(15)
         wait_until(
-            lambda: all(link.online for link in session.nodes.values()), timeout_s=15, message="online"
+            lambda: all(link.online for link in session.table.seated_links()), timeout_s=15, message="online"
         )
     finally:
         fleet.stop()

@@ -535,7 +535,9 @@ def _play_on_the_conf_d_broker(root: Path, tmp_path: Path) -> None:
             broker.send_signal(signal.SIGHUP)  # the path unit's reload: the simulated nodes' users
             session = table.app.extensions["companion.session"]
             wait_until(
-                lambda: all(link.online for link in session.nodes.values()), timeout_s=15, message="nodes"
+                lambda: all(link.online for link in session.table.seated_links()),
+                timeout_s=15,
+                message="nodes",
             )
             node = table.fleet.nodes["red-1"]
             node.flip()
