@@ -8,17 +8,17 @@ from pathlib import Path
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games.timeline import (
+from companion.games.timeline.box import load_settings
+from companion.games.timeline.cards import (
+    SHIPPED_DECKS,
     Card,
     InvalidDeckError,
     deck_from_list,
     load_deck,
-    load_settings,
-    new_game,
     parse_deck_csv,
     shipped_deck,
 )
-from companion.games.timeline.cards import SHIPPED_DECKS
+from companion.games.timeline.engine import new_game
 
 DATA = Path(__file__).parent / "data" / "timeline"
 
@@ -138,7 +138,7 @@ def test_too_few_cards_for_the_players() -> None:
 def test_a_user_deck_can_be_played() -> None:
     deck = load_deck(DATA / "user_deck.csv", players=2, hand_size=2)
     state = new_game(deck, ["ana", "ben"], seed=3, hand_size=2)
-    assert len(state.deck) == 0 and len(state.timeline) == 1
+    assert len(state.piles.deck) == 0 and len(state.timeline) == 1
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,7 @@ def test_shipped_settings_mark_their_assumptions() -> None:
     settings = load_settings()
     assert (settings.hand_size, settings.min_players, settings.max_players) == (4, 2, 8)
     raw = json.loads(
-        (Path(__file__).resolve().parents[2] / "companion/games/timeline/settings.json").read_text()
+        (Path(__file__).resolve().parents[2] / "companion/games/timeline/data/settings.json").read_text()
     )
     assert "assumption" in raw["max_players_assumption"].lower()
     assert "assumption" in raw["min_players_assumption"].lower()

@@ -14,7 +14,7 @@ import pytest
 
 from companion.errors import InvalidRecordError
 from companion.games import find_game
-from companion.games.timeline import referee_record
+from companion.games.timeline.record import referee_record
 
 DATA = Path(__file__).parent / "data" / "timeline"
 DOC = Path(__file__).resolve().parents[2] / "docs" / "games" / "timeline.md"
@@ -144,14 +144,14 @@ BASE = {"players": ["ana", "ben"], "seed": 1, "moves": []}
         ({"moves": [{"player": "ana", "card": "rae"}]}, "move 1 is missing gap"),
         (
             {"moves": [{"player": "ana", "card": "rae", "gap": "1"}]},
-            "move 1: the gap must be a whole number, not '1'",
+            'move 1: PlaceCard.gap must be int, not "1"',
         ),
         (
             {"moves": [{"player": "ana", "card": "rae", "gap": 1.0}]},
-            "move 1: the gap must be a whole number, not 1.0",
+            "move 1: PlaceCard.gap must be int, not 1.0",
         ),
-        ({"moves": [{"player": 1, "card": "rae", "gap": 1}]}, "move 1: the player must be a name"),
-        ({"moves": [{"player": "ana", "card": 5, "gap": 1}]}, "move 1: the card must be a card id"),
+        ({"moves": [{"player": 1, "card": "rae", "gap": 1}]}, "move 1: PlaceCard.player must be str, not 1"),
+        ({"moves": [{"player": "ana", "card": 5, "gap": 1}]}, "move 1: PlaceCard.card must be str, not 5"),
         (
             {"moves": [{"player": "ana", "card": "x", "gap": 1, "year": 5}]},
             "move 1 has an unknown field 'year'; known fields: player, card, gap",

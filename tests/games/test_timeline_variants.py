@@ -57,7 +57,7 @@ def test_every_documented_variant_is_accepted_and_deals_its_cards(name, cards):
         variant=variant.name,
     )
     state = referee_for(setup).start(setup)
-    assert [len(state.game.hand(p)) for p in ("ana", "ben")] == [cards, cards]
+    assert [state.held(p) for p in ("ana", "ben")] == [cards, cards]
     app = create_app({"table": "t1", "players": 2, "timers": 1}, clock=FakeClock())
     body = {"game": "timeline", "variant": name, "players": ["ana", "ben"], "timers": 1}
     res = app.test_client().post("/api/setup", json=body)

@@ -1,9 +1,10 @@
 """Pure rules engine for Timeline: España.
 
-``apply(state, action) -> Accepted | Rejected``: a player places a card of their hand in
-a gap of the timeline; the engine checks the year, keeps or discards the card, deals
-penalty and play-off draws, reshuffles the discard pile, ends rounds and names the winner.
-No I/O, no clock, no global randomness: shuffles use the seeded generator kept in the state.
+``apply(state, action) -> Accepted | Rejected``: a player places a card in a gap of the
+timeline; the engine checks the year, keeps or discards the card, deals penalty and
+play-off draws, reshuffles the discard pile, ends rounds and names the winner. No I/O, no
+clock, no global randomness: the hub deck's shuffles use the seeded generator kept in its
+piles (:mod:`.hubdeck`).
 
 Rulebook sections cited below are those of ``timeline-espana.txt``: "Setup", "Gameplay",
 "Special Case" and "End of the Game - Victory".
@@ -34,21 +35,37 @@ Rule summary (in our words)
 * Assumption (the rulebook is silent): if a play-off round cannot start because a remaining
   player must draw and the deck and the discard pile are both empty, the game ends shared
   by the remaining players.
+* Hub rule (the rulebook has no time limit): a turn whose time runs out places no card and
+  draws none, and the turn passes (:func:`time_out`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
 from companion.errors import InvalidRecordError
-from companion.games.base import Accepted, Rejected
+from companion.rules.outcome import Accepted, Rejected, checked, refuse
 from companion.rules.text import text
 
 from .cards import Card, check_deck_size
-from .seeded import seed_state, shuffled
+from .hubdeck import HubPiles, seed_state, shuffled
+from .model import (
+    CardDrawn,
+    CardMisplaced,
+    CardPlaced,
+    DiscardReshuffled,
+    GameShared,
+    GameWon,
+    Laid,
+    LastCard,
+    PlaceCard,
+    PlayoffStarted,
+    RoundEnded,
+    TimelineState,
+)
 
 RULE_SETUP = text("Setup")
 RULE_GAMEPLAY = text("Gameplay")
@@ -56,161 +73,19 @@ RULE_SAME_YEAR = text("Special Case")
 RULE_VICTORY = text("End of the Game - Victory")
 """Sections of the rulebook cited by refusals (the catalogs give the Spanish and German editions' names)."""
 
+Action = PlaceCard
+"""Every action the engine applies."""
+
 
 class TimelineSetupError(InvalidRecordError):
     """The players, deck or deal given to start a game cannot start one."""
 
 
-# --- actions -----------------------------------------------------------------------
+# --- setup -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PlaceCard:
-    """A player places a card from their hand in a gap of the timeline ("Gameplay")."""
-
-    player: str
-    """Who places the card."""
-    card: str
-    """Id of a card in that player's hand."""
-    gap: int
-    """Gap index: 0 is left of every card, ``len(timeline)`` right of every card."""
-
-
-# --- events ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CardPlaced:
-    """The card fitted its gap and now lies face up in the timeline."""
-
-    player: str
-    card: str
-    gap: int
-    year: int
-
-
-@dataclass(frozen=True)
-class CardMisplaced:
-    """The card did not fit its gap and went to the discard pile."""
-
-    player: str
-    card: str
-    gap: int
-    year: int
-
-
-@dataclass(frozen=True)
-class DiscardReshuffled:
-    """The deck ran out, so the discard pile was shuffled into a new deck."""
-
-    cards: int
-    """How many cards the new deck holds."""
-
-
-@dataclass(frozen=True)
-class CardDrawn:
-    """A player drew the top card of the deck (after a miss, or at the start of a play-off round)."""
-
-    player: str
-    card: str
-
-
-@dataclass(frozen=True)
-class RoundEnded:
-    """Every player still in the game has had a turn this round."""
-
-    round: int
-    emptied: tuple[str, ...]
-    """Players who correctly placed their last card during the round."""
-
-
-@dataclass(frozen=True)
-class PlayoffStarted:
-    """Several players emptied their hands in the same round: they play on, the others are out."""
-
-    players: tuple[str, ...]
-    eliminated: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class GameWon:
-    """Exactly one player correctly placed their last card in a round."""
-
-    player: str
-
-
-@dataclass(frozen=True)
-class GameShared:
-    """The play-off cannot go on (no card left to draw), so the remaining players share the game."""
-
-    players: tuple[str, ...]
-
-
-# --- state -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TimelineState:
-    """Everything about a game of Timeline at one moment."""
-
-    cards: Mapping[str, Card]
-    """Every card of the deck by id (read-only)."""
-    players: tuple[str, ...]
-    """Players in seating order, clockwise; the first is the starting player."""
-    hands: tuple[tuple[str, ...], ...]
-    """Card ids in each player's hand, aligned with ``players``."""
-    timeline: tuple[str, ...]
-    """Face-up card ids, left to right, ordered by year."""
-    deck: tuple[str, ...]
-    """Face-down draw pile, top card first."""
-    discard: tuple[str, ...] = ()
-    """Discarded (misplaced) cards, oldest first."""
-    eliminated: tuple[str, ...] = ()
-    """Players knocked out when a play-off began, in seating order."""
-    to_move: str | None = None
-    """Whose turn it is; ``None`` once the game is over."""
-    round: int = 1
-    """Round number, from 1."""
-    emptied: tuple[str, ...] = ()
-    """Players who correctly placed their last card during the current round."""
-    placed_correctly: tuple[str, ...] = ()
-    """Players who placed a card correctly during the current round (decides a play-off round)."""
-    playoff: bool = False
-    """True once several players emptied their hands in the same round."""
-    winner: str | None = None
-    """The sole winner, once there is one."""
-    shared_by: tuple[str, ...] = ()
-    """Players sharing the game when a play-off ran out of cards (see module docstring)."""
-    rng: int = field(default=0, repr=False)
-    """State of the seeded shuffle generator."""
-
-    @property
-    def is_over(self) -> bool:
-        """True once the game has a winner or is shared."""
-        return self.winner is not None or bool(self.shared_by)
-
-    @property
-    def remaining(self) -> tuple[str, ...]:
-        """Players still in the game, in seating order."""
-        return tuple(p for p in self.players if p not in self.eliminated)
-
-    def hand(self, player: str) -> tuple[str, ...]:
-        """Card ids in ``player``'s hand."""
-        return self.hands[self.players.index(player)]
-
-    def years(self) -> tuple[int, ...]:
-        """Years of the timeline cards, left to right."""
-        return tuple(self.cards[c].year for c in self.timeline)
-
-    def all_card_ids(self) -> tuple[str, ...]:
-        """Every card id wherever it lies: deck, discard pile, hands and timeline."""
-        return self.deck + self.discard + tuple(c for hand in self.hands for c in hand) + self.timeline
-
-
-# --- setup -------------------------------------------------------------------------
-
-
-def _check_players(players: Sequence[str], *, min_players: int, max_players: int) -> tuple[str, ...]:
+def check_players(players: Sequence[str], *, min_players: int, max_players: int) -> tuple[str, ...]:
+    """The players as a tuple; :class:`TimelineSetupError` unless they can sit down to a game."""
     names = tuple(players)
     if any(not isinstance(p, str) or not p.strip() for p in names):
         raise TimelineSetupError("every player needs a non-empty name")
@@ -239,12 +114,13 @@ def new_game(
     min_players: int = 2,
     max_players: int = 8,
 ) -> TimelineState:
-    """Shuffle the deck with ``seed``, deal ``hand_size`` cards to each player and turn up the reference card ("Setup").
+    """The hub deck: shuffle ``cards`` with ``seed``, deal ``hand_size`` to each player and turn up the
+    reference card ("Setup").
 
     Cards are dealt one at a time in seating order; the next card of the shuffled deck is
     the reference card that starts the timeline; the rest is the draw pile.
     """
-    names = _check_players(players, min_players=min_players, max_players=max_players)
+    names = check_players(players, min_players=min_players, max_players=max_players)
     table = _card_table(cards)
     if isinstance(hand_size, bool) or not isinstance(hand_size, int) or hand_size < 1:
         raise TimelineSetupError(f"the hand size must be a whole number of at least 1, not {hand_size!r}")
@@ -255,9 +131,9 @@ def new_game(
     order, rng = shuffled(table.keys(), seed_state(seed))
     hands = tuple(tuple(order[i : len(names) * hand_size : len(names)]) for i in range(len(names)))
     rest = order[len(names) * hand_size :]
-    return TimelineState(
-        cards=table, players=names, hands=hands, timeline=(rest[0],), deck=rest[1:], to_move=names[0], rng=rng
-    )
+    reference = table[rest[0]]
+    piles = HubPiles(table, hands, rest[1:], rng=rng)
+    return TimelineState(names, piles, (Laid(reference.year, reference.id),), to_move=names[0])
 
 
 def game_from_deal(
@@ -271,14 +147,14 @@ def game_from_deal(
     min_players: int = 2,
     max_players: int = 8,
 ) -> TimelineState:
-    """Start a game from a deal made at a real table ("Setup").
+    """A game of the hub deck's cards from a deal made at a real table ("Setup").
 
     ``hands`` gives each player's cards, ``reference`` the face-up starting card and
     ``draw_pile`` the deck from the top down. Cards of the deck that the deal does not
     mention go under the listed draw pile, shuffled with ``seed``; later reshuffles of the
     discard pile use the same seeded generator.
     """
-    names = _check_players(players, min_players=min_players, max_players=max_players)
+    names = check_players(players, min_players=min_players, max_players=max_players)
     table = _card_table(cards)
     where: dict[str, str] = {}
 
@@ -301,21 +177,14 @@ def game_from_deal(
         if not hand:
             raise TimelineSetupError(f"the deal gives no cards to {name}")
         dealt.append(tuple(claim(c, f"{name}'s hand") for c in hand))
-    ref = claim(reference, "the reference card")
+    ref = table[claim(reference, "the reference card")]
     pile = tuple(claim(c, "the draw pile") for c in draw_pile)
     rest, rng = shuffled((c for c in table if c not in where), seed_state(seed))
-    return TimelineState(
-        cards=table,
-        players=names,
-        hands=tuple(dealt),
-        timeline=(ref,),
-        deck=pile + rest,
-        to_move=names[0],
-        rng=rng,
-    )
+    piles = HubPiles(table, tuple(dealt), pile + rest, rng=rng)
+    return TimelineState(names, piles, (Laid(ref.year, ref.id),), to_move=names[0])
 
 
-# --- rules -------------------------------------------------------------------------
+# --- rules -------------------------------------------------------------------------------------
 
 
 def fits(years: Sequence[int], gap: int, year: int) -> bool:
@@ -329,66 +198,100 @@ def fits(years: Sequence[int], gap: int, year: int) -> bool:
     return left_ok and right_ok
 
 
-def rejection(state: TimelineState, action: PlaceCard) -> Rejected | None:
-    """Why ``action`` is illegal in ``state``, or ``None`` when it is legal."""
+def check_turn(state: TimelineState, player: str) -> None:
+    """Refuse unless ``player`` may act now: the game goes on, they play in it and it is their turn."""
     if state.is_over:
         if state.winner is not None:
-            return Rejected(
-                text("The game is over: {player} has already won", player=state.winner), RULE_VICTORY
-            )
-        return Rejected(text("The game is over: {players} share it", players=state.shared_by), RULE_VICTORY)
-    if action.player not in state.players:
-        return Rejected(text("{player} is not playing in this game", player=str(action.player)), RULE_SETUP)
-    if action.player in state.eliminated:
-        return Rejected(
-            text("{player} was eliminated when the play-off began", player=action.player), RULE_VICTORY
-        )
-    if action.player != state.to_move:
-        return Rejected(
-            text("It is {player}'s turn, not {other}'s", player=state.to_move or "", other=action.player),
+            refuse(text("The game is over: {player} has already won", player=state.winner), RULE_VICTORY)
+        refuse(text("The game is over: {players} share it", players=state.shared_by), RULE_VICTORY)
+    if player not in state.players:
+        refuse(text("{player} is not playing in this game", player=str(player)), RULE_SETUP)
+    if player in state.eliminated:
+        refuse(text("{player} was eliminated when the play-off began", player=player), RULE_VICTORY)
+    if player != state.to_move:
+        refuse(
+            text("It is {player}'s turn, not {other}'s", player=state.to_move or "", other=player),
             RULE_GAMEPLAY,
         )
-    if action.card not in state.hand(action.player):
-        return Rejected(
-            text("{player} has no card '{card}' in hand", player=action.player, card=str(action.card)),
-            RULE_GAMEPLAY,
-        )
-    if (
-        isinstance(action.gap, bool)
-        or not isinstance(action.gap, int)
-        or not 0 <= action.gap <= len(state.timeline)
-    ):
-        return Rejected(
+
+
+def check_gap(state: TimelineState, gap: int) -> None:
+    """Refuse a gap the timeline does not have."""
+    if isinstance(gap, bool) or not isinstance(gap, int) or not 0 <= gap <= len(state.timeline):
+        refuse(
             text(
                 "There is no gap {gap}: a timeline of {count} card has gaps 0 to {count}",
                 "There is no gap {gap}: a timeline of {count} cards has gaps 0 to {count}",
-                gap=repr(action.gap),
+                gap=repr(gap),
                 count=len(state.timeline),
             ),
             RULE_GAMEPLAY,
         )
-    return None
 
 
-def is_legal(state: TimelineState, action: PlaceCard) -> bool:
-    """True when ``action`` may be applied to ``state``."""
-    return rejection(state, action) is None
+def _place_card(state: TimelineState, action: PlaceCard) -> Accepted[TimelineState]:
+    """Place a card of the hub deck: the hub knows its year and judges it."""
+    check_turn(state, action.player)
+    if action.card not in state.hand(action.player):
+        refuse(
+            text("{player} has no card '{card}' in hand", player=action.player, card=str(action.card)),
+            RULE_GAMEPLAY,
+        )
+    check_gap(state, action.gap)
+    year = state.piles.cards[action.card].year
+    kept = fits(state.years(), action.gap, year)
+    return placed(state, action.player, action.gap, year, kept=kept, card=action.card)
+
+
+def placed(
+    state: TimelineState, player: str, gap: int, year: int, *, kept: bool, card: str = ""
+) -> Accepted[TimelineState]:
+    """``player``'s card of ``year`` was turned over in ``gap``: kept in the timeline or discarded with a
+    penalty draw ("Gameplay"); then the turn passes clockwise, closing the round after the last player
+    still in the game ("End of the Game - Victory")."""
+    index = state.players.index(player)
+    events: list[Any] = []
+    piles = state.piles.played(index, card, kept=kept)
+    last = LastCard(player, gap, year, kept, card)
+    if kept:
+        timeline = state.timeline[:gap] + (Laid(year, card),) + state.timeline[gap:]
+        state = replace(
+            state,
+            piles=piles,
+            timeline=timeline,
+            placed_correctly=state.placed_correctly + (player,),
+            last=last,
+        )
+        events.append(CardPlaced(player, card, gap, year))
+        if not piles.held(index):
+            state = replace(state, emptied=state.emptied + (player,))
+    else:
+        state = replace(state, piles=piles, last=last)
+        events.append(CardMisplaced(player, card, gap, year))
+        state = _draw(state, player, events)
+    return Accepted(_pass_turn(state, player, events), tuple(events))
 
 
 def _draw(state: TimelineState, player: str, events: list[Any]) -> TimelineState:
     """``player`` draws the top card, reshuffling the discard pile first if the deck is empty ("Gameplay")."""
-    deck, discard, rng = state.deck, state.discard, state.rng
-    if not deck and discard:
-        deck, rng = shuffled(discard, rng)
-        discard = ()
-        events.append(DiscardReshuffled(len(deck)))
-    if not deck:
-        return replace(state, deck=deck, discard=discard, rng=rng)
-    index = state.players.index(player)
-    hands = list(state.hands)
-    hands[index] = hands[index] + (deck[0],)
-    events.append(CardDrawn(player, deck[0]))
-    return replace(state, hands=tuple(hands), deck=deck[1:], discard=discard, rng=rng)
+    piles = state.piles
+    if not piles.deck_size and piles.discard_size:
+        piles = piles.reshuffled()
+        events.append(DiscardReshuffled(piles.deck_size))
+    if not piles.deck_size:
+        return replace(state, piles=piles)
+    piles, card = piles.drawn(state.players.index(player))
+    events.append(CardDrawn(player, card))
+    return replace(state, piles=piles)
+
+
+def _pass_turn(state: TimelineState, player: str, events: list[Any]) -> TimelineState:
+    """The turn passes clockwise to the next player still in the game; after the last one the round ends."""
+    remaining = state.remaining
+    position = remaining.index(player)
+    if position + 1 < len(remaining):
+        return replace(state, to_move=remaining[position + 1])
+    return _end_round(state, events)
 
 
 def _end_round(state: TimelineState, events: list[Any]) -> TimelineState:
@@ -416,45 +319,40 @@ def _end_round(state: TimelineState, events: list[Any]) -> TimelineState:
     state = replace(state, emptied=(), placed_correctly=())
     if state.playoff:
         for player in state.remaining:
-            before = len(state.hand(player))
+            before = state.held(player)
             state = _draw(state, player, events)
-            if len(state.hand(player)) == before:
+            if state.held(player) == before:
                 events.append(GameShared(state.remaining))
                 return replace(state, shared_by=state.remaining, to_move=None)
     return replace(state, round=state.round + 1, to_move=state.remaining[0])
 
 
-def apply(state: TimelineState, action: PlaceCard) -> Accepted[TimelineState] | Rejected:
-    """Place a card; keep it if its year fits the gap, else discard it and draw ("Gameplay").
+@checked
+def time_out(state: TimelineState, player: str) -> Accepted[TimelineState]:
+    """``player``'s turn timer ran out (a hub rule): they place nothing, draw nothing, and the turn passes.
 
-    Then pass the turn clockwise to the next player still in the game, closing the round
-    after the last of them ("End of the Game - Victory").
+    After the last player of the round the end-of-round rule runs ("End of the Game - Victory"),
+    exactly as after a placement.
     """
-    refused = rejection(state, action)
-    if refused is not None:
-        return refused
-    player, card_id, gap = action.player, action.card, action.gap
-    year = state.cards[card_id].year
-    index = state.players.index(player)
-    hands = list(state.hands)
-    hands[index] = tuple(c for c in hands[index] if c != card_id)
+    check_turn(state, player)
     events: list[Any] = []
-    if fits(state.years(), gap, year):
-        timeline = state.timeline[:gap] + (card_id,) + state.timeline[gap:]
-        state = replace(
-            state, hands=tuple(hands), timeline=timeline, placed_correctly=state.placed_correctly + (player,)
-        )
-        events.append(CardPlaced(player, card_id, gap, year))
-        if not hands[index]:
-            state = replace(state, emptied=state.emptied + (player,))
-    else:
-        state = replace(state, hands=tuple(hands), discard=state.discard + (card_id,))
-        events.append(CardMisplaced(player, card_id, gap, year))
-        state = _draw(state, player, events)
-    remaining = state.remaining
-    position = remaining.index(player)
-    if position + 1 < len(remaining):
-        state = replace(state, to_move=remaining[position + 1])
-    else:
-        state = _end_round(state, events)
-    return Accepted(state, tuple(events))
+    return Accepted(_pass_turn(state, player, events), tuple(events))
+
+
+@checked
+def apply(state: TimelineState, action: Action) -> Accepted[TimelineState]:
+    """Apply one action; a broken rule is answered as a :class:`~companion.rules.outcome.Rejected`."""
+    if isinstance(action, PlaceCard):
+        return _place_card(state, action)
+    refuse(text("unknown Timeline table action {action}", action=repr(type(action).__name__)), RULE_GAMEPLAY)
+
+
+def rejection(state: TimelineState, action: Action) -> Rejected | None:
+    """Why ``action`` is illegal in ``state``, or ``None`` when it is legal."""
+    result = apply(state, action)
+    return result if isinstance(result, Rejected) else None
+
+
+def is_legal(state: TimelineState, action: Action) -> bool:
+    """True when ``action`` may be applied to ``state``."""
+    return rejection(state, action) is None

@@ -73,7 +73,7 @@ def load_settings(path: str | Path | None = None) -> TimelineSettings:
     :class:`InvalidRecordError` naming the file and the setting.
     """
     if path is None:
-        return _parse(read_shipped("companion.games.timeline", "settings.json"), "settings.json")
+        return _parse(read_shipped("companion.games.timeline.data", "settings.json"), "settings.json")
     return _parse(read_file(path, label="the settings file"), str(path))
 
 
