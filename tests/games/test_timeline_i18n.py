@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from companion.games.timeline import GAME
-from companion.games.timeline.model import Place
+from companion.games.timeline.model import NameYear, Place, PutIn, TurnOver
 from companion.games.timeline.pages import year_label
 from companion.games.timeline.referee import TimelineReferee
 from companion.i18n import catalog_entries, render
@@ -28,7 +28,7 @@ from companion.rules.context import Context
 from companion.rules.outcome import Rejected
 from companion.rules.setup import Seat, make_setup
 from companion.rules.text import PLACEHOLDER, Text
-from companion.testing import SimulatedTable
+from companion.testing import SimulatedTable, play_randomly
 
 PACKAGE = Path(__file__).resolve().parents[2] / "companion" / "games" / "timeline"
 TURNS = PACKAGE.parents[1] / "rules" / "turns.py"
@@ -161,9 +161,31 @@ def played_game(seed: int) -> tuple[TimelineReferee, list[Any]]:
     return referee, seen
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_a_whole_game_shows_only_words_the_catalogs_know(seed):
-    referee, seen = played_game(seed)
+def played_with_the_box(seed: int) -> tuple[TimelineReferee, list[Any]]:
+    """A table-deck game played by random taps of the phones' menus, and everything it showed or said."""
+    players = ("ana", "ben", "cleo")
+    table = SimulatedTable(game="timeline", players=players, seed=seed, variant="hand-2", deck="table")
+    referee = table.referee
+    assert isinstance(referee, TimelineReferee)
+    rng = random.Random(seed)
+    seen: list[Any] = []
+    table.start()
+    for _ in range(150):
+        seen.append(referee.view(table.game, table.ctx))
+        for p in players:
+            seen.append(referee.player_view(table.game, table.ctx, p))
+            seen.append(table.menu(p))
+        seen.append(table.ctx.recent)
+        mover = table.game.to_move or "ana"
+        for wrong in (TurnOver(), TurnOver(0, True), PutIn(99), NameYear(99, 5), Place("x", 0)):
+            seen.append(table.tap(mover, wrong).refusal)
+        play_randomly(table, rng, steps=3, undos=0)
+    return referee, seen
+
+
+@pytest.mark.parametrize(("seed", "deck"), [(1, "hub"), (2, "hub"), (1, "table"), (2, "table")])
+def test_a_whole_game_shows_only_words_the_catalogs_know(seed, deck):
+    referee, seen = played_game(seed) if deck == "hub" else played_with_the_box(seed)
     refusals = [s for s in seen if isinstance(s, Rejected)]
     seen += [r.reason for r in refusals] + [r.rule for r in refusals]
     texts = [t for t in texts_in(seen) if not t.verbatim and not is_joined(t)]

@@ -1,20 +1,28 @@
-"""Table settings for Timeline (hand size, player count), read from a JSON data file, and the
-game's shipped data (its decks and settings) as the hub hands it to every referee.
+"""What the box holds and how a table is set up: the numbers of ``data/espana-box.csv``, and the game's
+data as the hub hands it to every referee (the box and the hub deck's card lists).
 
-The shipped ``settings.json`` says where each number comes from and marks the ones the
-rulebook text does not print as assumptions. A table can load its own file instead.
-Every file is read through :mod:`companion.games.data`.
+The box file is a small table a person can read and correct, one number a line::
+
+    field,value,source
+    cards,55,printed: Contents (55 cards)
+
+``source`` says where each number comes from: ``printed: ...`` (the rulebook prints it) or
+``ASSUMPTION: ...`` (it does not; check it against your box). A table starts with its own file
+(``GAME.load_components(path)``, the hub's ``--components FILE``); a field it leaves out keeps the
+shipped value. Every problem is one sentence naming the file, the line and the field. Every file is
+read through :mod:`companion.games.data`.
 """
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from companion.errors import InvalidRecordError
-from companion.games.data import read_file, read_shipped
+from companion.games.data import DataFileError, read_file, read_shipped
 
 from .cards import SHIPPED_DECKS, Card, shipped_deck
 
@@ -22,62 +30,134 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 DEFAULT_DECK = "espana"
-"""The deck a hub table plays with."""
+"""The hub deck a hub table plays with."""
+BOX_FILE = "espana-box.csv"
+"""The shipped box file of Timeline: España (in ``companion/games/timeline/data``)."""
+BOX_COLUMNS = ("field", "value", "source")
+
+
+class InvalidBoxError(InvalidRecordError):
+    """A box file breaks the format; the message names the file, the line and the field."""
 
 
 @dataclass(frozen=True)
-class TimelineSettings:
-    """Numbers a Timeline table is set up with."""
+class TimelineBox:
+    """What a Timeline box holds and how a table is set up with it."""
 
+    cards: int = 55
+    """Cards in the box: what a table deck deals from ("Contents")."""
     hand_size: int = 4
-    """Cards dealt to each player ("Setup"; players may change it)."""
+    """Cards dealt to each player ("Setup"; players may change it, see the variants)."""
     min_players: int = 2
-    """Fewest players (assumption, see settings.json)."""
+    """Fewest players."""
     max_players: int = 8
-    """Most players (assumption, see settings.json)."""
+    """Most players."""
+    assumptions: tuple[str, ...] = ()
+    """The fields whose value the rulebook does not print (marked ASSUMPTION in the file)."""
+
+
+NUMBERS = tuple(f.name for f in fields(TimelineBox) if f.name != "assumptions")
+"""The fields a box file may give, in the file's order."""
 
 
 @dataclass(frozen=True)
 class TimelineData:
-    """What the game reads once (``GAME.data``): the shipped decks and the table settings."""
+    """What the game reads once (``GAME.data``): the box and the hub deck's card lists."""
 
     decks: Mapping[str, tuple[Card, ...]]
-    """Each shipped deck by name (see :data:`~companion.games.timeline.cards.SHIPPED_DECKS`)."""
-    settings: TimelineSettings
+    """Each shipped hub deck by name (see :data:`~.cards.SHIPPED_DECKS`)."""
+    box: TimelineBox
 
     @property
     def deck(self) -> tuple[Card, ...]:
-        """The deck a hub table plays with."""
+        """The card list a hub deck deals."""
         return self.decks[DEFAULT_DECK]
 
 
-def _parse(data: Any, source: str) -> TimelineSettings:
-    if not isinstance(data, dict):
-        raise InvalidRecordError(f"{source}: the settings must be a JSON object")
-    values = {}
-    for name in ("hand_size", "min_players", "max_players"):
-        value = data.get(name, getattr(TimelineSettings, name))
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidRecordError(f"{source}: {name} must be a whole number of at least 1, not {value!r}")
-        values[name] = value
-    if values["min_players"] > values["max_players"]:
-        raise InvalidRecordError(f"{source}: min_players is larger than max_players")
-    return TimelineSettings(**values)
+def parse_box_csv(text: str, source: str, *, base: TimelineBox | None = None) -> TimelineBox:
+    """Read a box file; ``source`` names it in errors; a field it leaves out keeps ``base``'s value."""
+    start = base if base is not None else TimelineBox()
+    values: dict[str, int] = {}
+    lines: dict[str, int] = {}
+    assumed = set(start.assumptions)
+    reader = csv.reader(text.lstrip("\ufeff").splitlines())
+    header: list[str] | None = None
+    try:
+        for row in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
+                continue
+            if header is None:
+                header = [cell.strip().lower() for cell in row]
+                if header != list(BOX_COLUMNS):
+                    raise InvalidBoxError(
+                        f"{source}, line {line}: the header must be {','.join(BOX_COLUMNS)}"
+                    )
+                continue
+            if len(row) != len(BOX_COLUMNS):
+                raise InvalidBoxError(
+                    f"{source}, line {line}: expected {len(BOX_COLUMNS)} fields but found {len(row)}"
+                )
+            name, raw, note = (cell.strip() for cell in row)
+            if name not in NUMBERS:
+                raise InvalidBoxError(
+                    f"{source}, line {line}, field {name!r}: unknown field; the fields are {', '.join(NUMBERS)}"
+                )
+            if name in lines:
+                raise InvalidBoxError(
+                    f"{source}, line {line}, field {name}: given twice (first at line {lines[name]})"
+                )
+            if not raw.isdigit() or int(raw) < 1:
+                raise InvalidBoxError(
+                    f"{source}, line {line}, field {name}: the value must be a whole number of at least 1, not {raw!r}"
+                )
+            values[name], lines[name] = int(raw), line
+            if note.lower().startswith("assumption"):
+                assumed.add(name)
+            else:
+                assumed.discard(name)
+    except csv.Error as exc:
+        raise InvalidBoxError(f"{source}, line {reader.line_num}: {exc}") from None
+    if header is None:
+        raise InvalidBoxError(f"{source}: the file is empty; it needs a header line {','.join(BOX_COLUMNS)}")
+    box = replace(start, **values, assumptions=tuple(n for n in NUMBERS if n in assumed))
+    if box.min_players > box.max_players:
+        where = lines.get("min_players") or lines.get("max_players")
+        field = "min_players" if "min_players" in lines else "max_players"
+        raise InvalidBoxError(
+            f"{source}, line {where}, field {field}: min_players ({box.min_players}) is larger than"
+            f" max_players ({box.max_players})"
+        )
+    return box
 
 
-def load_settings(path: str | Path | None = None) -> TimelineSettings:
-    """Read table settings from ``path``, or the shipped ``settings.json`` when ``path`` is ``None``.
+def shipped_box() -> TimelineBox:
+    """The box of Timeline: España as shipped (``data/espana-box.csv``)."""
+    return parse_box_csv(read_shipped("companion.games.timeline.data", BOX_FILE), BOX_FILE)
 
-    A file that cannot be read or parsed raises :class:`~companion.games.data.DataFileError`
-    (an :class:`InvalidRecordError`) naming it; settings that break the rules above raise
-    :class:`InvalidRecordError` naming the file and the setting.
-    """
-    if path is None:
-        return _parse(read_shipped("companion.games.timeline.data", "settings.json"), "settings.json")
-    return _parse(read_file(path, label="the settings file"), str(path))
+
+def load_box(path: str | Path) -> TimelineBox:
+    """A table's own box file (``.csv``), over the shipped values."""
+    try:
+        text = read_file(path, label="the box file")
+    except DataFileError as exc:
+        raise InvalidBoxError(str(exc)) from None
+    if not isinstance(text, str):
+        raise InvalidBoxError(
+            f"{path}: a box file is a CSV file (.csv) with the columns {','.join(BOX_COLUMNS)}"
+        )
+    return parse_box_csv(text, str(path), base=shipped_box())
+
+
+def _decks() -> Mapping[str, tuple[Card, ...]]:
+    return MappingProxyType({name: shipped_deck(name) for name in SHIPPED_DECKS})
 
 
 def load_shipped() -> TimelineData:
-    """The game's data as shipped: every deck and ``settings.json`` (``GAME.load_data``)."""
-    decks = MappingProxyType({name: shipped_deck(name) for name in SHIPPED_DECKS})
-    return TimelineData(decks, load_settings())
+    """The game's data as shipped: the box file and every hub deck (``GAME.load_data``)."""
+    return TimelineData(_decks(), shipped_box())
+
+
+def load_components(path: str) -> TimelineData:
+    """The game's data with a table's own box file (``GAME.load_components``, ``--components FILE``)."""
+    return TimelineData(_decks(), load_box(path))

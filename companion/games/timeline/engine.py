@@ -36,7 +36,15 @@ Rule summary (in our words)
   player must draw and the deck and the discard pile are both empty, the game ends shared
   by the remaining players.
 * Hub rule (the rulebook has no time limit): a turn whose time runs out places no card and
-  draws none, and the turn passes (:func:`time_out`).
+  draws none, and the turn passes (:func:`time_out`); a card put in a gap and not turned over
+  yet goes back to the hand.
+
+Two decks (see :mod:`.model`): with the hub deck the hub knows every card and judges each
+placement by its year (:class:`PlaceCard`). At a table deck the table tells what the card shows
+(:class:`RevealCard`); the hub judges by the year where the years it knows decide it
+(:func:`judge`), and takes the table's word "right" or "wrong" where they do not (a neighbour
+whose year nobody entered) or when no year is given. The draws, reshuffles, rounds and play-off
+are the same rules on counts.
 """
 
 from __future__ import annotations
@@ -56,16 +64,24 @@ from .model import (
     CardDrawn,
     CardMisplaced,
     CardPlaced,
+    CardPut,
+    CountedPiles,
     DiscardReshuffled,
     GameShared,
     GameWon,
     Laid,
     LastCard,
+    NameYear,
     PlaceCard,
+    Placing,
     PlayoffStarted,
+    PutCard,
+    RevealCard,
     RoundEnded,
     TimelineState,
+    YearNamed,
 )
+from .words import year_label
 
 RULE_SETUP = text("Setup")
 RULE_GAMEPLAY = text("Gameplay")
@@ -73,7 +89,10 @@ RULE_SAME_YEAR = text("Special Case")
 RULE_VICTORY = text("End of the Game - Victory")
 """Sections of the rulebook cited by refusals (the catalogs give the Spanish and German editions' names)."""
 
-Action = PlaceCard
+RULE_TABLE_DECK = text("What the table turned over")
+"""The hub's rule for what a table deck enters (not a rulebook section)."""
+
+Action = PlaceCard | PutCard | RevealCard | NameYear
 """Every action the engine applies."""
 
 
@@ -184,6 +203,29 @@ def game_from_deal(
     return TimelineState(names, piles, (Laid(ref.year, ref.id),), to_move=names[0])
 
 
+def table_game(
+    players: Sequence[str],
+    *,
+    cards: int,
+    hand_size: int = 4,
+    min_players: int = 2,
+    max_players: int = 8,
+) -> TimelineState:
+    """A table deck: the players shuffle the box's ``cards``, deal ``hand_size`` to each and turn up the
+    reference card ("Setup"); the hub counts the piles and knows no year until one is entered."""
+    names = check_players(players, min_players=min_players, max_players=max_players)
+    if isinstance(hand_size, bool) or not isinstance(hand_size, int) or hand_size < 1:
+        raise TimelineSetupError(f"the hand size must be a whole number of at least 1, not {hand_size!r}")
+    needed = len(names) * hand_size + 1
+    if cards < needed:
+        raise TimelineSetupError(
+            f"the box's {cards} cards are too few for {len(names)} players with {hand_size} cards each"
+            f" (the deal and the reference card need {needed})"
+        )
+    piles = CountedPiles((hand_size,) * len(names), cards - needed)
+    return TimelineState(names, piles, (Laid(None),), to_move=names[0])
+
+
 # --- rules -------------------------------------------------------------------------------------
 
 
@@ -196,6 +238,52 @@ def fits(years: Sequence[int], gap: int, year: int) -> bool:
     left_ok = gap == 0 or years[gap - 1] <= year
     right_ok = gap == len(years) or year <= years[gap]
     return left_ok and right_ok
+
+
+def bounds(years: Sequence[int | None], index: int) -> tuple[int | None, int | None]:
+    """The years the card at ``index`` can have, as far as the entered years tell: from the nearest
+    known year on its left to the nearest on its right (None: no bound on that side)."""
+    low = next((y for y in reversed(years[:index]) if y is not None), None)
+    high = next((y for y in years[index + 1 :] if y is not None), None)
+    return low, high
+
+
+def _not_after(years: Sequence[int | None], index: int, year: int) -> bool | None:
+    """The card at ``index`` is not later than ``year`` (True), is later (False), or the years do not tell."""
+    known = years[index]
+    if known is not None:
+        return known <= year
+    low, high = bounds(years, index)
+    if high is not None and high <= year:
+        return True
+    if low is not None and year < low:
+        return False
+    return None
+
+
+def _not_before(years: Sequence[int | None], index: int, year: int) -> bool | None:
+    """The card at ``index`` is not earlier than ``year`` (True), is earlier (False), or the years do not tell."""
+    known = years[index]
+    if known is not None:
+        return year <= known
+    low, high = bounds(years, index)
+    if low is not None and year <= low:
+        return True
+    if high is not None and year > high:
+        return False
+    return None
+
+
+def judge(years: Sequence[int | None], gap: int, year: int) -> bool | None:
+    """:func:`fits` for a timeline whose years may not all be known: True or False when the known years
+    decide it, None when only a neighbour's missing year would ("Gameplay", "Special Case")."""
+    left = _not_after(years, gap - 1, year) if gap > 0 else True
+    right = _not_before(years, gap, year) if gap < len(years) else True
+    if left is False or right is False:
+        return False
+    if left and right:
+        return True
+    return None
 
 
 def check_turn(state: TimelineState, player: str) -> None:
@@ -232,6 +320,11 @@ def check_gap(state: TimelineState, gap: int) -> None:
 def _place_card(state: TimelineState, action: PlaceCard) -> Accepted[TimelineState]:
     """Place a card of the hub deck: the hub knows its year and judges it."""
     check_turn(state, action.player)
+    if not isinstance(state.piles, HubPiles):
+        refuse(
+            text("The table plays with its own box: put your card in a gap, then say what it shows"),
+            RULE_TABLE_DECK,
+        )
     if action.card not in state.hand(action.player):
         refuse(
             text("{player} has no card '{card}' in hand", player=action.player, card=str(action.card)),
@@ -239,12 +332,113 @@ def _place_card(state: TimelineState, action: PlaceCard) -> Accepted[TimelineSta
         )
     check_gap(state, action.gap)
     year = state.piles.cards[action.card].year
-    kept = fits(state.years(), action.gap, year)
+    kept = judge(state.years(), action.gap, year) is True  # a hub deck's timeline has every year
     return placed(state, action.player, action.gap, year, kept=kept, card=action.card)
 
 
+def _check_table_deck(state: TimelineState) -> None:
+    if isinstance(state.piles, HubPiles):
+        refuse(
+            text("The hub deals the cards at this table: choose a card of your hand and a gap"),
+            RULE_TABLE_DECK,
+        )
+
+
+def _check_year(year: int) -> None:
+    if year == 0:
+        refuse(text("There is no year 0: the year before 1 is 1 BCE"), RULE_TABLE_DECK)
+
+
+def _put_card(state: TimelineState, action: PutCard) -> Accepted[TimelineState]:
+    """A card of the hand lies in a gap, not turned over yet (putting it again moves it)."""
+    check_turn(state, action.player)
+    _check_table_deck(state)
+    check_gap(state, action.gap)
+    put = replace(state, placing=Placing(action.player, action.gap))
+    return Accepted(put, (CardPut(action.player, action.gap),))
+
+
+def _reveal(state: TimelineState, action: RevealCard) -> Accepted[TimelineState]:
+    """The card put in a gap was turned over: judged by its year where the known years decide it, by the
+    table's word where they cannot; kept or discarded with a penalty draw."""
+    player, year, right = action.player, action.year, action.right
+    check_turn(state, player)
+    _check_table_deck(state)
+    if state.placing is None or state.placing.player != player:
+        refuse(text("Put your card in a gap of the timeline first"), RULE_TABLE_DECK)
+    gap = state.placing.gap
+    verdict = None
+    if year is not None:
+        _check_year(year)
+        verdict = judge(state.years(), gap, year)
+    if verdict is None and right is None:
+        if year is None:
+            refuse(text("Say the year on the card, or whether it is right or wrong"), RULE_TABLE_DECK)
+        refuse(
+            text(
+                "The hub cannot tell whether {year} fits: a card next to it has no year. Say whether it is right or wrong",
+                year=year_label(year),
+            ),
+            RULE_TABLE_DECK,
+        )
+    if verdict is not None and right is not None and verdict != right:
+        message = (
+            text("A card of {year} fits this gap: it is right, not wrong", year=year_label(year))
+            if verdict
+            else text("A card of {year} does not fit this gap: it is wrong, not right", year=year_label(year))
+        )
+        refuse(message, RULE_GAMEPLAY)
+    kept = verdict if verdict is not None else bool(right)
+    unplaced = replace(state, placing=None)
+    return placed(unplaced, player, gap, year, kept=kept, by_table=verdict is None)
+
+
+def _name_year(state: TimelineState, action: NameYear) -> Accepted[TimelineState]:
+    """The year of a timeline card nobody entered yet, checked against its neighbours' known years."""
+    _check_table_deck(state)
+    position, year = action.position, action.year
+    if not 0 <= position < len(state.timeline):
+        refuse(
+            text(
+                "There is no card {position} in a timeline of {count} card",
+                "There is no card {position} in a timeline of {count} cards",
+                position=position + 1,
+                count=len(state.timeline),
+            ),
+            RULE_TABLE_DECK,
+        )
+    known = state.timeline[position].year
+    if known is not None:
+        refuse(
+            text("That card's year is already entered ({year}): undo to correct it", year=year_label(known)),
+            RULE_TABLE_DECK,
+        )
+    _check_year(year)
+    low, high = bounds(state.years(), position)
+    if (low is not None and year < low) or (high is not None and year > high):
+        refuse(
+            text(
+                "A card of {year} cannot lie there: the timeline is ordered by year ({low} to {high})",
+                year=year_label(year),
+                low=year_label(low) if low is not None else "…",
+                high=year_label(high) if high is not None else "…",
+            ),
+            RULE_SAME_YEAR if year in (low, high) else RULE_GAMEPLAY,
+        )
+    timeline = list(state.timeline)
+    timeline[position] = replace(timeline[position], year=year)
+    return Accepted(replace(state, timeline=tuple(timeline)), (YearNamed(position, year),))
+
+
 def placed(
-    state: TimelineState, player: str, gap: int, year: int, *, kept: bool, card: str = ""
+    state: TimelineState,
+    player: str,
+    gap: int,
+    year: int | None,
+    *,
+    kept: bool,
+    card: str = "",
+    by_table: bool = False,
 ) -> Accepted[TimelineState]:
     """``player``'s card of ``year`` was turned over in ``gap``: kept in the timeline or discarded with a
     penalty draw ("Gameplay"); then the turn passes clockwise, closing the round after the last player
@@ -262,12 +456,12 @@ def placed(
             placed_correctly=state.placed_correctly + (player,),
             last=last,
         )
-        events.append(CardPlaced(player, card, gap, year))
+        events.append(CardPlaced(player, card, gap, year, by_table))
         if not piles.held(index):
             state = replace(state, emptied=state.emptied + (player,))
     else:
         state = replace(state, piles=piles, last=last)
-        events.append(CardMisplaced(player, card, gap, year))
+        events.append(CardMisplaced(player, card, gap, year, by_table))
         state = _draw(state, player, events)
     return Accepted(_pass_turn(state, player, events), tuple(events))
 
@@ -332,11 +526,11 @@ def time_out(state: TimelineState, player: str) -> Accepted[TimelineState]:
     """``player``'s turn timer ran out (a hub rule): they place nothing, draw nothing, and the turn passes.
 
     After the last player of the round the end-of-round rule runs ("End of the Game - Victory"),
-    exactly as after a placement.
+    exactly as after a placement. A card put in a gap and not turned over yet goes back to the hand.
     """
     check_turn(state, player)
     events: list[Any] = []
-    return Accepted(_pass_turn(state, player, events), tuple(events))
+    return Accepted(_pass_turn(replace(state, placing=None), player, events), tuple(events))
 
 
 @checked
@@ -344,6 +538,12 @@ def apply(state: TimelineState, action: Action) -> Accepted[TimelineState]:
     """Apply one action; a broken rule is answered as a :class:`~companion.rules.outcome.Rejected`."""
     if isinstance(action, PlaceCard):
         return _place_card(state, action)
+    if isinstance(action, PutCard):
+        return _put_card(state, action)
+    if isinstance(action, RevealCard):
+        return _reveal(state, action)
+    if isinstance(action, NameYear):
+        return _name_year(state, action)
     refuse(text("unknown Timeline table action {action}", action=repr(type(action).__name__)), RULE_GAMEPLAY)
 
 

@@ -1,6 +1,6 @@
 """Timeline's variants: how many cards each player is dealt ("Setup" lets the players choose).
 
-``standard`` deals the rulebook's 4 (the settings' number), ``hand-N`` (or just ``N``) deals N.
+``standard`` deals the rulebook's 4 (the box file's number), ``hand-N`` (or just ``N``) deals N.
 The setup page offers the usual sizes; :class:`TimelineGame` understands every other N too.
 """
 
@@ -27,7 +27,7 @@ class UnknownVariantError(UnknownGameError, TextError):
 
 
 def hand_size_of(variant: str, *, default: int) -> int:
-    """Cards dealt to each player: ``default`` (the settings' number), or the variant ``hand-N`` (or ``N``)."""
+    """Cards dealt to each player: ``default`` (the box file's number), or the variant ``hand-N`` (or ``N``)."""
     name = variant.strip().lower()
     if name in ("", "standard", "default"):
         return default
@@ -55,7 +55,7 @@ class TimelineGame(GameInfo):
             return super().variant(name)
         except UnknownGameError:
             try:
-                size = hand_size_of(name, default=self.data.settings.hand_size)
+                size = hand_size_of(name, default=self.data.box.hand_size)
             except ConfigError:
                 raise UnknownVariantError(
                     text(
@@ -64,7 +64,7 @@ class TimelineGame(GameInfo):
                         choices=tuple(v.name for v in self.variants),
                     )
                 ) from None
-        canonical = "standard" if size == self.data.settings.hand_size else f"hand-{size}"
+        canonical = "standard" if size == self.data.box.hand_size else f"hand-{size}"
         for variant in self.variants:
             if variant.name == canonical:
                 return variant
