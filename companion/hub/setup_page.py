@@ -35,6 +35,7 @@ from companion.hub.api import Answer, answers_of
 from companion.hub.auth import access_of, host_only
 from companion.hub.bodies import error_body, read_json
 from companion.hub.extensions import fleet_of, session_of
+from companion.rules.deck import DECK_MODES
 from companion.rules.pages import to_json
 from companion.rules.setup import (
     DEFAULT_GRACE_S,
@@ -127,6 +128,9 @@ def _setup_from(body: dict[str, Any], current: TableSetup, connected: list[str])
     if early_lifts not in EARLY_LIFTS:
         raise TextError(text("early_lifts must be one of {choices}", choices=tuple(EARLY_LIFTS)))
     seed = int(_number(body, "seed", 0, 0, 2**31))
+    deck = body.get("deck", current.deck if current.game == info.name else "table")
+    if deck not in DECK_MODES:
+        raise TextError(text("deck must be one of {choices}", choices=tuple(DECK_MODES)))
     colours = body.get("colours", [])
     if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
         raise TextError(text("colours must be a list of colour names"))
@@ -146,6 +150,8 @@ def _setup_from(body: dict[str, Any], current: TableSetup, connected: list[str])
         colours=tuple(colours),
         grace_s=grace_s,
         early_lifts=early_lifts,
+        deck=deck,
+        components=current.components if current.game == info.name else "",
     )
     setup = replace(setup, turn_limit=bool(body.get("turn_limit", True)))
     if pairing == "keep":
