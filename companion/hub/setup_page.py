@@ -68,6 +68,7 @@ def _game_dict(info: GameInfo) -> dict[str, Any]:
         "min_players": info.min_players,
         "max_players": info.max_players,
         "timers_per_player": info.timers_per_player,
+        "random_components": info.random_components,
         "variants": [
             {"name": v.name, "title": to_json(v.title), "clock_minutes": v.clock_minutes}
             for v in info.variants
