@@ -9,39 +9,40 @@ from typing import Any
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games.base import Accepted, Rejected
-from companion.games.time_n_space import (
+from companion.games.time_n_space import model as ev
+from companion.games.time_n_space.engine import (
+    SetupError,
+    apply,
+    is_over,
+    legal_placements,
+    replay,
+    setup_full,
+    setup_intro,
+)
+from companion.games.time_n_space.hubdeck import shuffled
+from companion.games.time_n_space.model import (
     Beam,
     Build,
+    Cube,
     Deliver,
     Delivery,
     LiftTimer,
     LiftTogether,
     MasterClockExpired,
     MoonTile,
+    Order,
     OrderPlacement,
     ParkTimer,
     PlaceStartingOrders,
     PlaceTimer,
     Produce,
     SandRanOut,
-    SetupError,
     StartGame,
     Trade,
     Upgrade,
-    apply,
-    final_scores,
-    is_over,
-    legal_placements,
-    replay,
-    score_record,
-    scoring_record,
-    setup_full,
-    setup_intro,
 )
-from companion.games.time_n_space import actions as ev
-from companion.games.time_n_space.engine import shuffled
-from companion.games.time_n_space.state import Cube, Order
+from companion.games.time_n_space.scoring import final_scores, score_record, scoring_record
+from companion.rules.outcome import Accepted, Rejected
 
 from .test_time_n_space_helpers import (
     BOX,

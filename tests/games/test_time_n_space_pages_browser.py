@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from companion.table import messages as msg
 from tests.conftest import wait_until
 from tests.hub.test_pages_browser import start
+
+from .test_time_n_space_helpers import intent as choice
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -48,11 +51,11 @@ def place(table, node: str, **intent) -> None:
     """Choose where the sandtimer goes on the phone, turn the simulated node over, wait for the engine."""
     session = table.app.extensions["companion.session"]
     seat = session.setup.seat_of(node)
-    assert session.set_intent(seat.player, node, intent) is None
+    assert session.handle(msg.ChooseIntent(seat.player, node, choice(**intent))).refusal is None
     table.fleet.nodes[node].flip()
 
     def placed() -> bool:
-        timer = session.state.game.game.player(seat.player).timers[seat.index - 1]
+        timer = session.state.game.player(seat.player).timers[seat.index - 1]
         return timer.symbol == intent["symbol"]
 
     wait_until(placed, timeout_s=5, message=f"{node} on {intent['symbol']}")
@@ -62,7 +65,7 @@ def finished(table, *nodes: str) -> None:
     session = table.app.extensions["companion.session"]
 
     def done() -> bool:
-        game = session.state.game.game
+        game = session.state.game
         for node in nodes:
             seat = session.setup.seat_of(node)
             timer = game.player(seat.player).timers[seat.index - 1]
@@ -80,9 +83,11 @@ def table(mosquitto, table_id):
     ) as table:
         session = table.app.extensions["companion.session"]
         wait_until(
-            lambda: all(n.online for n in session.nodes.values()), timeout_s=10, message="nodes online"
+            lambda: all(link.online for link in session.table.seated_links()),
+            timeout_s=10,
+            message="nodes online",
         )
-        session.start_clock()
+        assert session.handle(msg.ClockCommand("start")).refusal is None
         place(table, "red-1", symbol="b6")
         place(table, "red-2", symbol="ship", destination="moon-1")
         place(table, "yellow-1", symbol="b7")
@@ -91,7 +96,7 @@ def table(mosquitto, table_id):
 
 
 def test_the_dashboard_draws_the_board_the_ships_and_each_control_center(browser, table):  # noqa: F811
-    game = table.app.extensions["companion.session"].state.game.game
+    game = table.app.extensions["companion.session"].state.game
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(table.url)
     page.wait_for_selector("#picture svg.game-picture .tns-building[data-building='b6'] .tns-timer")
@@ -168,15 +173,15 @@ def test_a_typical_lift_takes_two_taps_on_one_phone_screen(browser, table):  # n
         assert on_screen(selector), f"{selector} needs scrolling at 390x844"
     save_screenshot(page, "time-n-space-phone", full_page=False)
 
-    supply = session.state.game.game.supply_of("gray")
+    supply = session.state.game.supply_of("gray")
     page.tap("button[data-id='t1-next-b1']")  # tap 1: where the sandtimer goes next
     page.wait_for_selector("button[data-id='t1-next-b1'].selected")
     page.tap(".timer[data-node='red-1'] button.flip")  # tap 2: lift (produce) and place it
     wait_until(
-        lambda: session.state.game.game.player("red").timers[0].symbol == "b1",
+        lambda: session.state.game.player("red").timers[0].symbol == "b1",
         timeout_s=5,
         message="red-1 lifted from b6 and placed on b1",
     )
-    assert session.state.game.game.supply_of("gray") == supply - 1  # b6 produced its gray cube
+    assert session.state.game.supply_of("gray") == supply - 1  # b6 produced its gray cube
     assert page.evaluate("window.scrollY") == 0
     page.close()

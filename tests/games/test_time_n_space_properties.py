@@ -16,13 +16,15 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import Accepted, Rejected
-from companion.games.time_n_space import (
-    COLORS,
+from companion.games.time_n_space import GAME
+from companion.games.time_n_space.components import COLORS
+from companion.games.time_n_space.engine import apply, replay, setup_full, setup_intro
+from companion.games.time_n_space.model import (
     RESEARCH,
     SHIP,
     Beam,
     Build,
+    Cube,
     Deliver,
     Delivery,
     GameState,
@@ -30,6 +32,7 @@ from companion.games.time_n_space import (
     LiftTogether,
     MasterClockExpired,
     MoonTile,
+    Order,
     OrderPlacement,
     ParkTimer,
     PlaceStartingOrders,
@@ -39,16 +42,10 @@ from companion.games.time_n_space import (
     StartGame,
     Trade,
     Upgrade,
-    action_from_json,
-    action_to_json,
-    apply,
-    final_scores,
-    replay,
-    setup_full,
-    setup_intro,
-    state_to_json,
 )
-from companion.games.time_n_space.state import Cube, Order
+from companion.games.time_n_space.record import state_to_json
+from companion.games.time_n_space.scoring import final_scores
+from companion.rules.outcome import Accepted, Rejected
 
 from .test_time_n_space_helpers import BOX, NAMES
 
@@ -229,7 +226,7 @@ def test_random_play_keeps_every_invariant_and_replays_exactly(start: GameState,
     steps = rng.randint(50, 500)
     for _ in range(steps):
         action = draw_action(rng, state)
-        assert action_from_json(json.loads(json.dumps(action_to_json(action)))) == action
+        assert GAME.codec.decode(json.loads(json.dumps(GAME.codec.encode(action)))) == action
         result = apply(state, action)  # must never raise
         if isinstance(result, Rejected):
             assert result.reason and result.rule

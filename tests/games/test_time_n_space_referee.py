@@ -1,4 +1,4 @@
-"""Game records of Time 'n' Space: JSON actions, ``referee_record`` and ``companion referee``."""
+"""Game records of Time 'n' Space: actions in the codec's form, ``referee_record`` and ``companion referee``."""
 
 from __future__ import annotations
 
@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games.time_n_space import (
+from companion.games.time_n_space import GAME
+from companion.games.time_n_space.model import (
     Beam,
     Build,
+    ChooseHandover,
+    Collected,
     Deliver,
     Delivery,
     LiftTimer,
@@ -29,11 +32,11 @@ from companion.games.time_n_space import (
     StartGame,
     Trade,
     Upgrade,
-    action_from_json,
-    action_to_json,
-    referee_record,
 )
-from companion.games.time_n_space.state import Collected
+from companion.games.time_n_space.record import CODEC, ENGINE_ACTIONS
+
+referee_record = GAME.referee_record
+assert referee_record is not None
 
 DATA = Path(__file__).parent / "data" / "time_n_space"
 REPO = Path(__file__).resolve().parents[2]
@@ -58,13 +61,15 @@ ACTIONS = [
     LiftTimer("red", 1, Build("b4")),
     LiftTimer("red", 1, Upgrade()),
     LiftTogether("green", (LiftTimer("red", 0, Deliver(())), LiftTimer("orange", 1))),
+    ChooseHandover("green", "yellow", 1, "b3", 0),
 ]
 
 
 @pytest.mark.parametrize("action", ACTIONS, ids=[type(a).__name__ for a in ACTIONS])
-def test_actions_round_trip_through_json(action: Any) -> None:
-    text = json.dumps(action_to_json(action))
-    assert action_from_json(json.loads(text)) == action
+def test_actions_round_trip_through_the_records_json(action: Any) -> None:
+    text = json.dumps(CODEC.encode(action))
+    assert CODEC.read(json.loads(text), ENGINE_ACTIONS) == action
+    assert GAME.codec.decode(json.loads(text)) == action  # the log's codec writes the same form
 
 
 def test_the_recorded_intro_game_is_refereed() -> None:
@@ -92,10 +97,10 @@ def test_the_recorded_intro_game_is_refereed() -> None:
 
 
 def test_referee_state_matches_the_engine() -> None:
-    from companion.games.time_n_space import GAME, replay, setup_intro
+    from companion.games.time_n_space.engine import replay, setup_intro
 
     record = json.loads((DATA / "intro_game.json").read_text(encoding="utf-8"))
-    actions = [action_from_json(a) for a in record["actions"][:15]]
+    actions = [CODEC.read(a, ENGINE_ACTIONS) for a in record["actions"][:15]]
     state = replay(setup_intro(record["players"], components=GAME.data), actions)
     red = state.player("red")
     assert red is not None and red.collected == (Collected("gray", 1, "orange"),)
@@ -113,41 +118,50 @@ BAD = [
     ({"variant": "intro", "players": ["a", "b"], "actions": []}, "3 or 4 players"),
     ({"variant": "intro", "players": ["a", "b", "c"], "actions": [], "moves": []}, "unknown field 'moves'"),
     (
-        {"variant": "intro", "players": ["a", "b", "c"], "actions": [{"action": "fly"}]},
-        "unknown action 'fly'",
+        {"variant": "intro", "players": ["a", "b", "c"], "actions": [{"@": "Fly"}]},
+        "action 1: 'Fly' is not a type this game knows",
     ),
-    ({"variant": "intro", "players": ["a", "b", "c"], "actions": [3]}, "action 1 must be an object"),
+    ({"variant": "intro", "players": ["a", "b", "c"], "actions": [3]}, "action 1: 3 is not one of"),
     (
-        {
-            "variant": "intro",
-            "players": ["a", "b", "c"],
-            "actions": [{"action": "place_timer", "player": "a"}],
-        },
-        "missing the field 'timer'",
+        {"variant": "intro", "players": ["a", "b", "c"], "actions": [{"@": "PlaceTimer", "player": "a"}]},
+        "action 1: a saved PlaceTimer does not fit this version",
     ),
     (
         {
             "variant": "intro",
             "players": ["a", "b", "c"],
-            "actions": [{"action": "sand_ran_out", "player": "a", "timer": "0"}],
+            "actions": [{"@": "SandRanOut", "player": "a", "timer": "0"}],
         },
-        "must be a whole number",
+        'action 1: SandRanOut.timer must be int, not "0"',
     ),
     (
         {
             "variant": "intro",
             "players": ["a", "b", "c"],
-            "actions": [{"action": "lift_timer", "player": "a", "timer": 0, "choice": {"teleport": 1}}],
+            "actions": [
+                {"@": "LiftTimer", "player": "a", "timer": 0, "choice": {"@": "Teleport"}},
+            ],
         },
-        "unknown kind 'teleport'",
+        "'Teleport' is not a type this game knows",
     ),
     (
         {
             "variant": "intro",
             "players": ["a", "b", "c"],
-            "actions": [{"action": "lift_timer", "player": "a", "timer": 0, "choice": {"moon": "keep"}}],
+            "actions": [
+                {
+                    "@": "LiftTimer",
+                    "player": "a",
+                    "timer": 0,
+                    "choice": {"@": "MoonTile", "research": "keep"},
+                },
+            ],
         },
-        "'moon' must be",
+        "LiftTimer.choice.research must be bool",
+    ),
+    (
+        {"variant": "intro", "players": ["a", "b", "c"], "actions": [{"@": "Intent"}]},
+        'action 1: {"@": "Intent"} is not one of: ChooseHandover, LiftTimer',
     ),
 ]
 

@@ -18,14 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 from companion.errors import InvalidRecordError
 from companion.games.data import DataFileError, read_file, read_shipped
-from companion.games.time_n_space.scoring import COLORS, ORDER_VALUES
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 PACKAGE = "companion.games.time_n_space"
-SHIPPED = "components.json"
+SHIPPED = "data/components.json"
 """The data file shipped in :data:`PACKAGE`."""
+COLORS: tuple[str, ...] = ("gray", "yellow", "blue", "brown")
+"""The four goods and order colours, in the order score rows are listed and bonus ties are broken."""
+ORDER_VALUES = (1, 2, 3)
+"""Printed values of order counters (the introductory setup returns the 2s and 3s)."""
 BUILDING_TYPES = ("production", "beam", "trading")
 """Production plant (ocher), beam station (black), trading center (white)."""
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from companion.games.time_n_space.components import BuildingSpec, Tile
-from companion.games.time_n_space.scoring import COLORS
+from companion.games.time_n_space.components import COLORS, BuildingSpec, Tile
 
 SHIP = "ship"
 """Time symbol of a player's spaceship (on the main board)."""

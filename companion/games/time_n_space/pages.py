@@ -45,6 +45,7 @@ from companion.games.time_n_space.choices import (
     trade_selection,
     waiting_ships,
 )
+from companion.games.time_n_space.components import COLORS
 from companion.games.time_n_space.engine import apply, legal_placements
 from companion.games.time_n_space.model import (
     PHASE_ENDING,
@@ -62,7 +63,6 @@ from companion.games.time_n_space.model import (
     Timer,
 )
 from companion.games.time_n_space.picture import board_picture
-from companion.games.time_n_space.scoring import COLORS
 from companion.games.time_n_space.words import (
     BUILDING_WORDS,
     COLOR_WORDS,

@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from companion.games.time_n_space.scoring import COLORS
-from companion.games.time_n_space.state import (
+from companion.games.time_n_space.components import COLORS
+from companion.games.time_n_space.model import (
     RESEARCH,
     SHIP,
     Building,

@@ -15,10 +15,10 @@ from typing import Any
 from companion.errors import InvalidRecordError
 from companion.games.time_n_space import components as C
 from companion.games.time_n_space import model as M
-from companion.games.time_n_space.components import Components
+from companion.games.time_n_space.components import COLORS, Components
 from companion.games.time_n_space.engine import apply, setup_full, setup_intro
 from companion.games.time_n_space.model import Cube, GameState, Order
-from companion.games.time_n_space.scoring import COLORS, final_scores
+from companion.games.time_n_space.scoring import final_scores
 from companion.rules.codec import Codec
 from companion.rules.outcome import Rejected
 
