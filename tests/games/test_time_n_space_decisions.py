@@ -170,7 +170,7 @@ def test_light_mode_logs_its_own_facts():
 
 
 def test_the_referee_gets_the_games_data_and_hands_it_to_the_engine():
-    setup = default_setup("x", players=3, game="time-n-space", variant="full", seed=4)
+    setup = replace(default_setup("x", players=3, game="time-n-space", variant="full", seed=4), deck="hub")
     assert GAME.make_referee(setup).components is GAME.data
     box = replace(GAME.data, bonus_values=(3, 3, 1, 1))
     game = TimeNSpaceReferee(setup, box).start(setup)
@@ -183,8 +183,8 @@ def test_nothing_reads_the_data_file_once_the_game_has_its_data(monkeypatch):
     def no_reading(*args, **kwargs):
         raise AssertionError("the component data was read again")
 
-    monkeypatch.setattr(components, "read_shipped", no_reading)
-    monkeypatch.setattr(components, "read_file", no_reading)
+    monkeypatch.setattr(components, "shipped_text", no_reading)
+    monkeypatch.setattr(components, "read_text", no_reading)
     assert not hasattr(components, "default_components")
     for variant in ("intro", "full", "light"):
         t = Table(variant=variant)

@@ -8,6 +8,8 @@ actions are refused with a reason.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from companion.games.time_n_space import GAME
 from companion.games.time_n_space.model import Lift
 from companion.games.time_n_space.referee import TimeNSpaceReferee
@@ -81,7 +83,7 @@ def test_an_early_end_lifts_production_before_beam_stations():
 
 
 def test_an_early_end_after_the_master_clock_lifts_what_is_left():
-    setup = default_setup("x", players=3, timers=2, game="time-n-space", variant="intro")
+    setup = replace(default_setup("x", players=3, timers=2, game="time-n-space", variant="intro"), deck="hub")
     referee = TimeNSpaceReferee(setup, GAME.data)
     state = referee.clock_started(referee.start(setup), Context()).state
     red_1 = next(s for s in setup.seats if s.node == "red-1")
@@ -111,7 +113,7 @@ def test_a_full_game_ended_early_resolves_a_ship_at_a_moon():
 
 
 def test_a_game_that_never_started_says_why_it_is_not_scored():
-    setup = default_setup("x", players=3, timers=2, game="time-n-space", variant="intro")
+    setup = replace(default_setup("x", players=3, timers=2, game="time-n-space", variant="intro"), deck="hub")
     referee = TimeNSpaceReferee(setup, GAME.data)
     refused = referee.game_ended_early(referee.start(setup), Context())
     assert isinstance(refused, Rejected)
@@ -120,7 +122,7 @@ def test_a_game_that_never_started_says_why_it_is_not_scored():
 
 
 def test_ending_an_ended_game_again_changes_nothing():
-    setup = default_setup("x", players=3, timers=2, game="time-n-space", variant="intro")
+    setup = replace(default_setup("x", players=3, timers=2, game="time-n-space", variant="intro"), deck="hub")
     referee = TimeNSpaceReferee(setup, GAME.data)
     started = referee.clock_started(referee.start(setup), Context())
     assert isinstance(started, Decision)

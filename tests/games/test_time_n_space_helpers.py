@@ -8,7 +8,7 @@ from typing import Any
 
 from companion.games.time_n_space import GAME
 from companion.games.time_n_space.components import COLORS
-from companion.games.time_n_space.engine import apply, setup_full, setup_intro
+from companion.games.time_n_space.engine import apply
 from companion.games.time_n_space.model import (
     Cube,
     GameState,
@@ -23,6 +23,7 @@ from companion.games.time_n_space.model import (
     SheetEntry,
     StartGame,
 )
+from companion.games.time_n_space.setup import setup_full, setup_intro
 from companion.i18n import catalog_entries
 from companion.rules.outcome import Accepted, Rejected
 from companion.rules.text import PLACEHOLDER, Text, from_json

@@ -101,6 +101,14 @@ def finished(table: Table, *nodes: str) -> None:
 def test_a_short_introductory_game_on_the_hub_ends_with_the_scoring(table):
     session = table.app.extensions["companion.session"]
     assert session.referee.game == "time-n-space"
+    # the table plays with its box: before the clock each player tells the hub the ocher tile they drew
+    refused = session.handle(msg.ClockCommand("start")).refusal
+    assert "still must tell the hub which ocher tile they drew" in str(refused.reason)
+    for player, tile in (("red", "t01"), ("yellow", "t03"), ("green", "t05")):
+        status, body = api(
+            table, f"/api/players/{player}/action", {"action": {"@": "OcherTile", "tile": tile}}
+        )
+        assert status == 200 and body["ok"], body
     assert session.handle(msg.ClockCommand("start")).refusal is None
 
     # minute 1: red beams and flies towards green; yellow tries an empty research plant

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.games.time_n_space.model import OcherTile
 from companion.table import messages as msg
 from tests.conftest import wait_until
 from tests.hub.test_pages_browser import start
@@ -87,6 +88,8 @@ def table(mosquitto, table_id):
             timeout_s=10,
             message="nodes online",
         )
+        for player, tile in (("red", "t01"), ("yellow", "t03"), ("green", "t05")):  # drawn from the box
+            assert session.handle(msg.PlayerAction(player, OcherTile(tile))).refusal is None
         assert session.handle(msg.ClockCommand("start")).refusal is None
         place(table, "red-1", symbol="b6")
         place(table, "red-2", symbol="ship", destination="moon-1")

@@ -97,7 +97,8 @@ def test_the_recorded_intro_game_is_refereed() -> None:
 
 
 def test_referee_state_matches_the_engine() -> None:
-    from companion.games.time_n_space.engine import replay, setup_intro
+    from companion.games.time_n_space.engine import replay
+    from companion.games.time_n_space.setup import setup_intro
 
     record = json.loads((DATA / "intro_game.json").read_text(encoding="utf-8"))
     actions = [CODEC.read(a, ENGINE_ACTIONS) for a in record["actions"][:15]]
@@ -113,7 +114,33 @@ BAD = [
     ([], "must be a JSON object"),
     ({"variant": "intro", "players": ["a", "b", "c"]}, "missing the field 'actions'"),
     ({"variant": "quick", "players": ["a", "b", "c"], "actions": []}, "variant must be"),
-    ({"variant": "full", "players": ["a", "b", "c"], "actions": []}, "missing the field 'seed'"),
+    (
+        {"variant": "full", "players": ["a", "b", "c"], "seed": 1, "piles": {}, "actions": []},
+        "either shuffled by the hub (a seed) or given, not both",
+    ),
+    ({"variant": "full", "players": ["a", "b", "c"], "piles": ["t01"], "actions": []}, "must map each moon"),
+    (
+        {"variant": "full", "players": ["a", "b", "c"], "piles": {"moon-9": []}, "actions": []},
+        "there is no moon moon-9 on this board",
+    ),
+    (
+        {
+            "variant": "full",
+            "players": ["a", "b", "c"],
+            "piles": {"moon-1": ["t01"], "moon-2": ["t01"]},
+            "actions": [],
+        },
+        "tile 't01' is not a tile of the box or lies in two places",
+    ),
+    (
+        {"variant": "full", "players": ["a", "b", "c"], "piles": {"moon-1": ["t01"] * 9}, "actions": []},
+        "the pile at moon-1 holds 8 tiles, not 9",
+    ),
+    ({"variant": "full", "players": ["a", "b", "c"], "ocher": {}, "actions": []}, "leave 'ocher' out"),
+    (
+        {"variant": "intro", "players": ["a", "b", "c"], "ocher": {"a": "t17"}, "actions": []},
+        "the ocher tile of 'a': There is no trading center III left in the ocher tiles",
+    ),
     ({"variant": "intro", "players": ["a", "b", "c"], "seed": 1, "actions": []}, "leave 'seed' out"),
     ({"variant": "intro", "players": ["a", "b"], "actions": []}, "3 or 4 players"),
     ({"variant": "intro", "players": ["a", "b", "c"], "actions": [], "moves": []}, "unknown field 'moves'"),
@@ -197,3 +224,46 @@ def test_cli_referee_bad_record_exits_2() -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_record_gives_the_tiles_as_the_table_had_them() -> None:
+    """The docs' example: moon 1's two top tiles known (``piles``), another tile named as it was drawn."""
+    record = json.loads((DATA / "table_deck_game.json").read_text(encoding="utf-8"))
+    result = referee_record(record)
+    assert result["over"] is True and result["accepted"] == len(record["actions"]) - 1
+    assert result["rejected"] == [
+        {
+            "index": 14,
+            "action": record["actions"][13],
+            "reason": "There is no tile 't99' in the box",
+            "rule": "What the table drew",
+        }
+    ]
+    players = result["state"]["players"]
+    # t13 went under moon 1's pile, so red's second visit took the next known tile, t05 (blue), and built it
+    b4 = next(b for b in players["red"]["buildings"] if b["id"] == "b4")
+    assert players["red"]["research"] is None and (b4["type"], b4["stage"], b4["spots"]) == (
+        "production",
+        2,
+        [None, None],
+    )
+    assert players["green"]["research"] == "t21" and players["orange"]["research"] == "t02"
+    assert result["state"]["piles"] == {"moon-1": 7, "moon-2": 7, "moon-3": 7}
+
+
+def test_an_intro_record_gives_the_ocher_tiles_the_players_drew() -> None:
+    record = json.loads((DATA / "intro_game.json").read_text(encoding="utf-8"))
+    dealt = referee_record(record)  # no "ocher": the data file's tiles, as the hub deck deals them
+    assert dealt["state"]["players"]["orange"]["buildings"][5]["spots"] == [
+        {"cube": "blue"},
+        {"cube": "blue"},
+        None,
+    ]
+    drawn = referee_record(dict(record, ocher={"red": "t02", "green": "t08", "orange": "t04"}))
+    b6 = drawn["state"]["players"]["orange"]["buildings"][5]
+    assert b6["spots"] == [{"cube": "yellow"}, {"cube": "yellow"}, None]
+    missing = referee_record(dict(record, ocher={"red": "t02", "green": "t08"}))  # orange never said
+    assert (
+        missing["rejected"][0]["index"] == 1
+        and "orange still must tell the hub" in missing["rejected"][0]["reason"]
+    )

@@ -518,8 +518,14 @@ def test_full_game_needs_starting_orders_then_moons_feed_the_research_plant():
     orders = StartingOrders((OrderPlacement("gray", 1, "b1", 0), OrderPlacement("blue", 2, "b5", 0)))
     for player in ("yellow", "green"):
         assert not hasattr(t.act(player, orders), "reason")
-    again = t.act("green", orders)
-    assert str(again.reason) == "You already placed your 2 starting orders"
+    # an entry may be corrected until the clock starts: the phone keeps the pick preselected
+    menu = t.menu("green")
+    assert menu["start-pick-gray-1"]["selected"] and menu["start-pick-blue-2"]["selected"]
+    assert menu["start-space-b1-0"]["selected"] and menu["start-space-b5-0"]["selected"]
+    t.tap("green", "start-pick-yellow-3")  # replaces the older of the two
+    assert not hasattr(t.tap("green", "start-place"), "reason")
+    green = sorted((bid, o.color, o.value) for bid, _, o in t.game.player("green").placed_orders())
+    assert green == [("b1", "blue", 2), ("b5", "yellow", 3)]
     t.start()
     t.flip("red-1", symbol="ship", destination="moon-1")
     t.run(60)

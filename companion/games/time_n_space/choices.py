@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from companion.games.time_n_space import model as M
-from companion.games.time_n_space.components import COLORS, ORDER_VALUES
+from companion.games.time_n_space.components import COLORS, ORDER_VALUES, Tile
 from companion.games.time_n_space.engine import legal_placements
 from companion.games.time_n_space.model import (
     PHASE_RUNNING,
@@ -34,8 +34,11 @@ from companion.games.time_n_space.words import (
     SPACESHIP,
     TRADING,
     color_word,
+    place_word,
+    tile_words,
     unreachable,
 )
+from companion.rules.deck import Pile
 from companion.rules.outcome import refuse
 from companion.rules.text import Text, text
 
@@ -68,7 +71,7 @@ def lift_choice(game: GameState, name: str, t: int, intent: Intent = NO_CHOICE) 
         mode = intent.moon or default_moon(game, player, here)
         if mode == "skip":
             return None
-        return M.MoonTile(mode == "research")
+        return M.MoonTile(mode == "research", moon_tile(game, here, intent) if mode == "research" else None)
     if symbol == RESEARCH:
         target = intent.build or default_build(player)
         return M.Build(target) if target is not None else None
@@ -259,12 +262,42 @@ def default_counters(me: PlayerState, n: int) -> list[tuple[str, int]]:
 
 
 def default_moon(game: GameState, me: PlayerState, moon: str) -> M.MoonChoice:
-    pile = game.pile(moon)
-    if not pile:
+    height = game.height(moon)
+    if not height:
         return "skip"
     if me.research is None:
         return "research"
-    return "bottom" if len(pile) > 1 else "skip"
+    return "bottom" if height > 1 else "skip"
+
+
+def moon_tile(game: GameState, moon: str, intent: Intent) -> str | None:
+    """The tile a lift takes at ``moon``: the one the player read off the table, else the top tile the hub
+    knows (the hub deck supplies it, so the action is the one a player would have entered), else the only
+    kind of tile the pile can still hold; ``None`` when the player has to say."""
+    if intent.tile is not None:
+        return intent.tile
+    top = game.top(moon)
+    if top is not None:
+        return top.id
+    kinds = tile_kinds(game, game.possible_tops(moon))
+    return kinds[0][1][0] if len(kinds) == 1 else None
+
+
+def tile_kinds(game: GameState, pile: Pile) -> list[tuple[Tile, list[str]]]:
+    """The different tiles ``pile`` can hold (identical tiles are one kind), the likeliest first: (a tile
+    of the kind, the ids of its copies in the pile)."""
+    kinds: list[tuple[Tile, list[str]]] = []
+    for tile_id in pile.items():
+        tile = game.tile(tile_id)
+        if tile is None:
+            continue
+        for known, ids in kinds:
+            if (known.stage2, known.stage3) == (tile.stage2, tile.stage3):
+                ids.append(tile_id)
+                break
+        else:
+            kinds.append((tile, [tile_id]))
+    return sorted(kinds, key=lambda kind: -len(kind[1]))
 
 
 def default_build(me: PlayerState) -> str | None:
@@ -323,10 +356,34 @@ def check_intent(game: GameState, name: str, t: int, intent: Intent) -> None:
         _check_spot(player, refs, production_only=False)
     _check_counters(intent.deliver or (), SPACESHIP)
     _check_counters((*(intent.trade or ()), *(intent.start_orders or ())), TRADING)
+    if intent.tile is not None:
+        _check_tile(game, player, t, intent.tile)
     if intent.build is not None and player.building(intent.build) is None:
         refuse(
             text("There is no building {building} on your control center", building=repr(intent.build)),
             RESEARCH_RULE,
+        )
+
+
+def _check_tile(game: GameState, player: PlayerState, t: int, tile_id: str) -> None:
+    """A tile named for a moon must be one the pile there can still hold (when the ship is headed there)."""
+    tile = game.tile(tile_id)
+    if tile is None:
+        refuse(text("There is no tile {tile} in the box", tile=repr(tile_id)), text("What the table drew"))
+    timer = player.timers[t]
+    moon = timer.destination or player.ship
+    if timer.symbol != SHIP or moon not in game.moons or not game.height(moon):
+        return  # where the ship will be when this sandtimer is lifted is not known yet
+    top = game.top(moon)
+    possible = [top] if top is not None else [kind for kind, _ in tile_kinds(game, game.possible_tops(moon))]
+    if not any((k.stage2, k.stage3) == (tile.stage2, tile.stage3) for k in possible):
+        refuse(
+            text(
+                "There is no {item} left in {pile}",
+                item=tile_words(tile),
+                pile=text("the pile at {moon}", moon=place_word(game, moon)),
+            ),
+            text("What the table drew"),
         )
 
 

@@ -4,20 +4,20 @@
 events) or :class:`~companion.rules.outcome.Rejected` (a reason a player understands and
 the rulebook section it comes from): every broken rule inside is raised with
 :func:`~companion.rules.outcome.refuse`, and ``apply`` is :func:`~companion.rules.outcome.checked`.
-It never reads a clock, never draws global randomness and does no I/O: the full setup
-shuffles with a seed kept in the state (:mod:`.hubdeck`).
+It never reads a clock, never draws global randomness and does no I/O. The states a game starts
+from are built by :mod:`.setup`; whatever the table drew (a moon's top tile, an ocher tile) arrives
+as part of an action and is checked against what the pile can still hold.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 from companion.errors import InvalidRecordError
 from companion.games.time_n_space import model as M
-from companion.games.time_n_space.components import COLORS, Components
-from companion.games.time_n_space.hubdeck import dealt_piles
+from companion.games.time_n_space.components import COLORS, Tile
 from companion.games.time_n_space.model import (
     PHASE_ENDING,
     PHASE_OVER,
@@ -33,7 +33,6 @@ from companion.games.time_n_space.model import (
     PlayerState,
     Timer,
 )
-from companion.games.time_n_space.scoring import RecordTextError
 from companion.games.time_n_space.words import (
     BEAM,
     BUILDING_WORDS,
@@ -52,55 +51,16 @@ from companion.games.time_n_space.words import (
     UPGRADING,
     color_word,
     counter_text,
+    place_word,
     symbol_name,
+    tile_words,
     unreachable,
 )
+from companion.rules.deck import Pile
 from companion.rules.outcome import Accepted, IllegalAction, Rejected, checked, refuse
 from companion.rules.text import Text, text
 
-
-class SetupError(RecordTextError):
-    """The table asked for a setup the rules do not allow (e.g. 5 players); its message is a Text."""
-
-
-# --- setups -----------------------------------------------------------------------------
-
-
-def _check_players(players: Sequence[str]) -> list[str]:
-    names = list(players)
-    if len(names) not in (3, 4):
-        raise SetupError(
-            text("Time 'n' Space is played by 3 or 4 players, not {players}", players=len(names))
-        )
-    if any(not isinstance(n, str) or not n.strip() for n in names):
-        raise SetupError(text("every player needs a non-empty name"))
-    if len(set(names)) != len(names):
-        raise SetupError(text("two players have the same name"))
-    return names
-
-
-def _counters(name: str, table: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[Order, ...]:
-    counters = [Order(name, color, v) for color, values in table for v in values]
-    return tuple(sorted(counters, key=lambda o: (COLORS.index(o.color), o.value)))
-
-
-def _new_player(name: str, seat: int, comps: Components, table: Any, *, ready: bool) -> PlayerState:
-    buildings = tuple(
-        Building(bid, spec, 1, None, (None,) * len(spec.spots)) for bid, spec in comps.buildings
-    )
-    planet = f"planet-{seat}"
-    return PlayerState(
-        name=name,
-        planet=planet,
-        buildings=buildings,
-        research=None,
-        above=_counters(name, table),
-        collected=(),
-        bonus=(),
-        ship=planet,
-        timers=tuple(Timer() for _ in range(comps.timers_per_player)),
-        ready=ready,
-    )
+# --- small helpers ----------------------------------------------------------------------
 
 
 def _remove_above(player: PlayerState, color: str, value: int) -> tuple[Order, ...] | None:
@@ -111,92 +71,6 @@ def _remove_above(player: PlayerState, color: str, value: int) -> tuple[Order, .
         return None
     above.remove(wanted)
     return tuple(above)
-
-
-def setup_intro(players: Sequence[str], *, components: Components) -> GameState:
-    """Introductory setup ("Setup for the Introductory Game").
-
-    Value-1 counters only (12 per player), three stage III tiles per player as the data
-    file lists them, 2 pre-placed orders and 2 goods per player, no tiles at the moons and
-    no bonus counters. Players sit in the order given; the N-th player owns ``planet-N``.
-    ``components`` is the game's data (``GAME.data``, or a table's own file read with
-    :func:`~companion.games.time_n_space.components.load_components`).
-    """
-    names = _check_players(players)
-    board = components.board(len(names))
-    supply = [components.goods_per_color] * len(COLORS)
-    built = []
-    for seat, name in enumerate(names, start=1):
-        p = _new_player(name, seat, components, components.counters_intro, ready=True)
-        layout = components.intro_seats[seat - 1]
-        for bid, tid in layout.tiles:
-            tile = components.tile(tid)
-            p = p.with_building(Building(bid, tile.stage3, 3, tile, (None,) * len(tile.stage3.spots)))
-        for spot in layout.orders:
-            above = _remove_above(p, spot.color, spot.value)
-            if above is None:
-                raise SetupError(
-                    text(
-                        "the introductory setup of seat {seat} needs a {counter} counter it does not have",
-                        seat=seat,
-                        counter=counter_text(spot.color, spot.value),
-                    )
-                )
-            b = p.building(spot.building)
-            assert b is not None
-            p = replace(p, above=above).with_building(_put(b, spot.spot, Order(name, spot.color, spot.value)))
-        for spot in layout.goods:
-            b = p.building(spot.building)
-            assert b is not None
-            p = p.with_building(_put(b, spot.spot, Cube(spot.color)))
-            supply[COLORS.index(spot.color)] -= 1
-        built.append(p)
-    if min(supply) < 0:
-        raise SetupError(text("the introductory setup places more goods than the supply holds"))
-    return GameState(
-        variant="intro",
-        players=tuple(built),
-        supply=tuple(supply),
-        goods_total=components.goods_per_color * len(COLORS),
-        moons=board.moons,
-        wormholes=board.wormholes,
-        piles=tuple(() for _ in board.moons),
-        planet_bonus=tuple(None for _ in names),
-        phase=PHASE_SETUP,
-    )
-
-
-def setup_full(players: Sequence[str], *, seed: int, components: Components) -> GameState:
-    """Full setup ("Setup for the Full Game").
-
-    The tiles are shuffled with ``seed`` into one pile of equal height per moon (stage II
-    up), one bonus counter lies on every planet, every player has 24 counters above the
-    control center and still has to pick 2 starting orders (:class:`PlaceStartingOrders`).
-    ``components`` is the game's data, as for :func:`setup_intro`.
-    """
-    names = _check_players(players)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise SetupError(text("the seed must be a whole number"))
-    board = components.board(len(names))
-    piles = dealt_piles(components.tiles, len(board.moons), seed)
-    return GameState(
-        variant="full",
-        players=tuple(
-            _new_player(n, seat, components, components.counters_full, ready=False)
-            for seat, n in enumerate(names, start=1)
-        ),
-        supply=(components.goods_per_color,) * len(COLORS),
-        goods_total=components.goods_per_color * len(COLORS),
-        moons=board.moons,
-        wormholes=board.wormholes,
-        piles=piles,
-        planet_bonus=tuple(components.bonus_values[: len(names)]),
-        phase=PHASE_SETUP,
-        seed=seed,
-    )
-
-
-# --- small helpers ----------------------------------------------------------------------
 
 
 def _put(building: Building, spot: int, content: Any) -> Building:
@@ -331,18 +205,96 @@ def _starting_orders(state: GameState, action: M.PlaceStartingOrders) -> tuple[G
         )
     if state.phase != PHASE_SETUP:
         refuse(text("Starting orders are placed before the master clock starts"), SETUP_FULL)
-    if player.ready:
-        refuse(text("You already placed your 2 starting orders"), SETUP_FULL)
     if not isinstance(action.orders, tuple) or len(action.orders) != 2:
         refuse(text("Each player picks exactly 2 order counters to start with"), SETUP_FULL)
+    if player.ready:  # a correction before the clock: the earlier pick goes back above
+        player = orders_back_above(player)
     player = replace(_place_orders(player, action.orders, SETUP_FULL), ready=True)
     return state.with_player(player), [M.StartingOrdersPlaced(player.name, action.orders)]
+
+
+def orders_back_above(player: PlayerState) -> PlayerState:
+    """The player with every order counter of the control center back above it."""
+    for bid, i, order in player.placed_orders():
+        b = player.building(bid)
+        assert b is not None
+        player = player.with_building(_put(b, i, None))
+        player = replace(player, above=_sorted_orders((*player.above, order)))
+    return player
+
+
+def _sorted_orders(orders: Iterable[Order]) -> tuple[Order, ...]:
+    return tuple(sorted(orders, key=lambda o: (COLORS.index(o.color), o.value)))
+
+
+def _take_ocher(state: GameState, action: M.TakeOcherTile) -> tuple[GameState, list[Any]]:
+    """Introductory setup, steps 7 and 8: the random ocher tile covers its building, with the goods on it."""
+    player = _player(state, action.player)
+    if state.variant != "intro":
+        refuse(text("Only the introductory game has players draw an ocher tile"), SETUP_FULL)
+    if state.phase != PHASE_SETUP:
+        refuse(
+            text("The ocher tile is put onto the control center before the master clock starts"), SETUP_INTRO
+        )
+    cover = player.ocher
+    if cover is None:
+        refuse(text("Your introductory setup has no random ocher tile"), SETUP_INTRO)
+    pool, supply = state.ocher, list(state.supply)
+    b = player.building(cover.building)
+    assert b is not None
+    if cover.tile is not None:  # a correction: the tile drawn before goes back, and its goods
+        pool = pool.put(cover.tile)
+        for c in b.contents:
+            if isinstance(c, Cube):
+                supply[COLORS.index(c.color)] += 1
+    tile_id = _drawn(state, pool, action.tile, text("the ocher tiles"), stage=3)
+    pool = pool.take(tile_id, pile=text("the ocher tiles"))
+    tile = state.tile(tile_id)
+    assert tile is not None
+    contents: list[Any] = [None] * len(tile.stage3.spots)
+    for spot in cover.goods:
+        color = tile.stage3.spots[spot] if spot < len(contents) else None
+        if color is not None and supply[COLORS.index(color)] > 0:
+            supply[COLORS.index(color)] -= 1
+            contents[spot] = Cube(color)
+    built = Building(cover.building, tile.stage3, 3, tile, tuple(contents))
+    player = replace(player.with_building(built), ready=True, ocher=replace(cover, tile=tile_id))
+    state = replace(state.with_player(player), ocher=pool, supply=tuple(supply))
+    return state, [M.OcherTileTaken(player.name, tile_id, cover.building)]
+
+
+def _drawn(state: GameState, pile: Pile, tile_id: str, where: Text, *, stage: int = 2) -> str:
+    """The tile of ``pile`` the table found: ``tile_id``, or an identical tile of its kind that the pile
+    holds (identical tiles cannot be told apart at the table); refused when the pile holds none."""
+    if tile_id in pile:
+        return tile_id
+    tile = state.tile(tile_id)
+    if tile is None:
+        refuse(text("There is no tile {tile} in the box", tile=repr(tile_id)), text("What the table drew"))
+    same = next((t for t in pile.kinds() if _identical(state, t, tile)), None)
+    if same is not None:
+        return same
+    pile.take(tile_id, pile=where, name=tile_words(tile, stage))  # refuses, naming the tile in words
+    raise AssertionError("unreachable")
+
+
+def _identical(state: GameState, tile_id: str, tile: Tile) -> bool:
+    other = state.tile(tile_id)
+    return other is not None and (other.stage2, other.stage3) == (tile.stage2, tile.stage3)
 
 
 def _start(state: GameState, action: M.StartGame) -> tuple[GameState, list[Any]]:
     if state.phase != PHASE_SETUP:
         refuse(text("The game has already started"), PLAYING)
     waiting = tuple(p.name for p in state.players if not p.ready)
+    if waiting and state.variant == "intro":
+        refuse(
+            text(
+                "{players} still must tell the hub which ocher tile they drew before the clock starts",
+                players=waiting,
+            ),
+            SETUP_INTRO,
+        )
     if waiting:
         refuse(
             text("{players} still must place 2 starting orders before the clock starts", players=waiting),
@@ -497,19 +449,51 @@ def _ship_action(
         refuse(text("At a moon you can only take the top tile or put it under its pile"), SPACESHIP)
     if not pile:
         refuse(text("There is no building tile left at this moon"), SPACESHIP)
-    top, rest = pile[0], pile[1:]
     index = state.moons.index(here)
+    unseen = state.unseen
     if choice.research:
         if player.research is not None:
             refuse(text("Your research plant is occupied; build its tile before taking another"), SPACESHIP)
-        state = state.with_player(replace(player, research=top))
-        new_pile = rest
-        events.append(M.TileTaken(name, here, top.id))
+        top = _top_tile(state, here, choice.tile, needed=True)
+        assert top is not None
+        unseen = unseen.take(top, pile=text("the moons' piles"))
+        state = state.with_player(replace(player, research=state.tile(top)))
+        new_pile = pile[1:]
+        events.append(M.TileTaken(name, here, top))
     else:
-        new_pile = rest + (top,)
-        events.append(M.TilePutUnder(name, here, top.id))
+        seen = _top_tile(state, here, choice.tile, needed=False)
+        new_pile = (*pile[1:], seen)
+        events.append(M.TilePutUnder(name, here, seen))
     piles = tuple(new_pile if i == index else p for i, p in enumerate(state.piles))
-    return replace(state, piles=piles)
+    return replace(state, piles=piles, unseen=unseen)
+
+
+def _top_tile(state: GameState, moon: str, given: str | None, *, needed: bool) -> str | None:
+    """The tile on top at ``moon``: the one the hub knows (a tile given must be that one, or identical),
+    else the one the table found there (checked against what the pile can still hold)."""
+    top = state.pile(moon)[0]
+    if top is not None:
+        known = state.tile(top)
+        if given is not None and given != top and (known is None or not _identical(state, given, known)):
+            shown = tile_words(known) if known is not None else top
+            refuse(
+                text("The top tile at {moon} is {tile}", moon=place_word(state, moon), tile=shown),
+                text("What the table drew"),
+            )
+        return top
+    if given is None:
+        if needed:
+            refuse(
+                text(
+                    "Which tile lies on top at {moon}? Choose it on your phone before you lift the sandtimer",
+                    moon=place_word(state, moon),
+                ),
+                SPACESHIP,
+            )
+        return None
+    return _drawn(
+        state, state.possible_tops(moon), given, text("the pile at {moon}", moon=place_word(state, moon))
+    )
 
 
 def _deliver(state: GameState, name: str, owner_name: str, choice: M.Deliver, events: list[Any]) -> GameState:
@@ -886,6 +870,7 @@ _HANDLERS: dict[type, Any] = {
     M.ParkTimer: _park,
     M.LiftTogether: _together,
     M.ChooseHandover: _choose_handover,
+    M.TakeOcherTile: _take_ocher,
     M.MasterClockExpired: _clock_expired,
 }
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from companion.games.time_n_space.components import COLORS, BuildingSpec, Tile
+from companion.rules.deck import Pile
 
 SHIP = "ship"
 """Time symbol of a player's spaceship (on the main board)."""
@@ -127,6 +128,18 @@ class Handover:
 
 
 @dataclass(frozen=True)
+class OcherCover:
+    """Introductory setup, steps 7 and 8: the building a player covers with the random ocher tile."""
+
+    building: str
+    """The building the tile covers (stage III up)."""
+    goods: tuple[int, ...]
+    """Its spots that get a goods cube of the tile's colour once it lies there (setup step 8)."""
+    tile: str | None = None
+    """The tile the player drew (``None``: not told to the hub yet)."""
+
+
+@dataclass(frozen=True)
 class PlayerState:
     """Everything that belongs to one player."""
 
@@ -149,7 +162,10 @@ class PlayerState:
     timers: tuple[Timer, ...]
     """The player's sandtimers (0 and 1)."""
     ready: bool
-    """Full game: the 2 secretly picked starting orders are placed."""
+    """Full game: the 2 secretly picked starting orders are placed. Introductory game: the random
+    ocher tile is on the control center."""
+    ocher: OcherCover | None = None
+    """Introductory game: where the random ocher tile lies (``None`` in the full game)."""
 
     def building(self, building_id: str) -> Building | None:
         for b in self.buildings:
@@ -186,8 +202,10 @@ class GameState:
     """The moons of the board side in use."""
     wormholes: tuple[tuple[str, str], ...]
     """Pairs of places joined by a wormhole."""
-    piles: tuple[tuple[Tile, ...], ...]
-    """Building-tile pile at each moon (parallel to ``moons``), top tile first."""
+    piles: tuple[tuple[str | None, ...], ...]
+    """The building-tile pile at each moon (parallel to ``moons``), top first, each tile as far as the
+    hub knows it: a tile id, or ``None`` for a tile it has not seen. A table deck starts with every
+    tile unknown (the players shuffled them), the hub deck with its own order."""
     planet_bonus: tuple[int | None, ...]
     """Bonus order counter still lying on each player's planet (parallel to ``players``)."""
     phase: str
@@ -196,6 +214,12 @@ class GameState:
     """Seed the full setup shuffled the tiles with (``None`` for the introductory game)."""
     handover: tuple[Handover, ...] = ()
     """The planet owners' standing picks among identical counters (one per owner, colour and value)."""
+    tiles: tuple[Tile, ...] = ()
+    """Every building tile of the box (what a tile id stands for)."""
+    unseen: Pile = Pile()
+    """The tiles lying in the moons' piles, all piles together: what a pile can still hold."""
+    ocher: Pile = Pile()
+    """Introductory game: the ocher tiles nobody has drawn (each player draws one at random)."""
 
     def player(self, name: str) -> PlayerState | None:
         for p in self.players:
@@ -223,8 +247,40 @@ class GameState:
                 out.append(a)
         return sorted(set(out))
 
-    def pile(self, moon: str) -> tuple[Tile, ...]:
+    def pile(self, moon: str) -> tuple[str | None, ...]:
+        """The pile at ``moon``, top first, as far as known."""
         return self.piles[self.moons.index(moon)]
+
+    def height(self, moon: str) -> int:
+        """How many tiles lie at ``moon``."""
+        return len(self.pile(moon))
+
+    def top(self, moon: str) -> Tile | None:
+        """The top tile at ``moon`` when the hub knows it (the hub deck), else ``None``."""
+        pile = self.pile(moon)
+        return self.tile(pile[0]) if pile and pile[0] is not None else None
+
+    def tile(self, tile_id: str) -> Tile | None:
+        """The box's tile ``tile_id``."""
+        for tile in self.tiles:
+            if tile.id == tile_id:
+                return tile
+        return None
+
+    def possible_tops(self, moon: str) -> Pile:
+        """What can lie on top at ``moon``: the known top, else every tile of the piles that the hub
+        has not seen elsewhere (a tile known to lie in another place cannot be here)."""
+        pile = self.pile(moon)
+        if not pile:
+            return Pile()
+        if pile[0] is not None:
+            return Pile.of([pile[0]])
+        known = [t for p in self.piles for t in p if t is not None]
+        left = list(self.unseen.items())
+        for tile in known:
+            if tile in left:
+                left.remove(tile)
+        return Pile.of(left)
 
     def supply_of(self, color: str) -> int:
         return self.supply[COLORS.index(color)]
@@ -289,6 +345,9 @@ class MoonTile:
 
     research: bool
     """True: into the research plant; False: under the pile."""
+    tile: str | None = None
+    """The tile the player found on top (read off the table); ``None`` when the hub knows it (the hub
+    deck) or when it goes under the pile unseen. Taking a tile the hub does not know needs it."""
 
 
 @dataclass(frozen=True)
@@ -422,6 +481,16 @@ class ChooseHandover:
 
 
 @dataclass(frozen=True)
+class TakeOcherTile:
+    """Introductory setup, step 7: the random ocher tile a player drew (a correction replaces it)."""
+
+    player: str
+    """Who drew it."""
+    tile: str
+    """The tile (any of the identical tiles of its kind will do)."""
+
+
+@dataclass(frozen=True)
 class MasterClockExpired:
     """Time fact: the master clock ran out (12 or 30 minutes)."""
 
@@ -435,6 +504,7 @@ Action = (
     | ParkTimer
     | LiftTogether
     | ChooseHandover
+    | TakeOcherTile
     | MasterClockExpired
 )
 
@@ -543,8 +613,20 @@ class TilePutUnder:
     """Who moved it."""
     moon: str
     """The moon of the pile."""
+    tile: str | None
+    """The tile, when the hub knows it."""
+
+
+@dataclass(frozen=True)
+class OcherTileTaken:
+    """A player's random ocher tile covers its building (introductory setup)."""
+
+    player: str
+    """Whose control center."""
     tile: str
     """The tile."""
+    building: str
+    """The building it covers."""
 
 
 @dataclass(frozen=True)
@@ -691,6 +773,9 @@ class Intent:
     """Research plant: the building to build onto; ``None``: the default."""
     moon: MoonChoice | None = None
     """Spaceship at a moon (full game); ``None``: the default."""
+    tile: str | None = None
+    """Spaceship at a moon: the tile on top of the pile, as the player reads it off the table (needed to
+    take a tile the hub does not know)."""
     start_orders: tuple[tuple[str, int], ...] | None = None
     """Full game, before the clock: the 2 starting counters, as (colour, value); ``None``: the default."""
     start_spaces: tuple[tuple[str, int], ...] = ()
@@ -753,6 +838,14 @@ class StartingOrders:
 
 
 @dataclass(frozen=True)
+class OcherTile:
+    """Introductory game, before the clock: the random ocher tile I drew (a correction replaces it)."""
+
+    tile: str
+    """The tile."""
+
+
+@dataclass(frozen=True)
 class SheetCounter:
     """One counter on a score sheet (light mode)."""
 
@@ -792,6 +885,7 @@ MOVES: tuple[type, ...] = (
     LiftEveryFinished,
     HandOverFirst,
     StartingOrders,
+    OcherTile,
     ScoreSheet,
 )
 """Every move a phone may post."""

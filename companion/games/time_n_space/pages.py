@@ -37,16 +37,18 @@ from companion.games.time_n_space.choices import (
     default_deliver,
     default_moon,
     lift_choice,
+    moon_tile,
     order_spaces,
     placement,
     running,
     starting_selection,
+    tile_kinds,
     together,
     trade_selection,
     waiting_ships,
 )
-from companion.games.time_n_space.components import COLORS
-from companion.games.time_n_space.engine import apply, legal_placements
+from companion.games.time_n_space.components import COLORS, Tile
+from companion.games.time_n_space.engine import apply, legal_placements, orders_back_above
 from companion.games.time_n_space.model import (
     PHASE_ENDING,
     PHASE_OVER,
@@ -78,11 +80,15 @@ from companion.games.time_n_space.words import (
     place_word,
     symbol_label,
     symbol_option,
+    tile_words,
 )
 from companion.rules.outcome import Rejected
 from companion.rules.pages import MenuItem, View
 from companion.rules.setup import Seat
 from companion.rules.text import Text, joined, text
+
+LONG_GROUP = 6
+"""More kinds of tile than this, and the phone lets the player search the buttons."""
 
 # --- the dashboard and the phone pages ----------------------------------------------------------
 
@@ -171,10 +177,11 @@ def _board_lines(game: GameState) -> list[Text]:
         if p.planet in ships:
             parts.append(text("ships: {players}", players=tuple(ships[p.planet])))
         lines.append(joined(parts, " · "))
-    for moon, pile in zip(game.moons, game.piles, strict=True):
-        tiles = text("{count} tile", "{count} tiles", count=len(pile))
-        if pile:
-            tiles = text("{tiles}, top: {kind} II", tiles=tiles, kind=BUILDING_WORDS[pile[0].stage2.type])
+    for moon in game.moons:
+        tiles = text("{count} tile", "{count} tiles", count=game.height(moon))
+        top = game.top(moon)  # known to the hub deck; a table deck's piles lie face down to the hub
+        if top is not None:
+            tiles = text("{tiles}, top: {kind} II", tiles=tiles, kind=BUILDING_WORDS[top.stage2.type])
         parts = [text("{place}: {tiles}", place=place_word(game, moon), tiles=tiles)]
         if moon in ships:
             parts.append(text("ships: {players}", players=tuple(ships[moon])))
@@ -188,8 +195,12 @@ def _board_lines(game: GameState) -> list[Text]:
 def table_view(game: GameState, seats: Sequence[Seat] = (), colours: dict[str, str] | None = None) -> View:
     """The dashboard: the picture of the board, then players, supply, board, orders and every control center.
 
-    ``seats`` name each sandtimer's node in the picture; ``colours`` are the players' colours.
+    ``seats`` name each sandtimer's node in the picture; ``colours`` are the players' colours. In the
+    full game's setup the starting orders are secret until every player has picked (setup step 9):
+    the dashboard shows who has picked, not what.
     """
+    secret = _picking(game)
+    game = _as_shown(game)
     supply = joined(
         [
             text("{color}: {cubes}", color=COLOR_WORDS[c], cubes=n)
@@ -257,12 +268,34 @@ def table_view(game: GameState, seats: Sequence[Seat] = (), colours: dict[str, s
     panels += [
         _control_center_panel(p, text("{player}'s control center", player=p.name)) for p in game.players
     ]
+    if secret:
+        picked = tuple(p.name for p in secret if p.ready)
+        waiting = tuple(p.name for p in secret if not p.ready)
+        lines = [text("picked in secret: {players}", players=picked)] if picked else []
+        lines.append(text("still picking: {players}", players=waiting))
+        panels.append({"kind": "lines", "title": text("Starting orders"), "lines": lines})
     extra = {
         "phase": game.phase,
         "variant": game.variant,
         "picture": board_picture(game, seats, colours or {}),
     }
     return View(summary, tuple(panels), extra)
+
+
+def _picking(game: GameState) -> tuple[PlayerState, ...]:
+    """The players, while the full game's starting orders are still being picked in secret; else none."""
+    if game.variant == "full" and game.phase == PHASE_SETUP and not all(p.ready for p in game.players):
+        return game.players
+    return ()
+
+
+def _as_shown(game: GameState) -> GameState:
+    """The game as everybody may see it: starting orders picked in secret are not shown until every
+    player has picked (they are revealed together, "Setup for the Full Game", step 9)."""
+    for p in _picking(game):
+        if p.ready:
+            game = game.with_player(orders_back_above(p))
+    return game
 
 
 def player_view(game: GameState, player: str) -> View:
@@ -309,9 +342,10 @@ def player_view(game: GameState, player: str) -> View:
 
 
 def phone_menu(
-    seats: Sequence[Seat], game: GameState, player: str, intents: dict[str, Any]
+    seats: Sequence[Seat], game: GameState, player: str, intents: dict[str, Any], *, table_deck: bool = False
 ) -> list[MenuItem]:
-    """Everything ``player`` can tap now; ``intents``: the choices stored per node of theirs."""
+    """Everything ``player`` can tap now; ``intents``: the choices stored per node of theirs;
+    ``table_deck``: the players drew the random components from the box (and tell the hub)."""
     me = game.player(player)
     if me is None:
         return []
@@ -328,9 +362,11 @@ def phone_menu(
                 action=M.LiftEveryFinished(),
             )
         )
-    if game.variant == "full" and game.phase == PHASE_SETUP and not me.ready and mine:
+    if game.variant == "full" and game.phase == PHASE_SETUP and mine:
         node = mine[0].node
         items += _starting_menu(me, node, _intent(intents, node))
+    if game.phase == PHASE_SETUP and me.ocher is not None and table_deck:
+        items += _ocher_menu(game, me)
     for seat in sorted(mine, key=lambda s: (_urgency(me, s), s.index)):
         if seat.index - 1 < len(me.timers):
             items += _timer_menu(game, me, seat, _intent(intents, seat.node))
@@ -489,13 +525,14 @@ def _timer_menu(game: GameState, me: PlayerState, seat: Seat, intent: Intent) ->
 
 def _lifted(game: GameState, name: str, t: int, intent: Intent, *, ran_through: bool) -> GameState:
     """A preview: the state after this sandtimer ran through and was lifted as the intent says
-    (forfeiting when that is not legal), to list where it can go next."""
+    (forfeiting when that is not legal, or putting the top tile under a pile), to list where it can go next."""
     if not ran_through:
         game = _after(game, M.SandRanOut(name, t))
-    result = apply(game, M.LiftTimer(name, t, lift_choice(game, name, t, intent)))
-    if isinstance(result, Rejected):
-        return _after(game, M.LiftTimer(name, t, None))
-    return result.state
+    for choice in (lift_choice(game, name, t, intent), None, M.MoonTile(False)):
+        result = apply(game, M.LiftTimer(name, t, choice))
+        if not isinstance(result, Rejected):
+            return result.state
+    return game
 
 
 def _choice_menu(
@@ -650,31 +687,56 @@ def _ship_menu(
             not forfeit and not wanted,
         )
         return _first_selected([none], rest=toggles)
-    pile = game.pile(here)
+    height = game.height(here)
     mode = intent.moon or default_moon(game, me, here)
     mode = "skip" if forfeit else mode
-    top = pile[0].stage2 if pile else None
-    top_label: Text = (
-        text("{kind} {stage}", kind=BUILDING_WORDS[top.type], stage="II")
-        if top is not None
-        else text("no tile")
-    )
+    items = _tile_items(game, me, here, intent, item, taking=mode == "research")
     options: list[tuple[M.MoonChoice, Text]] = [
-        ("research", text("Take the top tile ({tile}) into the research plant", tile=top_label)),
         ("bottom", text("Put the top tile under the pile")),
         ("skip", text("Skip: one or no tile is left")),
     ]
-    allowed = {
-        "research": bool(pile) and me.research is None,
-        "bottom": bool(pile),
-        "skip": len(pile) <= 1,
-    }
-    items = [
-        item(f"moon-{choice}", label, replace(intent, moon=choice, forfeit=False), mode == choice)
+    allowed = {"bottom": height > 0, "skip": height <= 1}
+    items += [
+        item(f"moon-{choice}", label, replace(intent, moon=choice, tile=None, forfeit=False), mode == choice)
         for choice, label in options
         if allowed[choice] or mode == choice
     ]
     return _first_selected(items)
+
+
+def _tile_items(
+    game: GameState, me: PlayerState, moon: str, intent: Intent, item: Any, *, taking: bool
+) -> list[MenuItem]:
+    """ "Take the top tile (...) into the research plant": the top tile when the hub knows it (the hub deck),
+    else one button per kind of tile the pile can still hold, the likeliest first: the player taps the one
+    they find on top (read off the table)."""
+    if me.research is not None and not taking:
+        return []
+    top = game.top(moon)
+    if top is not None or not game.height(moon):
+        shown = tile_label(top) if top is not None else text("no tile")
+        label = text("Take the top tile ({tile}) into the research plant", tile=shown)
+        return [
+            item("moon-research", label, replace(intent, moon="research", tile=None, forfeit=False), taking)
+        ]
+    kinds = tile_kinds(game, game.possible_tops(moon))
+    chosen = moon_tile(game, moon, intent) if taking else None
+    picked = game.tile(chosen) if chosen is not None else None
+    long = len(kinds) > LONG_GROUP
+    out = []
+    for tile, ids in kinds:
+        same = picked is not None and (picked.stage2, picked.stage3) == (tile.stage2, tile.stage3)
+        label = text("Take {tile} into the research plant", tile=tile_words(tile))
+        chosen_intent = replace(intent, moon="research", tile=ids[0], forfeit=False)
+        out.append(
+            replace(item(f"moon-research-{ids[0]}", label, chosen_intent, taking and same), search=long)
+        )
+    return out
+
+
+def tile_label(tile: Tile) -> Text:
+    """A stage II tile as the moon's button names it: its type and stage ("beam station II")."""
+    return text("{kind} {stage}", kind=BUILDING_WORDS[tile.stage2.type], stage="II")
 
 
 def _space_menu(
@@ -704,7 +766,38 @@ def _space_menu(
     return _first_selected(items)
 
 
+def _ocher_menu(game: GameState, me: PlayerState) -> list[MenuItem]:
+    """Introductory game, before the clock: which ocher tile I drew (setup step 7), the likeliest first;
+    a tap replaces an earlier answer."""
+    cover = me.ocher
+    assert cover is not None
+    pool = game.ocher if cover.tile is None else game.ocher.put(cover.tile)
+    mine = game.tile(cover.tile) if cover.tile is not None else None
+    kinds = tile_kinds(game, pool)
+    group = text("Setup: the ocher tile I drew for {building}", building=cover.building)
+    return [
+        MenuItem(
+            f"ocher-{ids[0]}",
+            tile_words(tile, 3),
+            group,
+            action=M.OcherTile(ids[0]),
+            selected=mine is not None and (mine.stage2, mine.stage3) == (tile.stage2, tile.stage3),
+            search=len(kinds) > LONG_GROUP,
+        )
+        for tile, ids in kinds
+    ]
+
+
 def _starting_menu(me: PlayerState, node: str, intent: Intent) -> list[MenuItem]:
+    """The 2 starting orders, picked in secret; once placed they stay preselected, and placing again
+    before the clock starts corrects them."""
+    if me.ready:
+        placed = [(bid, i, o) for bid, i, o in me.placed_orders()]
+        me = orders_back_above(me)
+        if intent.start_orders is None:
+            intent = replace(intent, start_orders=tuple((o.color, o.value) for *_, o in placed))
+        if not intent.start_spaces:
+            intent = replace(intent, start_spaces=tuple((bid, i) for bid, i, _ in placed))
     counters, spaces = starting_selection(me, intent)
     have = Counter(counters)
     free = order_spaces(me)

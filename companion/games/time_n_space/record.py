@@ -1,11 +1,16 @@
 """Game records of Time 'n' Space: ``companion referee time-n-space FILE`` replays one through the rules.
 
-A record names the variant, the players (3 or 4, in seat order), the seed of the full game's
-tile piles, and the engine's actions in the game's codec form, one ``{"@": "ClassName", ...}``
-object each (the classes and fields of :mod:`.model`), for example
+A record names the variant, the players (3 or 4, in seat order), where the random components lay,
+and the engine's actions in the game's codec form, one ``{"@": "ClassName", ...}`` object each (the
+classes and fields of :mod:`.model`), for example
 ``{"@": "PlaceTimer", "player": "red", "timer": 0, "symbol": "ship", "destination": "moon-1"}``.
-Rejected actions are listed with their reason and rule and leave the game unchanged, as at a
-real table.
+
+The random components are given as the table had them: the full game's piles either as the hub
+deck shuffled them (``seed``), or each moon's tiles top first as far as known (``piles``), or not at
+all (each tile taken is then named in its ``MoonTile``, as it happened); the introductory game's
+ocher tiles as each player drew them (``ocher``), else as the data file lists them (the hub deck).
+Rejected actions are listed with their reason and rule and leave the game unchanged, as at a real
+table.
 """
 
 from __future__ import annotations
@@ -16,9 +21,10 @@ from companion.errors import InvalidRecordError
 from companion.games.time_n_space import components as C
 from companion.games.time_n_space import model as M
 from companion.games.time_n_space.components import COLORS, Components
-from companion.games.time_n_space.engine import apply, setup_full, setup_intro
+from companion.games.time_n_space.engine import apply
 from companion.games.time_n_space.model import Cube, GameState, Order
 from companion.games.time_n_space.scoring import final_scores
+from companion.games.time_n_space.setup import setup_full, setup_intro
 from companion.rules.codec import Codec
 from companion.rules.outcome import Rejected
 
@@ -33,6 +39,7 @@ ENGINE_ACTIONS: tuple[type, ...] = (
     M.ParkTimer,
     M.LiftTogether,
     M.ChooseHandover,
+    M.TakeOcherTile,
     M.MasterClockExpired,
 )
 """The actions a record may hold."""
@@ -102,7 +109,7 @@ def referee_record(record: Any, *, components: Components) -> dict[str, Any]:
     """
     if not isinstance(record, dict):
         raise InvalidRecordError("the game record must be a JSON object with variant, players and actions")
-    allowed = {"variant", "players", "seed", "actions"}
+    allowed = {"variant", "players", "seed", "piles", "ocher", "actions"}
     extra = sorted(set(record) - allowed)
     if extra:
         raise InvalidRecordError(f"the game record has an unknown field {extra[0]!r}")
@@ -110,12 +117,24 @@ def referee_record(record: Any, *, components: Components) -> dict[str, Any]:
     players = _field(record, "players", list, "the game record")
     actions = _field(record, "actions", list, "the game record")
     if variant == "intro":
-        if "seed" in record:
-            raise InvalidRecordError("the introductory game is not shuffled; leave 'seed' out")
-        state = setup_intro(players, components=components)
+        for key in ("seed", "piles"):
+            if key in record:
+                raise InvalidRecordError(
+                    f"the introductory game has no tiles at the moons; leave {key!r} out"
+                )
+        ocher = _field(record, "ocher", dict, "the game record") if "ocher" in record else None
+        state = setup_intro(players, components=components, deck="hub" if ocher is None else "table")
+        for player, tile in (ocher or {}).items():
+            result = apply(state, M.TakeOcherTile(str(player), str(tile)))
+            if isinstance(result, Rejected):
+                raise InvalidRecordError(f"the ocher tile of {player!r}: {result}")
+            state = result.state
     elif variant == "full":
-        seed = _field(record, "seed", int, "the game record")
-        state = setup_full(players, seed=seed, components=components)
+        if "ocher" in record:
+            raise InvalidRecordError("only the introductory game draws ocher tiles; leave 'ocher' out")
+        seed = _field(record, "seed", int, "the game record") if "seed" in record else None
+        piles = _piles(record["piles"]) if "piles" in record else None
+        state = setup_full(players, components=components, seed=seed, piles=piles)
     else:
         raise InvalidRecordError(f'variant must be "intro" or "full", not {variant!r}')
     decoded = [_action(a, i) for i, a in enumerate(actions, start=1)]
@@ -145,3 +164,15 @@ def _action(raw: Any, number: int) -> Any:
         return CODEC.read(raw, ENGINE_ACTIONS)
     except InvalidRecordError as exc:
         raise InvalidRecordError(f"action {number}: {exc}") from None
+
+
+def _piles(value: Any) -> dict[str, list[str]]:
+    """The record's ``piles``: each moon's tiles, top first, as far as the table knew them."""
+    if not isinstance(value, dict) or not all(
+        isinstance(tiles, list) and all(isinstance(t, str) for t in tiles) for tiles in value.values()
+    ):
+        raise InvalidRecordError(
+            "the game record field 'piles' must map each moon to its tiles, top first, like "
+            '{"moon-1": ["t05", "t12"]}'
+        )
+    return {str(moon): list(tiles) for moon, tiles in value.items()}

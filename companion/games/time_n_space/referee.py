@@ -45,7 +45,7 @@ from companion.errors import InvalidRecordError
 from companion.games.time_n_space import model as M
 from companion.games.time_n_space.choices import NO_CHOICE, check_intent, lift_choice, placement, together
 from companion.games.time_n_space.components import Components
-from companion.games.time_n_space.engine import apply, setup_full, setup_intro
+from companion.games.time_n_space.engine import apply
 from companion.games.time_n_space.model import (
     PHASE_ENDING,
     PHASE_OVER,
@@ -59,6 +59,7 @@ from companion.games.time_n_space.model import (
 )
 from companion.games.time_n_space.pages import phone_menu, player_view, table_view
 from companion.games.time_n_space.scoring import final_scores
+from companion.games.time_n_space.setup import setup_full, setup_intro
 from companion.games.time_n_space.words import (
     END,
     GENERAL,
@@ -196,10 +197,13 @@ class TimeNSpaceReferee(Referee[GameState]):
 
     # --- start and replay ----------------------------------------------------------------
     def start(self, setup: TableSetup) -> GameState:
+        """The game as it starts: with a table deck the players shuffle the tiles (the hub knows no order)
+        and tell the hub their ocher tiles; the hub deck shuffles with the setup's seed."""
         players = list(setup.players)
+        hub = setup.deck == "hub"
         if self.variant == "full":
-            return setup_full(players, seed=setup.seed, components=self.components)
-        return setup_intro(players, components=self.components)
+            return setup_full(players, seed=setup.seed if hub else None, components=self.components)
+        return setup_intro(players, components=self.components, deck="hub" if hub else "table")
 
     def replay(self, state: GameState, ctx: Context, action: Any) -> Decision:
         result = apply(state, action)
@@ -344,6 +348,13 @@ class TimeNSpaceReferee(Referee[GameState]):
                 return _decide(state, M.ChooseHandover(player, color, value, building, spot))
             case M.StartingOrders(orders=orders):
                 return _decide(state, M.PlaceStartingOrders(player, orders))
+            case M.OcherTile(tile=tile):
+                if self.setup.deck == "hub":
+                    refuse(
+                        text("The hub deck dealt your ocher tile; this table does not take it from the box"),
+                        TABLE_RULE,
+                    )
+                return _decide(state, M.TakeOcherTile(player, tile))
             case M.ScoreSheet():
                 refuse(
                     text(
@@ -408,7 +419,7 @@ class TimeNSpaceReferee(Referee[GameState]):
         return steps.decision()
 
     def menu(self, state: GameState, ctx: Context, player: str, *, intents: dict[str, Any]) -> list[MenuItem]:
-        return phone_menu(self.setup.seats, state, player, intents)
+        return phone_menu(self.setup.seats, state, player, intents, table_deck=self.setup.deck == "table")
 
     # --- pages -------------------------------------------------------------------------------
     def view(self, state: GameState, ctx: Context) -> View:

@@ -15,7 +15,7 @@ from typing import Any
 
 from companion.errors import ConfigError
 from companion.games.time_n_space import model as M
-from companion.games.time_n_space.components import COLORS
+from companion.games.time_n_space.components import COLORS, Tile
 from companion.games.time_n_space.model import (
     PHASE_ENDING,
     PHASE_OVER,
@@ -145,6 +145,20 @@ def building_label(b: Building) -> Text:
     return text("{building} {kind} {stage}", building=b.id, kind=BUILDING_WORDS[b.type], stage=ROMAN[b.stage])
 
 
+def tile_words(tile: Tile, stage: int = 2) -> Text:
+    """A building tile by what is printed on it: "production plant II (gray)", "beam station II"."""
+    spec = tile.stage2 if stage == 2 else tile.stage3
+    if spec.type == "production":
+        colors = sorted({c for c in spec.spots if c}, key=COLORS.index)
+        return text(
+            "{kind} {stage} ({colors})",
+            kind=BUILDING_WORDS[spec.type],
+            stage=ROMAN[stage],
+            colors=tuple(color_word(c) for c in colors),
+        )
+    return text("{kind} {stage}", kind=BUILDING_WORDS[spec.type], stage=ROMAN[stage])
+
+
 def symbol_name(symbol: str) -> Text:
     """A time symbol as a refusal names it: "your spaceship", "building b6"."""
     if symbol == SHIP:
@@ -247,12 +261,24 @@ def describe(events: Iterable[Any], game: GameState) -> Text:
     parts: list[Text] = []
     for e in events:
         match e:
-            case M.StartingOrdersPlaced(player=p, orders=orders):
+            case M.StartingOrdersPlaced(player=p):
+                # the pick is secret until every player has picked (Setup for the Full Game, step 9)
+                if all(q.ready for q in game.players):
+                    parts.append(
+                        text(
+                            "{player} picked 2 starting orders; everybody has, so all are shown now", player=p
+                        )
+                    )
+                else:
+                    parts.append(text("{player} picked 2 starting orders in secret", player=p))
+            case M.OcherTileTaken(player=p, tile=tile, building=b):
+                drawn = game.tile(tile)
                 parts.append(
                     text(
-                        "{player} placed starting orders {counters}",
+                        "{player} covered {building} with the ocher tile {tile}",
                         player=p,
-                        counters=tuple(counter_text(o.color, o.value) for o in orders),
+                        building=b,
+                        tile=tile_words(drawn, 3) if drawn is not None else tile,
                     )
                 )
             case M.GameStarted():
@@ -286,12 +312,20 @@ def describe(events: Iterable[Any], game: GameState) -> Text:
                         moon=place_word(game, m),
                     )
                 )
+            case M.TilePutUnder(player=p, moon=m, tile=None):
+                parts.append(
+                    text(
+                        "{player} put the top tile under the pile at {moon}",
+                        player=p,
+                        moon=place_word(game, m),
+                    )
+                )
             case M.TilePutUnder(player=p, moon=m, tile=tile):
                 parts.append(
                     text(
                         "{player} put tile {tile} under the pile at {moon}",
                         player=p,
-                        tile=tile,
+                        tile=str(tile),
                         moon=place_word(game, m),
                     )
                 )
