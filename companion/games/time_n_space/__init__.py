@@ -1,9 +1,10 @@
 """Time 'n' Space (Stronghold Games / eggertspiele, 2013): the game as the hub knows it.
 
 The modules, by role: :mod:`.model` (state, actions, events, moves and intents),
-:mod:`.engine` (the pure rules), :mod:`.referee` (the introductory and full game at a hub
-table) and :mod:`.light` (light mode's own referee), :mod:`.choices` (what a flip does with
-a player's choices), :mod:`.pages` and :mod:`.picture` (what the pages show),
+:mod:`.engine` (the pure rules), :mod:`.setup` (the states a game starts from, the box's
+tiles as the table or the hub deck has them), :mod:`.referee` (the introductory and full
+game at a hub table) and :mod:`.light` (light mode's own referee), :mod:`.choices` (what a
+flip does with a player's choices), :mod:`.pages` and :mod:`.picture` (what the pages show),
 :mod:`.words` (the game's words), :mod:`.scoring` (``companion score time-n-space``),
 :mod:`.record` (``companion referee time-n-space``), :mod:`.components` (the box's data in
 ``data/components.json``), :mod:`.hubdeck` (the hub's own shuffle) and :mod:`.legacy`
