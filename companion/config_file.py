@@ -14,7 +14,7 @@ import difflib
 import math
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,8 +82,7 @@ SETTINGS: tuple[Setting, ...] = (
         "hub",
         "game",
         "str",
-        "the game to referee: time-n-space, space-dealer, timeline, space-and-time, "
-        "time-splicers or sandtimers",
+        "the game to referee (`companion run --help` lists every game the hub knows)",
         "sandtimers",
         option="--game",
         param="game",
@@ -270,7 +269,7 @@ SETTINGS: tuple[Setting, ...] = (
         "hub",
         "ha_discovery",
         "str",
-        "publish Home Assistant MQTT discovery for the seated sandtimers under this prefix",
+        "publish Home Assistant MQTT discovery (the table and its sandtimers) under this prefix, e.g. homeassistant; on a networked table `companion ha add` turns it on too (docs/club.md)",
         "none",
     ),
     _s(
@@ -319,6 +318,13 @@ SETTINGS: tuple[Setting, ...] = (
         param="mqtt_port",
         low=1,
         high=65535,
+    ),
+    _s(
+        "broker",
+        "system",
+        "bool",
+        "with lan: the machine's own mosquitto serves the table (url, default mqtt://127.0.0.1:1883), reading the table's password file and ACL through /etc/mosquitto/conf.d/companion.conf (docs/install.md)",
+        "false",
     ),
     # --- [audio]: cues (docs/audio.md; CueSettings checks the values further) -----------------
     _s("audio", "enabled", "bool", "false silences every cue", "true"),
@@ -509,6 +515,26 @@ def _unknown_key(section: str, key: str) -> str:
 
 def _listed(sections: tuple[str, ...]) -> str:
     return ", ".join(f"[{s}]" for s in sections)
+
+
+def unknown_variables(environ: Mapping[str, str], known: Iterable[str], *, command: str = "run") -> list[str]:
+    """One warning for each ``COMPANION_<COMMAND>_*`` variable in ``environ`` that no option reads.
+
+    click ignores such a variable silently, so a misspelt ``COMPANION_RUN_PROT=80`` would leave
+    the hub on its default port without a word. Each warning names the nearest valid variable
+    when there is one close enough."""
+    prefix = f"{ENV_PREFIX}_{command.upper().replace('-', '_')}_"
+    valid = sorted(set(known))
+    out = []
+    for name in sorted(environ):
+        if not name.startswith(prefix) or name in valid:
+            continue
+        close = _nearest(name[len(prefix) :], [v[len(prefix) :] for v in valid if v.startswith(prefix)])
+        hint = f"did you mean {prefix}{close}?" if close else f"the variables are {', '.join(valid)}"
+        out.append(
+            f"environment variable {name} is not a setting of companion {command} and is ignored; {hint}"
+        )
+    return out
 
 
 def load_config_file(path: str | os.PathLike[str] | None) -> dict[str, dict[str, Any]]:

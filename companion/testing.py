@@ -50,6 +50,8 @@ class SimulatedNode:
     sand: Sandtimer
     boot: str = BOOT
     seq: int = 0
+    running: bool = False
+    """Sand was running at the last flip and its run-out is not reported yet."""
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -191,11 +193,13 @@ class SimulatedTable:
         """Turn ``node`` over (whatever sand it has left) and report it."""
         sim = self._node(node)
         upper, lower = sim.sand.flip()
+        sim.running = upper > 0
         return self.report(node, msg.Flipped(sim.boot, self.clock.now_ms(), sim.next_seq(), upper, lower))
 
     def empty(self, node: str) -> Outcome:
         """``node`` reports that its sand ran out (now)."""
         sim = self._node(node)
+        sim.running = False
         return self.report(node, msg.Emptied(sim.boot, self.clock.now_ms(), sim.next_seq()))
 
     def run_out(self, node: str) -> list[Outcome]:
@@ -212,14 +216,13 @@ class SimulatedTable:
             due = [
                 (at, node)
                 for node, sim in self.nodes.items()
-                if sim.sand.is_running() and (at := sim.sand.emptied_at_ms()) is not None and at <= until_ms
+                if sim.running and (at := sim.sand.emptied_at_ms()) is not None and at <= until_ms
             ]
             if not due:
                 break
             at, node = min(due)
             self.clock.advance(max(0, at - self.clock.now_ms()) / 1000.0)
-            if self._node(node).sand.poll_emptied():
-                outcomes.append(self.empty(node))
+            outcomes.append(self.empty(node))
             outcomes.append(self.tick())
         self.clock.advance(max(0, until_ms - self.clock.now_ms()) / 1000.0)
         outcomes.append(self.tick())

@@ -25,6 +25,7 @@ LAYERS = [
         "companion.sse_client",
         "companion.net",
     },
+    {"companion.doctor"},
     {"companion.hub"},
     {"companion.runtime", "companion.bench", "companion.club", "companion.testing"},
     {"companion.cli", "companion.cli_node", "companion.__main__"},

@@ -157,7 +157,9 @@ def create_app(
     if broker is not None:
         from companion.mqtt.bridge import HubBridge
 
-        app.extensions["companion.bridge"] = HubBridge(session, broker, ha_discovery=config.ha_discovery)
+        app.extensions["companion.bridge"] = HubBridge(
+            session, broker, ha_discovery=config.ha_discovery, language=config.language
+        )
     from companion.hub.cues import init_cues
     from companion.hub.ticker import Ticker
 
@@ -174,6 +176,9 @@ def create_app(
     stream.init_streams(app, session, max_streams=config.max_streams)
     app.register_blueprint(setup_page.bp)
     app.register_blueprint(history.bp)
+    from companion.hub import doctor_page
+
+    app.register_blueprint(doctor_page.bp)
     from companion.i18n.web import init_i18n
 
     init_i18n(app, default_language=config.language)

@@ -111,7 +111,9 @@ class TableState:
     game: Any = None
     """The game referee's state (None for a table of timers only)."""
     steps: tuple[StepRecord, ...] = ()
-    """Every game step of the log, in order."""
+    """The latest game steps of the log, in order (at most :data:`UNDO_DEPTH`: what an undo can reach)."""
+    step_count: int = 0
+    """Game steps logged in all (the log's own count; :attr:`steps` keeps only the latest)."""
     last_at_s: float = 0.0
     """Game time of the latest event folded in (a resumed hub's clock goes on from here)."""
     turn_open: bool = False
@@ -128,7 +130,13 @@ class TableState:
     @cached_property
     def context(self) -> Context:
         """The table's bookkeeping of the game, as every referee call gets it."""
-        notes = [s.note for s in self.steps if not s.undone and s.note][-RECENT_NOTES:]
+        notes: list[Text] = []
+        for step in reversed(self.steps):
+            if len(notes) == RECENT_NOTES:
+                break
+            if not step.undone and step.note:
+                notes.append(step.note)
+        notes.reverse()
         return Context(
             started=self.clock.phase != "ready",
             clock_over=self.clock.is_over,
@@ -137,6 +145,11 @@ class TableState:
             ended_by=self.ended_by,
             recent=tuple(notes),
         )
+
+
+UNDO_DEPTH = 256
+"""Game steps a table remembers for undo (each with the game state it was decided on). A step
+appends in constant time however long the game has run; no table takes back more steps than this."""
 
 
 def initial_state(setup: TableSetup, game: Any = None) -> TableState:
@@ -252,7 +265,8 @@ def _stepped(state: TableState, event: ev.GameStepped, index: int) -> TableState
     return replace(
         state,
         game=game,
-        steps=(*state.steps, record),
+        steps=(*state.steps[-(UNDO_DEPTH - 1) :], record),
+        step_count=state.step_count + 1,
         turn_open=turn_open,
         turns=turns,
         ended_by=ended,

@@ -183,3 +183,17 @@ def test_an_undo_confirmed_for_one_step_does_not_take_back_another():
     [latest] = TableViews().snapshot(t, now_s=0, extra={})["undo"]
     t3, [done] = run(t, m.Undo(latest["step"]))
     assert done.refusal is None and t3.state.game["points"] == 1
+
+
+def test_a_long_game_remembers_a_bounded_number_of_steps_for_undo():
+    """A step costs the same at the thousandth step as at the first: the table keeps the latest
+    UNDO_DEPTH steps (each with the state it was decided on) and counts the rest."""
+    from companion.table.state import UNDO_DEPTH
+
+    t = table()
+    for _ in range(UNDO_DEPTH + 40):
+        t, _ = run(t, m.PlayerAction("red", {"type": "score"}))
+    assert t.state.step_count == UNDO_DEPTH + 40 and len(t.state.steps) == UNDO_DEPTH
+    assert t.state.steps[-1].index == t.state.events - 1
+    t, [undone] = run(t, m.Undo())
+    assert undone.refusal is None and t.state.game["points"] == UNDO_DEPTH + 39

@@ -1,22 +1,17 @@
-"""Deal a random starting board from a seed, the way the rulebook's setup does it.
+"""The hub deck of Space and Time: the starting boards the hub deals itself from the table's seed.
 
-Kept apart from the pure engine because it uses :mod:`random`; the randomness is a
-private ``random.Random(seed)``, so the same seed always deals the same board.
+A table without the box (or a demo) plays on these boards; they are exactly the boards every
+hub dealt before the table deck existed, so older logs read back as the same games. Kept apart
+from the pure engine because it shuffles; the randomness is a private ``random.Random(seed)``,
+so the same seed always deals the same boards.
 """
 
 from __future__ import annotations
 
 import random
 
-from companion.games.space_and_time.engine import (
-    CENTRE_CELLS,
-    COLS,
-    RANKS,
-    ROWS,
-    SUIT_BLOCKS,
-    Board,
-    validate_board,
-)
+from .engine import validate_board
+from .model import CENTRE_CELLS, COLS, RANKS, ROWS, SUIT_BLOCKS, Board
 
 
 def deal_board(seed: int) -> Board:
