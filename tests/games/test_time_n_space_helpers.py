@@ -19,8 +19,6 @@ from companion.games.time_n_space.model import (
     PlaceTimer,
     SandRanOut,
     ScoreSheet,
-    SheetCounter,
-    SheetEntry,
     StartGame,
 )
 from companion.games.time_n_space.setup import setup_full, setup_intro
@@ -153,18 +151,8 @@ def order(owner: str, color: str, value: int) -> Order:
 
 
 def score_sheet(players: dict[str, Any]) -> ScoreSheet:
-    """The light-mode move of a score sheet given as ``companion score time-n-space`` reads it."""
-    return ScoreSheet(
-        tuple(
-            SheetEntry(
-                name,
-                tuple(SheetCounter(c["color"], c["value"], c["from"]) for c in entry.get("collected", [])),
-                tuple(entry.get("bonus", [])),
-                tuple(SheetCounter(c["color"], c["value"]) for c in entry.get("above", [])),
-            )
-            for name, entry in players.items()
-        )
-    )
+    """The light-mode move a phone's score-sheet form saves, read as the hub reads the form's post."""
+    return GAME.codec.read({"@": "score-sheet", "sheet": {"players": players}}, GAME.moves)
 
 
 # --- a table driven like the nodes and phones drive the hub ----------------------------------------

@@ -56,9 +56,9 @@ MALFORMED = [
     ({"symbol": 6}, "Intent.symbol must be"),
     ({"forfeit": "yes"}, 'Intent.forfeit must be bool, not "yes"'),
     ({"beam": "b6"}, "Intent.beam must be"),
-    ({"beam": [["b6"]]}, "Intent.beam[0] must be"),
+    ({"beam": [["b6"]]}, "Intent.beam must be tuple[tuple[str, int], ...] | None"),
     ({"moon": "eat"}, "Intent.moon must be"),
-    ({"dance": True}, "a saved Intent does not fit this version"),
+    ({"dance": True}, "Intent has no field 'dance'"),
 ]
 
 

@@ -232,3 +232,30 @@ def test_the_tile_found_on_top_of_a_moons_pile_takes_one_tap_and_the_flip(browse
         assert session.state.game.player("red").research.stage2.type == "beam"
         assert session.state.game.height("moon-1") == 7
         page.close()
+
+
+def test_light_mode_score_sheets_are_saved_from_the_phones_form(browser, mosquitto, table_id):
+    """Light mode's end: each phone's "Enter my counters" form posts the score-sheet move the hub reads."""
+    with start(
+        mosquitto, table_id, game="time-n-space", variant="light", players=3, timers=2, time_scale=400.0
+    ) as table:
+        session = table.app.extensions["companion.session"]
+        assert session.handle(msg.ClockCommand("start")).refusal is None
+        wait_until(
+            lambda: session.state.game.phase == "over", timeout_s=10, message="the master clock to run out"
+        )
+        for player in ("red", "yellow", "green"):
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page.goto(table.url + f"play/{player}")
+            page.wait_for_selector(".counter-sheet button.save")
+            if player == "red":  # red collected one counter: the form's first choices (gray 1 from yellow)
+                page.locator(".counter-sheet .sheet-section").first.locator("button.add").click()
+            page.locator(".counter-sheet button.save").click()
+            wait_until(
+                lambda p=player: p in session.state.game.entries(),
+                timeout_s=5,
+                message=f"{player}'s sheet saved",
+            )
+            page.close()
+        scores = session.snapshot()["scores"]
+        assert scores["players"]["red"]["rows"]["gray"]["points"] == 1 and scores["winners"] == ["red"]

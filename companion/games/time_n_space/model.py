@@ -871,12 +871,24 @@ class SheetEntry:
     """Own counters still above the control center."""
 
 
+SheetCounterJSON = dict[str, str | int]
+"""A counter on a score sheet as ``companion score time-n-space`` writes it: ``{"color", "value", "from"}``."""
+SheetEntryJSON = dict[str, tuple[SheetCounterJSON, ...] | tuple[int, ...]]
+"""One player's entry: ``{"collected": [...], "bonus": [2], "above": [...]}``."""
+
+
 @dataclass(frozen=True)
 class ScoreSheet:
-    """Light mode: players' score-sheet entries (an entry replaces that player's earlier one)."""
+    """Light mode: players' score-sheet entries, as the phone's form saves them (an entry replaces that
+    player's earlier one). The class is called ``score-sheet`` on the wire: the name the form posts
+    (its panel's ``action_type``, as the pages have always named it)."""
 
-    entries: tuple[SheetEntry, ...]
-    """One entry per player entered."""
+    sheet: dict[str, dict[str, SheetEntryJSON]]
+    """``{"players": {name: entry}}`` in the format of ``companion score time-n-space``."""
+
+
+SCORE_SHEET = "score-sheet"
+ScoreSheet.__name__ = ScoreSheet.__qualname__ = SCORE_SHEET
 
 
 MOVES: tuple[type, ...] = (
