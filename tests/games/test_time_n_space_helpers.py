@@ -152,7 +152,7 @@ def order(owner: str, color: str, value: int) -> Order:
 
 def score_sheet(players: dict[str, Any]) -> ScoreSheet:
     """The light-mode move a phone's score-sheet form saves, read as the hub reads the form's post."""
-    return GAME.codec.read({"@": "score-sheet", "sheet": {"players": players}}, GAME.moves)
+    return GAME.codec.read({"@": "ScoreSheet", "sheet": {"players": players}}, GAME.moves)
 
 
 # --- a table driven like the nodes and phones drive the hub ----------------------------------------

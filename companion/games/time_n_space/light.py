@@ -4,7 +4,7 @@ No engine state: :class:`LightState` knows the phase, whether each sandtimer is 
 running or finished, and the score sheet entered so far. A flip is accepted when the
 sand ran through (not before the start, not after the master clock ran out); the game
 is over when the clock ran out and no sandtimer runs. At the end every player enters
-their counters on the phone (the move :class:`~.model.ScoreSheet`, the form's ``score-sheet``) and, once all have,
+their counters on the phone (the move :class:`~.model.ScoreSheet`, which the form posts) and, once all have,
 the table shows :func:`~companion.games.time_n_space.scoring.score_record`.
 
 Each step is one light action (a frozen dataclass of this module, logged for an undo)
@@ -405,7 +405,7 @@ class LightReferee(Referee[LightState]):
             "color_names": {c: COLOR_WORDS[c] for c in COLORS},
             "values": [1, 2, 3],
             "entry": entry if entry is not None else dict(EMPTY_ENTRY),
-            "action_type": "score-sheet",
+            "action_type": ScoreSheet.__name__,
         }
         return View(
             text("{player}: light mode, {phase}", player=player, phase=PHASE_WORDS[state.phase]),

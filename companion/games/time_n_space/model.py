@@ -880,15 +880,10 @@ SheetEntryJSON = dict[str, tuple[SheetCounterJSON, ...] | tuple[int, ...]]
 @dataclass(frozen=True)
 class ScoreSheet:
     """Light mode: players' score-sheet entries, as the phone's form saves them (an entry replaces that
-    player's earlier one). The class is called ``score-sheet`` on the wire: the name the form posts
-    (its panel's ``action_type``, as the pages have always named it)."""
+    player's earlier one); the form's panel names this move as its ``action_type``."""
 
     sheet: dict[str, dict[str, SheetEntryJSON]]
     """``{"players": {name: entry}}`` in the format of ``companion score time-n-space``."""
-
-
-SCORE_SHEET = "score-sheet"
-ScoreSheet.__name__ = ScoreSheet.__qualname__ = SCORE_SHEET
 
 
 MOVES: tuple[type, ...] = (
