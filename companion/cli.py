@@ -679,8 +679,8 @@ def club(
 ) -> None:
     """Many tables in one process: one broker, one web port, a lobby at / and each table under /t/NAME/.
 
-    TABLES start at once, e.g. ``red:time-n-space:3 blue:space-dealer``; more are added from the
-    lobby with the club PIN. See docs/club.md.
+    TABLES start at once, each as NAME[:GAME[:PLAYERS]] (GAME as for ``companion run --game``); more are
+    added from the lobby with the club PIN. See docs/club.md.
     """
     from companion.club import Club, ClubOptions, ClubPlan
     from companion.hub import HubConfig

@@ -209,7 +209,7 @@ def _repeats(app: Flask) -> RepeatedSetups:
 def new_game() -> Any:
     """Start a new game at this table. ``pairing``: ``flip`` (pair nodes by flipping) or ``keep``;
     ``request``: an id the page makes per click, so a repeated request starts nothing more."""
-    body = read_json('{"game": "time-n-space", "players": ["ana", "ben", "eva"], "request": "r1"}')
+    body = read_json('{"game": "<game>", "players": ["ana", "ben", "eva"], "request": "r1"}')
     session = session_of(current_app)
 
     def decide() -> Answer:
