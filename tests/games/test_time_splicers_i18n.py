@@ -16,7 +16,7 @@ import pytest
 
 from companion.games.time_splicers import GAME
 from companion.games.time_splicers.engine import apply
-from companion.games.time_splicers.model import EnterPortal, PlaceCard
+from companion.games.time_splicers.model import EnterPortal, PlaceCard, RevealCard
 from companion.games.time_splicers.referee import SplicersReferee
 from companion.i18n import catalog_entries, render
 from companion.rules.context import Context
@@ -113,7 +113,7 @@ def test_every_refusal_of_the_rules_is_translated(lang):
     assert "Ann" in shown and "Bob" in shown and shown != str(refusals[0].reason)
 
 
-@pytest.mark.parametrize("seed, deck", [(0, "hub"), (1, "hub"), (2, "hub")])
+@pytest.mark.parametrize("seed, deck", [(0, "hub"), (1, "hub"), (2, "hub"), (0, "table"), (1, "table")])
 def test_pages_menus_and_notes_of_whole_games_are_translated(seed, deck):
     shown = texts_in(play_game(seed, deck))
     assert len(shown) > 100
@@ -137,3 +137,19 @@ def test_a_card_a_timeline_and_a_count_read_naturally():
     assert render(view.summary, "de") == "Zug 1: ana ist dran: dreh Sanduhr 1 um, um zu beginnen"
     deck = view.panels[2]["lines"][0]
     assert render(deck, "es") == f"Mazo: {state.deck_size} cartas"
+
+
+def test_what_a_table_deck_asks_reads_naturally():
+    """The words of a table that shuffles its own box: the card to turn up, and a wrong entry."""
+    sim = SimulatedTable(game="time-splicers", players=("ana", "ben"), seed=1, deck="table")
+    summary = sim.referee.view(sim.game, sim.ctx).summary
+    assert render(summary, "es") == "Da la vuelta a la carta inicial del mazo e indícala en un móvil"
+    [group] = {render(item.group, "de") for item in sim.menu("ana")}
+    assert group == "Als Startkarte aufgedeckt"
+    assert sim.tap("ana", RevealCard("red-5")).refusal is None
+    refused = sim.tap("ben", RevealCard("red-5")).refusal
+    assert render(refused.reason, "es") == "No hay ninguna carta por destapar: la partida sigue"
+    sim.flip("ana-1")
+    refused = sim.tap("ana", PlaceCard("red-5")).refusal
+    assert render(refused.reason, "es") == "No queda ningún 5 rojo en las manos y el mazo"
+    assert render(refused.reason, "de") == "In den Händen und dem Nachziehstapel ist kein Rot 5 mehr"

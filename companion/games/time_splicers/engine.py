@@ -66,6 +66,8 @@ from .components import NUMBER, PORTAL_ID, QUANTUM_TUNNEL, TIME_FREEZE, TIME_JUM
 from .model import (
     Action,
     CardPlaced,
+    CardToTurnUp,
+    CorrectStartingCard,
     EnteredPortal,
     EnterPortal,
     FixedPointReached,
@@ -77,6 +79,7 @@ from .model import (
     RedrawHand,
     RevealCard,
     SpecialCardPlayed,
+    StartingCardTakenBack,
     TimeFreezePlaced,
     TimeJumpTokenSpent,
     TimelineFlipped,
@@ -475,6 +478,31 @@ def _reveal(table: Board, a: RevealCard) -> None:
     table.end_turn(p)
 
 
+def _correct_start(table: Board, a: CorrectStartingCard) -> None:
+    """Take back the starting card the table entered and turn up the one it names instead (before any
+    meeple has left it: the referee allows it only until the first turn starts)."""
+    if table.s.deck_mode == "hub":
+        refuse(text("The hub dealt the starting card: there is nothing to correct"), R_SETUP)
+    rows = [t.cards for t in table.timelines]
+    start: str | None = None
+    if table.start_card is not None and not rows:
+        start = table.start_card
+    elif table.start_card is None and len(rows) == 1 and len(rows[0]) == 1:
+        start = rows[0][0]
+    if table.turning_up is not None or start is None or any(p.position != start for p in table.active()):
+        refuse(text("The starting card can only be corrected before the first turn"), R_SETUP)
+    if table.start_card is not None:
+        table.start_card = None
+    else:
+        table.timelines.clear()
+    for p in table.active():
+        p.position = None
+    table.deck_unseen += 1  # back on top of the draw pile, unseen
+    table.events.append(StartingCardTakenBack(start))
+    table.turning_up = CardToTurnUp("start")
+    _reveal(table, RevealCard(a.card))
+
+
 _HANDLERS: dict[type, Callable[[Board, Player, Any], None]] = {
     ForfeitTurn: _forfeit,
     Move: _move,
@@ -498,7 +526,7 @@ def apply(state: GameState, action: Action, *, by: str | None = None) -> Accepte
     entered by anyone at the table; while the game waits for one, nothing else is decided.
     """
     handler = _HANDLERS.get(type(action))
-    if handler is None and not isinstance(action, RevealCard):
+    if handler is None and not isinstance(action, (RevealCard, CorrectStartingCard)):
         refuse(text("{action} is not a Time Splicers action", action=type(action).__name__), R_TURN)
     if state.winner is not None:
         refuse(text("The game is over: {player} has won", player=state.winner), R_END)
@@ -510,6 +538,8 @@ def apply(state: GameState, action: Action, *, by: str | None = None) -> Accepte
     try:
         if isinstance(action, RevealCard):
             _reveal(table, action)
+        elif isinstance(action, CorrectStartingCard):
+            _correct_start(table, action)
         else:
             p = table.players[state.current]
             if by is not None:

@@ -209,6 +209,14 @@ class RevealCard:
 
 
 @dataclass(frozen=True)
+class CorrectStartingCard:
+    """The starting card was entered wrong (a table deck): it is this one. Only before the first turn
+    starts, the first action that depends on it; later mistakes are taken back with the table's undo."""
+
+    card: str
+
+
+@dataclass(frozen=True)
 class ForfeitTurn:
     """The table's turn timer ran out: the turn ends without a main action.
 
@@ -226,6 +234,7 @@ MOVES: tuple[type, ...] = (
     RedrawHand,
     PlaceTimeFreeze,
     RevealCard,
+    CorrectStartingCard,
 )
 """Every move a phone may post (the turn timer's :class:`ForfeitTurn` is not one)."""
 
@@ -238,6 +247,7 @@ Action = (
     | RedrawHand
     | PlaceTimeFreeze
     | RevealCard
+    | CorrectStartingCard
     | ForfeitTurn
 )
 """Every action the engine applies."""
@@ -394,6 +404,13 @@ class TimelineFlipped:
 @dataclass(frozen=True)
 class StartingCardDealt:
     """The card turned up at setup is the starting card, with every meeple on it (Setup)."""
+
+    card: str
+
+
+@dataclass(frozen=True)
+class StartingCardTakenBack:
+    """The starting card entered by mistake went back into the draw pile (a correction)."""
 
     card: str
 

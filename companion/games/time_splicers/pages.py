@@ -25,6 +25,7 @@ from .engine import apply, unseen_pile
 from .model import (
     CardPlaced,
     CardsDrawn,
+    CorrectStartingCard,
     CrystalsFound,
     DeckReshuffled,
     EnteredPortal,
@@ -43,6 +44,7 @@ from .model import (
     RevealCard,
     StartCardLeft,
     StartingCardDealt,
+    StartingCardTakenBack,
     TimeFreezePlaced,
     TimeFreezeReturned,
     TimeJumpTokenSpent,
@@ -67,6 +69,7 @@ GROUP_JUMP_TOKEN = text("Free: Time Jump token")
 GROUP_TUNNEL = text("Free: Quantum Tunnel")
 GROUP_START = text("Turned up as the starting card")
 GROUP_FLIP = text("Turned up for the new Timeline")
+GROUP_CORRECT = text("Not the starting card entered? It is:")
 
 LONG_GROUP = 8
 """A group with more buttons than this gets a search box on the phone."""
@@ -225,6 +228,8 @@ def _note(e: Any, config: DeckConfig, name: Callable[[str | None], Text]) -> Tex
             return text("A new Timeline starts with {card}", card=name(e.card))
         case StartingCardDealt():
             return text("The starting card is {card}", card=name(e.card))
+        case StartingCardTakenBack():
+            return text("{card} was entered by mistake and is back on the draw pile", card=name(e.card))
         case TurnedUpCardDiscarded():
             return text("{card} was turned up and discarded", card=name(e.card))
         case StartCardLeft():
@@ -290,6 +295,23 @@ def reveal_menu(state: GameState) -> list[MenuItem]:
     long = len(faces) > LONG_GROUP
     return [
         MenuItem(f"reveal:{face}", card_name(state.config, face), group, action=RevealCard(face), search=long)
+        for face in faces
+    ]
+
+
+def correction_menu(state: GameState) -> list[MenuItem]:
+    """Until the first turn starts, the starting card entered can be corrected on any phone."""
+    if state.deck_mode != "table" or state.turning_up is not None or state.is_over:
+        return []
+    faces = ordered_faces(state.config, unseen_pile(state))
+    return [
+        MenuItem(
+            f"correct:{face}",
+            card_name(state.config, face),
+            GROUP_CORRECT,
+            action=CorrectStartingCard(face),
+            search=len(faces) > LONG_GROUP,
+        )
         for face in faces
     ]
 

@@ -29,10 +29,11 @@ a turn runs, how many started and how the game ended are the table's (:class:`Co
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from companion.errors import ConfigError, InvalidRecordError
 from companion.rules.context import Context
+from companion.rules.deck import DeckMode
 from companion.rules.outcome import Decision, Rejected, Step, refuse
 from companion.rules.pages import MenuItem, View
 from companion.rules.setup import Seat, TableSetup
@@ -41,8 +42,8 @@ from companion.rules.turns import Applied, TurnReferee
 
 from .components import DeckConfig
 from .engine import apply
-from .model import MOVES, ForfeitTurn, GameState, GameStopped, GameWon, RevealCard
-from .pages import STOPPED, Pages, describe, legal_actions, reveal_menu, stopped_by
+from .model import MOVES, CorrectStartingCard, ForfeitTurn, GameState, GameStopped, GameWon, RevealCard
+from .pages import STOPPED, Pages, correction_menu, describe, legal_actions, reveal_menu, stopped_by
 from .setup import new_game
 from .words import R_END, R_HAND_MAX, R_SETUP, R_TURN
 
@@ -94,8 +95,10 @@ class SplicersReferee(TurnReferee[GameState]):
 
     # --- start and steps ----------------------------------------------------------------
     def start(self, setup: TableSetup) -> GameState:
-        """The game dealt by the hub deck from the setup's seed (every table, for now)."""
-        return new_game(list(setup.players), seed=setup.seed, config=self.config, deck="hub")
+        """The game as set up: dealt by the hub deck from the seed, or waiting for the starting card the
+        table turns up (a table deck)."""
+        deck = cast(DeckMode, setup.deck if setup.deck in ("table", "hub") else "hub")
+        return new_game(list(setup.players), seed=setup.seed, config=self.config, deck=deck)
 
     def step(self, state: GameState, ctx: Context, action: Any) -> Applied[GameState]:
         """One engine action: the state after it, its events as facts and in words; the turn ends when
@@ -192,7 +195,12 @@ class SplicersReferee(TurnReferee[GameState]):
                 text("Unknown action {action}: choose one of the buttons", action=type(action).__name__),
                 R_TURN,
             )
-        if isinstance(action, RevealCard):  # anyone at the table says what was turned up
+        if isinstance(action, CorrectStartingCard) and ctx.turns > 0:
+            return Rejected(
+                text("The first turn has started: the host can take the starting card back with undo"),
+                R_SETUP,
+            )
+        if isinstance(action, (RevealCard, CorrectStartingCard)):  # anyone at the table says what lies
             return self.decide(state, ctx, action)
         if player != state.current_player:
             return Rejected(
@@ -206,6 +214,8 @@ class SplicersReferee(TurnReferee[GameState]):
             return []
         if state.turning_up is not None:
             return reveal_menu(state)
+        if ctx.turns == 0 and state.deck_mode == "table":  # until the first turn starts
+            return correction_menu(state)
         if not self.can_play(state, ctx, player):
             return []
         return legal_actions(state, player)
