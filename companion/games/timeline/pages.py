@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from companion.rules.context import RECENT_NOTES, Context
+from companion.rules.context import Context
 from companion.rules.pages import MenuItem, View
 from companion.rules.text import Text, text, verbatim
 
@@ -57,6 +57,9 @@ NAME_GROUP = text("Years nobody entered yet")
 
 _JOINED = re.compile(r"\{p\d+\}(?:; \{p\d+\})*")
 """The message id of :func:`~companion.rules.text.joined`: several happenings in one note."""
+
+LATEST = 4
+"""Lines of the latest happenings the pages show."""
 
 
 # --- words ---------------------------------------------------------------------------------------
@@ -256,7 +259,7 @@ class Pages:
 
     def latest(self, ctx: Context) -> list[Text]:
         """The latest happenings, oldest first."""
-        return happenings(ctx.recent)[-RECENT_NOTES:]
+        return happenings(ctx.recent)[-LATEST:]
 
     def _timeline_rows(self, state: TimelineState) -> list[list[Any]]:
         if state.is_hub_deck:
