@@ -72,7 +72,7 @@ def describe(event: ev.Event | ActionRefused, setup: TableSetup) -> Text:
         case ev.ClockAborted():
             return text("game ended early")
         case ev.GameStepped(note=note, player=player, actions=actions):
-            kind = actions[0].get("type", "action") if actions else "action"
+            kind = type(actions[0]).__name__ if actions else "action"  # typed actions (log format 3)
             if note:
                 return note
             return (
