@@ -1,6 +1,6 @@
 """Space Dealer component data: card types, counts per player count, orders.
 
-The numbers live in ``cards.toml`` beside this module; every number the rulebook does
+The numbers live in ``data/cards.toml`` in this package; every number the rulebook does
 not print is marked there as an assumption to check against the box. The package's
 ``GAME.data`` reads the shipped file once (:func:`shipped_card_data`) and hands it to
 the engine and the referees; a user can load a corrected copy with :func:`load_card_data`.
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 PACKAGE = "companion.games.space_dealer"
-SHIPPED = "cards.toml"
+SHIPPED = "data/cards.toml"
 """The card data shipped in :data:`PACKAGE` (copy it to correct a number)."""
 
 KINDS = (

@@ -1,35 +1,58 @@
-"""The Space Dealer pages: the dashboard's view of the table and each player's own page.
+"""The Space Dealer pages: the dashboard's view of the table, each player's page and their phone's buttons.
 
 ``title`` names the way the table plays ("experienced rules", "basic game"): the referee's variant.
-Every word is a :class:`~companion.rules.text.Text`; names and numbers are shown as they are.
-The dashboard's picture (``View.extra["picture"]``, drawn by ``static/pictures/space-dealer.js``)
-is the orbital ring and each player's planet as data: see :func:`picture`.
+Every word is a :class:`~companion.rules.text.Text`; names and numbers are shown as they are. The
+dashboard's picture is :mod:`.picture`.
+
+The phone's buttons are *previews*: a button is offered when the engine would accept its move now
+(``apply`` on the current state, whose answer is thrown away). Nothing here decides a step; tapping
+a button posts its move, which the referee then decides once.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
-from companion.games.space_dealer import actions as A
-from companion.games.space_dealer.engine import NEUTRAL_SHIP_IDS, final_score, planning_capacity, timer_limit
-from companion.games.space_dealer.names import PHASE_TEXT, side_text, type_text
-from companion.games.space_dealer.state import GameState, Goods, Phase, PlayerState, Timer, TimerStatus
+from companion.games.space_dealer import model as A
+from companion.games.space_dealer.board import (
+    final_score,
+    open_orders,
+    planning_capacity,
+    site_problem,
+    timer_limit,
+)
+from companion.games.space_dealer.engine import apply
+from companion.games.space_dealer.model import GameState, Goods, Phase, PlayerState, Ship, TimerStatus
+from companion.games.space_dealer.picture import picture
 from companion.games.space_dealer.words import (
     NOTHING,
+    PHASE_TEXT,
     built_text,
     card_text,
+    colour_text,
     field_text,
     goods_text,
+    job_text,
     listed,
     order_text,
     ship_text,
+    side_text,
+    site_text,
     timer_text,
+    type_text,
 )
-from companion.rules.pages import View
-from companion.rules.text import Text, as_text, text
+from companion.rules.context import Context
+from companion.rules.outcome import Rejected
+from companion.rules.pages import MenuItem, View
+from companion.rules.text import Text, text
 
 if TYPE_CHECKING:
-    from companion.games.space_dealer.table import DealerTable
+    from companion.games.space_dealer.referee import SpaceDealerReferee
+
+LATEST = 8
+"""How many of the latest happenings the dashboard lists."""
 
 
 def _points(game: GameState) -> str:
@@ -38,10 +61,9 @@ def _points(game: GameState) -> str:
     return ", ".join(f"{n} {s.total}" for n, s in score.players.items())
 
 
-def summary(state: DealerTable, title: Text) -> Text:
+def summary(game: GameState, ctx: Context, title: Text) -> Text:
     """One line for the top of every page: the phase and the points."""
-    game = state.game
-    if not state.started:
+    if not ctx.started:
         return text("Space Dealer ({variant}): waiting for the master clock", variant=title)
     score = final_score(game)
     if game.phase is Phase.OVER:
@@ -64,18 +86,6 @@ def summary(state: DealerTable, title: Text) -> Text:
     )
 
 
-def _open_orders(game: GameState, owner: str) -> list[str]:
-    """The orders on ``owner``'s built cards nobody has satisfied yet."""
-    p = game.player(owner)
-    if p is None:
-        return []
-    return [
-        b.card
-        for b in p.built
-        if game.cards[b.card].order is not None and all(o.order != b.card for o in game.satisfied)
-    ]
-
-
 def _ships_at(game: GameState, field: int) -> list[Text]:
     ships = [ship_text(s.id) for s in game.ships if s.field == field]
     ships += [text("{ship} (arriving)", ship=ship_text(s.id)) for s in game.ships if s.destination == field]
@@ -90,7 +100,7 @@ def ring_panel(game: GameState) -> dict[str, Any]:
         ships = listed(_ships_at(game, field))
         if owner is not None:
             done = [o.by for o in game.satisfied if o.owner == owner]
-            orders = listed([order_text(game, c) for c in _open_orders(game, owner)], "; ")
+            orders = listed([order_text(game, c) for c in open_orders(game, owner)], "; ")
             rows.append([field, text("{player}'s planet", player=owner), ships, listed(done), orders])
         else:
             planet = game.neutral_at(field)
@@ -167,10 +177,27 @@ def _depot_goods(game: GameState, p: PlayerState) -> Goods | None:
     return depot.stored if depot else None
 
 
-def view(state: DealerTable, title: Text) -> View:
+def latest(ctx: Context) -> list[Text]:
+    """The latest happenings, oldest first: the notes of the latest steps, one line per thing that happened."""
+    lines: list[Text] = []
+    for note in ctx.recent:
+        lines.extend(_parts(note))
+    return lines[-LATEST:]
+
+
+_JOINED = re.compile(r"\{p0\}(; \{p\d+\})*")
+
+
+def _parts(note: Text) -> list[Text]:
+    """The texts a step's note joins ("{p0}; {p1}"), each on its own."""
+    if not _JOINED.fullmatch(note.msgid):
+        return [note]
+    return [value for _, value in note.args if isinstance(value, Text)]
+
+
+def view(game: GameState, ctx: Context, title: Text) -> View:
     """The dashboard: the picture; then the ring, the points, every player's timers and cards, the pool and
     the latest news as tables behind the page's details toggle."""
-    game = state.game
     rows = []
     for p in game.players:
         ship = game.ship(p.name)
@@ -201,8 +228,8 @@ def view(state: DealerTable, title: Text) -> View:
         text("{player}: {planet}", player=p.name, planet=listed(built_text(game, p), "; "))
         for p in game.players
     ]
-    if not state.started:
-        chosen = {p for p, _, _ in state.starts}
+    if not ctx.started:
+        chosen = {p.name for p in game.players if p.start is not None}
         built = [
             text("{player}: start chosen (secret until the master clock starts)", player=p.name)
             if p.name in chosen
@@ -247,15 +274,14 @@ def view(state: DealerTable, title: Text) -> View:
         {"kind": "lines", "title": text("Sabotage and rocket blocks"), "lines": attack_lines(game)},
         {"kind": "lines", "title": text("Planets"), "lines": built},
         {"kind": "lines", "title": text("Common pool"), "lines": common},
-        {"kind": "lines", "title": text("Latest events"), "lines": [as_text(n) for n in state.last]},
+        {"kind": "lines", "title": text("Latest events"), "lines": latest(ctx)},
     )
-    extra = {"phase": game.phase.value, "started": state.started, "picture": picture(state)}
-    return View(summary(state, title), panels, extra)
+    extra = {"phase": game.phase.value, "started": ctx.started, "picture": picture(game, ctx)}
+    return View(summary(game, ctx, title), panels, extra)
 
 
-def player_view(state: DealerTable, player: str, title: Text) -> View:
+def player_view(game: GameState, ctx: Context, player: str, title: Text) -> View:
     """A player's phone page: their timers, planning area, cards, goods and planet, then the ring and points."""
-    game = state.game
     me = game.player(player)
     if me is None:
         return View(text("{player} does not play in this game", player=player))
@@ -265,7 +291,7 @@ def player_view(state: DealerTable, player: str, title: Text) -> View:
         line = text("Timer {number}: {state}", number=t + 1, state=timer_text(game, tm))
         if t >= limit:
             line = text("{timer} (no Robot Factory: returns to the pool once free)", timer=line)
-        elif state.node_of(player, t + 1) is None:
+        elif game.node_of(player, t + 1) is None:
             line = text("{timer} \u00b7 flip a new sandtimer when the hub asks, to pair it", timer=line)
         timers.append(line)
     planning: list[Text] = [card_text(game, c) for c in me.planning]
@@ -318,7 +344,7 @@ def player_view(state: DealerTable, player: str, title: Text) -> View:
         player=player,
         points=score.total,
         markers=me.markers_placed,
-        summary=summary(state, title),
+        summary=summary(game, ctx, title),
     )
     panels = (
         {"kind": "lines", "title": text("My timers"), "lines": timers},
@@ -332,218 +358,356 @@ def player_view(state: DealerTable, player: str, title: Text) -> View:
     return View(headline, panels)
 
 
-# --- the picture ---------------------------------------------------------------------------------
+TIMER_FIELDS = ("timer", "target_timer")
+"""Fields of moves that hold a timer number (from 0; a button's id numbers them as at the table)."""
 
 
-def _cubes(goods: Goods) -> list[dict[str, Any]]:
-    """Goods as coloured cubes: ``[{"colour": "red", "count": 2}]``."""
-    return [{"colour": c, "count": n} for c, n in goods.items]
+# --- the buttons ---------------------------------------------------------------------------------
 
 
-def _order(game: GameState, card: str | None) -> dict[str, Any] | None:
-    """An order as the goods it wants and its printed points (3.4, 5.3)."""
-    if card is None:
-        return None
-    spec = game.order_cards.get(card)
-    if spec is None:
-        c = game.cards.get(card)
-        spec = c.order if c is not None else None
-    if spec is None:
-        return None
-    return {
-        "card": card,
-        "goods": [{"colour": c, "count": n} for c, n in spec.goods],
-        "points": list(spec.points),
-        "text": order_text(game, card),
-        "done": any(o.order == card for o in game.satisfied),
-    }
+def menu(
+    referee: SpaceDealerReferee, game: GameState, ctx: Context, player: str, intents: dict[str, Any]
+) -> list[MenuItem]:
+    """The buttons of ``player``'s phone, what the player does next first.
 
-
-def _timer_space(timer: Timer) -> dict[str, Any]:
-    """Where a timer stands (3.2): the planet, a card in the planning area or the action row, a spaceship."""
-    job = timer.job
-    if timer.status is TimerStatus.INACTIVE or job is None:
-        return {"on": "below"}
-    if isinstance(job, A.RaiseTechLevel):
-        return {"on": "planet"}
-    if isinstance(job, (A.BuildCard, A.DiscardCard)):
-        return {"on": "planning", "card": job.card}
-    if isinstance(job, A.UseCard):
-        return {"on": "card", "card": job.card}
-    return {"on": "ship", "ship": job.ship, "to": job.to}
-
-
-def _timers(state: DealerTable, game: GameState, p: PlayerState) -> list[dict[str, Any]]:
-    limit = timer_limit(game, p)
-    out = []
-    for t, timer in enumerate(p.timers):
-        status = timer.status.value
-        if timer.status is TimerStatus.ACTIVE:
-            word = text("running")
-        elif timer.status is TimerStatus.USABLE:
-            word = text("run out: choose a build site")
-        else:
-            word = text("free")
-        out.append(
-            {
-                "number": t + 1,
-                "name": text("Timer {number}", number=t + 1),
-                "node": state.node_of(p.name, t + 1),
-                "status": status,
-                "state": word,
-                "label": timer_text(game, timer),
-                "sabotaged_by": timer.sabotaged_by,
-                "clears_block": timer.clears_block,
-                "usable": t < limit,
-                **_timer_space(timer),
-            }
-        )
-    return out
-
-
-def _player_picture(state: DealerTable, game: GameState, p: PlayerState, points: int) -> dict[str, Any]:
-    timers = _timers(state, game, p)
-    on_card = {t["card"]: t["number"] for t in timers if t["on"] in ("card", "planning")}
-    plants = []
-    for side, stack in zip(("left", "right"), p.plants, strict=True):
-        plants.append(
-            {
-                "side": side,
-                "side_label": side_text(side),
-                "cards": [{"card": c, "name": type_text(game.cards[c].type)} for c in stack],
-            }
-        )
-    cards = []
-    for b in sorted(p.built, key=lambda b: b.x):
-        kind = game.card_type(b.card)
-        cards.append(
-            {
-                "card": b.card,
-                "name": card_text(game, b.card),
-                "colour": game.cards[b.card].colour or None,
-                "kind": kind.kind,
-                "x": b.x,
-                "layout": kind.layout,
-                "has_timer_space": kind.timer,
-                "covered": b.covered,
-                "blocked_by": b.blocked_by,
-                "attack_markers": b.attack_markers,
-                "goods": _cubes(b.stored),
-                "blocked": text("blocked by {player}'s rocket", player=b.blocked_by)
-                if b.blocked_by
-                else None,
-                "order": _order(game, b.card),
-                "timer": on_card.get(b.card),
-            }
-        )
-    ship = game.ship(p.name)
-    ship_data = None
-    if ship is not None:
-        ship_data = {
-            "id": ship.id,
-            "field": ship.field,
-            "destination": ship.destination,
-            "where": field_text(game, ship.field)
-            if ship.field is not None
-            else text("flying to {field}", field=field_text(game, ship.destination)),
-            "cargo": _cubes(ship.cargo),
-            "cargo_total": ship.cargo.total,
-            "timer": next((t["number"] for t in timers if t["on"] == "ship"), None),
-        }
-    neutral_ship = next(
-        (
-            {"id": s.id, "name": ship_text(s.id), "field": s.field, "cargo": _cubes(s.cargo)}
-            for s in game.ships
-            if s.controller == p.name and s.id in NEUTRAL_SHIP_IDS
-        ),
-        None,
-    )
-    return {
-        "name": p.name,
-        "points": points,
-        "markers_placed": p.markers_placed,
-        "markers_left": game.data.placeable_markers - p.markers_placed,
-        "tech_level": p.tech_level,
-        "max_tech_level": game.data.max_tech_level,
-        "tech_label": text("Tech level {level}", level=p.tech_level),
-        "points_label": text("{count} victory point", "{count} victory points", count=points),
-        "markers_label": text(
-            "{count} victory-point marker left",
-            "{count} victory-point markers left",
-            count=game.data.placeable_markers - p.markers_placed,
-        ),
-        "stack_label": text("stack: {cards}", cards=len(p.stack)),
-        "planet_timer": next((t["number"] for t in timers if t["on"] == "planet"), None),
-        "plants": plants,
-        "cards": cards,
-        "timers": timers,
-        "ship": ship_data,
-        "neutral_ship": neutral_ship,
-        "planning": [{"card": c, "name": card_text(game, c), "timer": on_card.get(c)} for c in p.planning],
-        "planning_capacity": planning_capacity(game, p),
-        "stack": len(p.stack),
-        "neutral_orders": len(p.neutral_cards),
-    }
-
-
-def picture(state: DealerTable) -> dict[str, Any]:
-    """What the dashboard draws: the orbital ring (also the victory-point track) and each player's planet.
-
-    The ring's fields carry the planet (a player's, or neutral with its face-up order and the goods
-    left there), the victory-point markers placed on the owner's orders and the spaceships docked or
-    arriving. Each player has their points, tech level, power plants, built cards (with the timer
-    standing on a card, running or run out), timers, spaceship and cargo, and planning area.
+    Before the clock: the secret start choice. Then a finished build waiting for its site, a drawn
+    card to keep, orders the ship can deliver now (points), each timer's next job (the usual jobs
+    first: use a card, build each planned card, fly, raise the tech level; then the other sites and
+    discards), and the other free actions: plan a card, goods, attacks, giving and trading.
     """
-    game = state.game
-    score = final_score(game)
-    fields = []
-    for field in range(game.ring_size):
-        owner = game.field_owner(field)
-        planet = game.neutral_at(field) if owner is None else None
-        ships = []
-        for s in game.ships:
-            if s.field == field or s.destination == field:
-                ships.append(
-                    {
-                        "id": s.id,
-                        "name": ship_text(s.id),
-                        "colour": s.controller if s.id not in NEUTRAL_SHIP_IDS else None,
-                        "controller": s.controller,
-                        "arriving": s.destination == field,
-                        "cargo": _cubes(s.cargo),
-                    }
-                )
-        fields.append(
-            {
-                "field": field,
-                "owner": owner,
-                "label": text("{player}'s planet", player=owner)
-                if owner is not None
-                else text("neutral planet"),
-                "markers": [o.by for o in game.satisfied if owner is not None and o.owner == owner],
-                "open_orders": len(_open_orders(game, owner)) if owner is not None else 0,
-                "order": _order(game, planet.order) if planet is not None else None,
-                "goods": _cubes(planet.goods) if planet is not None else [],
-                "ships": ships,
-            }
+    me = game.player(player)
+    if me is None or game.phase is Phase.OVER:
+        return []
+    if not ctx.started:
+        return _start_items(referee, game, me)
+    items: list[MenuItem] = []
+    for t, timer in enumerate(me.timers):
+        if timer.status is TimerStatus.USABLE and isinstance(timer.job, A.BuildCard):
+            items += _place_items(game, me, t, timer.job.card)
+    if game.phase is not Phase.RUNNING:
+        return items
+    free = _free_items(referee, game, me)
+    items += free.get(KEEP, [])
+    items += free.get(ORDERS, [])
+    for t in range(len(me.timers)):
+        node = game.node_of(player, t + 1)
+        if node is not None and t < timer_limit(game, me):
+            items += _job_items(game, me, t, node, intents.get(node))
+    for group in (PLAN, GOODS, ATTACK, GIVE):
+        items += free.get(group, [])
+    return items
+
+
+def _start_items(referee: SpaceDealerReferee, game: GameState, me: PlayerState) -> list[MenuItem]:
+    """Before the clock: the secret start choice, Generator side and first Mine (rulebook 2)."""
+    if referee.prepared is not None:
+        return []
+    current = ("left" if me.plants[0] else "right", game.cards[me.built[0].card].colour if me.built else "")
+    colours = sorted(
+        {
+            game.cards[c].colour
+            for c in (*me.stack, *(b.card for b in me.built))
+            if game.cards[c].type == "Mine"
+        }
+    )
+    group = text("Start (secret until the clock starts): Generator and first Mine")
+    return [
+        MenuItem(
+            f"start:{side}:{colour}",
+            text("Generator {side}, {colour} Mine", side=side_text(side), colour=colour_text(colour)),
+            group,
+            action=A.ChooseStart(side, colour),
+            selected=(side, colour) == current,
         )
-    return {
-        "started": state.started,
-        "phase": game.phase.value,
-        "phase_label": PHASE_TEXT[game.phase] if state.started else text("waiting for the master clock"),
-        "ring": fields,
-        "players": [_player_picture(state, game, p, score.players[p.name].total) for p in game.players],
-        "pool": _cubes(game.pool),
-        "colours": list(game.data.colours),
-        "stacks": {"2": len(game.stack2), "3": len(game.stack3), "orders": len(game.order_stack)},
-        "words": {
-            "ring": text("Orbital ring (victory-point track)"),
-            "pool": text("Common pool"),
-            "planning": text("Planning area"),
-            "timers": text("Timers"),
-            "ship": text("Spaceship"),
-            "built_over": text("built over"),
-            "free_space": text("free space"),
-            "planet": text("Planet"),
-        },
+        for side in ("left", "right")
+        for colour in colours
+    ]
+
+
+def _job_items(game: GameState, me: PlayerState, t: int, node: str, intent: Any) -> list[MenuItem]:
+    """The jobs timer ``t`` could take now (when it is running: once it has run out), the usual ones first."""
+    timer = me.timers[t]
+    base = game
+    if timer.status is TimerStatus.USABLE:
+        return []
+    if timer.status is TimerStatus.ACTIVE:
+        done = apply(game, A.TimerRanOut(me.name, t))
+        if isinstance(done, Rejected) or done.state.phase is not Phase.RUNNING:
+            return []
+        base = done.state
+    me = base.player(me.name)  # type: ignore[assignment]
+    group = text("Timer {number}: next job", number=t + 1)
+    items: list[MenuItem] = []
+    for job in _candidate_jobs(base, me):
+        if isinstance(apply(base, A.StartJob(me.name, t, job)), Rejected):
+            continue
+        items.append(
+            MenuItem(
+                f"t{t + 1}:{_key(job)}",
+                job_text(base, job),
+                group,
+                intent=job,
+                node=node,
+                selected=job == intent,
+            )
+        )
+    return items
+
+
+def _candidate_jobs(game: GameState, me: PlayerState) -> list[A.Job]:
+    """Jobs worth listing for a timer of ``me``, the usual ones first; only those the engine accepts
+    become buttons.
+
+    First one of each kind a player usually wants: use each card with a timer space (production
+    first), build each planned card at its first good site, fly the ship to the neighbouring fields,
+    raise the tech level. Then the rest: other colours and exchanges, other build sites, far
+    flights, discards.
+    """
+    usual: list[A.Job] = []
+    rest: list[A.Job] = []
+    kinds = ("mine", "converter")
+    for b in sorted(me.built, key=lambda b: (game.card_type(b.card).kind not in kinds, b.x)):
+        t = game.card_type(b.card)
+        if b.covered or not t.timer:
+            continue
+        if t.kind == "mine" and t.colour == "any" and b.blocked_by is None:
+            choices = [A.UseCard(b.card, colour=c) for c in game.data.colours]
+        elif t.kind == "converter" and b.blocked_by is None:
+            colours = game.data.colours
+            choices = [A.UseCard(b.card, exchanges=((g, k),)) for g in colours for k in colours if g != k]
+        else:
+            choices = [A.UseCard(b.card)]
+        usual += choices[:1]
+        rest += choices[1:]
+    low, high = game.data.x_range
+    for card in me.planning:
+        sites = (-2, 2) if game.card_type(card).layout == "plant" else range(low, high + 1)
+        good = [A.BuildCard(card, x) for x in sites if site_problem(game, me, card, x) is None][:8]
+        usual += good[:1]
+        rest += good[1:]
+    for ship in game.ships:
+        if ship.controller != me.name or ship.field is None:
+            continue
+        ring, here = game.ring_size, ship.field
+        near = [(here + 1) % ring, (here - 1) % ring]
+        usual += [A.MoveShip(ship.id, f) for f in dict.fromkeys(near) if f != here]
+        if not ship.cargo:  # an empty ship flies anywhere (3.2.4): the nearer fields first
+            far = sorted(range(ring), key=lambda f: (min((f - here) % ring, (here - f) % ring), f))
+            rest += [A.MoveShip(ship.id, f) for f in far if f != here and f not in near]
+    usual.append(A.RaiseTechLevel())
+    rest += [A.DiscardCard(card) for card in me.planning]  # the engine refuses them in the basic game
+    return usual + rest
+
+
+KEEP, ORDERS, PLAN, GOODS, ATTACK, GIVE = "keep", "orders", "plan", "goods", "attack", "give"
+"""The kinds of free actions, in the order the phone lists them (after orders come the timers)."""
+
+
+def _key(value: Any) -> str:
+    """A button's id from the move or job it posts: its class and its plain values (timers numbered 1, 2, 3),
+    then its places and goods as ``name=...``."""
+    plain, extra = [type(value).__name__], []
+    for f in fields(value):
+        v = getattr(value, f.name)
+        if is_dataclass(v):
+            extra.append(f"{f.name}={_described(v)}")
+        elif not isinstance(v, tuple):
+            plain.append(str(v + 1 if f.name in TIMER_FIELDS and isinstance(v, int) else v))
+    return ":".join(plain + extra)
+
+
+def _described(value: Any) -> str:
+    if isinstance(value, Goods):
+        return str(value.as_dict())
+    return str({"type": type(value).__name__, **{f.name: getattr(value, f.name) for f in fields(value)}})
+
+
+def _offer(game: GameState, player: str, items: list[MenuItem], move: Any, label: Text, group: Text) -> None:
+    """Add a button for ``move`` if the engine would accept it now (a preview: nothing is decided)."""
+    if isinstance(apply(game, A.Act(player, move)), Rejected):
+        return
+    items.append(MenuItem(_key(move), label, group, action=move))
+
+
+def _place_items(game: GameState, me: PlayerState, t: int, card: str) -> list[MenuItem]:
+    """A finished build waiting for its site: each site the card can go, or giving the build up (3.2.2)."""
+    items: list[MenuItem] = []
+    group = text("Timer {number}: place {card}", number=t + 1, card=card_text(game, card))
+    low, high = game.data.x_range
+    sites = (-2, 2) if game.card_type(card).layout == "plant" else range(low, high + 1)
+    for x in sites:
+        site = site_text(game, card, x)
+        _offer(game, me.name, items, A.PlaceBuiltCard(t, x), text("build {site}", site=site), group)
+    _offer(game, me.name, items, A.AbandonJob(t), text("give the build up"), group)
+    return items
+
+
+def _ship_name(ship: Ship, me: str) -> Text:
+    """A spaceship on a button: "ship" for one's own, else whose it is."""
+    if ship.id == me:
+        return text("ship")
+    if ship.controller is None or ship.id != ship.controller:
+        return ship_text(ship.id)
+    return text("{player}'s ship", player=ship.controller)
+
+
+def _free_items(referee: SpaceDealerReferee, game: GameState, me: PlayerState) -> dict[str, list[MenuItem]]:
+    """The free actions the engine would accept now, by kind (see :data:`KEEP` ...)."""
+    found: dict[str, list[MenuItem]] = {}
+    name = me.name
+    groups = {
+        KEEP: text("Keep one drawn card"),
+        ORDERS: text("Orders"),
+        PLAN: text("Plan a card"),
+        GOODS: text("Goods"),
+        ATTACK: text("Attack"),
+        GIVE: text("Give or trade cards (by agreement)"),
     }
+
+    def offer(move: Any, label: Text, kind: str) -> None:
+        _offer(game, name, found.setdefault(kind, []), move, label, groups[kind])
+
+    for card in me.stack:
+        offer(A.PlayCard(card), text("plan {card}", card=card_text(game, card)), PLAN)
+    if me.pending_draw is not None:
+        for card in me.pending_draw[1]:
+            offer(A.KeepDrawnCard(card), text("keep {card}", card=card_text(game, card)), KEEP)
+    else:
+        for level in (2, 3):
+            offer(A.DrawTechCards(level), text("draw 2 TechLevel {level} cards", level=level), PLAN)
+    ships = [s for s in game.ships if s.controller == name and s.field is not None]
+    for ship in ships:
+        mine = A.InShip(ship.id)
+        here = ship.field
+        label = _ship_name(ship, name)
+        owner = game.field_owner(here)  # type: ignore[arg-type]
+        targets: list[tuple[Any, Text]] = []
+        if owner == name:
+            targets.append((A.InDepot(name), type_text("Depot")))
+            targets += [
+                (A.OnProbe(name, b.card), type_text("Transport Probe"))
+                for b in me.built
+                if game.card_type(b.card).kind == "transport" and not b.covered
+            ]
+        neutral = game.neutral_at(here)  # type: ignore[arg-type]
+        targets += referee.neutral_places(game, here)  # type: ignore[arg-type]
+        targets += [
+            (A.InShip(s.id), _ship_name(s, name)) for s in game.ships if s.field == here and s.id != ship.id
+        ]
+        if ship.cargo and targets:
+            offer(
+                A.TransferGoods(mine, targets[0][0], ship.cargo),
+                text("{source} \u2192 {target}: all", source=label, target=targets[0][1]),
+                GOODS,
+            )
+        for colour, _ in ship.cargo.items:
+            one = Goods.of({colour: 1})
+            for target, where in targets:
+                offer(
+                    A.TransferGoods(mine, target, one),
+                    text(
+                        "{source} \u2192 {target}: 1 {colour}",
+                        source=label,
+                        target=where,
+                        colour=colour_text(colour),
+                    ),
+                    GOODS,
+                )
+            offer(
+                A.ReturnGoods(mine, one),
+                text("{source}: return 1 {colour} to the pool", source=label, colour=colour_text(colour)),
+                GOODS,
+            )
+        for source, where in targets:
+            if isinstance(source, A.InShip):
+                continue
+            held = _held(game, source)
+            for colour, _ in held.items:
+                offer(
+                    A.TransferGoods(source, mine, Goods.of({colour: 1})),
+                    text(
+                        "{source} \u2192 {target}: 1 {colour}",
+                        source=where,
+                        target=label,
+                        colour=colour_text(colour),
+                    ),
+                    GOODS,
+                )
+        if owner is not None and owner != name:
+            for b in game.player(owner).built:  # type: ignore[union-attr]
+                if game.cards[b.card].order is not None:
+                    offer(
+                        A.SatisfyOrder(ship.id, b.card),
+                        text(
+                            "deliver {order} ({player}'s {card})",
+                            order=order_text(game, b.card),
+                            player=owner,
+                            card=card_text(game, b.card),
+                        ),
+                        ORDERS,
+                    )
+        if neutral is not None and neutral.order is not None:
+            offer(
+                A.SatisfyOrder(ship.id, neutral.order),
+                text("deliver {order} (neutral order)", order=order_text(game, neutral.order)),
+                ORDERS,
+            )
+    others = [q for q in game.players if q.name != name]
+    for q in others:
+        for t, timer in enumerate(q.timers):
+            if timer.status is TimerStatus.ACTIVE:
+                offer(
+                    A.Sabotage(q.name, t),
+                    text(
+                        "sabotage {player}'s timer {number} ({job})",
+                        player=q.name,
+                        number=t + 1,
+                        job=job_text(game, timer.job),
+                    ),
+                    ATTACK,
+                )
+        for b in q.built:
+            if game.card_type(b.card).timer and not b.covered:
+                offer(
+                    A.LaunchRocket(q.name, b.card),
+                    text("rocket on {player}'s {card}", player=q.name, card=card_text(game, b.card)),
+                    ATTACK,
+                )
+    for card in me.planning:
+        for q in others:
+            offer(
+                A.GiveCard(q.name, card),
+                text("give {card} to {player}", card=card_text(game, card), player=q.name),
+                GIVE,
+            )
+            for theirs in q.planning:
+                offer(
+                    A.TradeCards(card, q.name, theirs),
+                    text(
+                        "trade {card} for {player}'s {theirs}",
+                        card=card_text(game, card),
+                        player=q.name,
+                        theirs=card_text(game, theirs),
+                    ),
+                    GIVE,
+                )
+    return found
+
+
+def _held(game: GameState, holder: Any) -> Goods:
+    if isinstance(holder, A.InDepot):
+        p = game.player(holder.player)
+        depot = (
+            next((b for b in p.built if game.card_type(b.card).kind == "storage" and not b.covered), None)
+            if p
+            else None
+        )
+        return depot.stored if depot else Goods()
+    if isinstance(holder, A.OnProbe):
+        p = game.player(holder.player)
+        b = p.built_card(holder.card) if p else None
+        return b.stored if b else Goods()
+    if isinstance(holder, A.AtNeutralPlanet):
+        n = game.neutral_at(holder.field)
+        return n.goods if n else Goods()
+    return Goods()
