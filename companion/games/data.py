@@ -35,13 +35,18 @@ def read_shipped(package: str, name: str) -> Any:
 def read_file(path: str | Path, *, label: str = "data file") -> Any:
     """The parsed content of a user's data file (format by its suffix)."""
     where = Path(path)
+    return parse_text(read_text(where, label=label), suffix=where.suffix, label=f"{label} {where}")
+
+
+def read_text(path: str | Path, *, label: str = "data file") -> str:
+    """The text of a user's data file, for a parser that names the line of a mistake."""
+    where = Path(path)
     try:
-        text = where.read_text(encoding="utf-8")
+        return where.read_text(encoding="utf-8")
     except OSError as exc:
         raise DataFileError(f"cannot read {label} {where}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise DataFileError(f"{label} {where} is not UTF-8 text") from None
-    return parse_text(text, suffix=where.suffix, label=f"{label} {where}")
 
 
 def parse_text(text: str, *, suffix: str, label: str) -> Any:

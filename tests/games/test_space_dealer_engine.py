@@ -7,9 +7,9 @@ from typing import NamedTuple
 
 import pytest
 
-from companion.games.space_dealer import GAME
+from companion.games.space_dealer import GAME, hubdeck
+from companion.games.space_dealer.dealing import SetupError
 from companion.games.space_dealer.engine import (
-    SetupError,
     apply,
     energised_units,
     final_score,
@@ -17,7 +17,7 @@ from companion.games.space_dealer.engine import (
     site_problem,
     timer_limit,
 )
-from companion.games.space_dealer.engine import setup as deal
+from companion.games.space_dealer.hubdeck import deal
 from companion.games.space_dealer.model import (
     AbandonJob,
     Act,
@@ -52,6 +52,7 @@ from companion.games.space_dealer.model import (
     UseCard,
 )
 from companion.games.space_dealer.scoring import score_record
+from companion.rules.deck import Pile
 from companion.rules.outcome import Accepted, Rejected
 from companion.rules.text import Text
 
@@ -96,13 +97,56 @@ def rejected(state: GameState, action: object) -> Said:
     return Said(str(result.reason), str(result.rule))
 
 
+def with_hub(state: GameState, action: object) -> tuple[GameState, list[object]]:
+    """Apply an action that must be accepted, then what the hub deck turns up after it (its draw's
+    cards, the next neutral order), as the referee does at a hub-deck table: the state and every event."""
+    result = apply(state, action)  # type: ignore[arg-type]
+    assert isinstance(result, Accepted), f"{action} rejected: {result}"
+    state, events = hubdeck.follow(result.state, result.events), list(result.events)
+    player = getattr(action, "player", "")
+    while supplied := hubdeck.inputs(state, player):
+        result = apply(state, supplied[0])
+        assert isinstance(result, Accepted), f"the hub deck's {supplied[0]} rejected: {result}"
+        state, events = hubdeck.follow(result.state, result.events), events + list(result.events)
+    return state, events
+
+
+def hub_ok(state: GameState, *actions: object) -> GameState:
+    """Apply actions that must all be accepted, each followed by what the hub deck turns up."""
+    for action in actions:
+        state, _ = with_hub(state, action)
+    return state
+
+
+def take_out(state: GameState, card: str) -> GameState:
+    """Test set-up: ``card`` taken out of its common stack (and out of the hub deck's order)."""
+    level = state.card_type(card).level
+    if level not in (2, 3):
+        return state
+    stack = state.stack(level)
+    types = list(stack.types.items())
+    types.remove(state.cards[card].type)
+    cards = [c for c in stack.cards.items() if c != card]
+    state = state.with_stack(replace(stack, cards=Pile.of(cards), types=Pile.of(types)))
+    if state.hub is not None:
+        state = replace(
+            state, hub=state.hub.with_stack(level, tuple(c for c in state.hub.stack(level) if c != card))
+        )
+    return state
+
+
+def top(state: GameState, level: int) -> tuple[str, ...]:
+    """The hub deck's order of the TechLevel ``level`` stack, top first."""
+    assert state.hub is not None
+    return state.hub.stack(level)
+
+
 def plan(state: GameState, player: str, type_name: str) -> tuple[GameState, str]:
     """Test set-up: move a card of ``type_name`` from a stack into the player's planning area."""
-    for attr in ("stack2", "stack3"):
-        stack = getattr(state, attr)
-        card = next((c for c in stack if state.cards[c].type == type_name), None)
+    for level in (2, 3):
+        card = next((c for c in top(state, level) if state.cards[c].type == type_name), None)
         if card:
-            state = replace(state, **{attr: tuple(c for c in stack if c != card)})
+            state = take_out(state, card)
             break
     else:
         p = state.player(player)
@@ -172,7 +216,7 @@ def test_setup_for_every_player_count(n: int) -> None:
         assert p.tech_level == 1 and len(p.timers) == 2
         assert all(t.status is TimerStatus.INACTIVE for t in p.timers)
         assert state.ship(p.name).field == 2 * seat  # type: ignore[union-attr]
-    every = [c for p in state.players for c in p.stack] + list(state.stack2) + list(state.stack3)
+    every = [c for p in state.players for c in p.stack] + list(top(state, 2)) + list(top(state, 3))
     assert len(every) == len(set(every))
 
 
@@ -180,17 +224,17 @@ def test_setup_card_counts_three_and_four_players() -> None:
     three, four = setup(PLAYERS, seed=1), setup(PLAYERS + ["white"], seed=1)
     # 4 players: 28 level-2 and 20 level-3 cards (Components); 3 players remove 6 + 5 and add
     # back only 2 + 2 of the 5 + 5 experienced cards (rulebook 2 and 5.1).
-    assert (len(four.stack2), len(four.stack3)) == (28, 20)
-    assert (len(three.stack2), len(three.stack3)) == (19, 12)
+    assert (len(four.stack(2)), len(four.stack(3))) == (28, 20)
+    assert (len(three.stack(2)), len(three.stack(3))) == (19, 12)
     basic = setup(PLAYERS + ["white"], seed=1, experienced=False)
-    assert (len(basic.stack2), len(basic.stack3)) == (23, 15)
-    assert basic.order_stack == () and all(n.order is None for n in basic.neutral)
+    assert (len(basic.stack(2)), len(basic.stack(3))) == (23, 15)
+    assert len(basic.orders) == 0 and all(n.order is None for n in basic.neutral)
     assert basic.ship("neutral") is None
 
 
 def test_setup_is_seeded() -> None:
     assert new_game(3) == new_game(3)
-    assert new_game(3).stack2 != new_game(4).stack2
+    assert top(new_game(3), 2) != top(new_game(4), 2)
 
 
 @pytest.mark.parametrize(
@@ -449,16 +493,18 @@ def test_raise_tech_level_then_draw_and_keep() -> None:
     state = ok(state, StartJob("red", 0, RaiseTechLevel()), TimerRanOut("red", 0))
     assert state.player("red").tech_level == 2  # type: ignore[union-attr]
     assert "needs technology level 3" in rejected(state, Act("red", DrawTechCards(3))).reason
-    top = state.stack2[:2]
-    state = ok(state, Act("red", DrawTechCards(2)))
+    drawn = top(state, 2)[:2]
+    state = hub_ok(state, Act("red", DrawTechCards(2)))
+    assert state.player("red").pending_draw == (2, drawn)  # type: ignore[union-attr]
     assert "Keep one of the two" in rejected(state, Act("red", DrawTechCards(2))).reason
     assert (
         "Keep one of the two cards you drew"
         in rejected(state, Act("red", KeepDrawnCard("mine-red-1"))).reason
     )
-    state = ok(state, Act("red", KeepDrawnCard(top[1])))
-    assert state.player("red").planning == (top[1],)  # type: ignore[union-attr]
-    assert state.stack2[-1] == top[0] and top[1] not in state.stack2
+    state = hub_ok(state, Act("red", KeepDrawnCard(drawn[1])))
+    assert state.player("red").planning == (drawn[1],)  # type: ignore[union-attr]
+    assert top(state, 2)[-1] == drawn[0] and drawn[1] not in top(state, 2)
+    assert drawn[1] not in state.stack(2).cards and drawn[0] in state.stack(2).cards
 
 
 def test_planning_area_holds_two_cards() -> None:
@@ -549,8 +595,9 @@ def test_abandon_usable_build_keeps_card_planned() -> None:
 
 def test_discard_puts_card_under_its_stack() -> None:
     state, card = plan(new_game(), "red", "Solar Satellite")
-    state = ok(state, StartJob("red", 0, DiscardCard(card)), TimerRanOut("red", 0))
-    assert state.stack2[-1] == card and card not in state.player("red").planning  # type: ignore[union-attr]
+    state = hub_ok(state, StartJob("red", 0, DiscardCard(card)), TimerRanOut("red", 0))
+    assert top(state, 2)[-1] == card and card not in state.player("red").planning  # type: ignore[union-attr]
+    assert card in state.stack(2).cards
 
 
 def test_timer_ran_out_needs_running_timer() -> None:
@@ -704,7 +751,7 @@ def test_satisfy_order_at_another_planet() -> None:
             "spaceship you control",
         ),
         (lambda s: s, lambda s: Act("red", SatisfyOrder("red", "no-such-order")), "no order of that name"),
-        (lambda s: s, lambda s: Act("red", SatisfyOrder("red", s.stack2[0])), "no order of that name"),
+        (lambda s: s, lambda s: Act("red", SatisfyOrder("red", top(s, 2)[0])), "no order of that name"),
         (
             lambda s: dock(s, "red", 2),
             lambda s: Act("red", SatisfyOrder("red", "gizzi-1")),
@@ -724,8 +771,8 @@ def test_neutral_order_card_scores_without_marker_and_is_replaced() -> None:
     assert planet is not None and planet.order
     spec = state.order_cards[planet.order]
     state = dock(load(state, "red", **spec.goods_dict()), "red", 1)
-    stack_top = state.order_stack[0]
-    state = ok(state, Act("red", SatisfyOrder("red", planet.order)))
+    stack_top = state.hub.orders[0]  # type: ignore[union-attr]
+    state = hub_ok(state, Act("red", SatisfyOrder("red", planet.order)))
     red = state.player("red")
     assert red.markers_placed == 0 and red.neutral_cards == (planet.order,)  # type: ignore[union-attr]
     assert state.neutral_at(1).order == stack_top  # type: ignore[union-attr]
@@ -736,17 +783,16 @@ def test_new_neutral_order_redrawn_when_several_ships_could_satisfy_it() -> None
     state = new_game()
     first = state.neutral_at(1).order  # type: ignore[union-attr]
     spec = state.order_cards[first]  # type: ignore[index]
-    nxt = state.order_stack[0]
+    nxt = state.hub.orders[0]  # type: ignore[union-attr]
     nxt_goods = state.order_cards[nxt].goods_dict()
     state = dock(load(state, "red", **spec.goods_dict()), "red", 1)
     state = dock(load(state, "green", **nxt_goods), "green", 1)
     state = dock(load(state, "blue", **nxt_goods), "blue", 1)
-    result = apply(state, Act("red", SatisfyOrder("red", first)))  # type: ignore[arg-type]
-    assert isinstance(result, Accepted)
-    shown = result.state.neutral_at(1).order  # type: ignore[union-attr]
+    after, events = with_hub(state, Act("red", SatisfyOrder("red", first)))  # type: ignore[arg-type]
+    shown = after.neutral_at(1).order  # type: ignore[union-attr]
     assert shown != nxt
-    assert nxt in result.state.order_stack
-    assert any(type(e).__name__ == "OrderRedrawn" and e.order == nxt for e in result.events)
+    assert nxt in after.orders and after.hub.orders[-1] == nxt  # type: ignore[union-attr]
+    assert any(type(e).__name__ == "OrderRedrawn" and e.order == nxt for e in events)
 
 
 def test_goods_left_at_neutral_planet_can_be_collected() -> None:
@@ -1245,7 +1291,9 @@ def _flying(state: GameState) -> GameState:
 
 def _empty_stack3(state: GameState) -> GameState:
     state = state.with_player(replace(state.player("red"), tech_level=3))  # type: ignore[arg-type]
-    return replace(state, stack3=())
+    for card in list(state.stack(3).cards.items()):
+        state = take_out(state, card)
+    return state
 
 
 FREE = [
@@ -1544,8 +1592,8 @@ def test_discard_returns_level_1_and_level_3_cards_to_their_stacks() -> None:
     )
     assert state.player("red").stack[-1] == depot  # type: ignore[union-attr]
     state, big = plan(state, "red", "Megacity")
-    state = ok(state, StartJob("red", 0, DiscardCard(big)), TimerRanOut("red", 0))
-    assert state.stack3[-1] == big
+    state = hub_ok(state, StartJob("red", 0, DiscardCard(big)), TimerRanOut("red", 0))
+    assert top(state, 3)[-1] == big and big in state.stack(3).cards
 
 
 def test_loading_attack_marker_with_empty_pool_does_nothing() -> None:
@@ -1566,15 +1614,14 @@ def test_every_neutral_card_contested_leaves_the_last_one_drawn() -> None:
         if c != first and len(spec.goods) == 2 and spec.points == (2,)
     ]
     a, b = small[:2]
-    state = replace(state, order_stack=(a, b))
+    state = replace(state, orders=Pile.of((a, b)), hub=replace(state.hub, orders=(a, b)))
     state = dock(load(state, "red", **state.order_cards[first].goods_dict()), "red", 1)  # type: ignore[index]
     for name in ("green", "blue"):
         state = dock(load(state, name, red=1, yellow=1, blue=1, green=1), name, 1)
-    result = apply(state, Act("red", SatisfyOrder("red", first)))  # type: ignore[arg-type]
-    assert isinstance(result, Accepted)
-    assert result.state.neutral_at(1).order == b  # type: ignore[union-attr]
-    assert result.state.order_stack == (a,)
-    assert [e.order for e in result.events if type(e).__name__ == "OrderRedrawn"] == [a, b]
+    after, events = with_hub(state, Act("red", SatisfyOrder("red", first)))  # type: ignore[arg-type]
+    assert after.neutral_at(1).order == b  # type: ignore[union-attr]
+    assert after.orders == Pile.of((a,)) and after.hub.orders == (a,)  # type: ignore[union-attr]
+    assert [e.order for e in events if type(e).__name__ == "OrderRedrawn"] == [a]
 
 
 def test_the_picture_shows_every_job_on_its_timer_space() -> None:

@@ -17,7 +17,8 @@ import pytest
 
 from companion.errors import ConfigError
 from companion.games import referee_for
-from companion.games.space_dealer import GAME, engine, referee
+from companion.games.space_dealer import GAME, dealing, engine, hubdeck, referee
+from companion.games.space_dealer import events as happened
 from companion.games.space_dealer import model as A
 from companion.games.space_dealer.cards import PACKAGE, SHIPPED, CardDataError, load_card_data
 from companion.games.space_dealer.model import GameState
@@ -61,14 +62,15 @@ def engine_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
 
 def engine_run(game: GameState, actions: tuple[object, ...]) -> tuple[GameState, tuple[object, ...]]:
-    """The engine actions of a decision applied again by hand: the state after them and their events."""
+    """The engine actions of a decision applied again by hand (the hub deck keeping its own order after
+    each): the state after them and their events."""
     events: list[object] = []
     for action in actions:
         if isinstance(action, A.TimerNodeKnown):
             continue  # the table's own bookkeeping
         result = engine.apply(game, action)  # type: ignore[arg-type]
         assert result.ok, result
-        game, events = result.state, events + list(result.events)  # type: ignore[union-attr]
+        game, events = hubdeck.follow(result.state, result.events), events + list(result.events)  # type: ignore[union-attr]
     return game, tuple(events)
 
 
@@ -78,7 +80,7 @@ def decided(step: Step, before: GameState, calls: list[object]) -> Decision:
     engine_actions = [a for a in step.actions if not isinstance(a, A.TimerNodeKnown)]
     assert len(calls) == len(engine_actions)
     game, events = engine_run(before, step.actions)
-    assert step.facts == events and all(type(f).__module__ == A.__name__ for f in step.facts)
+    assert step.facts == events and all(type(f).__module__ == happened.__name__ for f in step.facts)
     assert replace(step.state, seats_asked=game.seats_asked, nodes=game.nodes) == game
     calls.clear()
     return step
@@ -206,8 +208,9 @@ def test_the_card_data_is_read_once_and_handed_to_the_referee_and_engine(tmp_pat
     copy = tmp_path / "cards.toml"
     copy.write_text(text, encoding="utf-8")
     assert GAME.data == load_card_data(copy)  # a user's copy is parsed the same way
-    data = inspect.signature(engine.setup).parameters["data"]
-    assert data.default is inspect.Parameter.empty  # the engine loads nothing itself
+    for deal in (dealing.setup, hubdeck.deal):
+        data = inspect.signature(deal).parameters["data"]
+        assert data.default is inspect.Parameter.empty  # the rules load nothing themselves
     wrong = tmp_path / "cards.txt"
     wrong.write_text(text, encoding="utf-8")
     with pytest.raises(CardDataError, match=r"card data .*cards.txt: data files are .json, .toml or .csv"):
@@ -297,7 +300,7 @@ def _reopens_to_the_same_game(hub: Hub, path: Path, monkeypatch: pytest.MonkeyPa
     back, live = _stepped(reopened.events()), _stepped(session.log.events())
     assert [e.facts for e in back] == [e.facts for e in live]
     assert [e.actions for e in back] == [e.actions for e in live]
-    assert all(type(f).__module__ == A.__name__ for e in back for f in e.facts)
+    assert all(type(f).__module__ == happened.__name__ for e in back for f in e.facts)
     assert TableSession(reopened.setup, clock=hub.sim.clock, log=reopened).state == session.state
     reopened.close()
 

@@ -1,7 +1,8 @@
 """Space Dealer end to end: mosquitto, the hub, simulated sandtimer nodes over MQTT, at 200x speed.
 
-30 game minutes last 9 real seconds and a sandtimer minute 0.3 s. Seed 0 deals a Robot Factory near the
-top of the TechLevel 2 stack and a Sabotage Probe on top of the TechLevel 3 stack, so red can build both.
+30 game minutes last 9 real seconds and a sandtimer minute 0.3 s. The table plays with its box (the
+default): before the clock the phones tell the hub each player's Mines and Depot and the neutral orders
+turned up, and a draw is the card the player kept, so red keeps a Robot Factory and a Sabotage Probe.
 """
 
 from __future__ import annotations
@@ -106,12 +107,26 @@ def test_a_game_on_the_hub_with_a_third_timer_and_a_sabotage_that_turns_a_node_r
     assert verdict == "rejected" and "The game has not started" in reason
     # the refused flip still turned the glass: its sand must run through before red-1 takes a job
     wait_until(lambda: table.fleet.nodes["red-1"].core.sand.is_empty(), message="red-1's sand to run out")
+    refused = session.handle(msg.ClockCommand("start")).refusal
+    assert refused is not None and "tell the hub what the table dealt" in str(refused.reason)
+
+    # what the box dealt, told from the phones: each player's Mines and Depot, the orders turned up
+    for player, mines, depot in (
+        ("red", "red", "depot-1"),
+        ("yellow", "yellow", "depot-2"),
+        ("green", "green", "depot-3"),
+    ):
+        act(table, player, {"@": "TakeMines", "without": mines})
+        act(table, player, {"@": "TakeDepot", "card": depot})
+    for field, order in ((1, "gizzi-1"), (3, "gizzi-2"), (5, "gizzi-3")):
+        act(table, "red", {"@": "RevealOrder", "field": field, "order": order})
     assert session.handle(msg.ClockCommand("start")).refusal is None
 
     # red raises the tech level and builds a second Generator; yellow breaks a rule
-    act(table, "red", {"@": "PlayCard", "card": "generator-4"})
+    generator = next(c for c in session.state.game.player("red").stack if c.startswith("generator"))
+    act(table, "red", {"@": "PlayCard", "card": generator})
     assert flip(table, "red-1", {"@": "RaiseTechLevel"}) == ("accepted", "")
-    assert flip(table, "red-2", {"@": "BuildCard", "card": "generator-4", "x": 2}) == ("accepted", "")
+    assert flip(table, "red-2", {"@": "BuildCard", "card": generator, "x": 2}) == ("accepted", "")
     verdict, reason = flip(table, "yellow-1", {"@": "BuildCard", "card": "depot-2", "x": 0})
     assert verdict == "rejected" and "Only cards in your planning area can be built" in reason
     done(table, "red-1", "red-2")

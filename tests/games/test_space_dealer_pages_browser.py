@@ -48,7 +48,7 @@ def table(mosquitto, table_id):
 
 
 def play_a_few_steps(table: Table) -> None:
-    """The clock starts; red plans a Depot and puts timer 1 on the planet (raise the tech level), yellow
+    """The table tells the hub what the box dealt and the clock starts; red plans a Depot and puts timer 1 on the planet (raise the tech level), yellow
     uses the Mine, green's empty ship flies to field 3. The sand runs a minute: nothing ends during the test."""
     session = table.app.extensions["companion.session"]
     wait_until(
@@ -56,6 +56,15 @@ def play_a_few_steps(table: Table) -> None:
         timeout_s=10,
         message="the nodes online",
     )
+    for player, mines, depot in (
+        ("red", "red", "depot-3"),
+        ("yellow", "yellow", "depot-2"),
+        ("green", "green", "depot-1"),
+    ):
+        for move in (M.TakeMines(mines), M.TakeDepot(depot)):  # what the box dealt, told from the phones
+            assert session.handle(msg.PlayerAction(player, move)).refusal is None
+    for field, order in ((1, "gizzi-2"), (3, "gizzi-5"), (5, "gizzi-9")):
+        assert session.handle(msg.PlayerAction("red", M.RevealOrder(field, order))).refusal is None
     assert session.handle(msg.ClockCommand("start")).refusal is None
     assert session.handle(msg.PlayerAction("red", M.PlayCard("depot-3"))).decision.changed
     yellow_mine = session.state.game.player("yellow").built[0].card

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from companion.games.space_dealer import GAME
 from companion.games.space_dealer.engine import apply, final_score
-from companion.games.space_dealer.engine import setup as deal
+from companion.games.space_dealer.hubdeck import deal
 from companion.games.space_dealer.model import (
     AbandonJob,
     Act,
@@ -47,6 +47,7 @@ from companion.games.space_dealer.words import describe
 from companion.i18n import catalog_entries
 from companion.rules.outcome import Accepted, Rejected
 from companion.rules.text import PLACEHOLDER, Text, from_json
+from tests.games.test_space_dealer_engine import take_out
 
 NAMES = ["red", "green", "blue", "white", "black", "pink", "orange", "purple"]
 COLOURS = ["red", "yellow", "blue", "green"]
@@ -77,17 +78,13 @@ def start_state(seed: int, n: int, boost: bool) -> GameState:
     if not boost:
         return state
     for i, p in enumerate(state.players):
-        cards = (state.stack2[2 * i], state.stack3[2 * i])
+        cards = (state.hub.stack2[2 * i], state.hub.stack3[2 * i])  # type: ignore[union-attr]
         state = state.with_player(replace(p, planning=cards, tech_level=3))
         ship = state.ship(p.name)
         bag = Goods.of({COLOURS[i % 4]: 2, COLOURS[(i + 1) % 4]: 2})
         state = replace(state.with_ship(replace(ship, cargo=bag)), pool=state.pool - bag)  # type: ignore[arg-type]
-    used = {c for p in state.players for c in p.planning}
-    state = replace(
-        state,
-        stack2=tuple(c for c in state.stack2 if c not in used),
-        stack3=tuple(c for c in state.stack3 if c not in used),
-    )
+    for card in {c for p in state.players for c in p.planning}:
+        state = take_out(state, card)
     return state.with_player(replace(state.players[0], markers_placed=8))
 
 
@@ -136,7 +133,8 @@ def actions_for(state: GameState) -> st.SearchStrategy:
             Act,
             players,
             st.builds(
-                KeepDrawnCard, st.sampled_from(list(state.stack2[:4]) + list(state.stack3[:4]) + ["nope"])
+                KeepDrawnCard,
+                st.sampled_from(list(state.hub.stack2[:4]) + list(state.hub.stack3[:4]) + ["nope"]),  # type: ignore[union-attr]
             ),
         ),
         st.builds(Act, players, st.builds(PlaceBuiltCard, timers, x)),
@@ -185,6 +183,18 @@ def check_invariants(
     assert order.index(state.phase) >= order.index(before.phase)
     orders = [o.order for o in state.satisfied]
     assert len(orders) == len(set(orders)), "each order once"
+    assert placed_once(state), "a card is in one place: a stack, a player's cards, or built"
+
+
+def placed_once(state: GameState) -> bool:
+    """Every card the stacks can no longer hold is somewhere on the table, and nowhere twice."""
+    on_table = [
+        c
+        for p in state.players
+        for c in (*p.stack, *p.planning, *p.plants[0], *p.plants[1], *(b.card for b in p.built))
+    ]
+    in_stacks = [c for s in state.stacks for c in s.cards.items()]
+    return len(on_table) == len(set(on_table)) and not set(on_table) & set(in_stacks)
 
 
 def untranslated(value: object) -> list[str]:
@@ -306,7 +316,8 @@ def sensible_actions(state: GameState, rng: random.Random) -> list[object]:
             out.append(Act(name, PlayCard(rng.choice(p.stack))))
         out.append(Act(name, DrawTechCards(rng.choice([2, 3]))))
         if p.pending_draw:
-            out.append(Act(name, KeepDrawnCard(rng.choice(p.pending_draw[1]))))
+            level, shown = p.pending_draw  # shown by a hub deck, or named from the stack at a table deck
+            out.append(Act(name, KeepDrawnCard(rng.choice(shown or state.stack(level).cards.items()))))
         if own_ship is not None and own_ship.cargo:
             colour, _ = rng.choice(own_ship.cargo.items)
             bag = Goods.of({colour: 1})

@@ -116,6 +116,37 @@ def test_a_record_with_impossible_goods_is_replayed_with_that_action_rejected() 
     ] * 3
 
 
+def test_a_record_of_a_game_with_the_box_gives_each_entry_as_it_happened() -> None:
+    record = json.loads((DATA / "table-game.json").read_text())
+    assert record["deck"] == "table" and "seed" not in record
+    out = referee_record(record)
+    assert out == {
+        "phase": "over",
+        "accepted": 28,
+        "rejected": [],
+        "score": {
+            "players": {
+                "red": {"total": 2, "markers": 0},
+                "yellow": {"total": 0, "markers": 0},
+                "green": {"total": 0, "markers": 0},
+            },
+            "ranking": ["red", "yellow", "green"],
+            "winners": ["red"],
+        },
+    }
+    # an entry the box cannot hold is reported, and the game goes on without it
+    kept = next(i for i, a in enumerate(record["actions"]) if a.get("move", {}).get("@") == "KeepDrawnCard")
+    record["actions"][kept]["move"]["card"] = "megacity-1"  # a TechLevel 3 card
+    out = referee_record(record)
+    assert [(r["action"], r["type"]) for r in out["rejected"]] == [(kept + 1, "KeepDrawnCard")]
+    assert out["rejected"][0]["reason"] == (
+        "There is no Megacity (2 blue+2 red+2 yellow for 6/3) left in the TechLevel 2 stack"
+    )
+    assert out["rejected"][0]["rule"] == "What the table drew"
+    with pytest.raises(InvalidRecordError, match='"deck" is "table"'):
+        referee_record({**record, "deck": "shuffled"})
+
+
 def test_referee_command() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "companion", "referee", "space-dealer", str(DATA / "game.json")],

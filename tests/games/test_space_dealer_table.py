@@ -21,7 +21,7 @@ from companion.games.space_dealer import GAME
 from companion.games.space_dealer import model as A
 from companion.games.space_dealer.board import final_score
 from companion.games.space_dealer.engine import apply
-from companion.games.space_dealer.engine import setup as deal
+from companion.games.space_dealer.hubdeck import deal
 from companion.games.space_dealer.model import GameState, Goods, Phase, TimerStatus
 from companion.games.space_dealer.referee import SpaceDealerReferee
 from companion.i18n import render_tree
@@ -35,6 +35,7 @@ from companion.table.decide import undo_offer
 from companion.table.session import TableSession
 from companion.testing import SimulatedTable, acks
 from tests.conftest import logged_actions, replays
+from tests.games.test_space_dealer_engine import take_out
 from tests.games.test_space_dealer_properties import untranslated
 
 PLAYERS = ["red", "yellow", "green"]
@@ -61,11 +62,7 @@ def ok(game: GameState, *actions: object) -> GameState:
 
 def plan(game: GameState, player: str, card: str) -> GameState:
     """Lay-out by hand: move ``card`` from a common stack into the player's planning area."""
-    game = replace(
-        game,
-        stack2=tuple(c for c in game.stack2 if c != card),
-        stack3=tuple(c for c in game.stack3 if c != card),
-    )
+    game = take_out(game, card)
     me = game.player(player)
     return game.with_player(replace(me, planning=me.planning + (card,)))
 
@@ -428,7 +425,7 @@ def test_a_job_tapped_on_the_phone_starts_at_the_flip_and_applies_when_the_sand_
     assert isinstance(t.tap("red", "draw 2 TechLevel 2 cards"), Decision)
     assert isinstance(t.tap("red", "keep Robot Factory"), Decision)
     assert t.game.player("red").planning == ("robot-factory-1",)
-    assert t.game.stack2[-1] == "multi-mine-1"
+    assert t.game.hub.stack2[-1] == "multi-mine-1"
     assert t.replays()
 
 

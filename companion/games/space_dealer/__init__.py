@@ -1,10 +1,11 @@
 """Space Dealer (eggertspiele, 2006): rules engine, final scoring and the hub's table referee.
 
-The package's modules by role: :mod:`.model` (state, moves, actions, events), :mod:`.engine` with
-:mod:`.jobs` and :mod:`.board` (the rules), :mod:`.referee` (the game at a hub table), :mod:`.pages`
-and :mod:`.picture` (what players see) with :mod:`.words` (the vocabulary), :mod:`.cards` (the
-component data in ``data/cards.toml``), :mod:`.scoring` (``companion score``), :mod:`.record`
-(``companion referee``) and :mod:`.legacy` (actions of old logs).
+The package's modules by role: :mod:`.model` (state, moves, actions) and :mod:`.events`,
+:mod:`.engine` with :mod:`.dealing`, :mod:`.jobs` and :mod:`.board` (the rules), :mod:`.hubdeck`
+(the hub's own shuffle, for a table without its box), :mod:`.referee` (the game at a hub table),
+:mod:`.pages`, :mod:`.menus` and :mod:`.picture` (what players see) with :mod:`.words` (the
+vocabulary), :mod:`.cards` (the component data in ``data/cards.toml``), :mod:`.scoring`
+(``companion score``), :mod:`.record` (``companion referee``) and :mod:`.legacy` (actions of old logs).
 """
 
 from companion.games.space_dealer.cards import load_card_data, shipped_card_data
@@ -31,9 +32,11 @@ GAME = GameInfo(
     package=__name__,
     rules_version=1,
     load_data=shipped_card_data,
+    random_components=True,
     load_components=load_card_data,
     state_modules=(
         "companion.games.space_dealer.model",
+        "companion.games.space_dealer.events",
         "companion.games.space_dealer.cards",
         "companion.games.space_dealer.scoring",
         "companion.rules.text",

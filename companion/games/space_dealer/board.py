@@ -58,6 +58,8 @@ R_PROBE = text("rulebook 5.1f, Transport Probe")
 R_DISCARD = text("rulebook 5.1, discarding from the planning area")
 R_TRADE = text("rulebook 5.2, Trading Technology")
 R_NEUTRAL = text("rulebook 5.3, Neutral Planets")
+R_TABLE = text("What the table drew")
+"""The rule an impossible entry breaks: the box holds only what it holds."""
 
 
 # --- scores and capacities ------------------------------------------------------------------------------

@@ -1,12 +1,15 @@
 """Space Dealer rules engine: ``apply(state, action) -> Accepted | Rejected``.
 
-Pure: no clock, no I/O, no global randomness. The shuffles of the setup use a
-``random.Random(seed)`` of their own, never the module's shared generator; after the
-setup nothing is random (cards are drawn from the top of the stacks). The card data is
-handed in (``GAME.data``, or a table's corrected copy): the engine reads no files. Time
-arrives as actions (:class:`~.model.TimerRanOut`, :class:`~.model.MasterClockExpired`).
-Every refusal is raised with :func:`~companion.rules.outcome.refuse` and names the rule it
-enforces; :func:`apply` is the one place it is answered as a :class:`Rejected`.
+Pure: no clock, no I/O, no randomness. The box on the table is the truth: :func:`setup` deals
+nothing at random; what the table drew, turned up or was dealt is an input (an entry: the pile of
+Mines and the Depot each player was dealt, the card a player keeps from a common stack, each neutral
+order turned up), checked against what the pile can still hold (:class:`~companion.rules.deck.Pile`:
+its contents, never its order). The hub deck (:mod:`.hubdeck`) is the same game with the hub making
+those entries from its own seeded shuffle. The card data is handed in (``GAME.data``, or a table's
+corrected copy): the engine reads no files. Time arrives as actions (:class:`~.model.TimerRanOut`,
+:class:`~.model.MasterClockExpired`). Every refusal is raised with
+:func:`~companion.rules.outcome.refuse` and names the rule it enforces; :func:`apply` is the one
+place it is answered as a :class:`Rejected`.
 
 The timers' jobs are decided in :mod:`.jobs`, build sites and the places goods lie in :mod:`.board`.
 Section numbers refer to the Space Dealer rulebook (``rulebooks/space-dealer.txt``).
@@ -14,13 +17,10 @@ Section numbers refer to the Space Dealer rulebook (``rulebooks/space-dealer.txt
 
 from __future__ import annotations
 
-import random  # used only as a seeded private generator, random.Random(seed) in setup(); never the shared one
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from companion.errors import CompanionError
 from companion.games.space_dealer import board as B
 from companion.games.space_dealer import jobs
 from companion.games.space_dealer.board import (
@@ -33,69 +33,80 @@ from companion.games.space_dealer.board import (
     R_PROBE,
     R_ROCKET,
     R_SABOTAGE,
-    R_SETUP,
+    R_TABLE,
     R_TECH,
     R_TRADE,
 )
-from companion.games.space_dealer.cards import CardData, OrderSpec
-from companion.games.space_dealer.jobs import Stepped, known
+from companion.games.space_dealer.dealing import choose_start, take_depot, take_mines
+from companion.games.space_dealer.events import (
+    CardGiven,
+    CardKept,
+    CardPlanned,
+    CardsDrawn,
+    CardsShown,
+    CardsTraded,
+    Event,
+    GameEnded,
+    GameOver,
+    GoodsReturned,
+    GoodsTransferred,
+    KeptCardCorrected,
+    OrderCorrected,
+    OrderRedrawn,
+    OrderRevealed,
+    OrderSatisfied,
+    ShipRecalled,
+    SpaceBlocked,
+    TimerSabotaged,
+)
+from companion.games.space_dealer.jobs import Stepped, known, running
 from companion.games.space_dealer.model import (
-    NEUTRAL_SHIP_IDS,
     AbandonJob,
     Act,
     Action,
     AtNeutralPlanet,
     BuiltCard,
-    Card,
-    CardGiven,
-    CardKept,
-    CardPlanned,
-    CardsDrawn,
-    CardsTraded,
     ChooseStart,
+    CorrectKeptCard,
     DrawTechCards,
-    Event,
-    GameEnded,
     GameEndedEarly,
-    GameOver,
     GameState,
     GiveCard,
     Goods,
-    GoodsReturned,
-    GoodsTransferred,
     InShip,
     KeepDrawnCard,
     LaunchRocket,
     MasterClockExpired,
     MoveShip,
-    NeutralPlanet,
     OnProbe,
-    OrderRedrawn,
-    OrderRevealed,
-    OrderSatisfied,
     Phase,
     PlaceBuiltCard,
     PlayCard,
     PlayerState,
     ReturnGoods,
+    RevealOrder,
     Sabotage,
     SatisfyOrder,
     Ship,
-    ShipRecalled,
-    SpaceBlocked,
-    StartChosen,
     StartJob,
-    Timer,
+    TakeDepot,
+    TakeMines,
+    TechCardsShown,
+    TechStack,
     TimerRanOut,
-    TimerSabotaged,
     TimerStatus,
     TradeCards,
     TransferGoods,
 )
-from companion.games.space_dealer.scoring import MAX_PLAYERS, MIN_PLAYERS, SatisfiedOrder
-from companion.games.space_dealer.words import colour_text, colours_text
+from companion.games.space_dealer.scoring import SatisfiedOrder
+from companion.games.space_dealer.words import (
+    card_face_text,
+    colours_text,
+    order_text,
+    type_text,
+)
 from companion.rules.outcome import Accepted, Rejected, checked, refuse
-from companion.rules.text import TextError, text
+from companion.rules.text import Text, text
 
 Result = Accepted[GameState] | Rejected
 
@@ -105,201 +116,6 @@ planning_capacity = B.planning_capacity
 timer_limit = B.timer_limit
 energised_units = B.energised_units
 site_problem = B.site_problem
-
-
-class SetupError(CompanionError, TextError):
-    """The game cannot be set up as asked (player count, names, start choices); ``.text`` in words."""
-
-
-# =====================================================================================
-# setup
-# =====================================================================================
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
-def setup(
-    players: Sequence[str],
-    *,
-    seed: int,
-    data: CardData,
-    experienced: bool = True,
-    starts: Mapping[str, ChooseStart] | None = None,
-) -> GameState:
-    """Set up a table for 3 to 8 players with the card ``data`` (rulebook 2; 5.1 and 5.3 when ``experienced``).
-
-    One box serves 3-4 players, two boxes 5-8; the cards of each box are reduced to the
-    3- or 4-player set the rulebook names for the player count, chosen at random with
-    ``seed``. Each player gets a personal stack (3 Mines from a pile missing one colour,
-    2 Generators, 1 Depot), builds one Generator and one Mine, and starts at
-    technology level 1 with 2 inactive timers and the spaceship at the own planet.
-    """
-    names = list(players)
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise SetupError(
-            text(
-                "Space Dealer is played by {low} to {high} players, not {players}",
-                low=MIN_PLAYERS,
-                high=MAX_PLAYERS,
-                players=len(names),
-            )
-        )
-    if not all(isinstance(n, str) and n.strip() for n in names) or len(set(names)) != len(names):
-        raise SetupError(text("Player names must be different and not empty"))
-    if any(n.startswith("neutral") for n in names):
-        raise SetupError(
-            text("A player's name may not start with \"neutral\": that is the neutral spaceship's name")
-        )
-    if len(names) not in data.sets:
-        raise SetupError(text("The card data has no card sets for {players} players", players=len(names)))
-    rng = random.Random(seed)
-    basic_sets, exp_sets = data.sets[len(names)]
-    boxes = max(len(basic_sets), len(exp_sets) if experienced else 0)
-
-    cards: dict[str, Card] = {}
-    numbers: dict[str, int] = {}
-
-    def new_card(type_name: str, colour: str = "") -> str:
-        numbers[type_name] = numbers.get(type_name, 0) + 1
-        n = numbers[type_name]
-        t = data.types[type_name]
-        order = t.orders[(n - 1) % len(t.orders)] if t.has_order else None
-        cid = f"{_slug(type_name)}-{colour + '-' if colour else ''}{n}"
-        cards[cid] = Card(cid, type_name, colour, order)
-        return cid
-
-    personal_sets: list[list[str]] = []
-    common: list[str] = []
-    for box_set in basic_sets:
-        counts = {name: n for name, n in data.counts.items() if not data.types[name].experienced}
-        for removal in (
-            (data.three_player_removals if box_set in ("3", "3-5") else {}),
-            (data.five_player_removals if box_set == "3-5" else {}),
-        ):
-            for name, n in removal.items():
-                counts[name] = counts.get(name, 0) - n
-        n_sets = counts.get("Depot", 0)
-        piles = []
-        colours = list(data.colours)
-        for missing in colours:
-            piles.append([new_card("Mine", c) for c in colours if c != missing])
-        rng.shuffle(piles)
-        generators = [new_card("Generator") for _ in range(2 * n_sets)]
-        depots = [new_card("Depot") for _ in range(n_sets)]
-        rng.shuffle(depots)
-        for i in range(min(n_sets, len(piles))):
-            personal_sets.append(piles[i] + generators[2 * i : 2 * i + 2] + [depots[i]])
-        for name, n in counts.items():
-            t = data.types[name]
-            if t.level == 1:
-                continue
-            box_copies = data.counts[name]
-            coloured = name in data.coloured_types
-            copies = [
-                new_card(name, data.colours[i % len(data.colours)] if coloured else "")
-                for i in range(box_copies)
-            ]
-            common.extend(rng.sample(copies, max(0, n)))
-    if experienced:
-        for box_set in exp_sets:
-            for name, n in data.counts.items():
-                if not data.types[name].experienced:
-                    continue
-                keep = data.three_player_experienced.get(name, 0) if box_set in ("3", "3-5") else n
-                common.extend(new_card(name) for _ in range(keep))
-    if len(personal_sets) < len(names):
-        raise SetupError(text("The card data does not give every player a personal technology stack"))
-    rng.shuffle(personal_sets)
-    stack2 = [c for c in common if cards[c].type in data.types and data.types[cards[c].type].level == 2]
-    stack3 = [c for c in common if data.types[cards[c].type].level == 3]
-    rng.shuffle(stack2)
-    rng.shuffle(stack3)
-
-    starts = dict(starts or {})
-    unknown = set(starts) - set(names)
-    if unknown:
-        raise SetupError(text("{player} does not play in this game", player=sorted(unknown)[0]))
-    state_players = []
-    for seat, name in enumerate(names):
-        player = PlayerState(
-            name=name, seat=seat, timers=tuple(Timer(i) for i in range(data.timers_per_player))
-        )
-        laid_out = checked(_lay_out)(cards, player, personal_sets[seat], starts.get(name, ChooseStart()))
-        if isinstance(laid_out, Rejected):
-            raise SetupError(laid_out.reason)
-        state_players.append(replace(laid_out, start=starts.get(name)))
-    ships = [Ship(name, name, 2 * seat) for seat, name in enumerate(names)]
-    order_cards: dict[str, OrderSpec] = {}
-    order_stack: list[str] = []
-    neutral = []
-    if experienced:
-        ships.extend(Ship(NEUTRAL_SHIP_IDS[b], None) for b in range(min(boxes, len(NEUTRAL_SHIP_IDS))))
-        for b in range(boxes):
-            for i, spec in enumerate(data.neutral_orders, start=1):
-                oid = f"gizzi-{b * len(data.neutral_orders) + i}"
-                order_cards[oid] = spec
-                order_stack.append(oid)
-        rng.shuffle(order_stack)
-    for seat in range(len(names)):
-        top = order_stack.pop(0) if order_stack else None
-        neutral.append(NeutralPlanet(2 * seat + 1, top))
-    timer_pool = data.timers * boxes - data.timers_per_player * len(names)
-    return GameState(
-        data=data,
-        cards=cards,
-        players=tuple(state_players),
-        ships=tuple(ships),
-        stack2=tuple(stack2),
-        stack3=tuple(stack3),
-        neutral=tuple(neutral),
-        order_cards=order_cards,
-        order_stack=tuple(order_stack),
-        pool=Goods.of({c: data.goods_per_colour * boxes for c in data.colours}),
-        attack_pool=data.attack_markers * boxes if experienced else 0,
-        timer_pool=max(0, timer_pool),
-        experienced=experienced,
-    )
-
-
-def _lay_out(
-    cards: Mapping[str, Card], player: PlayerState, own: Sequence[str], start: ChooseStart
-) -> PlayerState:
-    """The player's start from their personal cards ``own`` (rulebook 2): one Generator beside the planet
-    on the chosen side, the chosen Mine on one of its power connections, the rest face down in the stack."""
-    name = player.name
-    if start.side not in ("left", "right"):
-        refuse(text("{player}: the Generator goes left or right of the planet", player=name), R_SETUP)
-    mines = [c for c in own if cards[c].type == "Mine"]
-    mine = mines[0] if not start.mine else next((c for c in mines if cards[c].colour == start.mine), None)
-    if mine is None:
-        refuse(
-            text(
-                "{player} has no {colour} Mine in their personal stack",
-                player=name,
-                colour=colour_text(start.mine),
-            ),
-            R_SETUP,
-        )
-    gen = next(c for c in own if cards[c].type == "Generator")
-    side = B.LEFT if start.side == "left" else B.RIGHT
-    anchor = -2 if side == B.LEFT else 2
-    x = anchor if start.x is None else start.x
-    if x not in (anchor, anchor + 1):
-        refuse(
-            text("{player}: the first Mine must stand on a power connection of the Generator", player=name),
-            R_SETUP,
-        )
-    plants: list[tuple[str, ...]] = [(), ()]
-    plants[side] = (gen,)
-    return replace(
-        player,
-        stack=tuple(c for c in own if c not in (mine, gen)),
-        plants=(plants[0], plants[1]),
-        built=(BuiltCard(mine, x, frozenset({("action", x), ("order", x)})),),
-    )
-
 
 # =====================================================================================
 # apply
@@ -327,36 +143,11 @@ def apply(state: GameState, action: Action) -> Accepted[GameState]:
         state, events = _clock(state)
     elif isinstance(action, GameEndedEarly):
         state, events = _ended_early(state)
+    elif isinstance(action, TechCardsShown):
+        state, events = _shown(state, action)
     else:
         refuse(text("Unknown action {action}", action=type(action).__name__), R_JOB)
     return Accepted(state, tuple(events))
-
-
-def _running(state: GameState) -> None:
-    if state.phase is not Phase.RUNNING:
-        refuse(text("The game has ended; only timers that are still running complete"), R_END)
-
-
-# --- the start ----------------------------------------------------------------------------------
-
-
-def _choose_start(state: GameState, player: str, move: ChooseStart) -> Stepped:
-    """A player's secret start (rulebook 2): their Generator's side and first Mine, laid out again."""
-    _running(state)
-    p = known(state, player)
-    untouched = (
-        not p.planning
-        and len(p.built) == 1
-        and len(p.plants[0]) + len(p.plants[1]) == 1
-        and all(t.status is TimerStatus.INACTIVE for t in p.timers)
-    )
-    if not untouched:
-        refuse(text("The Generator and the first Mine are chosen before the game starts"), R_SETUP)
-    order = {card: i for i, card in enumerate(state.cards)}
-    own = sorted((*p.stack, *p.plants[0], *p.plants[1], p.built[0].card), key=order.__getitem__)
-    laid_out = _lay_out(state.cards, p, own, move)
-    state = state.with_player(replace(laid_out, start=move))
-    return state, [StartChosen(player, move.side, laid_out.built[0].card)]
 
 
 # --- free actions with cards ----------------------------------------------------------
@@ -364,7 +155,7 @@ def _choose_start(state: GameState, player: str, move: ChooseStart) -> Stepped:
 
 def _play_card(state: GameState, player: str, a: PlayCard) -> Stepped:
     """Put a card from the personal stack into a free space of the planning area (3.1)."""
-    _running(state)
+    running(state)
     p = known(state, player)
     if a.card not in p.stack:
         refuse(text("That card is not in your personal technology stack"), R_PLAY)
@@ -374,9 +165,24 @@ def _play_card(state: GameState, player: str, a: PlayCard) -> Stepped:
     return state.with_player(p), [CardPlanned(p.name, a.card)]
 
 
+def stack_name(level: int) -> Text:
+    return text("the TechLevel {level} stack", level=level)
+
+
+def _taken(state: GameState, card_id: str, level: int) -> TechStack:
+    """The TechLevel ``level`` stack without ``card_id``; refused when the stack cannot hold it."""
+    card = state.cards.get(card_id)
+    pile = stack_name(level)
+    if card is None:
+        refuse(text("There is no {item} left in {pile}", item=card_id, pile=pile), R_TABLE)
+    return state.stack(level).take(
+        card, pile=pile, card_name=card_face_text(state, card_id), type_name=type_text(card.type)
+    )
+
+
 def _draw(state: GameState, player: str, a: DrawTechCards) -> Stepped:
-    """Look at the top two cards of a common stack the technology level allows (3.2.1)."""
-    _running(state)
+    """Draw two cards of a common stack the technology level allows, to keep one (3.2.1)."""
+    running(state)
     p = known(state, player)
     if a.level not in (2, 3):
         refuse(text("Cards are drawn from the common TechLevel 2 or TechLevel 3 stack"), R_TECH)
@@ -389,41 +195,67 @@ def _draw(state: GameState, player: str, a: DrawTechCards) -> Stepped:
         refuse(text("Keep one of the two cards you have drawn first"), R_TECH)
     if len(p.planning) >= B.planning_capacity(state, p):
         refuse(text("Your planning area has no free space"), R_PLAY)
-    stack = state.stack2 if a.level == 2 else state.stack3
-    if not stack:
+    if not len(state.stack(a.level)):
         refuse(text("The TechLevel {level} stack is empty", level=a.level), R_TECH)
-    drawn, rest = stack[:2], stack[2:]
-    state = _with_stack(state, a.level, rest)
-    state = state.with_player(replace(p, pending_draw=(a.level, drawn)))
-    return state, [CardsDrawn(p.name, a.level, drawn)]
+    state = state.with_player(replace(p, pending_draw=(a.level, ()), kept=None))
+    return state, [CardsDrawn(p.name, a.level)]
+
+
+def _shown(state: GameState, a: TechCardsShown) -> Stepped:
+    """Hub deck: the cards the player's draw turns up, from the hub's own shuffle (3.2.1)."""
+    p = known(state, a.player)
+    if p.pending_draw is None or p.pending_draw[1]:
+        refuse(text("You have not drawn any cards to choose from"), R_TECH)
+    level = p.pending_draw[0]
+    stack = state.stack(level)
+    if len(a.cards) != min(2, len(stack)) or len(set(a.cards)) != len(a.cards):
+        refuse(text("A draw turns up the top two cards of the stack"), R_TECH)
+    left = stack
+    for card in a.cards:  # every card shown must be in the stack (two of one type only if it holds two)
+        left = _taken(state.with_stack(left), card, level)
+    return state.with_player(replace(p, pending_draw=(level, a.cards))), [CardsShown(p.name, a.cards)]
 
 
 def _keep(state: GameState, player: str, a: KeepDrawnCard) -> Stepped:
-    """Keep one drawn card in the planning area; the other goes under its stack (3.2.1)."""
-    _running(state)
+    """Keep one drawn card in the planning area; the other goes under its stack (3.2.1). At a table deck
+    the player names the card kept: the stack must still be able to hold it."""
+    running(state)
     p = known(state, player)
     if p.pending_draw is None:
         refuse(text("You have not drawn any cards to choose from"), R_TECH)
-    level, drawn = p.pending_draw
-    if a.card not in drawn:
+    level, shown = p.pending_draw
+    if shown and a.card not in shown:
         refuse(text("Keep one of the two cards you drew"), R_TECH)
     if len(p.planning) >= B.planning_capacity(state, p):
         refuse(text("Your planning area has no free space"), R_PLAY)
-    back = tuple(c for c in drawn if c != a.card)
-    stack = (state.stack2 if level == 2 else state.stack3) + back
-    state = _with_stack(state, level, stack)
-    state = state.with_player(replace(p, pending_draw=None, planning=p.planning + (a.card,)))
+    state = state.with_stack(_taken(state, a.card, level))
+    back = tuple(c for c in shown if c != a.card)
+    kept = None if shown else a.card
+    state = state.with_player(replace(p, pending_draw=None, planning=p.planning + (a.card,), kept=kept))
     return state, [CardKept(p.name, a.card, back)]
 
 
-def _with_stack(state: GameState, level: int, stack: tuple[str, ...]) -> GameState:
-    """The state with the common TechLevel ``level`` stack (2 or 3) replaced by ``stack``."""
-    return replace(state, stack2=stack) if level == 2 else replace(state, stack3=stack)
+def _correct_kept(state: GameState, player: str, a: CorrectKeptCard) -> Stepped:
+    """The card the table said was kept is really ``a.card``: swapped while it lies untouched (3.2.1)."""
+    running(state)
+    p = known(state, player)
+    if p.kept is None or p.kept not in p.planning:
+        refuse(text("There is no kept card to correct: it has left your planning area"), R_TECH)
+    if B.card_busy(state, p.kept):
+        refuse(text("A timer stands on that card"), R_TECH)
+    if a.card == p.kept:
+        refuse(text("That is the card the hub has already"), R_TECH)
+    level = state.card_type(p.kept).level
+    state = state.with_stack(state.stack(level).put(state.cards[p.kept]))
+    state = state.with_stack(_taken(state, a.card, level))
+    planning = tuple(a.card if c == p.kept else c for c in p.planning)
+    state = state.with_player(replace(p, planning=planning, kept=a.card))
+    return state, [KeptCardCorrected(p.name, p.kept, a.card)]
 
 
 def _give(state: GameState, player: str, a: GiveCard) -> Stepped:
     """Give a planned card to a player with free planning space (5.2)."""
-    _running(state)
+    running(state)
     if not state.experienced:
         refuse(text("Cards change hands only with the rules for experienced players"), R_TRADE)
     p = known(state, player)
@@ -443,7 +275,7 @@ def _give(state: GameState, player: str, a: GiveCard) -> Stepped:
 
 def _trade(state: GameState, player: str, a: TradeCards) -> Stepped:
     """Swap planned cards by agreement (5.2)."""
-    _running(state)
+    running(state)
     if not state.experienced:
         refuse(text("Cards change hands only with the rules for experienced players"), R_TRADE)
     p = known(state, player)
@@ -490,7 +322,7 @@ def _rule_for(holder: object) -> Any:
 
 def _transfer(state: GameState, player: str, a: TransferGoods) -> Stepped:
     """Move goods between holders at the same planet, within their capacity (3.3, 5.1f, 5.3)."""
-    _running(state)
+    running(state)
     known(state, player)
     goods = _valid_goods(state, a.goods)
     if a.source == a.target:
@@ -545,7 +377,7 @@ def _transfer(state: GameState, player: str, a: TransferGoods) -> Stepped:
 
 def _return_goods(state: GameState, player: str, a: ReturnGoods) -> Stepped:
     """Put unwanted goods of one's own back into the common pool (3.2.4, 3.4)."""
-    _running(state)
+    running(state)
     known(state, player)
     goods = _valid_goods(state, a.goods)
     if not B.controls_holder(state, player, a.source):
@@ -571,7 +403,7 @@ def _able(state: GameState, field: int, wanted: Goods) -> set[str]:
 
 def _satisfy(state: GameState, player: str, a: SatisfyOrder) -> Stepped:
     """Deliver an order at another player's planet or a neutral planet (3.4, 4, 5.3)."""
-    _running(state)
+    running(state)
     p = known(state, player)
     if not isinstance(a.order, str):
         refuse(text("Name the order by the card it is printed on"), R_ORDER)
@@ -613,7 +445,7 @@ def _satisfy(state: GameState, player: str, a: SatisfyOrder) -> Stepped:
 
 
 def _satisfy_neutral(state: GameState, p: PlayerState, ship: Ship, order: str) -> Stepped:
-    """Take a neutral planet's order card; the next one is turned up (5.3)."""
+    """Take a neutral planet's order card; the planet waits for the next one to be turned up (5.3)."""
     assert ship.field is not None
     neutral = state.neutral_at(ship.field)
     if neutral is None or neutral.order != order:
@@ -628,32 +460,46 @@ def _satisfy_neutral(state: GameState, p: PlayerState, ship: Ship, order: str) -
     state = replace(state, pool=state.pool + wanted)
     state = state.with_player(replace(p, neutral_cards=p.neutral_cards + (order,)))
     state = replace(state, satisfied=state.satisfied + (SatisfiedOrder(order, p.name, None, spec.points),))
-    events: list[Event] = [OrderSatisfied(p.name, order, None, spec.points, p.markers_placed)]
-    state, more = _reveal_neutral_order(state, ship.field)
-    return state, events + more
+    planet = replace(neutral, order=None, awaiting=bool(len(state.orders)), redrawn=(), revealed_by="")
+    return state.with_planet(planet), [OrderSatisfied(p.name, order, None, spec.points, p.markers_placed)]
 
 
-def _reveal_neutral_order(state: GameState, field: int) -> Stepped:
-    """Turn up the next order card; re-draw while several players could satisfy it at once (5.3)."""
-    stack = list(state.order_stack)
-    events: list[Event] = []
-    chosen: str | None = None
-    for _ in range(len(stack)):
-        card = stack.pop(0)
-        if len(_able(state, field, Goods.of(state.order_cards[card].goods_dict()))) > 1:
-            stack.append(card)
-            events.append(OrderRedrawn(card, field))
-            chosen = card
-            continue
-        chosen = card
-        break
-    else:
-        if chosen is not None:  # every card was contested: show the last one drawn
-            stack.remove(chosen)
-    planets = tuple(replace(n, order=chosen) if n.field == field else n for n in state.neutral)
-    if chosen is not None:
-        events.append(OrderRevealed(chosen, field))
-    return replace(state, neutral=planets, order_stack=tuple(stack)), events
+def _reveal(state: GameState, player: str, a: RevealOrder) -> Stepped:
+    """The order card the table turned up at a neutral planet (5.3): from what the order stack can still
+    hold; while more than one player could satisfy it at once, it goes back under the stack and the table
+    turns up the next (the last one turned up stays, when every card was). Named again for a face-up
+    card the table entered, it corrects the entry."""
+    running(state)
+    known(state, player)
+    planet = state.neutral_at(a.field) if isinstance(a.field, int) else None
+    if planet is None:
+        refuse(text("That orbital field is not a neutral planet"), R_NEUTRAL)
+    spec = state.order_cards.get(a.order)
+    if spec is None:
+        refuse(text("There is no order card {order}", order=str(a.order)), R_TABLE)
+    name = order_text(state, a.order)
+    if planet.awaiting:
+        if a.order in planet.redrawn:
+            refuse(
+                text("That order card went back under the stack: the next one comes from above it"), R_NEUTRAL
+            )
+        left = state.orders.take(a.order, pile=text("the order stack"), name=name)
+        contested = len(_able(state, a.field, Goods.of(spec.goods_dict()))) > 1
+        if contested and len(planet.redrawn) + 1 < len(state.orders):
+            return state.with_planet(replace(planet, redrawn=(*planet.redrawn, a.order))), [
+                OrderRedrawn(a.order, a.field)
+            ]
+        revealed = replace(planet, order=a.order, awaiting=False, redrawn=(), revealed_by=player)
+        return replace(state.with_planet(revealed), orders=left), [OrderRevealed(a.order, a.field)]
+    if planet.order is None:
+        refuse(text("No order card is to be turned up at field {field}", field=a.field), R_NEUTRAL)
+    if a.order == planet.order:
+        refuse(text("That order card lies face up there already"), R_NEUTRAL)
+    left = state.orders.put(planet.order).take(a.order, pile=text("the order stack"), name=name)
+    corrected = replace(planet, order=a.order, revealed_by=player)
+    return replace(state.with_planet(corrected), orders=left), [
+        OrderCorrected(a.field, planet.order, a.order)
+    ]
 
 
 # --- attacks ------------------------------------------------------------------------
@@ -679,7 +525,7 @@ def _spend_marker(state: GameState, p: PlayerState, card: BuiltCard) -> GameStat
 
 def _sabotage(state: GameState, player: str, a: Sabotage) -> Stepped:
     """Attack an active timer: it is set aside and runs out without effect (5.1d)."""
-    _running(state)
+    running(state)
     p = known(state, player)
     q = known(state, a.target_player)
     probe = _attack_card(state, p, "sabotage")
@@ -704,7 +550,7 @@ def _sabotage(state: GameState, player: str, a: Sabotage) -> Stepped:
 
 def _rocket(state: GameState, player: str, a: LaunchRocket) -> Stepped:
     """Block a free timer space in an action row with an Interstellar Rocket marker (5.1e)."""
-    _running(state)
+    running(state)
     p = known(state, player)
     q = known(state, a.target_player)
     rocket = _attack_card(state, p, "rocket")
@@ -783,7 +629,11 @@ _Handler = Callable[[GameState, str, Any], Stepped]
 """Decides one kind of move for the acting player; the move is of the class it is registered under."""
 
 _MOVES: dict[type, _Handler] = {
-    ChooseStart: _choose_start,
+    ChooseStart: choose_start,
+    TakeMines: take_mines,
+    TakeDepot: take_depot,
+    RevealOrder: _reveal,
+    CorrectKeptCard: _correct_kept,
     PlayCard: _play_card,
     DrawTechCards: _draw,
     KeepDrawnCard: _keep,

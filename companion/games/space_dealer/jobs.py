@@ -23,48 +23,50 @@ from companion.games.space_dealer.board import (
     R_USE,
 )
 from companion.games.space_dealer.cards import CardType
-from companion.games.space_dealer.model import (
-    NEUTRAL_SHIP_IDS,
-    AbandonJob,
+from companion.games.space_dealer.events import (
     AttackMarkerLoaded,
     BlockCleared,
-    BuildCard,
     BuildWaiting,
-    BuiltCard,
     CardBuilt,
     CardBuiltOver,
     CardDiscarded,
-    DiscardCard,
     Event,
     GameOver,
-    GameState,
-    Goods,
     GoodsConverted,
     GoodsLost,
     GoodsProduced,
     GoodsSent,
-    Holder,
-    InDepot,
-    InShip,
-    Job,
     JobAbandoned,
     JobFizzled,
     JobStarted,
     JobVoided,
-    MoveShip,
     NeutralShipTaken,
+    ShipLanded,
+    ShipLaunched,
+    TechLevelRaised,
+    TimerAdded,
+    TimerDone,
+)
+from companion.games.space_dealer.model import (
+    NEUTRAL_SHIP_IDS,
+    AbandonJob,
+    BuildCard,
+    BuiltCard,
+    DiscardCard,
+    GameState,
+    Goods,
+    Holder,
+    InDepot,
+    InShip,
+    Job,
+    MoveShip,
     OnProbe,
     Phase,
     PlaceBuiltCard,
     PlayerState,
     RaiseTechLevel,
-    ShipLanded,
-    ShipLaunched,
     StartJob,
-    TechLevelRaised,
     Timer,
-    TimerAdded,
-    TimerDone,
     TimerRanOut,
     TimerStatus,
     UseCard,
@@ -83,6 +85,12 @@ def known(state: GameState, name: str) -> PlayerState:
     if p is None:
         refuse(text("{player} does not play in this game", player=str(name)), B.R_SETUP)
     return p
+
+
+def running(state: GameState) -> None:
+    """Refuse a free action once the game has ended (4)."""
+    if state.phase is not Phase.RUNNING:
+        refuse(text("The game has ended; only timers that are still running complete"), R_END)
 
 
 def _timer_of(p: PlayerState, index: object) -> Timer | None:
@@ -314,10 +322,8 @@ def _complete(state: GameState, name: str, job: Job) -> tuple[GameState, list[Ev
 def under_stack(state: GameState, name: str, card: str) -> GameState:
     """Put a card under the stack it came from (5.1, discarding)."""
     level = state.card_type(card).level
-    if level == 2:
-        return replace(state, stack2=state.stack2 + (card,))
-    if level == 3:
-        return replace(state, stack3=state.stack3 + (card,))
+    if level in (2, 3):
+        return state.with_stack(state.stack(level).put(state.cards[card]))
     p = state.player(name)
     assert p is not None
     return state.with_player(replace(p, stack=p.stack + (card,)))

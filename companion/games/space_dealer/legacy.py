@@ -6,7 +6,10 @@ logged each engine action as ``{"type": "ClassName", field: ...}`` with the acti
 ``[[give, take], ...]`` and timers numbered from 0, plus three pieces of its own bookkeeping:
 ``start_choice`` (a secret start, today ``Act(player, ChooseStart(...))``), ``table_started``
 (today the table's own context: nothing) and ``timer_node`` (a node learnt during the game, today
-:class:`~.model.TimerNodeKnown`). Today's log, phones and records use the game's codec instead.
+:class:`~.model.TimerNodeKnown`). The hub of that time turned up a draw's two cards and the next
+neutral order at once; today the hub deck enters them after the draw or the delivery, so an old
+draw or delivery is followed by :class:`~.model.HubDeckTurn`. Today's log, phones and records use
+the game's codec instead.
 """
 
 from __future__ import annotations
@@ -48,7 +51,10 @@ def legacy_action(raw: dict[str, Any]) -> tuple[Any, ...]:
     if kind in _MOVES:
         actor = _ACTOR.get(kind, "player")
         rest = {k: v for k, v in raw.items() if k != actor}
-        return (M.Act(_text(raw, actor), _decode(rest, _MOVES, "the action")),)
+        act = M.Act(_text(raw, actor), _decode(rest, _MOVES, "the action"))
+        if kind in ("DrawTechCards", "SatisfyOrder"):  # the hub of that time turned up the cards at once
+            return (act, M.HubDeckTurn(act.player))
+        return (act,)
     raise InvalidRecordError(f"{kind!r} is not a Space Dealer action")
 
 

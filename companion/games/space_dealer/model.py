@@ -7,8 +7,9 @@ game's one codec (``GAME.codec``) for the log, the phones and ``companion refere
 * the *moves* a phone posts (:data:`Move`): a free action, a choice or an entry of what the table
   drew; a move never names the acting player, the table wraps it as ``Act(player, move)``;
 * the *jobs* a timer can run (:data:`Job`), which are also the phone's intents for a timer;
-* the engine's *actions* (:data:`Action`): ``Act``, the job a flip starts, and the time facts;
-* the *events* the engine reports (:data:`Event`), one class per kind of thing that happened.
+* the engine's *actions* (:data:`Action`): ``Act``, the job a flip starts, and the time facts.
+
+The *events* the engine reports, one class per kind of thing that happened, are in :mod:`.events`.
 
 The orbital ring has two fields per player: field ``2*i`` is the orbital field of the planet of the
 ``i``-th player, field ``2*i + 1`` the neutral planet after it (rulebook 2: player planets and
@@ -24,7 +25,9 @@ from enum import StrEnum
 from typing import Literal
 
 from companion.games.space_dealer.cards import CardData, CardType, OrderSpec
-from companion.games.space_dealer.scoring import FinalScore, SatisfiedOrder
+from companion.games.space_dealer.scoring import SatisfiedOrder
+from companion.rules.deck import Pile
+from companion.rules.text import Text
 
 # =====================================================================================
 # goods
@@ -218,9 +221,14 @@ class PlayerState:
     neutral_cards: tuple[str, ...] = ()
     """Order cards taken at neutral planets (rulebook 5.3)."""
     pending_draw: tuple[int, tuple[str, ...]] | None = None
-    """(level, cards): two cards drawn from a common stack, waiting for the player to keep one."""
+    """(level, shown): the player drew two cards from a common stack and keeps one. ``shown`` are the
+    two cards when the hub deck turned them up; at a table deck only the player sees them: ()."""
+    kept: str | None = None
+    """The card the table said the player kept from a common stack, while it can still be corrected."""
     start: ChooseStart | None = None
     """The secret start choice the player made before the clock (None: the default start)."""
+    mines: str = ""
+    """The goods colour the player's pile of Mines lacks ("" while the table has not said, rulebook 2)."""
 
     def built_card(self, card_id: str) -> BuiltCard | None:
         return next((b for b in self.built if b.card == card_id), None)
@@ -255,6 +263,57 @@ class NeutralPlanet:
     order: str | None = None
     """The face-up order card."""
     goods: Goods = _field(default_factory=Goods)
+    awaiting: bool = False
+    """An order card is to be turned up here (at the start, or after one was satisfied)."""
+    redrawn: tuple[str, ...] = ()
+    """Order cards turned up here and put back under the stack since (several players could satisfy
+    them at once): the next card comes from above them."""
+    revealed_by: str = ""
+    """Who told the hub which order lies face up here (they may correct it)."""
+
+
+@dataclass(frozen=True)
+class TechStack:
+    """A common technology stack, face down (rulebook 2): what it can still hold, never its order."""
+
+    level: int
+    cards: Pile
+    """The copies that can still be in it: exactly its cards, or (where cards were taken out of the box
+    at random, face down, for fewer players) every copy that may be among them."""
+    types: Pile
+    """How many cards of each type it holds: exact, the rulebook names how many of each are taken out."""
+
+    def __len__(self) -> int:
+        return len(self.types)
+
+    def can_hold(self, card: Card) -> bool:
+        return card.id in self.cards and card.type in self.types
+
+    def take(self, card: Card, *, pile: Text, card_name: Text, type_name: Text) -> TechStack:
+        """The stack without ``card``; refused when it cannot hold it ("there is no second ... in it")."""
+        cards = self.cards.take(card.id, pile=pile, name=card_name)
+        return replace(self, cards=cards, types=self.types.take(card.type, pile=pile, name=type_name))
+
+    def put(self, card: Card) -> TechStack:
+        """The stack with ``card`` back under it."""
+        return replace(self, cards=self.cards.put(card.id), types=self.types.put(card.type))
+
+
+@dataclass(frozen=True)
+class HubOrder:
+    """The hub deck's own shuffle (hub deck only): the order of each face-down pile, top first.
+
+    The rules never read it: the referee turns its top cards into the same entries a table makes."""
+
+    stack2: tuple[str, ...] = ()
+    stack3: tuple[str, ...] = ()
+    orders: tuple[str, ...] = ()
+
+    def stack(self, level: int) -> tuple[str, ...]:
+        return self.stack2 if level == 2 else self.stack3
+
+    def with_stack(self, level: int, cards: tuple[str, ...]) -> HubOrder:
+        return replace(self, stack2=cards) if level == 2 else replace(self, stack3=cards)
 
 
 @dataclass(frozen=True)
@@ -277,15 +336,13 @@ class GameState:
     """Every card in the game by id, in the order the deal made them."""
     players: tuple[PlayerState, ...]
     ships: tuple[Ship, ...]
-    stack2: tuple[str, ...]
-    """The common TechLevel 2 stack, top first."""
-    stack3: tuple[str, ...]
-    """The common TechLevel 3 stack, top first."""
+    stacks: tuple[TechStack, ...]
+    """The common TechLevel 2 and TechLevel 3 stacks."""
     neutral: tuple[NeutralPlanet, ...]
     order_cards: Mapping[str, OrderSpec]
     """Every neutral order card by id (rules for experienced players)."""
-    order_stack: tuple[str, ...]
-    """The face-down order stack, top first."""
+    orders: Pile
+    """The face-down order stack: the order cards it can still hold."""
     pool: Goods
     """The common pool of goods."""
     attack_pool: int
@@ -300,6 +357,8 @@ class GameState:
     """The sandtimer node of each timer the table knows (the setup's seats, then any learnt in the game)."""
     seats_asked: tuple[tuple[str, int], ...] = ()
     """(player, timer number) the hub was asked to pair a new node for (Robot Factories, rulebook 5.1b)."""
+    hub: HubOrder | None = None
+    """The hub deck's own shuffle; None at a table deck (the players shuffle the box)."""
 
     # --- look-ups ----------------------------------------------------------------
     @property
@@ -311,6 +370,13 @@ class GameState:
 
     def ship(self, ship_id: str) -> Ship | None:
         return next((s for s in self.ships if s.id == ship_id), None)
+
+    def stack(self, level: int) -> TechStack:
+        """The common TechLevel ``level`` stack (2 or 3)."""
+        return next(s for s in self.stacks if s.level == level)
+
+    def with_stack(self, stack: TechStack) -> GameState:
+        return replace(self, stacks=tuple(stack if s.level == stack.level else s for s in self.stacks))
 
     def card_type(self, card_id: str) -> CardType:
         return self.data.types[self.cards[card_id].type]
@@ -350,6 +416,9 @@ class GameState:
 
     def with_ship(self, ship: Ship) -> GameState:
         return replace(self, ships=tuple(ship if s.id == ship.id else s for s in self.ships))
+
+    def with_planet(self, planet: NeutralPlanet) -> GameState:
+        return replace(self, neutral=tuple(planet if n.field == planet.field else n for n in self.neutral))
 
 
 # =====================================================================================
@@ -426,6 +495,38 @@ class ChooseStart:
     """Goods colour of one of the player's Mines ("" for the first Mine dealt)."""
     x: int | None = None
     """The unit under the Generator the Mine stands on (None: the one next to the planet's edge)."""
+
+
+@dataclass(frozen=True)
+class TakeMines:
+    """Before the clock, at a table deck: the pile of Mines the player was dealt, named by the colour
+    it lacks (rulebook 2: one pile has no red Mines, one no yellow, ...)."""
+
+    without: str
+
+
+@dataclass(frozen=True)
+class TakeDepot:
+    """Before the clock, at a table deck: the Depot the player was dealt (rulebook 2)."""
+
+    card: str
+
+
+@dataclass(frozen=True)
+class RevealOrder:
+    """What the table turned up at a neutral planet: the order card now face up there (rulebook 5.3).
+    Named again for a face-up card the table entered, it corrects the entry."""
+
+    field: int
+    order: str
+
+
+@dataclass(frozen=True)
+class CorrectKeptCard:
+    """At a table deck: the card kept from a common stack is really ``card`` (while it lies untouched in
+    the planning area)."""
+
+    card: str
 
 
 @dataclass(frozen=True)
@@ -526,6 +627,10 @@ class TradeCards:
 
 Move = (
     ChooseStart
+    | TakeMines
+    | TakeDepot
+    | RevealOrder
+    | CorrectKeptCard
     | PlayCard
     | DrawTechCards
     | KeepDrawnCard
@@ -541,6 +646,10 @@ Move = (
 )
 MOVES = (
     ChooseStart,
+    TakeMines,
+    TakeDepot,
+    RevealOrder,
+    CorrectKeptCard,
     PlayCard,
     DrawTechCards,
     KeepDrawnCard,
@@ -597,7 +706,23 @@ class GameEndedEarly:
     """Table fact: the host ended the game before its time; it is over at once, scored as it stands."""
 
 
-Action = Act | StartJob | TimerRanOut | MasterClockExpired | GameEndedEarly
+@dataclass(frozen=True)
+class TechCardsShown:
+    """Hub deck: the two cards a player's draw turns up, from the hub's own shuffle (3.2.1)."""
+
+    player: str
+    cards: tuple[str, ...]
+
+
+Action = Act | StartJob | TimerRanOut | MasterClockExpired | GameEndedEarly | TechCardsShown
+
+
+@dataclass(frozen=True)
+class HubDeckTurn:
+    """Read from old logs only (``legacy.py``): the hub deck turns up what the rules wait for now (the
+    cards of a draw, the next neutral order), as the hub of that time did at once."""
+
+    player: str
 
 
 @dataclass(frozen=True)
@@ -608,320 +733,3 @@ class TimerNodeKnown:
     number: int
     """The timer's number at the table (1, 2, 3)."""
     node: str
-
-
-# =====================================================================================
-# events: what the engine did (past tense)
-# =====================================================================================
-
-
-@dataclass(frozen=True)
-class CardPlanned:
-    player: str
-    card: str
-
-
-@dataclass(frozen=True)
-class CardsDrawn:
-    player: str
-    level: int
-    cards: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class CardKept:
-    player: str
-    card: str
-    returned: tuple[str, ...]
-    """The drawn card put back under the stack."""
-
-
-@dataclass(frozen=True)
-class StartChosen:
-    player: str
-    side: str
-    mine: str
-    """The first Mine's card id."""
-
-
-@dataclass(frozen=True)
-class CardBuilt:
-    player: str
-    card: str
-    x: int
-
-
-@dataclass(frozen=True)
-class CardBuiltOver:
-    player: str
-    card: str
-
-
-@dataclass(frozen=True)
-class CardDiscarded:
-    player: str
-    card: str
-
-
-@dataclass(frozen=True)
-class CardGiven:
-    player: str
-    card: str
-    to: str
-
-
-@dataclass(frozen=True)
-class CardsTraded:
-    player: str
-    gave: str
-    got: str
-    other: str
-
-
-@dataclass(frozen=True)
-class BuildWaiting:
-    """A finished build has no valid site: its timer waits as usable."""
-
-    player: str
-    card: str
-
-
-@dataclass(frozen=True)
-class JobStarted:
-    player: str
-    timer: int
-    job: Job
-
-
-@dataclass(frozen=True)
-class TimerDone:
-    """A timer's sand ran through (its effect, if any, follows as events of its own)."""
-
-    player: str
-    timer: int
-
-
-@dataclass(frozen=True)
-class JobVoided:
-    """A sabotaged timer ran out without effect (5.1d)."""
-
-    player: str
-    timer: int
-    by: str
-    job: Job
-
-
-@dataclass(frozen=True)
-class JobAbandoned:
-    player: str
-    timer: int
-
-
-@dataclass(frozen=True)
-class JobFizzled:
-    """A job had no effect: its card was gone, built over, or had nothing to work with."""
-
-    player: str
-    card: str
-    why: Literal["", "no attack marker", "no spaceship"] = ""
-
-
-@dataclass(frozen=True)
-class TimerAdded:
-    player: str
-    timers: int
-    """How many timers the player has now."""
-
-
-@dataclass(frozen=True)
-class ShipLaunched:
-    player: str
-    ship: str
-    origin: int
-    to: int
-
-
-@dataclass(frozen=True)
-class ShipLanded:
-    player: str
-    ship: str
-    field: int
-
-
-@dataclass(frozen=True)
-class ShipRecalled:
-    """A sabotaged flight was called off at the field it left (5.1d)."""
-
-    player: str
-    ship: str
-    field: int | None
-
-
-@dataclass(frozen=True)
-class NeutralShipTaken:
-    player: str
-    ship: str
-    field: int | None
-
-
-@dataclass(frozen=True)
-class TechLevelRaised:
-    player: str
-    level: int
-
-
-@dataclass(frozen=True)
-class GoodsProduced:
-    player: str
-    card: str
-    colour: str
-    placed: tuple[tuple[str, int], ...]
-    """(``depot`` or a ship id, goods put there)."""
-    lost: int
-    """Goods that found no room, or that the pool no longer had."""
-
-
-@dataclass(frozen=True)
-class GoodsConverted:
-    player: str
-    exchanges: tuple[tuple[str, str], ...]
-    """The (give, take) exchanges made."""
-
-
-@dataclass(frozen=True)
-class GoodsSent:
-    """A Transport Probe sent its goods to a ship (5.1f)."""
-
-    player: str
-    card: str
-    ship: str
-    goods: Goods
-
-
-@dataclass(frozen=True)
-class GoodsTransferred:
-    player: str
-    goods: Goods
-
-
-@dataclass(frozen=True)
-class GoodsReturned:
-    player: str
-    goods: Goods
-
-
-@dataclass(frozen=True)
-class GoodsLost:
-    """Goods on a card that was built over went back to the pool."""
-
-    player: str
-    card: str
-    goods: Goods
-
-
-@dataclass(frozen=True)
-class OrderSatisfied:
-    player: str
-    order: str
-    owner: str | None
-    """The planet's owner; None at a neutral planet."""
-    points: tuple[int, ...]
-    markers: int
-    """Victory-point markers the deliverer has placed now."""
-
-
-@dataclass(frozen=True)
-class OrderRedrawn:
-    """A new neutral order several players could satisfy at once went under the stack (5.3)."""
-
-    order: str
-    field: int
-
-
-@dataclass(frozen=True)
-class OrderRevealed:
-    order: str
-    field: int
-
-
-@dataclass(frozen=True)
-class TimerSabotaged:
-    player: str
-    target: str
-    timer: int
-
-
-@dataclass(frozen=True)
-class SpaceBlocked:
-    player: str
-    target: str
-    card: str
-
-
-@dataclass(frozen=True)
-class BlockCleared:
-    player: str
-    card: str
-
-
-@dataclass(frozen=True)
-class AttackMarkerLoaded:
-    player: str
-    card: str
-    markers: int
-
-
-@dataclass(frozen=True)
-class GameEnded:
-    """The game ended (4): running timers still complete, unless the host ended it."""
-
-    by: Literal["clock", "marker", "host"]
-    player: str = ""
-    """Who placed their last victory-point marker (``by == "marker"``)."""
-
-
-@dataclass(frozen=True)
-class GameOver:
-    """Every timer has run out after the end: the score is final."""
-
-    score: FinalScore
-
-
-Event = (
-    CardPlanned
-    | CardsDrawn
-    | CardKept
-    | StartChosen
-    | CardBuilt
-    | CardBuiltOver
-    | CardDiscarded
-    | CardGiven
-    | CardsTraded
-    | BuildWaiting
-    | JobStarted
-    | TimerDone
-    | JobVoided
-    | JobAbandoned
-    | JobFizzled
-    | TimerAdded
-    | ShipLaunched
-    | ShipLanded
-    | ShipRecalled
-    | NeutralShipTaken
-    | TechLevelRaised
-    | GoodsProduced
-    | GoodsConverted
-    | GoodsSent
-    | GoodsTransferred
-    | GoodsReturned
-    | GoodsLost
-    | OrderSatisfied
-    | OrderRedrawn
-    | OrderRevealed
-    | TimerSabotaged
-    | SpaceBlocked
-    | BlockCleared
-    | AttackMarkerLoaded
-    | GameEnded
-    | GameOver
-)

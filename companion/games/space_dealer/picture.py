@@ -231,7 +231,7 @@ def picture(game: GameState, ctx: Context) -> dict[str, Any]:
         "players": [_player_picture(game, p, score.players[p.name].total) for p in game.players],
         "pool": _cubes(game.pool),
         "colours": list(game.data.colours),
-        "stacks": {"2": len(game.stack2), "3": len(game.stack3), "orders": len(game.order_stack)},
+        "stacks": {"2": len(game.stack(2)), "3": len(game.stack(3)), "orders": len(game.orders)},
         "words": {
             "ring": text("Orbital ring (victory-point track)"),
             "pool": text("Common pool"),

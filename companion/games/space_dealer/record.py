@@ -1,7 +1,11 @@
 """Replay of a Space Dealer game record (``companion referee space-dealer FILE``).
 
-A record is ``{"players": [...], "seed": N, "experienced": true, "actions": [...]}``; every action is
-written as the game's codec writes it (the same form as the hub's log and the phones), for example::
+A record is ``{"players": [...], "deck": "table", "experienced": true, "actions": [...]}`` for a game
+played with the box: its actions carry everything the table drew, turned up or was dealt, each as it
+happened (each player's Mines and Depot, every neutral order turned up, every card kept from a draw).
+With ``"deck": "hub"`` (the default, and the form of earlier versions) the hub's deal of ``"seed"``
+is the box, and the hub turns up the draws and the neutral orders itself. Every action is written as
+the game's codec writes it (the same form as the hub's log and the phones), for example::
 
     {"@": "StartJob", "player": "red", "timer": 0, "job": {"@": "UseCard", "card": "mine-red-4"}}
     {"@": "Act", "player": "red", "move": {"@": "TransferGoods",
@@ -17,14 +21,17 @@ from __future__ import annotations
 from typing import Any
 
 from companion.errors import InvalidRecordError
+from companion.games.space_dealer import hubdeck
 from companion.games.space_dealer import model as M
 from companion.games.space_dealer.board import final_score
 from companion.games.space_dealer.cards import CardData
-from companion.games.space_dealer.engine import SetupError, apply, setup
+from companion.games.space_dealer.dealing import SetupError, setup
+from companion.games.space_dealer.engine import apply
+from companion.games.space_dealer.model import GameState
 from companion.rules.codec import Codec
 from companion.rules.outcome import Accepted
 
-RECORD_KEYS = ("players", "seed", "experienced", "actions")
+RECORD_KEYS = ("players", "deck", "seed", "experienced", "actions")
 ACTIONS: tuple[type, ...] = (M.Act, M.StartJob, M.TimerRanOut, M.MasterClockExpired, M.GameEndedEarly)
 """What a record's actions may be: the engine's actions."""
 
@@ -72,9 +79,17 @@ def referee_record(record: Any, *, data: CardData, codec: Codec) -> dict[str, An
     experienced = record.get("experienced", True)
     if not isinstance(experienced, bool):
         raise InvalidRecordError('"experienced" must be true or false')
+    deck = record.get("deck", "hub")
+    if deck not in ("hub", "table"):
+        raise InvalidRecordError(
+            f'"deck" is "table" (the box on the table) or "hub" (the hub\'s deal), not {deck!r}'
+        )
     actions = read_actions(record.get("actions", []), codec)
     try:
-        state = setup(players, seed=seed, data=data, experienced=experienced)
+        if deck == "hub":
+            state = hubdeck.deal(players, seed=seed, data=data, experienced=experienced)
+        else:
+            state = setup(players, data=data, experienced=experienced)
     except SetupError as exc:
         raise InvalidRecordError(str(exc)) from exc
     rejected = []
@@ -82,7 +97,7 @@ def referee_record(record: Any, *, data: CardData, codec: Codec) -> dict[str, An
     for i, action in enumerate(actions, start=1):
         result = apply(state, action)
         if isinstance(result, Accepted):
-            state = result.state
+            state = _hub_turns(hubdeck.follow(result.state, result.events), action)
             accepted += 1
         else:
             kind = type(action.move if isinstance(action, M.Act) else action).__name__
@@ -95,3 +110,17 @@ def referee_record(record: Any, *, data: CardData, codec: Codec) -> dict[str, An
         "rejected": rejected,
         "score": final_score(state).to_json(),
     }
+
+
+def _hub_turns(state: GameState, action: M.Action) -> GameState:
+    """With the hub deck, what the hub turns up after ``action`` (a draw's cards, the next neutral order)."""
+    player = action.player if isinstance(action, (M.Act, M.StartJob, M.TimerRanOut)) else ""
+    for _ in range(64):
+        supplied = hubdeck.inputs(state, player)
+        if not supplied:
+            break
+        result = apply(state, supplied[0])
+        if not isinstance(result, Accepted):
+            raise InvalidRecordError(f"the hub deck cannot turn up what the rules wait for: {result}")
+        state = hubdeck.follow(result.state, result.events)
+    return state

@@ -16,6 +16,10 @@ How a table plays it (see "On the hub" in docs/games/space-dealer.md):
   until its sand has run out.
 * Building a Robot Factory gives the player a third timer: the referee asks the hub for one
   more node (``Decision.add_seat``); the next unseated node flipped becomes timer 3.
+* At a table that plays with its box (``setup.deck == "table"``) the phones tell the hub what the
+  table dealt, drew and turned up (entries, see :mod:`.menus`), and the master clock waits for the
+  deal. With the hub deck the referee makes those entries itself after each decision, from its own
+  shuffle (:mod:`.hubdeck`), as the same actions.
 
 Every decision applies each engine action exactly once (:class:`~companion.rules.referee.Steps`)
 and hands the engine's own events to the table as ``Decision.facts``; the phone's buttons only
@@ -33,12 +37,14 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from companion.errors import ConfigError, InvalidRecordError
+from companion.games.space_dealer import events as E
+from companion.games.space_dealer import hubdeck, menus, pages
 from companion.games.space_dealer import model as M
-from companion.games.space_dealer import pages
 from companion.games.space_dealer.board import R_BUILD, R_END, R_JOB, R_SETUP, final_score, timer_limit
 from companion.games.space_dealer.cards import CardData
-from companion.games.space_dealer.engine import SetupError, apply
-from companion.games.space_dealer.engine import setup as deal
+from companion.games.space_dealer.dealing import SetupError, missing_entries
+from companion.games.space_dealer.dealing import setup as table_deal
+from companion.games.space_dealer.engine import apply
 from companion.games.space_dealer.model import GameState, Phase, TimerStatus
 from companion.games.space_dealer.words import card_text, describe, job_text
 from companion.rules.context import Context
@@ -50,10 +56,16 @@ from companion.rules.text import Text, TextError, joined, text
 
 R_START = text("rulebook 2, Setup: the game starts with the 30-minute timer")
 R_FACTORY = text("rulebook 5.1b, Robot Factory")
+R_TABLE = text("What the table drew")
 LAST_MARKER = text("a player placed their last victory-point marker")
 """Why the rules stop the master clock (rulebook 4)."""
-CLOCK_FACTS = (M.StartJob, M.TimerRanOut, M.MasterClockExpired, M.GameEndedEarly)
-"""Engine actions no phone posts: jobs start with a flip, time facts come from the timers and the clock."""
+CLOCK_FACTS = (M.StartJob, M.TimerRanOut, M.MasterClockExpired, M.GameEndedEarly, M.TechCardsShown)
+"""Engine actions no phone posts: jobs start with a flip, time facts come from the timers and the clock,
+the hub deck's draws from the hub."""
+TABLE_ENTRIES = (M.TakeMines, M.TakeDepot, M.RevealOrder, M.CorrectKeptCard)
+"""What a table that plays with its box tells the hub (with the hub deck, the hub deals them)."""
+FOLLOW_UPS = 64
+"""Bound on the entries the hub deck makes after one decision (each re-drawn order is one)."""
 
 
 class TableSetupError(TextError, ConfigError):
@@ -103,6 +115,8 @@ class SpaceDealerReferee(Referee[GameState]):
             )
         super().__init__(setup)
         self.data = data
+        self.hub_deck = setup.deck == "hub"
+        """The hub shuffles and deals (else the table plays with its box and tells the hub what it drew)."""
         self.prepared = game
         """The game laid out by hand, if any (its start cannot be chosen again)."""
         self.opening = game if game is not None else self._deal_table(setup)
@@ -118,7 +132,11 @@ class SpaceDealerReferee(Referee[GameState]):
     # --- start and replay ----------------------------------------------------------------
     def _deal_table(self, setup: TableSetup) -> GameState:
         try:
-            return deal(list(setup.players), seed=setup.seed, data=self.data, experienced=self.experienced)
+            if setup.deck == "hub":
+                return hubdeck.deal(
+                    list(setup.players), seed=setup.seed, data=self.data, experienced=self.experienced
+                )
+            return table_deal(list(setup.players), data=self.data, experienced=self.experienced)
         except SetupError as exc:
             raise TableSetupError(
                 text("Space Dealer cannot start at this table: {problem}", problem=exc.text)
@@ -144,6 +162,9 @@ class SpaceDealerReferee(Referee[GameState]):
         The only place the state changes: the engine's ``apply`` runs once, and its events are
         recorded as the step's facts. A refusal is raised (:func:`refuse`)."""
         state: GameState = steps.state
+        if isinstance(action, M.HubDeckTurn):  # an old log's draw or reveal: the hub deck turns it up now
+            self._follow_up(steps, ctx, action.player)
+            return
         if isinstance(action, M.TimerNodeKnown):
             if state.node_of(action.player, action.number) is None:
                 learnt = M.TimerNode(action.player, action.number, action.node)
@@ -160,7 +181,7 @@ class SpaceDealerReferee(Referee[GameState]):
             refuse(outcome.reason, outcome.rule)
         notes = describe(outcome.state, outcome.events)
         asked = self._seat_to_ask(state, outcome.events)
-        after = outcome.state
+        after = hubdeck.follow(outcome.state, outcome.events)
         if asked is not None:
             notes.append(
                 text(
@@ -176,18 +197,32 @@ class SpaceDealerReferee(Referee[GameState]):
     def _seat_to_ask(state: GameState, events: Iterable[Any]) -> tuple[str, int] | None:
         """The first timer a Robot Factory added that has no node yet and was not asked for (rulebook 5.1b)."""
         for e in events:
-            if not isinstance(e, M.TimerAdded):
+            if not isinstance(e, E.TimerAdded):
                 continue
             for number in range(3, e.timers + 1):
                 if state.node_of(e.player, number) is None and (e.player, number) not in state.seats_asked:
                     return (e.player, number)
         return None
 
-    def _decide(self, state: GameState, ctx: Context, actions: Iterable[Any], **extra: Any) -> Decision:
-        """Apply actions in order: all of them, or refused at the first that breaks a rule."""
+    def _follow_up(self, steps: Steps, ctx: Context, player: str) -> None:
+        """The hub deck turns up what the rules wait for (a draw's cards, the next neutral order), each
+        as the entry a table would make."""
+        for _ in range(FOLLOW_UPS):
+            supplied = hubdeck.inputs(steps.state, player)
+            if not supplied:
+                return
+            self._take(steps, ctx, supplied[0])
+
+    def _decide(
+        self, state: GameState, ctx: Context, actions: Iterable[Any], *, player: str = "", **extra: Any
+    ) -> Decision:
+        """Apply actions in order (then the hub deck's entries): all of them, or refused at the first
+        that breaks a rule."""
         steps = Steps(state)
         for action in actions:
             self._take(steps, ctx, action)
+        if self.hub_deck:
+            self._follow_up(steps, ctx, player)
         return self._decision(state, steps, **extra)
 
     @staticmethod
@@ -196,7 +231,7 @@ class SpaceDealerReferee(Referee[GameState]):
         after: GameState = steps.state
         asked = after.seats_asked[len(before.seats_asked) :]
         # the last victory-point marker ends the game at once: the master clock stops too (rulebook 4)
-        by_marker = any(isinstance(f, M.GameEnded) and f.by == "marker" for f in steps.facts)
+        by_marker = any(isinstance(f, E.GameEnded) and f.by == "marker" for f in steps.facts)
         return steps.decision(
             add_seat=asked[-1] if asked else None, ends_game=LAST_MARKER if by_marker else None, **extra
         )
@@ -209,6 +244,20 @@ class SpaceDealerReferee(Referee[GameState]):
         return [M.TimerNodeKnown(seat.player, seat.index, seat.node)]
 
     # --- time facts --------------------------------------------------------------------------
+    def clock_started(self, state: GameState, ctx: Context) -> Step:
+        """The master clock starts the game; at a table deck, once the table has told the hub what it
+        dealt (rulebook 2)."""
+        missing = [] if self.hub_deck else missing_entries(state)
+        if missing:
+            return Rejected(
+                text(
+                    "Before the clock starts, tell the hub what the table dealt: {missing}",
+                    missing=tuple(missing),
+                ),
+                R_START,
+            )
+        return Decision(state)
+
     @checked
     def clock_expired(self, state: GameState, ctx: Context) -> Step:
         if state.phase is not Phase.RUNNING:
@@ -312,8 +361,13 @@ class SpaceDealerReferee(Referee[GameState]):
 
     @checked
     def player_action(self, state: GameState, ctx: Context, player: str, action: Any) -> Step:
-        if not ctx.started and not isinstance(action, M.ChooseStart):
+        before = (M.ChooseStart, M.TakeMines, M.TakeDepot, M.RevealOrder)
+        if not ctx.started and not isinstance(action, before):
             refuse(text("The game has not started: start the master clock first"), R_START)
+        if self.hub_deck and isinstance(action, TABLE_ENTRIES):
+            refuse(text("The hub deck deals and turns up the cards at this table"), R_TABLE)
+        if ctx.started and isinstance(action, (M.TakeMines, M.TakeDepot)):
+            refuse(text("What each player was dealt is told before the game starts"), R_SETUP)
         if isinstance(action, CLOCK_FACTS):
             refuse(
                 text(
@@ -330,10 +384,10 @@ class SpaceDealerReferee(Referee[GameState]):
         if isinstance(action, M.Sabotage) and isinstance(action.target_timer, int):
             node = state.node_of(action.target_player, action.target_timer + 1)
             show = ((node, "sabotaged"),) if node is not None else ()
-        return self._decide(state, ctx, [M.Act(player, action)], show=show)
+        return self._decide(state, ctx, [M.Act(player, action)], player=player, show=show)
 
     def menu(self, state: GameState, ctx: Context, player: str, *, intents: dict[str, Any]) -> list[MenuItem]:
-        return pages.menu(self, state, ctx, player, intents)
+        return menus.menu(self, state, ctx, player, intents)
 
     # --- pages ---------------------------------------------------------------------------------
     def view(self, state: GameState, ctx: Context) -> View:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from companion.games.space_dealer import events as E
 from companion.games.space_dealer import model as M
 from companion.games.space_dealer.model import (
     NEUTRAL_SHIP_IDS,
@@ -133,6 +134,15 @@ def card_text(game: GameState, card: str) -> Text:
     return text("{colour} {card}", colour=colour_text(c.colour), card=name) if c.colour else name
 
 
+def card_face_text(game: GameState, card: str) -> Text:
+    """A card as the table tells it apart: its name, and the order printed on it ("red Mining Complex
+    (red+blue for 3/1)")."""
+    c = game.cards.get(card)
+    if c is None or c.order is None:
+        return card_text(game, card)
+    return text("{card} ({order})", card=card_text(game, card), order=order_text(game, card))
+
+
 def order_text(game: GameState, card: str) -> Text:
     """ "red+blue for 3/1"."""
     spec = game.order_cards.get(card)
@@ -205,7 +215,7 @@ def timer_text(game: GameState, timer: Timer) -> Text:
     return text("running: {job}", job=job)
 
 
-def describe(game: GameState, events: Iterable[M.Event]) -> list[Text]:
+def describe(game: GameState, events: Iterable[E.Event]) -> list[Text]:
     """The engine's events in words for the dashboard (a timer running out and a re-drawn order say
     nothing of their own)."""
     out: list[Text] = []
@@ -216,25 +226,35 @@ def describe(game: GameState, events: Iterable[M.Event]) -> list[Text]:
     return out
 
 
-def _event_text(game: GameState, e: M.Event) -> Text | None:  # noqa: C901 - one line per kind of event
+def _event_text(game: GameState, e: E.Event) -> Text | None:  # noqa: C901 - one line per kind of event
     match e:
-        case M.CardPlanned(player=who, card=card):
+        case E.CardPlanned(player=who, card=card):
             return text("{player} planned {card}", player=who, card=card_text(game, card))
-        case M.CardsDrawn(player=who, level=level):
+        case E.CardsDrawn(player=who, level=level):
             return text("{player} drew 2 TechLevel {level} cards", player=who, level=level)
-        case M.CardKept(player=who, card=card):
+        case E.KeptCardCorrected(player=who, card=card):
+            return text("{player} corrected the card kept: {card}", player=who, card=card_text(game, card))
+        case E.MinesTaken(player=who):
+            return text("{player} told the hub their Mines", player=who)
+        case E.DepotTaken(player=who):
+            return text("{player} told the hub their Depot", player=who)
+        case E.OrderCorrected(field=field, order=order):
+            return text(
+                "order at field {field} corrected: {order}", field=field, order=order_text(game, order)
+            )
+        case E.CardKept(player=who, card=card):
             return text("{player} kept {card}", player=who, card=card_text(game, card))
-        case M.StartChosen(player=who):
+        case E.StartChosen(player=who):
             return text("{player} chose where to start", player=who)
-        case M.CardBuilt(player=who, card=card):
+        case E.CardBuilt(player=who, card=card):
             return text("{player} built {card}", player=who, card=card_text(game, card))
-        case M.CardBuiltOver(player=who, card=card):
+        case E.CardBuiltOver(player=who, card=card):
             return text("{player}'s {card} was built over", player=who, card=card_text(game, card))
-        case M.CardDiscarded(player=who, card=card):
+        case E.CardDiscarded(player=who, card=card):
             return text("{player} discarded {card}", player=who, card=card_text(game, card))
-        case M.CardGiven(player=who, card=card, to=to):
+        case E.CardGiven(player=who, card=card, to=to):
             return text("{player} gave {card} to {other}", player=who, card=card_text(game, card), other=to)
-        case M.CardsTraded(player=who, gave=gave, got=got, other=other):
+        case E.CardsTraded(player=who, gave=gave, got=got, other=other):
             return text(
                 "{player} traded {card} for {other}'s {theirs}",
                 player=who,
@@ -242,40 +262,40 @@ def _event_text(game: GameState, e: M.Event) -> Text | None:  # noqa: C901 - one
                 other=other,
                 theirs=card_text(game, got),
             )
-        case M.BuildWaiting(player=who, card=card):
+        case E.BuildWaiting(player=who, card=card):
             return text("{player}'s {card} waits for a build site", player=who, card=card_text(game, card))
-        case M.JobStarted(player=who, timer=timer):
+        case E.JobStarted(player=who, timer=timer):
             return text("{player} timer {number} started", player=who, number=timer + 1)
-        case M.JobVoided(player=who, timer=timer, by=by):
+        case E.JobVoided(player=who, timer=timer, by=by):
             return text(
                 "{player} timer {number} ran out sabotaged by {other}: no effect",
                 player=who,
                 number=timer + 1,
                 other=by,
             )
-        case M.JobAbandoned(player=who, timer=timer):
+        case E.JobAbandoned(player=who, timer=timer):
             return text("{player} gave up the job of timer {number}", player=who, number=timer + 1)
-        case M.JobFizzled(player=who, why=why):
+        case E.JobFizzled(player=who, why=why):
             if why == "no attack marker":
                 return text("{player}'s job had no effect (no attack marker left in the pool)", player=who)
             if why == "no spaceship":
                 return text("{player}'s job had no effect (no spaceship of yours)", player=who)
             return text("{player}'s job had no effect", player=who)
-        case M.TimerAdded(player=who, timers=timers):
+        case E.TimerAdded(player=who, timers=timers):
             return text("{player} now has {timers} timers", player=who, timers=timers)
-        case M.ShipLaunched(ship=ship, origin=origin, to=to):
+        case E.ShipLaunched(ship=ship, origin=origin, to=to):
             return text(
                 "{ship} left field {start} for field {end}", ship=spaceship_text(ship), start=origin, end=to
             )
-        case M.ShipLanded(ship=ship, field=field):
+        case E.ShipLanded(ship=ship, field=field):
             return text("{ship} landed at {field}", ship=spaceship_text(ship), field=field_text(game, field))
-        case M.ShipRecalled(ship=ship):
+        case E.ShipRecalled(ship=ship):
             return text("the flight of {ship} was called off", ship=spaceship_text(ship))
-        case M.NeutralShipTaken(player=who):
+        case E.NeutralShipTaken(player=who):
             return text("{player} took the neutral spaceship", player=who)
-        case M.TechLevelRaised(player=who, level=level):
+        case E.TechLevelRaised(player=who, level=level):
             return text("{player} reached tech level {level}", player=who, level=level)
-        case M.GoodsProduced(player=who, colour=colour, lost=lost):
+        case E.GoodsProduced(player=who, colour=colour, lost=lost):
             if lost:
                 return text(
                     "{player} produced {colour} ({count} lost)",
@@ -285,20 +305,20 @@ def _event_text(game: GameState, e: M.Event) -> Text | None:  # noqa: C901 - one
                     count=lost,
                 )
             return text("{player} produced {colour}", player=who, colour=colour_text(colour))
-        case M.GoodsConverted(player=who, exchanges=exchanges):
+        case E.GoodsConverted(player=who, exchanges=exchanges):
             swaps = [text("{give} to {take}", give=colour_text(g), take=colour_text(t)) for g, t in exchanges]
             return text(
                 "{player} converted {goods}", player=who, goods=listed(swaps) if swaps else text("nothing")
             )
-        case M.GoodsSent(player=who, goods=goods):
+        case E.GoodsSent(player=who, goods=goods):
             return text("{player}'s Transport Probe sent {goods}", player=who, goods=goods_text(goods))
-        case M.GoodsTransferred(player=who, goods=goods):
+        case E.GoodsTransferred(player=who, goods=goods):
             return text("{player} moved {goods}", player=who, goods=goods_text(goods))
-        case M.GoodsReturned(player=who, goods=goods):
+        case E.GoodsReturned(player=who, goods=goods):
             return text("{player} returned {goods} to the pool", player=who, goods=goods_text(goods))
-        case M.GoodsLost(player=who, goods=goods):
+        case E.GoodsLost(player=who, goods=goods):
             return text("{player} lost {goods}", player=who, goods=goods_text(goods))
-        case M.OrderSatisfied(player=who, owner=owner, points=points):
+        case E.OrderSatisfied(player=who, owner=owner, points=points):
             if owner:
                 return text(
                     "{player} satisfied an order at {owner}'s planet (+{points})",
@@ -309,30 +329,30 @@ def _event_text(game: GameState, e: M.Event) -> Text | None:  # noqa: C901 - one
             return text(
                 "{player} satisfied an order at a neutral planet (+{points})", player=who, points=points[0]
             )
-        case M.OrderRevealed(order=order, field=field):
+        case E.OrderRevealed(order=order, field=field):
             return text("new order at field {field}: {order}", field=field, order=order_text(game, order))
-        case M.TimerSabotaged(player=who, target=target, timer=timer):
+        case E.TimerSabotaged(player=who, target=target, timer=timer):
             return text(
                 "{player} sabotaged {other}'s timer {number}", player=who, other=target, number=timer + 1
             )
-        case M.SpaceBlocked(player=who, target=target, card=card):
+        case E.SpaceBlocked(player=who, target=target, card=card):
             return text(
                 "{player}'s rocket blocks {other}'s {card}",
                 player=who,
                 other=target,
                 card=card_text(game, card),
             )
-        case M.BlockCleared(player=who, card=card):
+        case E.BlockCleared(player=who, card=card):
             return text("{player} cleared the rocket block on {card}", player=who, card=card_text(game, card))
-        case M.AttackMarkerLoaded(player=who, card=card):
+        case E.AttackMarkerLoaded(player=who, card=card):
             return text("{player} loaded an attack marker on {card}", player=who, card=card_text(game, card))
-        case M.GameEnded(by="host"):
+        case E.GameEnded(by="host"):
             return text("the game ends: the host ended it early, it is scored as it stands")
-        case M.GameEnded(by="marker", player=who):
+        case E.GameEnded(by="marker", player=who):
             return text("the game ends: {player} placed their last victory-point marker", player=who)
-        case M.GameEnded():
+        case E.GameEnded():
             return text("the game ends: the {minutes} minutes are over", minutes=game.data.game_minutes)
-        case M.GameOver():
+        case E.GameOver():
             return text("game over: every timer has run out")
     return None
 
