@@ -152,7 +152,7 @@ def load_card_data(path: str | Path) -> CardData:
     """
     where = f"card data {path}"
     try:
-        text = read_text(path, label="card data")
+        text = read_text(path)
         name = str(path).replace("\\", "/").rsplit("/", 1)[-1]
         raw = parse_text(text, suffix="." + name.rsplit(".", 1)[-1] if "." in name else "", label=where)
     except DataFileError as exc:
