@@ -36,6 +36,7 @@ from companion.mqtt.broker import (
 from companion.mqtt.supervisor import BrokerSupervisor
 from companion.node.sim import SimFleet
 from companion.rules.text import Text, as_text, text
+from companion.table.session import ShuttingDown
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,9 @@ class ClubOptions:
     heartbeat_s: float = 5.0
     pin: str | None = None
     """The club PIN that adds and ends tables from the lobby; None makes a random one (printed)."""
+    ha_discovery: str | None = None
+    """Publish Home Assistant discovery for every table under this prefix (``"homeassistant"``);
+    None leaves it to each table's own setting (see docs/club.md#home-assistant)."""
 
 
 @dataclass
@@ -189,6 +193,8 @@ class Club:
             self.server = server
             self._server_thread = threading.Thread(target=server.serve_forever, name="club-http", daemon=True)
             self._server_thread.start()
+            for table in list(self.tables.values()):
+                self._tell_dashboard_url(table)
         except BaseException:
             self.stop()
             raise
@@ -239,6 +245,7 @@ class Club:
             config = replace(
                 config,
                 data_dir=config.data_dir if config.data_dir is not None else defaults.data_dir,
+                ha_discovery=config.ha_discovery or self.options.ha_discovery,
             )
             clock = ScaledClock(config.time_scale)
             setup = config.setup()
@@ -259,8 +266,16 @@ class Club:
             table = ClubTable(name, app, clock, fleet)
             self.tables[name] = table
             self.dispatcher.mount(name, app)
+            if self.server is not None:
+                self._tell_dashboard_url(table)
             log.info("table %s started: %s", name, setup.game)
             return table
+
+    def _tell_dashboard_url(self, table: ClubTable) -> None:
+        """Give Home Assistant's table device the link to the table's dashboard (if discovery is on)."""
+        bridge = table.app.extensions.get("companion.bridge")
+        if bridge is not None and bridge.ha is not None:
+            bridge.ha.set_dashboard_url(f"{self.url}{PREFIX.lstrip('/')}{table.name}/")
 
     def end_table(self, name: str) -> bool:
         """Stop a table: its pages go away, its log is closed (it can be resumed), the others play on."""
@@ -271,7 +286,7 @@ class Club:
             self.dispatcher.unmount(name)
         app = table.app
         app.extensions["companion.shutdown"].set()
-        app.extensions["companion.session"].announce("shutdown")
+        app.extensions["companion.session"].tell(ShuttingDown())
         if table.fleet is not None:
             table.fleet.stop()
         stop_services(app)
@@ -281,7 +296,7 @@ class Club:
     # --- the lobby ------------------------------------------------------------------------------
     def _lobby_app(self) -> Flask:
         lobby = Flask("companion.hub")  # the hub's templates and static files
-        from companion.hub.api import BadRequestError, read_json
+        from companion.hub.bodies import BadRequestError, read_json
         from companion.i18n import render
         from companion.i18n.web import init_i18n, request_language
 
@@ -329,7 +344,7 @@ class Club:
             if not is_host():
                 return error(text("Only the club host can add tables: type the club PIN first"), 403)
             try:
-                body = read_json('{"table": "t2", "game": "space-dealer", "players": 3}')
+                body = read_json('{"table": "t2", "game": "<game>", "players": 3}')
             except BadRequestError as exc:
                 return error(
                     text("Send a table as a JSON object with a table name, a game and players"), exc.status

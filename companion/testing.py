@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.clock import FakeClock
+from companion.core.protocol import Message as NodeMessage
 from companion.core.sand import Sandtimer
 from companion.rules.context import Context
 from companion.rules.pages import MenuItem
@@ -49,6 +50,8 @@ class SimulatedNode:
     sand: Sandtimer
     boot: str = BOOT
     seq: int = 0
+    running: bool = False
+    """Sand was running at the last flip and its run-out is not reported yet."""
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -77,11 +80,13 @@ class SimulatedTable:
         deck: str = "hub",
         log_path: Path | None = None,
         start_s: float = 1000.0,
+        referee: Referee[Any] | None = None,
         **options: Any,
     ) -> None:
         """``setup`` as given, or one built from the keywords (``timers`` per player: the game's number by
         default; ``options`` are :func:`~companion.rules.setup.make_setup`'s). ``log_path`` keeps the log
-        on disk; without it the log lives in memory."""
+        on disk; without it the log lives in memory. ``referee``: a referee of the game built by the
+        test (a dealt record, a corrected data set) instead of the registry's."""
         if setup is None:
             from companion.games import find_game
 
@@ -98,8 +103,8 @@ class SimulatedTable:
                 **options,
             )
         self.clock = FakeClock(start_s)
-        log = EventLog.for_new_game(setup, log_path) if log_path is not None else None
-        self.session = TableSession(setup, clock=self.clock, log=log)
+        log = EventLog.for_new_game(setup, log_path, referee=referee) if log_path is not None else None
+        self.session = TableSession(setup, clock=self.clock, log=log, referee=referee)
         self.nodes: dict[str, SimulatedNode] = {}
         for seat in setup.seats:
             self._node(seat.node)
@@ -190,11 +195,13 @@ class SimulatedTable:
         """Turn ``node`` over (whatever sand it has left) and report it."""
         sim = self._node(node)
         upper, lower = sim.sand.flip()
+        sim.running = upper > 0
         return self.report(node, msg.Flipped(sim.boot, self.clock.now_ms(), sim.next_seq(), upper, lower))
 
     def empty(self, node: str) -> Outcome:
         """``node`` reports that its sand ran out (now)."""
         sim = self._node(node)
+        sim.running = False
         return self.report(node, msg.Emptied(sim.boot, self.clock.now_ms(), sim.next_seq()))
 
     def run_out(self, node: str) -> list[Outcome]:
@@ -211,14 +218,13 @@ class SimulatedTable:
             due = [
                 (at, node)
                 for node, sim in self.nodes.items()
-                if sim.sand.is_running() and (at := sim.sand.emptied_at_ms()) is not None and at <= until_ms
+                if sim.running and (at := sim.sand.emptied_at_ms()) is not None and at <= until_ms
             ]
             if not due:
                 break
             at, node = min(due)
             self.clock.advance(max(0, at - self.clock.now_ms()) / 1000.0)
-            if self._node(node).sand.poll_emptied():
-                outcomes.append(self.empty(node))
+            outcomes.append(self.empty(node))
             outcomes.append(self.tick())
         self.clock.advance(max(0, until_ms - self.clock.now_ms()) / 1000.0)
         outcomes.append(self.tick())
@@ -312,3 +318,18 @@ def play_randomly(table: SimulatedTable, rng: Any, *, steps: int = 200, undos: i
         if outcome is not None and outcome.refusal is None and outcome.logged:
             accepted += 1
     return accepted
+
+
+def deliver(session: TableSession, node: str, message: NodeMessage) -> Outcome:
+    """Hand ``session`` one validated protocol message of ``node``, as the MQTT bridge does."""
+    if message.channel == "status":
+        return session.handle(msg.NodeStatus(node, message.kind == "online"))
+    return session.handle(msg.NodeReport(node, msg.report_of(message)))
+
+
+def event(channel_kind: str, **fields: Any) -> NodeMessage:
+    """A validated ``event`` message of the protocol (``hello``, ``heartbeat``, ``flip``, ``empty``),
+    with ``v`` and the default boot id filled in."""
+    from companion.core import protocol
+
+    return protocol.validate("event", {"v": protocol.VERSION, "kind": channel_kind, "boot": BOOT, **fields})

@@ -25,11 +25,7 @@ class DataFileError(InvalidRecordError):
 
 def read_shipped(package: str, name: str) -> Any:
     """The parsed content of the data file ``name`` shipped in ``package``."""
-    try:
-        text = resources.files(package).joinpath(name).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFileError(f"the shipped data file {name} of {package} cannot be read: {exc}") from None
-    return parse_text(text, suffix=Path(name).suffix, label=f"the shipped {name}")
+    return parse_text(shipped_text(package, name), suffix=Path(name).suffix, label=f"the shipped {name}")
 
 
 def read_file(path: str | Path, *, label: str = "data file") -> Any:
@@ -39,7 +35,7 @@ def read_file(path: str | Path, *, label: str = "data file") -> Any:
 
 
 def read_text(path: str | Path, *, label: str = "data file") -> str:
-    """The text of a user's data file, for a parser that names the line of a mistake."""
+    """The text of a user's data file, for a game whose errors name the line of a field."""
     where = Path(path)
     try:
         return where.read_text(encoding="utf-8")
@@ -47,6 +43,14 @@ def read_text(path: str | Path, *, label: str = "data file") -> str:
         raise DataFileError(f"cannot read {label} {where}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise DataFileError(f"{label} {where} is not UTF-8 text") from None
+
+
+def shipped_text(package: str, name: str) -> str:
+    """The text of the data file ``name`` shipped in ``package``."""
+    try:
+        return resources.files(package).joinpath(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataFileError(f"the shipped data file {name} of {package} cannot be read: {exc}") from None
 
 
 def parse_text(text: str, *, suffix: str, label: str) -> Any:

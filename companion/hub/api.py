@@ -1,6 +1,6 @@
 """JSON API behind the dashboard; tests and other clients use it too.
 
-Every POST route reads its body with :func:`read_json` (routes that take none too, with
+Every POST route reads its body with :func:`~companion.hub.bodies.read_json` (routes that take none too, with
 ``optional=True``): bounded in size (:data:`MAX_BODY_BYTES`) and nesting (:data:`MAX_DEPTH`),
 strict JSON (no ``NaN``, no unpaired surrogates), and an object. Bad input is answered
 ``{"ok": false, "error": "...", "message": ...}`` with a 4xx before anything reaches the table:
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import re
 import threading
 from collections import OrderedDict
@@ -27,9 +26,9 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, jsonify, request
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.exceptions import HTTPException
 
-from companion.errors import CompanionError, InvalidRecordError
+from companion.errors import InvalidRecordError
 from companion.games import find_game
 from companion.hub.auth import (
     UnknownPlayerError,
@@ -37,6 +36,12 @@ from companion.hub.auth import (
     require_node_owner,
     require_player,
     seated_player,
+)
+from companion.hub.bodies import (
+    MAX_BODY_BYTES,
+    BadRequestError,
+    error_body,
+    read_json,
 )
 from companion.hub.extensions import bridge_of, fleet_of, session_of
 from companion.rules.outcome import Rejected
@@ -48,12 +53,6 @@ from companion.table.decide import undo_offer
 log = logging.getLogger(__name__)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-MAX_BODY_BYTES = 64 * 1024
-"""Largest JSON body the API reads (a setup or a game action is a few hundred bytes)."""
-
-MAX_DEPTH = 32
-"""Deepest nesting of arrays and objects in a JSON body (a game action is at most 4 or 5 deep)."""
 
 INTERNAL_ERROR_TEXT = text(
     "The hub could not answer this request because of an internal error; the hub's log has the details"
@@ -75,20 +74,6 @@ REPEAT_WAIT_S = 10.0
 
 Answer = tuple[dict[str, Any], int]
 """A JSON body and its status."""
-
-
-class BadRequestError(CompanionError, ValueError):
-    """A request the API cannot use: answered with ``status`` and the sentence; nothing changes."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def error_body(message: Text | str, **more: Any) -> dict[str, Any]:
-    """``{"ok": false, "error": English, "message": text}`` plus ``more``."""
-    shown = message.to_json() if isinstance(message, Text) else message
-    return {"ok": False, "error": str(message), "message": shown, **more}
 
 
 def refusal_body(refused: Rejected, *, with_rule: bool = True) -> dict[str, Any]:
@@ -186,103 +171,6 @@ def _once(scope: str, body: dict[str, Any], decide: Callable[[], Answer]) -> Any
         fingerprint = json.dumps({k: v for k, v in body.items() if k != "request"}, sort_keys=True)
         answer, status = answers_of(current_app).once(scope, request_id, fingerprint, decide)
     return jsonify(answer), status
-
-
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
-
-def nesting_depth(text: str) -> int:
-    """How deeply arrays and objects nest in JSON ``text`` (brackets inside strings do not count).
-
-    Checked before parsing, so a body nested thousands deep never reaches the parser's recursion.
-    """
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    depth = deepest = 0
-    for char in brackets:
-        if char in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-        else:
-            depth -= 1
-    return deepest
-
-
-def _finite(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError("numbers must be finite")
-    return number
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _has_bad_text(value: Any) -> bool:
-    """True if a string in ``value`` (keys included) cannot be written as UTF-8 (an unpaired surrogate)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
-
-
-def parse_json(raw: bytes) -> Any:
-    """Strict, bounded JSON: raises :class:`BadRequestError` with the reason, never anything else."""
-    if len(raw) > MAX_BODY_BYTES:
-        raise BadRequestError(f"the body is larger than {MAX_BODY_BYTES // 1024} KB", 413)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadRequestError("the body is not UTF-8 text") from None
-    if nesting_depth(text) > MAX_DEPTH:
-        raise BadRequestError(f"the body is nested more than {MAX_DEPTH} levels deep")
-    try:
-        value = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
-    except (ValueError, RecursionError):
-        raise BadRequestError("the body is not valid JSON") from None
-    if _has_bad_text(value):
-        raise BadRequestError("the body has text that is not valid Unicode")
-    return value
-
-
-def read_json(example: str, *, optional: bool = False) -> dict[str, Any]:
-    """The request's JSON object (``example`` shows what to send); ``optional``: no body reads as ``{}``.
-
-    Raises :class:`BadRequestError` for a body that is too large, too deep, not JSON, not
-    sent as JSON, or not an object.
-    """
-    length = request.content_length
-    if length is not None and length > MAX_BODY_BYTES:
-        raise BadRequestError(
-            f"send a JSON object like {example}: the body is larger than {MAX_BODY_BYTES // 1024} KB", 413
-        )
-    try:
-        raw = request.stream.read(MAX_BODY_BYTES + 1)
-    except RequestEntityTooLarge:
-        raise BadRequestError(f"send a JSON object like {example}: the body is too large", 413) from None
-    if not raw and optional:
-        return {}
-    if not request.is_json:
-        raise BadRequestError(f"send a JSON object like {example}, as Content-Type: application/json")
-    try:
-        value = parse_json(raw)
-    except BadRequestError as exc:
-        raise BadRequestError(f"send a JSON object like {example}: {exc}", exc.status) from None
-    if not isinstance(value, dict):
-        raise BadRequestError(f"send a JSON object like {example}")
-    return value
 
 
 @bp.get("/state")

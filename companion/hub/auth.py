@@ -61,6 +61,7 @@ from flask import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.errors import CompanionError, ConfigError
+from companion.hub.bodies import read_json
 from companion.hub.extensions import session_of
 from companion.rules.setup import find_player, player_id
 from companion.rules.text import Text, as_text, text
@@ -568,7 +569,6 @@ def host_login() -> Any:
 @bp.post("/api/host")
 def host_login_json() -> Any:
     """``{"pin": "123456"}`` → the admin token, for a script (and the cookie, for a browser)."""
-    from companion.hub.api import read_json  # api imports this module
 
     body = read_json('{"pin": "123456"}')
     pin = body.get("pin")
@@ -611,7 +611,6 @@ def access_list() -> Any:
 
 def _no_body() -> None:
     """Bound whatever body a route that takes none was sent (a deep or huge one is a clear 4xx)."""
-    from companion.hub.api import read_json  # api imports this module
 
     read_json("{}", optional=True)
 

@@ -26,8 +26,8 @@ from companion.audio.settings import CueSettings
 from companion.clock import Clock
 from companion.errors import CompanionError
 from companion.games import find_game
-from companion.hub.api import read_json
 from companion.hub.auth import host_only
+from companion.hub.bodies import read_json
 from companion.hub.ticker import MAX_WAIT_S
 from companion.table.model import ActionRefused, TableReset, is_logged
 from companion.table.session import Changed, CuePlayed, News, TableSession

@@ -17,7 +17,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template
 
 from companion.errors import CompanionError
 from companion.games import referee_for
-from companion.hub.api import error_body
+from companion.hub.bodies import error_body
 from companion.hub.extensions import session_of
 from companion.i18n import render
 from companion.i18n.web import EXTENSION, request_language

@@ -34,7 +34,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from companion.errors import ConfigError
-from companion.hub.api import error_body
+from companion.hub.bodies import error_body
 from companion.hub.extensions import session_of
 from companion.rules.setup import find_player
 from companion.rules.text import text

@@ -35,13 +35,11 @@ import paho.mqtt.client as mqtt
 from companion.core import protocol
 from companion.mqtt.broker import BrokerAddress
 from companion.mqtt.client import connect_in_background, make_client
-from companion.mqtt.ha_discovery import HADiscovery
+from companion.mqtt.ha_discovery import HomeAssistant
 from companion.rules.text import Text, text
 from companion.table import commands as cmd
-from companion.table import events as ev
 from companion.table import messages as tm
 from companion.table.decide import table_state
-from companion.table.model import TableReset
 from companion.table.session import Changed, News, TableSession
 
 log = logging.getLogger(__name__)
@@ -50,9 +48,6 @@ INLINE_GAP_S = 0.0005
 """A message that comes this long after the one before, with nothing queued, is handled at once."""
 INLINE_SYNC_S = 0.001
 """... if the log's fsync takes less than this; on a slower disk every message goes to the worker."""
-
-SEATS_CHANGED = (TableReset, ev.SeatAdded)
-"""Events after which the seated nodes may differ (Home Assistant discovery follows them)."""
 
 
 # Why the hub has no broker, as the dashboard shows it (dashboard.js lists them for translation).
@@ -89,6 +84,7 @@ class HubBridge:
         *,
         client_id: str | None = None,
         ha_discovery: str | None = None,
+        language: str = "en",
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         """``ha_discovery``: publish Home Assistant discovery configs for the seated nodes under this
@@ -125,9 +121,11 @@ class HubBridge:
         self.batches = 0
         """Batches the worker handed to the session (with ``batched``: messages per fsync)."""
         self.batched = 0
-        self.ha = HADiscovery(self.table, prefix=ha_discovery) if ha_discovery else None
-        self._ha_lock = threading.Lock()
-        """Discovery is published from paho's thread (connect, HA's birth) and the worker's (seats)."""
+        self.ha = (
+            HomeAssistant(session, self._publish_retained, prefix=ha_discovery, language=language)
+            if ha_discovery
+            else None
+        )
         session.add_listener(self._on_session_change)
 
     def start(self) -> HubBridge:
@@ -244,8 +242,8 @@ class HubBridge:
         )
         self.publish_table_state()
         if self.ha is not None:
-            client.subscribe(self.ha.status_topic, protocol.QOS)
-            self.publish_discovery(again=True)
+            client.subscribe(self.ha.subscriptions())
+            self.ha.on_connect()
         self.connected.set()
         log.info("hub connected to %s", self.address)
 
@@ -262,9 +260,8 @@ class HubBridge:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
-            if self.ha is not None and msg.topic == self.ha.status_topic:
-                if msg.payload.strip() == b"online":  # Home Assistant (re)started: tell it again
-                    self.publish_discovery(again=True)
+            if self.ha is not None and self.ha.handles(msg.topic):
+                self.ha.on_message(msg.topic, bytes(msg.payload), retain=bool(msg.retain))
                 return
             if msg.retain and not owns_retained(self.table, msg.topic):
                 self._clear_retained(msg.topic)
@@ -331,18 +328,15 @@ class HubBridge:
         if isinstance(news, Changed):  # called inside the session's lock: commands leave in decision order
             for command in news.commands:
                 self.send(command)
-            if self.ha is not None and any(isinstance(e, SEATS_CHANGED) for e in news.events):
-                self.publish_discovery()
+            if self.ha is not None:
+                self.ha.on_change(news.events)
 
     # --- Home Assistant ------------------------------------------------------------------------
     def publish_discovery(self, *, again: bool = False) -> None:
-        """Publish the discovery configs of the seated nodes (retained) and remove those of nodes
-        no longer seated; ``again`` publishes every one even if unchanged (Home Assistant restarted)."""
-        if self.ha is None:
-            return
-        session = self.session
-        seats = [(seat.node, f"{seat.player} {seat.index}") for seat in session.setup.seats]
-        with self._ha_lock:
-            wanted = self.ha.wanted(seats, {link.node: link for link in session.table.seated_links()})
-            for topic, payload in self.ha.changes(wanted, again=again):
-                self.client.publish(topic, payload, qos=protocol.QOS, retain=True)
+        """Publish the Home Assistant discovery configs that changed (every one with ``again``) and
+        remove those of nodes no longer seated (see :mod:`companion.mqtt.ha_discovery`)."""
+        if self.ha is not None:
+            self.ha.publish_configs(again=again)
+
+    def _publish_retained(self, topic: str, payload: bytes) -> None:
+        self.client.publish(topic, payload, qos=protocol.QOS, retain=True)

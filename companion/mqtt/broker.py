@@ -34,10 +34,10 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 from urllib.parse import unquote, urlsplit
 
 from companion.errors import BrokerError, ConfigError
@@ -454,6 +454,44 @@ def _release_amqtt(loop: asyncio.AbstractEventLoop, broker: Broker) -> None:
     loop.close()
 
 
+def _tidy_amqtt_broker() -> type[Broker]:
+    """amqtt's ``Broker`` with two of its 0.12 bugs worked around (``tests/mqtt/test_amqtt_fallback.py``).
+
+    * At every CONNECT it sends the new client the retained messages of *every* filter any client
+      subscribed to, so a client subscribed to ``zzz`` got the table's state and hub status: here a
+      client gets a filter's retained messages only if it holds that subscription itself (with its
+      own QoS), which also covers the retained messages of a fresh SUBSCRIBE.
+    * It walks its subscription table while awaiting, and another client subscribing meanwhile
+      raised "dictionary changed size during iteration" (4-7 logged errors per node connect): the
+      table iterates over a copy of its keys here.
+    """
+    from amqtt.broker import Broker
+
+    class Subscriptions(dict[str, Any]):
+        def __iter__(self) -> Iterator[str]:
+            return iter(list(dict.keys(self)))
+
+        def items(self) -> Any:
+            return list(dict.items(self))
+
+    class TidyBroker(Broker):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._subscriptions: Any = Subscriptions(self._subscriptions)
+
+        async def _publish_retained_messages_for_subscription(
+            self, subscription: tuple[str, int], session: Any
+        ) -> None:
+            topic_filter = subscription[0]
+            owners = self._subscriptions.get(topic_filter, ())
+            mine = [qos for owner, qos in owners if owner.client_id == session.client_id]
+            if not mine:
+                return
+            await super()._publish_retained_messages_for_subscription((topic_filter, mine[0]), session)
+
+    return TidyBroker
+
+
 class AmqttBroker:
     """amqtt running on its own asyncio loop in a background thread.
 
@@ -485,7 +523,7 @@ class AmqttBroker:
     def start(self) -> AmqttBroker:
         """Start amqtt (again, after it stopped or died: same port, on a fresh loop and thread)."""
         try:
-            from amqtt.broker import Broker
+            import amqtt.broker  # noqa: F401
         except ImportError as exc:  # pragma: no cover - depends on the install
             raise BrokerError(
                 "neither mosquitto nor amqtt is installed; install one or pass --broker"
@@ -508,7 +546,7 @@ class AmqttBroker:
             self._loop = loop
             asyncio.set_event_loop(loop)
             try:
-                broker = self._broker = Broker(config, loop=loop)
+                broker = self._broker = _tidy_amqtt_broker()(config, loop=loop)
                 loop.run_until_complete(broker.start())
             except BaseException as exc:  # reported to the starting thread
                 errors.append(exc)

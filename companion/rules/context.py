@@ -33,7 +33,13 @@ class Context:
     turns: int = 0
     """Turns started so far."""
     ended_by: EndedBy = ""
-    """How the game ended ("" while it goes on)."""
+    """How the game ended ("" while it goes on): by a step of play ("rules"), by the rules' answer to the
+    master clock running out ("clock": a game whose rules end it there says so with ``ends_game``), or by
+    the host. A master clock that ran out while the rules still finish the game (the last lifts of Time
+    'n' Space) ends nothing yet: see :attr:`clock_over`."""
+    clock_over: bool = False
+    """The master clock has run out or the host ended the game: no new sandtimer may start (unless the
+    rules judge those flips, ``Referee.rules_decide_end``)."""
     recent: tuple[Text, ...] = ()
     """The notes of the latest game steps, oldest first (at most :data:`RECENT_NOTES`)."""
 

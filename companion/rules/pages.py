@@ -68,7 +68,9 @@ class View:
     "ships": [player], "arriving": [player]}]}`` (a ring of fields drawn as a picture),
     ``{"kind": "counter-sheet", "title", "player", "others", "colors", "values", "entry", "action_type"}``
     (a form for the counters a player collected, holds as bonus and still has above their board;
-    saving posts ``{"type": action_type, "sheet": {"players": {player: entry}}}``).
+    saving posts the move ``{"@": action_type, "sheet": {"players": {player: entry}}}``); a grid whose
+    panel has ``select`` and ``action_type`` posts ``{"@": action_type, "cells": [[r, c], ...]}``
+    once that many cells are tapped.
     """
 
     summary: Text | str = ""

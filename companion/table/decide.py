@@ -20,7 +20,7 @@ from typing import Any
 
 from companion.errors import CompanionError
 from companion.rules.codec import diff
-from companion.rules.context import Context
+from companion.rules.context import Context, EndedBy
 from companion.rules.outcome import Decision, Rejected, Step
 from companion.rules.setup import Seat, TableSetup
 from companion.rules.text import Text, joined, text, verbatim
@@ -131,8 +131,9 @@ class _Transaction:
         """The table's bookkeeping of the game as it stands in this transaction (for the referee)."""
         return self.table.state.context
 
-    def step(self, decision: Decision, *, at_s: float, player: str = "") -> None:
-        """Log an accepted step as facts and act on what it asks of the table."""
+    def step(self, decision: Decision, *, at_s: float, player: str = "", how: EndedBy = "rules") -> None:
+        """Log an accepted step as facts and act on what it asks of the table (``how``: what ends the game
+        if the step does: a step of play, the rules' answer to the clock running out, or the host)."""
         table = self.table
         change = diff(table.state.game, decision.state)
         turn = decision.opens_turn or decision.ends_turn
@@ -151,6 +152,7 @@ class _Transaction:
                     opens_turn=decision.opens_turn,
                     ends_turn=decision.ends_turn,
                     ended=ended or Text(""),
+                    ended_by=how if ended else "",
                     after=decision.state,
                 )
             )
@@ -485,7 +487,7 @@ def _clock_command(tx: _Transaction, action: msg.ClockAction, at: float) -> Outc
             result = replace(result, unscored=ended.reason)
         tx.add(result)
         if isinstance(ended, Decision):
-            tx.step(ended, at_s=at)
+            tx.step(ended, at_s=at, how="host")
         return tx.done()
     tx.add(result)
     return tx.done()
@@ -512,7 +514,7 @@ def _tick(tx: _Transaction) -> Outcome:
         tx.add(expiry)
         step = tx.table.referee.clock_expired(tx.table.state.game, tx.ctx)
         if isinstance(step, Decision):
-            tx.step(step, at_s=expiry.at_s)
+            tx.step(step, at_s=expiry.at_s, how="clock")
     elif state.clock.phase == "running" and tx.now_s - state.last_at_s >= CHECKPOINT_S * tx.table.time_scale:
         tx.add(ev.ClockCheckpoint(tx.now_s))
     return tx.done()

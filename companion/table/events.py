@@ -139,6 +139,9 @@ class GameStepped(LoggedEvent):
     """The step ended the running turn."""
     ended: Text = Text("")
     """Why the rules ended the game with this step; empty while it goes on."""
+    ended_by: str = ""
+    """How: "rules" (a step of play), "clock" (the rules' answer to the master clock running out) or
+    "host" (to "End game"); "" while the game goes on."""
     after: Any = field(default=None, compare=False, repr=False)
     """The game state after the step, when the step was decided here (never logged): folding it takes
     this state instead of patching the old one with ``change``, which gives an equal state."""

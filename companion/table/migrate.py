@@ -121,6 +121,7 @@ def _step(info: Any, referee: Any, state: TableState, old: OldStep, where: str) 
         opens_turn=opens,
         ends_turn=ends,
         ended=ended if ended and not state.ended_by else Text(""),
+        ended_by="rules" if ended and not state.ended_by else "",
         after=game,
     )
 

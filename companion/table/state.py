@@ -111,7 +111,9 @@ class TableState:
     game: Any = None
     """The game referee's state (None for a table of timers only)."""
     steps: tuple[StepRecord, ...] = ()
-    """Every game step of the log, in order."""
+    """The latest game steps of the log, in order (at most :data:`UNDO_DEPTH`: what an undo can reach)."""
+    step_count: int = 0
+    """Game steps logged in all (the log's own count; :attr:`steps` keeps only the latest)."""
     last_at_s: float = 0.0
     """Game time of the latest event folded in (a resumed hub's clock goes on from here)."""
     turn_open: bool = False
@@ -128,14 +130,26 @@ class TableState:
     @cached_property
     def context(self) -> Context:
         """The table's bookkeeping of the game, as every referee call gets it."""
-        notes = [s.note for s in self.steps if not s.undone and s.note][-RECENT_NOTES:]
+        notes: list[Text] = []
+        for step in reversed(self.steps):
+            if len(notes) == RECENT_NOTES:
+                break
+            if not step.undone and step.note:
+                notes.append(step.note)
+        notes.reverse()
         return Context(
             started=self.clock.phase != "ready",
+            clock_over=self.clock.is_over,
             turn_open=self.turn_open,
             turns=self.turns,
             ended_by=self.ended_by,
             recent=tuple(notes),
         )
+
+
+UNDO_DEPTH = 256
+"""Game steps a table remembers for undo (each with the game state it was decided on). A step
+appends in constant time however long the game has run; no table takes back more steps than this."""
 
 
 def initial_state(setup: TableSetup, game: Any = None) -> TableState:
@@ -196,7 +210,7 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
             resumed = replace(clock, phase="running", running_since_s=at, changed_at_s=at)
             return _with_timers(state, rebased, clock=resumed)
         case ev.ClockExpired(at_s=at, reason=reason):
-            ended: EndedBy = state.ended_by or ("rules" if reason else "clock")
+            ended: EndedBy = state.ended_by or ("rules" if reason else "")
             run = clock.length_s if not reason else clock.elapsed_s(at)
             expired = replace(
                 clock,
@@ -247,15 +261,20 @@ def _stepped(state: TableState, event: ev.GameStepped, index: int) -> TableState
     )
     game = event.after if event.after is not None else patch(state.game, event.change)
     turn_open, turns = _turn_after(state.turn_open, state.turns, event.opens_turn, event.ends_turn)
-    ended: EndedBy = state.ended_by or ("rules" if event.ended else "")
+    ended: EndedBy = state.ended_by or (_ended_by(event.ended_by) if event.ended else "")
     return replace(
         state,
         game=game,
-        steps=(*state.steps, record),
+        steps=(*state.steps[-(UNDO_DEPTH - 1) :], record),
+        step_count=state.step_count + 1,
         turn_open=turn_open,
         turns=turns,
         ended_by=ended,
     )
+
+
+def _ended_by(how: str) -> EndedBy:
+    return "clock" if how == "clock" else "host" if how == "host" else "rules"
 
 
 def _turn_after(turn_open: bool, turns: int, opens: bool, ends: bool) -> tuple[bool, int]:

@@ -51,7 +51,12 @@ def play(info, variant, tmp_path, seed=5):
     if "vs-computer" in variant:
         players = players[:1]
     table = SimulatedTable(
-        game=info.name, variant=variant, players=players, seed=seed, deck="hub", log_path=tmp_path / "game.jsonl"
+        game=info.name,
+        variant=variant,
+        players=players,
+        seed=seed,
+        deck="hub",
+        log_path=tmp_path / "game.jsonl",
     )
     for node in table.nodes:
         table.hello(node)
@@ -91,12 +96,22 @@ def test_a_random_game_logs_typed_values_that_read_back_as_the_live_table(info, 
 def test_the_package_has_the_shared_layout(info):
     root = package_dir(info)
     init = ast.parse((root / "__init__.py").read_text(encoding="utf-8"))
-    assigned = {t.id for node in init.body if isinstance(node, ast.Assign) for t in node.targets if isinstance(t, ast.Name)}
+    assigned = {
+        t.id
+        for node in init.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
     assert "GAME" in assigned
     if info.name != "sandtimers":
         for module in ("model.py", "engine.py", "referee.py", "pages.py"):
             assert (root / module).is_file(), f"{info.name} has no {module}"
-    long = {p.name: n for p in root.rglob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    long = {
+        p.name: n
+        for p in root.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
     assert not long, f"modules over {MAX_LINES} lines: {long}"
 
 

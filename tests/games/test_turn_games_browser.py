@@ -13,6 +13,7 @@ from companion.games.space_and_time import legal_moves
 from companion.hub import HubConfig
 from companion.rules.text import from_json
 from companion.runtime import RunOptions, Table
+from companion.table import messages as tm
 from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -90,7 +91,7 @@ def test_a_few_turns_from_the_phone_pages(browser, mosquitto, table_id, game):
         for page, player in ((red, "red"), (yellow, "yellow")):
             page.goto(table.url + f"play/{player}")
             page.wait_for_selector(f".timer[data-node='{player}-1'] button.flip")
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
 
         play_turn(red, session, "red", game)
         assert to_move(session) == "yellow" and not turn_open(session)

@@ -23,6 +23,7 @@ from companion.hub import HubConfig
 from companion.i18n import render
 from companion.rules.text import from_json
 from companion.runtime import RunOptions, Table
+from companion.table import messages as tm
 from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -111,14 +112,16 @@ def test_the_timeline_picture_shows_the_cards_in_order_and_every_hand(browser, m
         mosquitto, table_id, game="timeline", players=3, timers=1, sand_s=SAND_S, clock_minutes=60, seed=3
     ) as table:
         session = table.app.extensions["companion.session"]
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         for _ in range(7):
             player = session.referee.player_to_move(session.state.game)
             start_turn(table, session, player)
             menu = [item["action"] for item in session.player_snapshot(player)["menu"]]
             state = session.state.game.game
             right = [a for a in menu if fits(state.years(), a["gap"], state.cards[a["card"]].year)]
-            step = session.player_action(player, (right or menu)[-1])  # a player who knows some history
+            step = session.handle(
+                tm.PlayerAction(player, (right or menu)[-1])
+            )  # a player who knows some history
             assert getattr(step, "ok", True), step
         game = session.state.game.game
         assert len(game.timeline) >= 2
@@ -169,15 +172,17 @@ def test_the_space_and_time_picture_shows_the_coins_the_last_swap_and_whose_turn
         mosquitto, table_id, game="space-and-time", players=2, timers=1, sand_s=SAND_S, clock_minutes=60
     ) as table:
         session = table.app.extensions["companion.session"]
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         for player in ("red", "yellow", "red"):
             start_turn(table, session, player)
             game = session.state.game.game
             scoring = {m for m, _ in molecule_completing_moves(game)}
             move = next(m for m in legal_moves(game) if m not in scoring)
-            step = session.player_action(player, {"type": "swap", "cells": [list(move[0]), list(move[1])]})
+            step = session.handle(
+                tm.PlayerAction(player, {"type": "swap", "cells": [list(move[0]), list(move[1])]})
+            )
             assert getattr(step, "ok", True), step
-        session.player_action("yellow", {"type": "hints", "show": True})
+        session.handle(tm.PlayerAction("yellow", {"type": "hints", "show": True}))
         state = session.state.game
         game = state.game
 

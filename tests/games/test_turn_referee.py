@@ -23,6 +23,7 @@ from companion.rules import Decision, Rejected, Steps
 from companion.rules.setup import Seat, make_setup
 from companion.rules.text import PLACEHOLDER, Text, text
 from companion.rules.turns import RULE_TURN_TIMER, Applied, TurnReferee
+from companion.table import messages as tm
 
 RULE = text("Toy rulebook, Turns")
 
@@ -111,7 +112,7 @@ class ToyReferee(TurnReferee[Toy]):
         while self.robot and steps.state.to_move == self.robot and steps.state.total < 10:
             assert self.take(steps, {"type": "add", "player": self.robot, "amount": 1}) is None
 
-    def player_action(self, state, player, action):
+    def player_action(self, state, ctx, player, action):
         return self.play(state, player, dict(action, player=player))
 
 
@@ -165,7 +166,7 @@ def test_the_refusals_are_message_ids_with_arguments_not_sentences():
     running = flip(referee, state, "ana-1")
     refusals.append(flip(referee, running.state, "ana-1"))
     tapper, idle = toy(seats=("ana",))
-    refusals.append(tapper.player_action(idle, "ana", {"type": "add", "amount": 1}))
+    refusals.append(tapper.handle(tm.PlayerAction(idle, "ana", {"type": "add", "amount": 1})))
     for refused in refusals:
         assert isinstance(refused, Rejected)
         assert isinstance(refused.reason, Text) and not refused.reason.verbatim

@@ -40,9 +40,11 @@ from companion.games.timeline.table import TimelineReferee
 from companion.rules import Decision
 from companion.rules.setup import Seat, make_setup
 from companion.table import events as ev
+from companion.table import messages as tm
 from companion.table.log import EventLog, read_log
 from companion.table.session import TableSession
 from companion.table.state import fold
+from companion.testing import deliver
 from tests.conftest import replays
 
 BOOT = "0a1b2c3d"
@@ -213,8 +215,10 @@ class Table:
         self.referee = self.session.referee
         self.seq = {}
         for s in setup.seats:
-            self.session.node_message(
-                s.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim", firmware="x")
+            deliver(
+                self.session,
+                s.node,
+                msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim", firmware="x"),
             )
 
     def ms(self):
@@ -222,7 +226,9 @@ class Table:
 
     def _node(self, kind, node, **fields):
         self.seq[node] = self.seq.get(node, 0) + 1
-        [reply] = self.session.node_message(node, msg(kind, seq=self.seq[node], t_ms=self.ms(), **fields))
+        [reply] = deliver(
+            self.session, node, msg(kind, seq=self.seq[node], t_ms=self.ms(), **fields)
+        ).commands
         return reply.fields
 
     @property
@@ -245,7 +251,7 @@ class Table:
     def tap(self, rng):
         player = self.mover()
         menu = [i for i in self.session.player_snapshot(player)["menu"] if i["action"]]
-        return self.session.player_action(player, rng.choice(menu)["action"])
+        return self.session.handle(tm.PlayerAction(player, rng.choice(menu)["action"]))
 
     def check_log(self):
         """The log on disk reads back to the same game, facts included; every type is the codec's."""
@@ -314,9 +320,13 @@ def test_space_and_time_played_at_random_reads_back_from_its_log_on_disk(tmp_pat
             table.time_out()
             continue
         if rng.random() < 0.2:
-            table.session.player_action(table.mover(), {"type": "hints", "show": not table.state.hints})
+            table.session.handle(
+                tm.PlayerAction(table.mover(), {"type": "hints", "show": not table.state.hints})
+            )
         move = rng.choice(legal_moves(table.state.game))
-        step = table.session.player_action(table.mover(), {"type": "swap", "cells": [list(c) for c in move]})
+        step = table.session.handle(
+            tm.PlayerAction(table.mover(), {"type": "swap", "cells": [list(c) for c in move]})
+        )
         assert isinstance(step, Decision)
     table.check_log()
 

@@ -20,6 +20,7 @@ import pytest
 from companion.hub import HubConfig
 from companion.hub.auth import access_of
 from companion.runtime import RunOptions, Table
+from companion.table import messages as tm
 from tests.conftest import wait_until
 from tests.hub.test_pages_browser import screenshot
 from tests.hub.web_access import PHONE_ADDR, lan_address
@@ -110,7 +111,7 @@ def send(page: Any, url: str, body: Any = None) -> dict[str, Any]:
 
 def test_a_phone_joins_by_its_qr_code_and_acts_only_for_its_player(browser, cafe, caplog):
     session, control = cafe.session, cafe.access
-    session.start_clock()
+    session.handle(tm.ClockCommand("start"))
     red_token = control.token_of("red")
     remember(red_token, control.admin_token)
 

@@ -2,7 +2,8 @@
 // phones and the notes name cells, "(row, column)"), the latest swap outlined while it may not be
 // swapped back, the molecule hints dashed, both players with their role, trophies and whose turn it is,
 // and each rank's Night and Day trophy with its holder. Drawn from the referee's view ("picture", built
-// by SpaceTimeReferee.picture in companion/games/space_and_time/table.py); every word comes from its texts.
+// by Pages.picture in companion/games/space_and_time/pages.py); every word comes from its texts. While
+// the table enters a board it dealt, only the coins entered so far are in "cells": the others stay empty.
 //
 // Layout: on a wide dashboard (760 px and more) the players and trophies stand beside the board on an
 // 840-unit picture; on a phone below it on a 360-unit one (drawn about 320 px wide), so labels stay at
