@@ -36,7 +36,6 @@ from companion.rules.outcome import Accepted, Decision, Rejected
 from companion.rules.pages import MenuItem
 from companion.rules.setup import default_setup
 from companion.table import events as ev
-from companion.table.session import TableSession
 from companion.testing import SimulatedTable, acks
 from tests.conftest import replays
 
@@ -117,9 +116,9 @@ class Players:
         self.box = box
         self.rng = rng
         self.table = SimulatedTable(game="space-dealer", players=players, deck="table", seed=99, start_s=0.0)
-        if game is not None:
+        if game is not None:  # the same table, its game laid out by hand
             referee = SpaceDealerReferee(self.table.setup, GAME.data, game=game)
-            self.table.session = TableSession(self.table.setup, clock=self.table.clock, referee=referee)
+            self.table = SimulatedTable(self.table.setup, start_s=0.0, referee=referee)
         for node in self.table.nodes:
             self.table.hello(node)
         self.out: list[str] = []
@@ -218,9 +217,6 @@ class Players:
             player = self.table.setup.seat_of(node).player  # type: ignore[union-attr]
             assert self.table.choose(player, node, job).refusal is None
         verdict = acks(self.table.flip(node), node)[0][0]
-        # a moment between two flips: SimulatedTable.advance reports only the first of two sandtimers
-        # that run out in the same millisecond
-        self.table.advance(0.1)
         self.look()
         return verdict
 
@@ -752,5 +748,11 @@ def test_a_corrected_value_in_the_components_file_is_what_the_rules_use(tmp_path
         assert isinstance(step, verdict), step
     assert english(step.reason) == "A spaceship holds at most 3 goods"  # type: ignore[union-attr]
     # a table started with it plays by it
-    table = TableSession(setup, clock=SimulatedTable(setup).clock, referee=SpaceDealerReferee(setup, data))
-    assert table.state.game.data.cargo_limit == 3
+    table = SimulatedTable(setup, referee=SpaceDealerReferee(setup, data))
+    assert table.game.data.cargo_limit == 3
+    # and a setup naming the file gets it from the registry (read once per file)
+    path = tmp_path / "cards.toml"
+    named = SimulatedTable(replace(setup, components=str(path)))
+    assert named.game.data.cargo_limit == 3 and named.referee.data is GAME.data_for(
+        replace(setup, components=str(path))
+    )  # type: ignore[attr-defined]

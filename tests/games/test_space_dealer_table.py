@@ -119,9 +119,9 @@ class Table:
         )
         self.setup = replace(self.setup, deck="hub")
         self.prepared = game
-        self.sim = SimulatedTable(self.setup, start_s=0.0)
-        if game is not None:
-            self.sim.session = TableSession(self.setup, clock=self.sim.clock, referee=self.referee())
+        self.sim = SimulatedTable(
+            self.setup, start_s=0.0, referee=self.referee() if game is not None else None
+        )
         self.session = self.sim.session
         self.clock = self.sim.clock
         self.outcome = None

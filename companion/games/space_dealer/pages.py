@@ -34,7 +34,7 @@ from companion.games.space_dealer.words import (
 )
 from companion.rules.context import Context
 from companion.rules.pages import View
-from companion.rules.text import Text, text
+from companion.rules.text import Text, text, verbatim
 
 if TYPE_CHECKING:
     pass
@@ -179,10 +179,13 @@ _JOINED = re.compile(r"\{p0\}(; \{p\d+\})*")
 
 
 def _parts(note: Text) -> list[Text]:
-    """The texts a step's note joins ("{p0}; {p1}"), each on its own."""
+    """The happenings a step's note joins ("{p0}; {p1}", or an old log's English sentence "a; b"),
+    each on its own."""
+    if note.verbatim:
+        return [verbatim(part) for part in note.msgid.split("; ") if part]
     if not _JOINED.fullmatch(note.msgid):
-        return [note]
-    return [value for _, value in note.args if isinstance(value, Text)]
+        return [note] if note else []
+    return [part for _, value in note.args if isinstance(value, Text) for part in _parts(value)]
 
 
 def view(game: GameState, ctx: Context, title: Text) -> View:

@@ -230,11 +230,18 @@ class SpaceDealerReferee(Referee[GameState]):
         """The recorded steps as one decision, with the seat a Robot Factory asks for and the end by the rules."""
         after: GameState = steps.state
         asked = after.seats_asked[len(before.seats_asked) :]
-        # the last victory-point marker ends the game at once: the master clock stops too (rulebook 4)
-        by_marker = any(isinstance(f, E.GameEnded) and f.by == "marker" for f in steps.facts)
-        return steps.decision(
-            add_seat=asked[-1] if asked else None, ends_game=LAST_MARKER if by_marker else None, **extra
-        )
+        # the game ends after 30 minutes, or at once when a player places their last victory-point
+        # marker (the master clock stops too); running timers still complete (rulebook 4)
+        ended = next((f for f in steps.facts if isinstance(f, E.GameEnded) and f.by != "host"), None)
+        why = None
+        if ended is not None:
+            minutes = after.data.game_minutes
+            why = (
+                LAST_MARKER
+                if ended.by == "marker"
+                else text("the {minutes} minutes are over", minutes=minutes)
+            )
+        return steps.decision(add_seat=asked[-1] if asked else None, ends_game=why, **extra)
 
     @staticmethod
     def _learn(state: GameState, seat: Seat) -> list[M.TimerNodeKnown]:
