@@ -2,9 +2,10 @@
 
 The referee's ``check_intent`` refuses what can never be right (a time symbol, place,
 building, spot, colour, value or choice that does not exist, or a place no wormhole
-reaches); whether a choice can be carried out when the sandtimer is flipped stays the
-engine's to say. Every intent the phone's own menu offers passes (see the random play in
-``test_time_n_space_table.py``). What is not a choice at all (a wrong type, an unknown field) is
+reaches) and what the rules do not accept as the table stands now (the lift tried with the
+sand run through, the next symbol after it), with the engine's reason, so the phone says at
+once what a flip would otherwise refuse later. Every intent the phone's own menu offers passes
+(``tests/games/test_menus_are_legal.py``). What is not a choice at all (a wrong type, an unknown field) is
 refused by the game's codec when the phone's post is read.
 """
 
@@ -38,6 +39,10 @@ REFUSED = [
     ({"trade": [["gray", 4]]}, "Order counters show 1, 2 or 3, not 4 (4. Trading center)"),
     ({"spaces": [["b8", 0]]}, "You may never place order counters on trading centers"),
     ({"build": "b42"}, "There is no building 'b42' on your control center (5. Research plant)"),
+    (
+        {"symbol": "research"},
+        "Your research plant is empty; take a tile at a moon before placing a sandtimer here",
+    ),
 ]
 
 
@@ -74,7 +79,6 @@ def test_a_malformed_intent_is_refused_when_the_phones_post_is_read(choices, rea
 ACCEPTED = [
     {"symbol": "b6"},
     {"symbol": "red:b6"},
-    {"symbol": "research"},  # empty now, but a tile may arrive before the flip: the engine says then
     {"symbol": "ship"},
     {"symbol": "ship", "destination": "moon-3"},
     {"symbol": "ship", "destination": "planet-1"},  # staying where it is

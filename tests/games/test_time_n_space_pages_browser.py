@@ -259,3 +259,43 @@ def test_light_mode_score_sheets_are_saved_from_the_phones_form(browser, mosquit
             page.close()
         scores = session.snapshot()["scores"]
         assert scores["players"]["red"]["rows"]["gray"]["points"] == 1 and scores["winners"] == ["red"]
+
+
+def test_a_tap_on_a_lifts_choice_chooses_what_it_names_and_keeps_its_place(browser, table):  # noqa: F811
+    """yellow's beam station has finished: both yellow cubes are preselected. A tap on the second one
+    chooses that cube alone, no button moves, the lift button says what happens, and the lift does it."""
+    session = table.app.extensions["companion.session"]
+    page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page.goto(table.url + "play/yellow")
+    second = "button[data-id='t1-beam-b6-1']"
+    page.wait_for_selector(f"{second}.selected")
+    assert page.locator("button[data-id='t1-beam-b6-0']").get_attribute("class").split() == [
+        "option",
+        "selected",
+    ]
+    assert page.inner_text("button[data-id='t1-lift']") == "Lift now (beam 2 cubes) and set it aside"
+    where = {
+        b.get_attribute("data-id"): b.bounding_box()["y"]
+        for b in page.locator("#menu button.option:visible").all()
+    }
+    page.tap(second)  # the cube the player wants (it was preselected)
+    page.wait_for_selector("button[data-id='t1-beam-b6-0']:not(.selected)")
+    assert "selected" in page.get_attribute(second, "class"), "the tapped option is chosen, not switched off"
+    page.wait_for_selector("button[data-id='t1-lift']:text('Lift now (beam 1 cube) and set it aside')")
+    after = {
+        b.get_attribute("data-id"): b.bounding_box()["y"]
+        for b in page.locator("#menu button.option:visible").all()
+    }
+    assert after == where, "no button moved under the finger"
+    page.tap("button[data-id='t1-lift']")
+    wait_until(
+        lambda: session.state.game.player("yellow").timers[0].symbol is None,
+        timeout_s=5,
+        message="yellow-1 lifted and set aside",
+    )
+    yellow = session.state.game.player("yellow")
+    assert [c is not None for c in yellow.building("b6").contents] == [True, False, False], (
+        "spot 2 was beamed"
+    )
+    assert sum(c is not None for c in yellow.building("b7").contents) == 1
+    page.close()

@@ -72,29 +72,30 @@ def test_the_full_game_picture_has_tile_piles_and_bonus_counters():
     assert all(p["bonus"] for p in places if p["kind"] == "planet")
 
 
-def test_the_menu_lists_the_finished_timers_lift_then_its_next_symbol_usual_choices_first():
+def test_the_menu_lists_each_timers_lift_then_its_next_symbol_in_a_fixed_order():
     t = Table()
     t.start()
     t.flip("red-1", symbol="b7")  # beam station III: the lift beams the cubes of the production plants
     t.flip("red-2", symbol="b6")
+    before = t.menu_order("red")
     t.run(60)
     t.empty("red-2")  # red-2 finished, red-1 still runs
     order = t.menu_order("red")
     menu = t.menu("red")
-    # the finished timer comes first: its lift's usual choice (produce), then its next symbol (the same)
-    assert order[0] == "t2-produce" and menu["t2-produce"]["selected"]
-    next_symbols = [i for i in order if i.startswith("t2-next-")]
-    assert menu[next_symbols[0]]["selected"] and next_symbols[0] == "t2-next-b6"
-    assert order.index("t2-forfeit") < order.index(next_symbols[0])
-    assert order.index("t2-lift") > order.index(next_symbols[-1])  # lifting without a flip comes last
-    assert max(order.index(i) for i in order if i.startswith("t2-")) < min(
-        order.index(i) for i in order if i.startswith("t1-")
+    # the timers keep their order when a sand runs out (no group moves under a finger), each with its
+    # lift's choices, then its next symbol (the same one again preselected), then "Lift now"
+    assert [i for i in order if i != "t2-lift"] == before
+    assert max(order.index(i) for i in order if i.startswith("t1-")) < min(
+        order.index(i) for i in order if i.startswith("t2-")
     )
-    # the running timer's beam toggles: selected ones first, short alternatives, then the other toggles
-    t1 = [i for i in order if i.startswith("t1-") and not i.startswith("t1-next-")]
-    selected = [i for i in t1 if menu[i]["selected"]]
-    assert t1[: len(selected)] == selected
-    assert t1.index("t1-beam-none") < t1.index("t1-forfeit")
+    assert order.index("t2-produce") < order.index("t2-forfeit") < order.index("t2-next-ship")
+    assert menu["t2-produce"]["selected"] and menu["t2-next-b6"]["selected"]
+    assert order[-1] == "t2-lift"
+    # the running timer's beam choices are in the board's order, whatever is chosen
+    t1 = [i for i in order if i.startswith("t1-beam-")]
+    assert t1 == ["t1-beam-b6-0", "t1-beam-b6-1"]
+    t.tap("red", "t1-beam-b6-1")
+    assert t.menu_order("red") == order
 
 
 def test_menu_labels_are_in_the_players_language():

@@ -79,25 +79,6 @@ FLIPS = [
         "",
     ),
     (
-        "symbol already occupied",
-        _on_b6,
-        "red-2",
-        {"symbol": "b6"},
-        True,
-        "rejected",
-        "Each time symbol holds one sandtimer at a time; building b6 is occupied "
-        "(General rules for placing and using the sandtimers)",
-    ),
-    (
-        "no tile in the research plant",
-        _started,
-        "red-1",
-        {"symbol": "research"},
-        True,
-        "rejected",
-        "Your research plant is empty; take a tile at a moon before placing a sandtimer here (5. Research plant)",
-    ),
-    (
         "lift before the sand ran through",
         _on_b6,
         "red-1",
@@ -115,24 +96,6 @@ FLIPS = [
         False,
         "rejected",
         "Let the sand run through completely before you flip this sandtimer",
-    ),
-    (
-        "beam a cube that is not there",
-        _b7_finished,
-        "red-1",
-        {"beam": [["b1", 0]]},
-        True,
-        "rejected",
-        "There is no goods cube on production plant b1 spot 0 (3. Beam station)",
-    ),
-    (
-        "upgrade a stage III building",
-        _b6_finished,
-        "red-1",
-        {"upgrade": True},
-        True,
-        "rejected",
-        "Only a stage II building can be upgraded to stage III (Upgrading stage II buildings)",
     ),
     (
         "forfeit the action and stay on the symbol",
@@ -153,6 +116,63 @@ FLIPS = [
         "The master clock has run out",
     ),
 ]
+
+
+CHOICES = [
+    # (case, prepare, node, intent, reason): what the rules refuse now is refused when it is chosen
+    (
+        "no tile in the research plant",
+        _started,
+        "red-1",
+        {"symbol": "research"},
+        True,
+        "rejected",
+        "Your research plant is empty; take a tile at a moon before placing a sandtimer here (5. Research plant)",
+    ),
+    (
+        "symbol already occupied",
+        _on_b6,
+        "red-2",
+        {"symbol": "b6"},
+        True,
+        "rejected",
+        "Each time symbol holds one sandtimer at a time; building b6 is occupied "
+        "(General rules for placing and using the sandtimers)",
+    ),
+    (
+        "beam a cube that is not there",
+        _b7_finished,
+        "red-1",
+        {"beam": [["b1", 0]]},
+        True,
+        "rejected",
+        "There is no goods cube on production plant b1 spot 0 (3. Beam station)",
+    ),
+    (
+        "upgrade a stage III building",
+        _b6_finished,
+        "red-1",
+        {"upgrade": True},
+        True,
+        "rejected",
+        "Only a stage II building can be upgraded to stage III (Upgrading stage II buildings)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "case, prepare, node, intent, ran_out, verdict, reason", CHOICES, ids=[case[0] for case in CHOICES]
+)
+def test_a_choice_the_rules_refuse_now_is_refused_when_chosen_and_the_flip_does_the_default(
+    case, prepare, node, intent, ran_out, verdict, reason
+):
+    t = Table()
+    prepare(t)
+    refused = t.choose(node, **intent)
+    assert refused is not None and said(refused) == reason, "the phone says at once why"
+    assert node not in t.intents
+    assert t.flip(node, ran_out=ran_out)["verdict"] == "accepted", "the flip does what the phone preselects"
+    assert t.replays()
 
 
 @pytest.mark.parametrize(
@@ -195,10 +215,13 @@ def test_a_refused_flip_keeps_the_intent_and_an_accepted_one_clears_it():
     t = Table()
     t.start()
     t.flip("red-1", symbol="b6")
-    assert t.flip("red-2", symbol="b6")["verdict"] == "rejected"
-    assert t.intents["red-2"].symbol == "b6"
-    assert t.flip("red-2", symbol="b7")["verdict"] == "accepted"
-    assert "red-2" not in t.intents
+    t.intend("red-1", symbol="b7")
+    assert t.flip("red-1", ran_out=False)["verdict"] == "rejected"  # the sand is still running
+    assert t.intents["red-1"].symbol == "b7"
+    t.run(60)
+    t.empty("red-1")
+    assert t.flip("red-1")["verdict"] == "accepted"
+    assert "red-1" not in t.intents and t.timer("red", 1).symbol == "b7"
 
 
 def test_menu_offers_the_next_symbol_with_the_default_preselected_and_a_tap_stores_it():
@@ -219,6 +242,23 @@ def test_menu_offers_the_next_symbol_with_the_default_preselected_and_a_tap_stor
     assert not any(i.startswith("t2-next-ship") for i in t.menu("red"))
 
 
+def test_two_timers_in_front_of_a_player_never_preselect_the_same_symbol():
+    t = Table()
+    t.start()
+    for player in t.setup.players:
+        menu = t.menu(player)
+        first = [
+            i.removeprefix("t1-next-") for i, m in menu.items() if i.startswith("t1-next-") and m["selected"]
+        ]
+        second = [
+            i.removeprefix("t2-next-") for i, m in menu.items() if i.startswith("t2-next-") and m["selected"]
+        ]
+        assert len(first) == len(second) == 1 and first != second, player
+    assert t.flip("red-2")["verdict"] == "accepted"  # timer 2 goes where its phone said,
+    assert t.flip("red-1")["verdict"] == "accepted"  # and timer 1 to its own preselected symbol
+    assert t.timer("red", 1).symbol != t.timer("red", 2).symbol
+
+
 def test_menu_shows_the_choices_of_the_pending_lift():
     t = Table()
     t.start()
@@ -226,7 +266,7 @@ def test_menu_shows_the_choices_of_the_pending_lift():
     t.flip("red-2", symbol="b8")  # trading center III, places 3
     menu = t.menu("red")
     beam = {i: m for i, m in menu.items() if i.startswith("t1-beam-")}
-    assert set(beam) == {"t1-beam-b6-0", "t1-beam-b6-1", "t1-beam-none"}
+    assert set(beam) == {"t1-beam-b6-0", "t1-beam-b6-1"}
     assert beam["t1-beam-b6-0"]["selected"] and beam["t1-beam-b6-1"]["selected"]
     assert menu["t1-beam-b6-0"]["group"] == "Timer 1: when lifted from b7 beam station III"
     assert menu["t1-forfeit"]["selected"] is False
@@ -236,14 +276,15 @@ def test_menu_shows_the_choices_of_the_pending_lift():
         "t2-trade-yellow-1",
         "t2-trade-blue-1",
         "t2-trade-brown-1",
-        "t2-trade-none",
     }
     spaces = [i for i, m in menu.items() if i.startswith("t2-space-") and m["selected"]]
     assert spaces == ["t2-space-b1-0", "t2-space-b4-0", "t2-space-b5-0"]  # stage I buildings first
     assert "t1-lift" not in menu  # the sand is still running
-    # deselect one cube: only the other one is beamed
+    # a tap on one of the preselected cubes chooses that one alone, and the list keeps its order
+    order = t.menu_order("red")
     t.tap("red", "t1-beam-b6-0")
-    assert not t.menu("red")["t1-beam-b6-0"]["selected"]
+    assert t.menu("red")["t1-beam-b6-0"]["selected"] and not t.menu("red")["t1-beam-b6-1"]["selected"]
+    assert t.menu_order("red") == order
     t.run(60)
     t.empty("red-1", "red-2")
     assert "t1-lift" in t.menu("red")
@@ -252,14 +293,14 @@ def test_menu_shows_the_choices_of_the_pending_lift():
     assert [c.color if c else None for c in b7.contents] == ["gray", None, None]
     # trade: only two brown counters, onto the spaces picked
     t.tap("red", "t2-trade-brown-1")
-    t.tap("red", "t2-space-b6-1")
+    t.tap("red", "t2-space-b6-0")  # where the beamed cube was
     intent = t.intents["red-2"]
-    assert intent.trade == (("brown", 1),) and intent.spaces == (("b6", 1),)
+    assert intent.trade == (("brown", 1),) and intent.spaces == (("b6", 0),)
     t.tap("red", "t2-trade-brown-1")
     assert t.flip("red-2")["verdict"] == "accepted"
     red = t.game.player("red")
     placed = sorted((bid, i, o.color) for bid, i, o in red.placed_orders())
-    assert ("b6", 1, "brown") in placed and ("b1", 0, "brown") in placed
+    assert ("b6", 0, "brown") in placed and ("b1", 0, "brown") in placed
     assert sum(o.color == "brown" for o in red.above) == 1
 
 
@@ -323,11 +364,11 @@ def test_the_planet_owner_shows_identical_orders_and_the_deliverer_picks_how_man
     t.run(60)
     t.empty("yellow-2")
     menu = t.menu("yellow")
-    yellows = sorted(i for i, m in menu.items() if i.startswith("t2-deliver-") and "yellow 1" in m["label"])
-    assert len(yellows) == 2 and all(menu[i]["selected"] for i in yellows)
-    assert menu[yellows[0]]["group"] == "Timer 2: when lifted from spaceship: moon 2 \u2192 green's planet"
-    t.tap("yellow", yellows[1])  # fulfil only one of the two
-    assert [m["selected"] for i, m in sorted(t.menu("yellow").items()) if i in yellows] == [True, False]
+    yellow = menu["t2-deliver-yellow-1"]
+    assert yellow["selected"] and yellow["label"] == "Fulfil green's yellow 1 (2 of 2 chosen)"
+    assert yellow["group"] == "Timer 2: when lifted from spaceship: moon 2 \u2192 green's planet"
+    t.tap("yellow", "t2-deliver-yellow-1")  # on the preselected two: this one alone
+    assert t.menu("yellow")["t2-deliver-yellow-1"]["label"] == "Fulfil green's yellow 1 (1 of 2 chosen)"
     assert t.menu("yellow")["t2-lift"]["label"] == "Lift now (fulfil yellow 1) and set it aside"
     # green, the planet's owner, picks which of the identical counters goes
     menu = t.menu("green")
@@ -432,7 +473,7 @@ def test_a_short_introductory_game_ends_with_the_scoring(caplog):
     # minute 2: red and yellow place all counters of one colour; the ships deliver
     assert t.flip("red-1", trade=[["gray", 1]] * 3)["verdict"] == "accepted"
     assert t.flip("yellow-1", trade=[["yellow", 1]] * 3)["verdict"] == "accepted"
-    assert t.menu("red")["t2-deliver-b1-0"]["selected"]  # green's gray 1, paid from red's beam station
+    assert t.menu("red")["t2-deliver-gray-1"]["selected"]  # green's gray 1, paid from red's beam station
     assert t.flip("red-2")["verdict"] == "accepted"
     assert t.flip("yellow-2")["verdict"] == "accepted"
     red, yellow = t.game.player("red"), t.game.player("yellow")

@@ -140,7 +140,12 @@ def placement(game: GameState, name: str, t: int, intent: Intent, *, previous: s
     return default if default is not None else M.PlaceTimer(name, t, previous or SHIP)
 
 
-def default_placement(game: GameState, name: str, t: int, *, previous: str | None) -> M.PlaceTimer | None:
+def default_placement(
+    game: GameState, name: str, t: int, *, previous: str | None, avoid: frozenset[str] = frozenset()
+) -> M.PlaceTimer | None:
+    """The symbol a sandtimer goes onto by default: the same one again, else the first useful building,
+    else the research plant, else the first free one. ``avoid``: symbols another sandtimer of the
+    player's goes onto by default (taken only when nothing else is free)."""
     legal = legal_placements(running(game), name, t)
     if not legal:
         return None
@@ -150,6 +155,7 @@ def default_placement(game: GameState, name: str, t: int, *, previous: str | Non
             return again
     player = game.player(name)
     assert player is not None
+    legal = [o for o in legal if o.symbol not in avoid] or legal
     for option in legal:
         if (
             option.symbol is not None

@@ -32,23 +32,15 @@ from typing import Any
 from companion.games.time_n_space import model as M
 from companion.games.time_n_space.choices import (
     NO_CHOICE,
-    default_beam,
-    default_build,
-    default_deliver,
-    default_moon,
-    lift_choice,
-    moon_tile,
     order_spaces,
-    placement,
-    running,
     starting_selection,
     tile_kinds,
     together,
-    trade_selection,
     waiting_ships,
 )
-from companion.games.time_n_space.components import COLORS, Tile
-from companion.games.time_n_space.engine import apply, legal_placements, orders_back_above
+from companion.games.time_n_space.components import COLORS
+from companion.games.time_n_space.engine import apply, orders_back_above
+from companion.games.time_n_space.lift_menu import LONG_GROUP, timer_menu
 from companion.games.time_n_space.model import (
     PHASE_ENDING,
     PHASE_OVER,
@@ -79,16 +71,12 @@ from companion.games.time_n_space.words import (
     counters_text,
     place_word,
     symbol_label,
-    symbol_option,
     tile_words,
 )
 from companion.rules.outcome import Rejected
 from companion.rules.pages import MenuItem, View
 from companion.rules.setup import Seat
 from companion.rules.text import Text, joined, text
-
-LONG_GROUP = 6
-"""More kinds of tile than this, and the phone lets the player search the buttons."""
 
 # --- the dashboard and the phone pages ----------------------------------------------------------
 
@@ -364,12 +352,12 @@ def phone_menu(
         )
     if game.variant == "full" and game.phase == PHASE_SETUP and mine:
         node = mine[0].node
-        items += _starting_menu(me, node, _intent(intents, node))
+        items += _starting_menu(game, me, node, _intent(intents, node))
     if game.phase == PHASE_SETUP and me.ocher is not None and table_deck:
         items += _ocher_menu(game, me)
-    for seat in sorted(mine, key=lambda s: (_urgency(me, s), s.index)):
+    for seat in mine:  # in the timers' order, so no group moves when a sand runs out
         if seat.index - 1 < len(me.timers):
-            items += _timer_menu(game, me, seat, _intent(intents, seat.node))
+            items += timer_menu(game, me, seat, _intent(intents, seat.node))
     items += _together_menu(game, me)
     items += _handover_menu(game, me)
     return items
@@ -378,16 +366,6 @@ def phone_menu(
 def _intent(intents: dict[str, Any], node: str) -> Intent:
     chosen = intents.get(node)
     return chosen if isinstance(chosen, Intent) else NO_CHOICE
-
-
-def _urgency(me: PlayerState, seat: Seat) -> int:
-    """0: the sand ran through and the timer waits to be lifted; 1: idle in front of the player; 2: running."""
-    if seat.index - 1 >= len(me.timers):
-        return 3
-    timer = me.timers[seat.index - 1]
-    if timer.symbol is None:
-        return 1
-    return 2 if timer.running else 0
 
 
 def _then(steps: Sequence[Text | str]) -> Text | str:
@@ -464,308 +442,6 @@ def _handover_menu(game: GameState, me: PlayerState) -> list[MenuItem]:
     return items
 
 
-def _first_selected(items: Sequence[MenuItem], rest: Sequence[MenuItem] = ()) -> list[MenuItem]:
-    """The selected items first (the usual choice, preselected), then the other ``items``, then the
-    other ``rest`` (a long list of toggles): the order a phone shows them in."""
-    both = [*items, *rest]
-    return (
-        [i for i in both if i.selected]
-        + [i for i in items if not i.selected]
-        + [i for i in rest if not i.selected]
-    )
-
-
-def _timer_menu(game: GameState, me: PlayerState, seat: Seat, intent: Intent) -> list[MenuItem]:
-    t, node, n = seat.index - 1, seat.node, seat.index
-    timer = me.timers[t]
-    items: list[MenuItem] = []
-    pre = f"t{n}"
-    lift_now: list[MenuItem] = []
-    if timer.symbol is not None:
-        here = symbol_label(game, me, timer.symbol, timer.destination)
-        group = text("Timer {index}: when lifted from {symbol}", index=n, symbol=here)
-        items += _choice_menu(game, me, t, node, intent, group, pre)
-        if not timer.running:
-            doing = choice_text(lift_choice(game, me.name, t, intent))
-            lift_now.append(
-                MenuItem(
-                    f"{pre}-lift",
-                    text("Lift now ({doing}) and set it aside", doing=doing),
-                    text("Timer {index}: now", index=n),
-                    action=M.Lift(n, intent),
-                )
-            )
-    if game.phase in (PHASE_ENDING, PHASE_OVER):
-        return items + lift_now
-    after = running(game)
-    if timer.symbol is not None:
-        after = running(_lifted(after, me.name, t, intent, ran_through=not timer.running))
-    legal = legal_placements(after, me.name, t)
-    chosen = placement(after, me.name, t, intent, previous=timer.symbol) if legal else None
-    mover = after.player(me.name)
-    assert mover is not None
-    group = text("Timer {index}: next symbol", index=n)
-    nexts: list[MenuItem] = []
-    if not legal:
-        nexts.append(MenuItem(f"{pre}-next-none", text("No free time symbol for this sandtimer"), group))
-    for option in legal:
-        key = f"{option.symbol}-{option.destination}" if option.destination else f"{option.symbol}"
-        nexts.append(
-            MenuItem(
-                f"{pre}-next-{key}",
-                symbol_option(after, mover, option.symbol, option.destination),
-                group,
-                intent=replace(intent, symbol=option.symbol, destination=option.destination),
-                node=node,
-                selected=option == chosen,
-            )
-        )
-    return items + _first_selected(nexts) + lift_now
-
-
-def _lifted(game: GameState, name: str, t: int, intent: Intent, *, ran_through: bool) -> GameState:
-    """A preview: the state after this sandtimer ran through and was lifted as the intent says
-    (forfeiting when that is not legal, or putting the top tile under a pile), to list where it can go next."""
-    if not ran_through:
-        game = _after(game, M.SandRanOut(name, t))
-    for choice in (lift_choice(game, name, t, intent), None, M.MoonTile(False)):
-        result = apply(game, M.LiftTimer(name, t, choice))
-        if not isinstance(result, Rejected):
-            return result.state
-    return game
-
-
-def _choice_menu(
-    game: GameState, me: PlayerState, t: int, node: str, intent: Intent, group: Text, pre: str
-) -> list[MenuItem]:
-    """The choices of the pending lift: the usual (preselected) one first, long toggle lists last."""
-    timer = me.timers[t]
-    symbol = timer.symbol
-
-    def item(key: str, label: Text, chosen: Intent, selected: bool) -> MenuItem:
-        return MenuItem(f"{pre}-{key}", label, group, intent=chosen, node=node, selected=selected)
-
-    if symbol == SHIP:
-        return _ship_menu(game, me, timer, intent, item, pre, group)
-    forfeit = intent.forfeit
-    forfeit_item = item(
-        "forfeit", text("Forfeit the action"), replace(intent, forfeit=True, upgrade=False), forfeit
-    )
-    if symbol == RESEARCH:
-        target = intent.build or default_build(me)
-        builds = [
-            item(
-                f"build-{under.id}",
-                text("Build onto {building}", building=building_label(under)),
-                replace(intent, build=under.id, forfeit=False),
-                not forfeit and target == under.id,
-            )
-            for under in me.buildings
-            if under.stage == 1 and under.is_unoccupied() and all(tm.symbol != under.id for tm in me.timers)
-        ]
-        return _first_selected([forfeit_item], rest=builds)
-    b = me.building(symbol) if symbol else None
-    if b is None:
-        return []
-    upgrade = intent.upgrade and not forfeit
-    doing = not forfeit and not upgrade
-    plain = replace(intent, forfeit=False, upgrade=False)
-    items: list[MenuItem] = []
-    toggles: list[MenuItem] = []
-    if b.type == "production":
-        items.append(item("produce", text("Produce into every free spot"), plain, doing))
-    elif b.type == "beam":
-        cubes = list(intent.beam) if intent.beam is not None else default_beam(game, me, b)
-        room = len(b.free_spots())
-        for source in me.buildings:
-            if source.type != "production":
-                continue
-            for i, c in enumerate(source.contents):
-                if not isinstance(c, Cube):
-                    continue
-                on = (source.id, i) in cubes
-                added = cubes + [(source.id, i)]
-                beamed = [x for x in cubes if x != (source.id, i)] if on else added[len(added) - room :]
-                toggles.append(
-                    item(
-                        f"beam-{source.id}-{i}",
-                        text(
-                            "Beam {color} from {building} spot {spot}",
-                            color=color_word(c.color),
-                            building=source.id,
-                            spot=i + 1,
-                        ),
-                        replace(plain, beam=tuple(beamed)),
-                        doing and on,
-                    )
-                )
-        items.append(item("beam-none", text("Beam nothing"), replace(plain, beam=()), doing and not cubes))
-    else:
-        counters, _ = trade_selection(me, b, intent)
-        have = Counter(counters)
-        cap = b.spec.capacity
-        base = counters if intent.trade is not None else []  # the first tap starts a selection of one's own
-        for key in sorted({(o.color, o.value) for o in me.above}, key=lambda k: (COLORS.index(k[0]), k[1])):
-            left = sum(1 for o in me.above if (o.color, o.value) == key)
-            traded = (base + [key])[-cap:] if cap else base
-            toggles.append(
-                item(
-                    f"trade-{key[0]}-{key[1]}",
-                    text(
-                        "Place {counter} ({chosen} of {left} chosen)",
-                        counter=counter_text(*key),
-                        chosen=have[key],
-                        left=left,
-                    ),
-                    replace(plain, trade=tuple(traded)),
-                    doing and have[key] > 0,
-                )
-            )
-        items.append(
-            item("trade-none", text("Place no orders"), replace(plain, trade=()), doing and not counters)
-        )
-    if b.stage == 2:
-        items.append(
-            item(
-                "upgrade",
-                text("Upgrade to stage III instead (unoccupied only)"),
-                replace(intent, upgrade=True, forfeit=False),
-                upgrade,
-            )
-        )
-    items.append(forfeit_item)
-    out = _first_selected(items, rest=toggles)
-    if b.type == "trading":
-        out += _space_menu(me, b, node, intent, pre, t + 1, doing=doing)
-    return out
-
-
-def _ship_menu(
-    game: GameState, me: PlayerState, timer: Timer, intent: Intent, item: Any, pre: str, group: Text
-) -> list[MenuItem]:
-    """The choices of a spaceship's lift: which orders to fulfil at a planet, or the tile at a moon."""
-    here = timer.destination or me.ship
-    owner = game.owner_of(here)
-    forfeit = intent.forfeit
-    if owner is None and game.variant == "intro" or owner is not None and owner.name == me.name:
-        nothing = (
-            text("Nothing to do at your own planet")
-            if owner is not None
-            else text("Nothing to do at a moon in the introductory game")
-        )
-        return [MenuItem(f"{pre}-nothing", nothing, group)]
-    if owner is not None:
-        wanted = list(intent.deliver) if intent.deliver is not None else default_deliver(game, me, owner)
-        have = Counter(wanted)
-        seen: Counter[tuple[str, int]] = Counter()
-        toggles = []
-        for bid, _i, order in owner.placed_orders():
-            key = (order.color, order.value)
-            seen[key] += 1
-            k = seen[key]
-            on = have[key] >= k and not forfeit
-            count = dict(have)
-            count[key] = k - 1 if on else k
-            delivered = [x for x in wanted if x != key] + [key] * count[key]
-            toggles.append(
-                item(
-                    f"deliver-{bid}-{_i}",
-                    text(
-                        "Fulfil {player}'s {counter} ({building})",
-                        player=owner.name,
-                        counter=counter_text(order.color, order.value),
-                        building=bid,
-                    ),
-                    replace(intent, deliver=tuple(delivered), forfeit=False),
-                    on,
-                )
-            )
-        none = item(
-            "deliver-none",
-            text("Fulfil nothing"),
-            replace(intent, deliver=(), forfeit=False),
-            not forfeit and not wanted,
-        )
-        return _first_selected([none], rest=toggles)
-    height = game.height(here)
-    mode = intent.moon or default_moon(game, me, here)
-    mode = "skip" if forfeit else mode
-    items = _tile_items(game, me, here, intent, item, taking=mode == "research")
-    options: list[tuple[M.MoonChoice, Text]] = [
-        ("bottom", text("Put the top tile under the pile")),
-        ("skip", text("Skip: one or no tile is left")),
-    ]
-    allowed = {"bottom": height > 0, "skip": height <= 1}
-    items += [
-        item(f"moon-{choice}", label, replace(intent, moon=choice, tile=None, forfeit=False), mode == choice)
-        for choice, label in options
-        if allowed[choice] or mode == choice
-    ]
-    return _first_selected(items)
-
-
-def _tile_items(
-    game: GameState, me: PlayerState, moon: str, intent: Intent, item: Any, *, taking: bool
-) -> list[MenuItem]:
-    """ "Take the top tile (...) into the research plant": the top tile when the hub knows it (the hub deck),
-    else one button per kind of tile the pile can still hold, the likeliest first: the player taps the one
-    they find on top (read off the table)."""
-    if me.research is not None and not taking:
-        return []
-    top = game.top(moon)
-    if top is not None or not game.height(moon):
-        shown = tile_label(top) if top is not None else text("no tile")
-        label = text("Take the top tile ({tile}) into the research plant", tile=shown)
-        return [
-            item("moon-research", label, replace(intent, moon="research", tile=None, forfeit=False), taking)
-        ]
-    kinds = tile_kinds(game, game.possible_tops(moon))
-    chosen = moon_tile(game, moon, intent) if taking else None
-    picked = game.tile(chosen) if chosen is not None else None
-    long = len(kinds) > LONG_GROUP
-    out = []
-    for tile, ids in kinds:
-        same = picked is not None and (picked.stage2, picked.stage3) == (tile.stage2, tile.stage3)
-        label = text("Take {tile} into the research plant", tile=tile_words(tile))
-        chosen_intent = replace(intent, moon="research", tile=ids[0], forfeit=False)
-        out.append(
-            replace(item(f"moon-research-{ids[0]}", label, chosen_intent, taking and same), search=long)
-        )
-    return out
-
-
-def tile_label(tile: Tile) -> Text:
-    """A stage II tile as the moon's button names it: its type and stage ("beam station II")."""
-    return text("{kind} {stage}", kind=BUILDING_WORDS[tile.stage2.type], stage="II")
-
-
-def _space_menu(
-    me: PlayerState, b: Building, node: str, intent: Intent, pre: str, n: int, *, doing: bool
-) -> list[MenuItem]:
-    """Where a trading center's new orders go: the free order spaces, the chosen ones first."""
-    _, spaces = trade_selection(me, b, intent)
-    free = order_spaces(me)
-    chosen_spaces = [s for s in intent.spaces if s in free]
-    space_group = text("Timer {index}: order spaces for the new orders", index=n)
-    items = []
-    for bid, i in free:
-        on = (bid, i) in spaces
-        new_spaces = [x for x in chosen_spaces if x != (bid, i)] if on else chosen_spaces + [(bid, i)]
-        target = me.building(bid)
-        assert target is not None
-        items.append(
-            MenuItem(
-                f"{pre}-space-{bid}-{i}",
-                text("{building} spot {spot}", building=building_label(target), spot=i + 1),
-                space_group,
-                intent=replace(intent, spaces=tuple(new_spaces)),
-                node=node,
-                selected=doing and on,
-            )
-        )
-    return _first_selected(items)
-
-
 def _ocher_menu(game: GameState, me: PlayerState) -> list[MenuItem]:
     """Introductory game, before the clock: which ocher tile I drew (setup step 7), the likeliest first;
     a tap replaces an earlier answer."""
@@ -788,9 +464,10 @@ def _ocher_menu(game: GameState, me: PlayerState) -> list[MenuItem]:
     ]
 
 
-def _starting_menu(me: PlayerState, node: str, intent: Intent) -> list[MenuItem]:
+def _starting_menu(game: GameState, me: PlayerState, node: str, intent: Intent) -> list[MenuItem]:
     """The 2 starting orders, picked in secret; once placed they stay preselected, and placing again
-    before the clock starts corrects them."""
+    before the clock starts corrects them. "Place" is offered when the rules accept the pick."""
+    player = me
     if me.ready:
         placed = [(bid, i, o) for bid, i, o in me.placed_orders()]
         me = orders_back_above(me)
@@ -815,11 +492,15 @@ def _starting_menu(me: PlayerState, node: str, intent: Intent) -> list[MenuItem]
             for o in orders
         ),
     )
-    items = [MenuItem("start-place", label, text("Starting orders"), action=M.StartingOrders(orders))]
+    items = []
+    if not isinstance(apply(game, M.PlaceStartingOrders(player.name, orders)), Rejected):
+        items.append(MenuItem("start-place", label, text("Starting orders"), action=M.StartingOrders(orders)))
     group = text("Starting orders: pick 2 counters")
     picks = []
-    for key in sorted({(o.color, o.value) for o in me.above}, key=lambda k: (COLORS.index(k[0]), k[1])):
-        new = (counters + [key])[-2:]
+    left = Counter((o.color, o.value) for o in me.above)
+    for key in sorted(left, key=lambda k: (COLORS.index(k[0]), k[1])):
+        again = counters.count(key) < left[key]  # one more of it, else it moves to the latest pick
+        new = ([*counters, key] if again else [*(c for c in counters if c != key), key])[-2:]
         picks.append(
             MenuItem(
                 f"start-pick-{key[0]}-{key[1]}",
@@ -830,7 +511,7 @@ def _starting_menu(me: PlayerState, node: str, intent: Intent) -> list[MenuItem]
                 selected=have[key] > 0,
             )
         )
-    items += _first_selected(picks)
+    items += picks
     group = text("Starting orders: pick 2 order spaces")
     places = []
     for bid, i in free:
@@ -848,10 +529,4 @@ def _starting_menu(me: PlayerState, node: str, intent: Intent) -> list[MenuItem]
                 selected=on,
             )
         )
-    return items + _first_selected(places)
-
-
-def _after(game: GameState, action: Any) -> GameState:
-    """A preview: the state after ``action``, or the same state when it is not legal."""
-    result = apply(game, action)
-    return game if isinstance(result, Rejected) else result.state
+    return items + places

@@ -43,7 +43,7 @@ from typing import Any
 
 from companion.errors import InvalidRecordError
 from companion.games.time_n_space import model as M
-from companion.games.time_n_space.choices import NO_CHOICE, check_intent, lift_choice, placement, together
+from companion.games.time_n_space.choices import NO_CHOICE, check_intent, lift_choice, together
 from companion.games.time_n_space.components import Components
 from companion.games.time_n_space.engine import apply
 from companion.games.time_n_space.model import (
@@ -58,6 +58,7 @@ from companion.games.time_n_space.model import (
     Timer,
 )
 from companion.games.time_n_space.pages import phone_menu, player_view, table_view
+from companion.games.time_n_space.plan import Done, Plan, check_now, plan
 from companion.games.time_n_space.scoring import final_scores
 from companion.games.time_n_space.setup import setup_full, setup_intro
 from companion.games.time_n_space.words import (
@@ -141,6 +142,10 @@ class _Steps:
         said = describe(events, after)
         self.steps.add(after, action, events, text("{note}: {what}", note=note, what=said) if note else said)
 
+    def record(self, done: Done) -> None:
+        """Record an engine action applied once already (by a flip's :class:`~.plan.Plan`)."""
+        self.steps.add(done.state, done.action, done.events, describe(done.events, done.state))
+
     def lift(self, name: str, t: int, *, note: Text | None = None) -> None:
         """Lift a finished sandtimer with its default action; forfeit it when that cannot be done.
 
@@ -159,6 +164,16 @@ class _Steps:
     def decision(self) -> Decision:
         ended = any(isinstance(f, M.GameEnded) for f in self.steps.facts)
         return self.steps.decision(ends_game=GAME_OVER_NOTE if ended else None)
+
+
+def _carried_out(game: GameState, flip: Plan) -> Decision:
+    """The decision of a flip's plan: its engine actions, each applied once already; its refusal raised."""
+    steps = _Steps(game)
+    for done in flip.done:
+        steps.record(done)
+    if flip.refused is not None:
+        raise IllegalAction(flip.refused)
+    return steps.decision()
 
 
 def _decide(game: GameState, *actions: M.Action) -> Decision:
@@ -277,6 +292,7 @@ class TimeNSpaceReferee(Referee[GameState]):
         if state.phase == PHASE_OVER:
             refuse(REASON_GAME_OVER, END)
         check_intent(state, seat.player, seat.index - 1, intent)
+        check_now(state, seat.player, seat.index - 1, intent)
 
     @checked
     def timer_emptied(self, state: GameState, ctx: Context, seat: Seat) -> Decision:
@@ -303,23 +319,16 @@ class TimeNSpaceReferee(Referee[GameState]):
                 TABLE_RULE,
             )
         timer = player.timers[t]
-        steps = _Steps(state)
         if timer.symbol is None:  # a placement only
             if state.phase == PHASE_RUNNING and not ran_out:
                 refuse(REASON_FULL_SAND, GENERAL)
-            steps.apply(placement(steps.game, name, t, chosen, previous=None))
-            return steps.decision()
-        # lifting: the action happens now, then the sandtimer goes onto its next symbol
-        if timer.running:
-            if not ran_out:
-                refuse(REASON_NOT_THROUGH, GENERAL)
-            steps.apply(M.SandRanOut(name, t))  # the node says so; its empty report was not seen
-        elif not ran_out:
+        elif timer.running and not ran_out:
+            refuse(REASON_NOT_THROUGH, GENERAL)
+        elif not timer.running and not ran_out:
             refuse(REASON_FULL_SAND, GENERAL)
-        steps.apply(M.LiftTimer(name, t, lift_choice(steps.game, name, t, chosen)))
-        if steps.game.phase not in (PHASE_ENDING, PHASE_OVER):  # no placing after the master clock
-            steps.apply(placement(steps.game, name, t, chosen, previous=timer.symbol))
-        return steps.decision()
+        # the sand ran through (the node says so, if its empty report was not seen), the lift acts,
+        # then the sandtimer goes onto its next symbol: what the phone preselected, the same plan
+        return _carried_out(state, plan(state, name, t, chosen))
 
     def timer_label(self, state: GameState, ctx: Context, seat: Seat) -> Text | str:
         """The time symbol a sandtimer stands on, for the dashboard."""
@@ -339,7 +348,10 @@ class TimeNSpaceReferee(Referee[GameState]):
         match action:
             case M.Lift(timer=number, intent=intent):
                 t = self._timer(number)
-                return _decide(state, M.LiftTimer(player, t, lift_choice(state, player, t, intent)))
+                timer = _engine_timer(state, player, t)
+                if timer.running or timer.symbol is None:  # the engine names why it cannot be lifted
+                    return _decide(state, M.LiftTimer(player, t, None))
+                return _carried_out(state, plan(state, player, t, intent, placing=False))
             case M.LiftShipsTogether(ships=ships):
                 return self._lift_together(state, player, ships)
             case M.LiftEveryFinished():
