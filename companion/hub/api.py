@@ -251,6 +251,32 @@ def player_action(player: str) -> Any:
     return _once(name, body, decide)
 
 
+@bp.post("/table/action")
+@host_only
+def table_action() -> Any:
+    """The host's move for the whole table (one of the dashboard's host actions, asked first):
+    ``{"action": {...}, "request": "r1"}``; a repeated ``request`` id gets the first answer."""
+    example = '{"action": {...}, "request": "r1"}'
+    body = read_json(example)
+    if not isinstance(body.get("action"), dict):
+        return _error(f"send a JSON object like {example}", 400)
+    session = session_of(current_app)
+    game = find_game(session.setup.game)
+    try:
+        action = game.codec.read(body["action"], game.moves)
+    except InvalidRecordError as exc:
+        return _error(text("That is not a move of this game: {reason}", reason=str(exc)), 400)
+
+    def decide() -> Answer:
+        outcome = session.handle(msg.TableAction(action))
+        if outcome.refusal is not None:
+            return refusal_body(outcome.refusal), 409
+        notes = outcome.decision.notes if outcome.decision is not None else ()
+        return {"ok": True, "notes": [note.to_json() for note in notes]}, 200
+
+    return _once("host:table", body, decide)
+
+
 @bp.post("/players/<player>/intent")
 def player_intent(player: str) -> Any:
     """What a timer should do at its next flip: ``{"node": "red-1", "intent": {...} | null, "request": "r1"}``.

@@ -58,6 +58,28 @@ class MenuItem:
 
 
 @dataclass(frozen=True)
+class HostAction:
+    """A button of the host's dashboard that acts for the whole table (never a player's phone: a phone
+    acts for its player only). The dashboard asks ``question`` first; the move is then decided by the
+    referee's ``player_action`` with the player ``""`` (the host)."""
+
+    id: str
+    label: Text | str
+    question: Text | str
+    """What the host confirms before it happens (what it does to whom)."""
+    action: Any
+    """One of the game's typed moves."""
+
+    def to_dict(self, encode: Encode) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "label": to_json(self.label),
+            "question": to_json(self.question),
+            "action": encode(self.action),
+        }
+
+
+@dataclass(frozen=True)
 class View:
     """What a page shows of the game: a one-line summary and panels.
 
@@ -79,6 +101,11 @@ class View:
     """More for the pages, e.g. ``"picture"``: what the dashboard draws (``static/pictures/<game>.js``).
 
     Words anywhere in the view are :class:`Text` (a plain string is shown as it is: a name, a number)."""
+    host_actions: tuple[HostAction, ...] = ()
+    """What the host may do for the whole table now (the dashboard's view only)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"summary": to_json(self.summary), "panels": to_json(list(self.panels)), **to_json(self.extra)}
+    def to_dict(self, encode: Encode | None = None) -> dict[str, Any]:
+        out = {"summary": to_json(self.summary), "panels": to_json(list(self.panels)), **to_json(self.extra)}
+        if self.host_actions and encode is not None:
+            out["host_actions"] = [a.to_dict(encode) for a in self.host_actions]
+        return out

@@ -51,6 +51,8 @@ from companion.table.nodes import MAX_SEQ_JUMP, NodeLink
 from companion.table.state import StepRecord, last_step
 
 TABLE_RULE = text("Table")
+HOST = ""
+"""The player a referee's ``player_action`` hears for the host's move for the whole table."""
 
 NODE_SILENCE_S = 20.0
 """Real seconds without a word from a node (it sends a heartbeat every 5) before it shows offline."""
@@ -202,6 +204,8 @@ def decide(
             return _tick(tx)
         case msg.PlayerAction(player=player, action=action):
             return _player_action(tx, player, action)
+        case msg.TableAction(action=action):
+            return _player_action(tx, HOST, action)
         case msg.ChooseIntent(player=player, node=node, intent=intent):
             return _choose_intent(tx, player, node, intent)
         case msg.Undo(step=step):
@@ -536,16 +540,19 @@ def _broker(tx: _Transaction, online: bool, detail: Text | str) -> Outcome:
 
 
 def _player_action(tx: _Transaction, player: str, action: Any) -> Outcome:
+    """A phone's move (``player``), or the host's for the whole table (``HOST``)."""
     table, at = tx.table, tx.now_s
-    if player not in table.setup.players:
+    if player != HOST and player not in table.setup.players:
         return tx.done(
             refusal=Rejected(text("There is no player {player} at this table", player=player), TABLE_RULE)
         )
     step = table.referee.player_action(table.state.game, tx.ctx, player, action)
     if isinstance(step, Rejected):
-        tx.add(
-            ActionRefused(at, player, step.reason), RefusalShown(player, Refusal(step.reason, at, step.rule))
-        )
+        if player != HOST:  # the host reads the refusal on the dashboard that asked
+            tx.add(
+                ActionRefused(at, player, step.reason),
+                RefusalShown(player, Refusal(step.reason, at, step.rule)),
+            )
         return tx.done(refusal=step)
     tx.step(step, at_s=at, player=player)
     if player in tx.table.refusals:

@@ -145,6 +145,15 @@ class PlayerAction:
 
 
 @dataclass(frozen=True)
+class TableAction:
+    """The host did something for the whole table (one of the view's host actions, confirmed first):
+    decided by the referee's ``player_action`` with the player ``""``."""
+
+    action: Any
+    """One of the game's typed moves, read from the dashboard's post by the game's codec."""
+
+
+@dataclass(frozen=True)
 class ChooseIntent:
     """A player chose what their timer ``node`` does at its next flip (None forgets the choice)."""
 
@@ -196,6 +205,7 @@ Message = (
     | ClockCommand
     | Tick
     | PlayerAction
+    | TableAction
     | ChooseIntent
     | Undo
     | NodeCommand

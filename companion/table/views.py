@@ -294,7 +294,7 @@ def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
         ),
         "unpaired": [reused.part(("link", link.node), (link,), link.to_dict) for link in table.unpaired()],
         "setup": reused.part("setup", (setup,), setup.to_dict),
-        "view": referee.view(state.game, state.context).to_dict(),
+        "view": referee.view(state.game, state.context).to_dict(game_codec(setup)),
         "deck": reused.part("deck", (setup.game, setup.deck), partial(_deck_text, setup)),
         "ended_by": state.ended_by,
         "scores": to_json(scores),

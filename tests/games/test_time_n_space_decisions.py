@@ -122,9 +122,9 @@ def test_finish_applies_each_lift_once(engine_calls):
     t.empty("red-1", "yellow-1", "green-2")
     t.run(720 - t.clock.now_s())
     assert t.game.phase == "ending"
-    finish = GAME.codec.read(t.menu("green")["finish"]["action"], GAME.moves)
+    finish = GAME.codec.read(t.host_actions()["finish"]["action"], GAME.moves)
     engine_calls.clear()
-    decision = t.act("green", finish)
+    decision = t.host(finish)
     assert isinstance(decision, Decision)
     assert [type(a) for a in engine_calls] == [A.LiftTimer] * 3
     assert len(engine_calls) == len(decision.actions) == 3

@@ -234,6 +234,24 @@ class Table:
         outcome = self.sim.tap(player, move)
         return outcome.refusal if outcome.refusal is not None else outcome.decision
 
+    def host(self, move: Any) -> Any:
+        """A move the host makes for the whole table from the dashboard: the decision, or the refusal."""
+        outcome = self.sim.handle(msg.TableAction(move))
+        return outcome.refusal if outcome.refusal is not None else outcome.decision
+
+    def host_actions(self) -> dict[str, dict[str, Any]]:
+        """The dashboard's host actions by id, their words in English."""
+        view = self.session.snapshot()["view"]
+        return {
+            a["id"]: dict(a, label=en(a["label"]), question=en(a["question"]))
+            for a in view.get("host_actions", [])
+        }
+
+    def host_tap(self, action_id: str) -> Any:
+        """The host confirms one of the dashboard's host actions."""
+        action = self.host_actions()[action_id]["action"]
+        return self.host(GAME.codec.read(action, GAME.moves))
+
     @property
     def game(self) -> Any:
         """The game's state (the engine's; light mode: the light referee's)."""

@@ -299,3 +299,48 @@ def test_a_tap_on_a_lifts_choice_chooses_what_it_names_and_keeps_its_place(brows
     )
     assert sum(c is not None for c in yellow.building("b7").contents) == 1
     page.close()
+
+
+def test_lifting_every_finished_sandtimer_is_the_hosts_and_asks_first(browser, mosquitto, table_id):
+    """After the master clock: the dashboard offers the host to lift every finished sandtimer, asks
+    first (Cancel changes nothing), and no phone offers it."""
+    with start(
+        mosquitto,
+        table_id,
+        game="time-n-space",
+        variant="intro",
+        players=3,
+        timers=2,
+        sand_s=1.0,
+        clock_minutes=0.1,
+        deck="hub",
+    ) as table:
+        session = table.app.extensions["companion.session"]
+        wait_until(
+            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
+        )
+        assert session.handle(msg.ClockCommand("start")).refusal is None
+        place(table, "red-1", symbol="b6")
+        place(table, "yellow-1", symbol="b7")
+        finished(table, "red-1", "yellow-1")
+        wait_until(lambda: session.state.game.phase == "ending", timeout_s=10, message="the clock to run out")
+        phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        phone.goto(table.url + "play/red")
+        phone.wait_for_selector("button[data-id='t1-lift']")
+        assert "Lift every" not in phone.inner_text("body"), "a phone acts for its player only"
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(table.url)
+        button = "button[data-host-action='finish']"
+        page.wait_for_selector(button)
+        page.click(button)
+        page.wait_for_selector("dialog#ask[open]")
+        assert "Lift the 2 finished sandtimers now" in page.inner_text("#ask-text")
+        page.click("#ask-cancel")
+        page.wait_for_selector("dialog#ask:not([open])", state="hidden")
+        assert session.state.game.phase == "ending", "nothing happens before the host confirms"
+        page.click(button)
+        page.click("#confirm-host-action")
+        wait_until(lambda: session.state.game.phase == "over", timeout_s=5, message="every sandtimer lifted")
+        page.wait_for_selector(f"{button}", state="detached")
+        page.close()
+        phone.close()

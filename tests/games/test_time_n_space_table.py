@@ -330,7 +330,7 @@ def test_phone_actions_that_break_the_rules_are_refused_with_the_reason():
     assert str(step.reason) == "The sand on this timer has not run through yet"
     assert "has not run through" in said(t.session.player_snapshot("red")["refusal"])
     assert str(t.act("red", Lift(7)).rule) == "Table"
-    assert str(t.act("red", LiftEveryFinished()).rule) == "End of the Game"
+    assert str(t.host(LiftEveryFinished()).rule) == "End of the Game"
     assert "light mode only" in str(
         t.act("red", score_sheet({"red": {"collected": [], "bonus": [], "above": []}})).reason
     )
@@ -497,13 +497,19 @@ def test_a_short_introductory_game_ends_with_the_scoring(caplog):
     assert t.flip("green-1", forfeit=True)["verdict"] == "accepted"
     assert t.timer("green", 1).symbol is None
     assert t.session.snapshot()["scores"] is None
-    assert "finish" in t.menu("green")
+    assert "finish" not in t.menu("green"), "a phone acts for its player only"
+    assert t.host_actions()["finish"]["question"] == (
+        "Lift the 3 finished sandtimers now, each with its default action? "
+        "The players' own choices for them are not used."
+    )
     t.run(40)
     t.empty("red-1", "yellow-1")  # the running timers finish
-    # red lifts one timer from the phone (forfeiting), then green lifts all the rest
+    # red lifts one timer from the phone (forfeiting), then the host lifts all the rest
     t.tap("red", "t1-forfeit")
     assert not hasattr(t.tap("red", "t1-lift"), "reason")
-    assert not hasattr(t.tap("green", "finish"), "reason")
+    refused = t.act("green", LiftEveryFinished())
+    assert "Only the host lifts every finished sandtimer at once" in str(refused.reason)
+    assert not hasattr(t.host_tap("finish"), "reason")
     assert t.game.phase == "over"
     scores = t.session.snapshot()["scores"]
     assert scores == final_scores(t.game)

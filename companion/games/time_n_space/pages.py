@@ -74,7 +74,7 @@ from companion.games.time_n_space.words import (
     tile_words,
 )
 from companion.rules.outcome import Rejected
-from companion.rules.pages import MenuItem, View
+from companion.rules.pages import HostAction, MenuItem, View
 from companion.rules.setup import Seat
 from companion.rules.text import Text, joined, text
 
@@ -267,7 +267,28 @@ def table_view(game: GameState, seats: Sequence[Seat] = (), colours: dict[str, s
         "variant": game.variant,
         "picture": board_picture(game, seats, colours or {}),
     }
-    return View(summary, tuple(panels), extra)
+    return View(summary, tuple(panels), extra, host_actions=_host_actions(game))
+
+
+def _host_actions(game: GameState) -> tuple[HostAction, ...]:
+    """After the master clock: the host may lift every finished sandtimer at once (asked first)."""
+    waiting = sum(tm.symbol is not None and not tm.running for p in game.players for tm in p.timers)
+    if game.phase != PHASE_ENDING or not waiting:
+        return ()
+    return (
+        HostAction(
+            "finish",
+            text("Lift every finished sandtimer now"),
+            text(
+                "Lift the {count} finished sandtimer now with its default action? "
+                "The players' own choices for it are not used.",
+                "Lift the {count} finished sandtimers now, each with its default action? "
+                "The players' own choices for them are not used.",
+                count=waiting,
+            ),
+            M.LiftEveryFinished(),
+        ),
+    )
 
 
 def _picking(game: GameState) -> tuple[PlayerState, ...]:
@@ -339,17 +360,6 @@ def phone_menu(
         return []
     items: list[MenuItem] = []
     mine = sorted((s for s in seats if s.player == player), key=lambda s: s.index)
-    if game.phase == PHASE_ENDING and any(
-        tm.symbol is not None and not tm.running for p in game.players for tm in p.timers
-    ):
-        items.append(
-            MenuItem(
-                "finish",
-                text("Lift every finished sandtimer now (default actions)"),
-                text("End of the game"),
-                action=M.LiftEveryFinished(),
-            )
-        )
     if game.variant == "full" and game.phase == PHASE_SETUP and mine:
         node = mine[0].node
         items += _starting_menu(game, me, node, _intent(intents, node))

@@ -341,10 +341,21 @@ class TimeNSpaceReferee(Referee[GameState]):
     # --- the phone -------------------------------------------------------------------------
     @checked
     def player_action(self, state: GameState, ctx: Context, player: str, action: Any) -> Decision:
-        if state.player(player) is None:
-            refuse(text("{player} does not play in this game", player=player), TABLE_RULE)
+        """A phone's move for its player; the host's (``player`` "") lifts every finished sandtimer."""
         if state.phase == PHASE_OVER:
             refuse(REASON_GAME_OVER, END)
+        if isinstance(action, M.LiftEveryFinished):
+            if player:  # a phone acts for its player only
+                refuse(
+                    text(
+                        "Only the host lifts every finished sandtimer at once; "
+                        "lift your own with its Lift now button or by turning it over"
+                    ),
+                    END,
+                )
+            return self._finish(state)
+        if state.player(player) is None:
+            refuse(text("{player} does not play in this game", player=player), TABLE_RULE)
         match action:
             case M.Lift(timer=number, intent=intent):
                 t = self._timer(number)
@@ -354,8 +365,6 @@ class TimeNSpaceReferee(Referee[GameState]):
                 return _carried_out(state, plan(state, player, t, intent, placing=False))
             case M.LiftShipsTogether(ships=ships):
                 return self._lift_together(state, player, ships)
-            case M.LiftEveryFinished():
-                return self._finish(state)
             case M.HandOverFirst(color=color, value=value, building=building, spot=spot):
                 return _decide(state, M.ChooseHandover(player, color, value, building, spot))
             case M.StartingOrders(orders=orders):

@@ -261,6 +261,38 @@ function renderOver() {
   setText(document.getElementById("over-text"), text);
 }
 
+// --- what the host may do for the whole table now (a game's host actions): asked first --------------
+let drawnHostActions = "";
+
+function renderHostActions() {
+  const actions = (snapshot.view && snapshot.view.host_actions) || [];
+  const key = JSON.stringify(actions);
+  if (key === drawnHostActions) return;
+  drawnHostActions = key;
+  const root = document.getElementById("host-actions");
+  root.textContent = "";
+  if (ACCESS.role !== "host") return;
+  for (const action of actions) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.hostAction = action.id;
+    b.textContent = tr(action.label);
+    b.addEventListener("click", async () => {
+      const sure = await ask(tr(action.question), [{ value: "yes", label: tr(action.label), id: "confirm-host-action" }]);
+      if (!sure) return;
+      const msg = document.getElementById("message");
+      try {
+        const res = await hubSend(HUB + "/api/table/action", { action: action.action });
+        const body = await res.json();
+        msg.textContent = body.ok ? "" : errorText(body);
+      } catch (err) {
+        msg.textContent = t("The hub cannot be reached.");
+      }
+    });
+    root.append(b);
+  }
+}
+
 // --- undo: only what the hub says can be undone now --------------------------------------------------
 function renderUndo() {
   const button = document.getElementById("undo");
@@ -403,6 +435,7 @@ function connect() {
     renderGame();
     renderScores(document.getElementById("scores"), snapshot.scores, snapshot.explanation);
     renderOver();
+    renderHostActions();
     renderUndo();
     render();
     window.dispatchEvent(new CustomEvent("companion-state", { detail: snapshot }));
