@@ -20,7 +20,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from companion.clock import ScaledClock
 from companion.core.protocol import is_valid_id
@@ -34,6 +33,7 @@ from companion.mqtt.broker import (
     start_embedded_broker,
 )
 from companion.mqtt.supervisor import BrokerSupervisor
+from companion.net.web_server import WebLimits, WebServer
 from companion.node.sim import SimFleet
 from companion.rules.text import Text, as_text, text
 
@@ -67,6 +67,9 @@ class ClubOptions:
     heartbeat_s: float = 5.0
     pin: str | None = None
     """The club PIN that adds and ends tables from the lobby; None makes a random one (printed)."""
+    max_streams: int = 256
+    """Live pages open at once in the whole club (each holds one of the web server's threads);
+    each table's own ``max_streams`` and ``max_streams_per_client`` apply within it."""
 
 
 @dataclass
@@ -162,8 +165,11 @@ class Club:
         self._lock = threading.RLock()
         self.lobby = self._lobby_app()
         self.dispatcher = TableDispatcher(self.lobby)
-        self.server: BaseWSGIServer | None = None
-        self._server_thread: threading.Thread | None = None
+        from companion.hub.stream import StreamSlots
+
+        self.stream_slots = StreamSlots(options.max_streams, options.defaults.max_streams_per_client)
+        """The web server's stream threads, shared by every table's live pages."""
+        self.server: WebServer | None = None
 
     # --- lifetime -------------------------------------------------------------------------------
     def start(self, tables: Iterable[HubConfig] = ()) -> Club:
@@ -181,14 +187,15 @@ class Club:
             if port and not port_is_free(opts.http_host, port):
                 log.warning("port %s is busy: the club takes a free one", port)
                 port = 0
+            limits = WebLimits(streams=self.stream_slots.limit)
             try:
-                server = make_server(opts.http_host, port, self.dispatcher, threaded=True)
-            except SystemExit:  # werkzeug exits when the port was taken meanwhile
-                server = make_server(opts.http_host, 0, self.dispatcher, threaded=True)
-            server.daemon_threads = True  # type: ignore[attr-defined]
-            self.server = server
-            self._server_thread = threading.Thread(target=server.serve_forever, name="club-http", daemon=True)
-            self._server_thread.start()
+                self.server = WebServer(
+                    self.dispatcher, opts.http_host, port, limits=limits, name="club-http"
+                ).start()
+            except OSError:  # the port was taken meanwhile
+                self.server = WebServer(
+                    self.dispatcher, opts.http_host, 0, limits=limits, name="club-http"
+                ).start()
         except BaseException:
             self.stop()
             raise
@@ -199,15 +206,14 @@ class Club:
         assert self.server is not None
         host = self.options.http_host
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
-        return f"http://{shown}:{self.server.server_port}/"
+        return f"http://{shown}:{self.server.port}/"
 
     def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
-            self.server = None
         for name in list(self.tables):
-            self.end_table(name)
+            self.end_table(name)  # first: their streams end, so the server stops at once
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
         if self.supervisor is not None:
             self.supervisor.stop()
             self.supervisor = None
@@ -253,6 +259,9 @@ class Club:
                     heartbeat_s=self.options.heartbeat_s,
                 )
             app = create_app(config, clock=clock, broker=self.broker_address, fleet=fleet)
+            from companion.hub.stream import feed_of
+
+            feed_of(app).share_slots(self.stream_slots)
             start_services(app)
             if fleet is not None:
                 fleet.start()
@@ -365,7 +374,17 @@ class Club:
 
 def _defaults_mapping(defaults: HubConfig) -> dict[str, Any]:
     """The club's table defaults as HubConfig fields (what a new table from the lobby starts with)."""
-    keep = ("data_dir", "fsync", "language", "time_scale", "grace_s", "max_streams", "sounds_dir", "audio")
+    keep = (
+        "data_dir",
+        "fsync",
+        "language",
+        "time_scale",
+        "grace_s",
+        "max_streams",
+        "max_streams_per_client",
+        "sounds_dir",
+        "audio",
+    )
     return {k: getattr(defaults, k) for k in keep}
 
 

@@ -651,7 +651,7 @@ def redact(text: str) -> str:
 
 
 class RedactTokens(logging.Filter):
-    """Blanks tokens in a log line (werkzeug logs each request line with its query string)."""
+    """Blanks tokens in a log line (an access log writes each request line with its query string)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -664,7 +664,8 @@ class RedactTokens(logging.Filter):
         return True
 
 
-ACCESS_LOGGERS = ("werkzeug", "gunicorn.access")
+ACCESS_LOGGERS = ("companion.access", "werkzeug")
+"""The product's web server's access log (``companion.net.web_server``), and werkzeug's (tests)."""
 
 
 def install_log_filter() -> None:
