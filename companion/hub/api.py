@@ -289,7 +289,12 @@ def state() -> Any:
 
 @bp.get("/stats")
 def stats() -> Any:
-    return jsonify(session_of(current_app).stats.to_dict())
+    """The session's message counts, and what the MQTT bridge dropped as a flood (``rate_limited``)."""
+    body = session_of(current_app).stats.to_dict()
+    bridge = current_app.extensions.get("companion.bridge")
+    if bridge is not None:
+        body["rate_limited"] = bridge.rate_limit.to_dict()
+    return jsonify(body)
 
 
 @bp.get("/nodes")
