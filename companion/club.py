@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import math
 import secrets
 import threading
 from collections.abc import Callable, Iterable
@@ -158,6 +159,10 @@ class Club:
         self.options = options
         self.pin = options.pin or f"{secrets.randbelow(10**6):06d}"
         self.token = secrets.token_urlsafe(24)
+        from companion.hub.auth import PinGuard
+
+        self.pin_guard = PinGuard(what="club")
+        """Wrong club PINs, limited like the table PIN's (5 a minute per address, 30 in all)."""
         self.broker: MosquittoBroker | AmqttBroker | None = None
         self.supervisor: BrokerSupervisor | None = None
         self.broker_address: BrokerAddress | None = None
@@ -291,6 +296,7 @@ class Club:
     def _lobby_app(self) -> Flask:
         lobby = Flask("companion.hub")  # the hub's templates and static files
         from companion.hub.api import BadRequestError, read_json
+        from companion.hub.auth import CROSS_SITE, SAFE_METHODS, AccessDeniedError, is_cross_site
         from companion.i18n import render
         from companion.i18n.web import init_i18n, request_language
 
@@ -301,9 +307,28 @@ class Club:
             offered = request.headers.get(CLUB_TOKEN_HEADER) or request.cookies.get(CLUB_COOKIE) or ""
             return hmac.compare_digest(offered, club.token)
 
-        def error(message: Text | str, status: int) -> Any:
+        def error(message: Text | str, status: int, *, retry_after_s: float | None = None) -> Any:
             shown = render(as_text(message), request_language(lobby))
-            return jsonify({"ok": False, "error": shown, "message": as_text(message).to_json()}), status
+            response = jsonify({"ok": False, "error": shown, "message": as_text(message).to_json()})
+            response.status_code = status
+            if retry_after_s is not None:
+                response.headers["Retry-After"] = str(max(1, math.ceil(retry_after_s)))
+            return response
+
+        @lobby.before_request
+        def refuse_cross_site() -> Any:
+            """Every change (adding or ending a table, the PIN) must come from the lobby's own page:
+            a page on another site, or on another port of this host, is refused whatever it holds."""
+            if request.method not in SAFE_METHODS and is_cross_site():
+                log.warning(
+                    "refused a %s %s from another site (Origin %s, Sec-Fetch-Site %s)",
+                    request.method,
+                    request.path,
+                    request.headers.get("Origin"),
+                    request.headers.get("Sec-Fetch-Site"),
+                )
+                return error(CROSS_SITE, 403)
+            return None
 
         @lobby.get("/")
         def lobby_page() -> str:
@@ -327,8 +352,11 @@ class Club:
                     text("That PIN is wrong: the club PIN is shown where the club was started"), exc.status
                 )
             pin = str(body.get("pin", ""))
-            if not hmac.compare_digest(pin, club.pin):
-                return error(text("That PIN is wrong: the club PIN is shown where the club was started"), 403)
+            wrong = text("That PIN is wrong: the club PIN is shown where the club was started")
+            try:
+                club.pin_guard.check(pin, club.pin, request.remote_addr or "unknown", wrong=wrong)
+            except AccessDeniedError as exc:
+                return error(exc.text, exc.status, retry_after_s=exc.retry_after_s)
             response = jsonify({"ok": True})
             response.set_cookie(CLUB_COOKIE, club.token, httponly=True, samesite="Strict")
             return response
