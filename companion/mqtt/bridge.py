@@ -82,6 +82,9 @@ the interpreter from the seated nodes' verdicts. Between two messages it gives u
 SIDE_SLOT_S = 0.02
 QUARANTINE_S = 30.0
 HANDOVER_S = 2.0
+RETAINED_SWEEP_S = 2.0
+"""How long the side connection holds the whole table's filter after it connects (the broker replays
+the retained messages under it at once)."""
 """How long both connections take a node that goes back to the main one."""
 """How long a seated node that flooded stays on the side connection (from its last dropped message)."""
 
@@ -460,12 +463,28 @@ class HubBridge:
             )
             self._sync_subscriptions()
 
+    def _side_filters(self) -> list[tuple[str, int]]:
+        """The node topics of every node id, and the topics one or two levels under the table: not
+        the hub's own commands (an echo of every ack), which would double what it reads."""
+        root = protocol.table_prefix(self.table)
+        return [(f"{root}/node/+/event", protocol.QOS), (f"{root}/node/+/status", protocol.QOS)] + [
+            (f"{root}/+", protocol.QOS),
+            (f"{root}/+/+", protocol.QOS),
+        ]
+
     def _on_side_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
     ) -> None:
         if reason.is_failure:
             return  # the main connection says why
-        client.subscribe(protocol.hub_subscriptions(self.table))
+        client.subscribe(self._side_filters())
+        # For a moment the whole table too: the broker replays every retained message under it,
+        # and what nobody owns (a retained command, a topic outside the schema) is cleared.
+        sweep = protocol.hub_subscriptions(self.table)
+        client.subscribe(sweep)
+        timer = threading.Timer(RETAINED_SWEEP_S, lambda: client.unsubscribe([f for f, _ in sweep]))
+        timer.daemon = True
+        timer.start()
 
     def _pace_side(self) -> None:
         """Hold the side connection to :data:`SIDE_MAX_PER_S`, and let other threads run between messages."""
@@ -525,6 +544,8 @@ class HubBridge:
 
     def _clear_retained(self, topic: str) -> None:
         """Remove a retained message nobody owns (an empty retained payload), count it and log it."""
+        if topic in self._clearing:
+            return  # replayed once per filter it matches (the side connection's overlap at connect)
         self._clearing.add(topic)
         self.side.publish(topic, b"", qos=protocol.QOS, retain=True)
         self.retained_cleared += 1

@@ -71,9 +71,13 @@ connection limit is worked out from ``RLIMIT_NOFILE``."""
 ACCEPT_PAUSE_S = 0.25
 """How long accepting pauses after accept() failed for lack of files."""
 
-ACCEPTS_PER_EVENT = 64
+ACCEPTS_PER_EVENT = 16
 """Connections taken from the listen queue per wake-up of the I/O loop (a burst is accepted in a
-few passes, not one pass over every connection per connection)."""
+few short passes, each giving the interpreter back to the hub's other threads)."""
+
+EVENTS_PER_PASS = 64
+"""Ready connections handled per pass of the I/O loop (a thousand closing at once are handled in
+passes of this many, not in one long hold of the interpreter)."""
 
 EVICT_SHARE = 32
 """When every connection slot is taken, a new connection makes room for 1/32 of the slots at once
@@ -339,10 +343,12 @@ class _Server(TcpWSGIServer):
             self.stats["accepted"] += 1
 
     def _evict(self) -> bool:
-        """Close the connections that have waited longest without anything being served (1/32 of
-        the slots at once); True if there was one."""
+        """Close the connections whose request the server has waited for longest, with nothing being
+        served on them (1/32 of the slots at once); True if there was one."""
         evictable = [c for c in self.active_channels.values() if isinstance(c, _Channel) and c.is_evictable()]
-        quietest = heapq.nsmallest(max(1, self.cap // EVICT_SHARE), evictable, key=lambda c: c.heard_at)
+        # oldest first by when the server began waiting for their request: a half-sent request that
+        # trickles a byte now and then ages all the same, a connection just accepted is the youngest
+        quietest = heapq.nsmallest(max(1, self.cap // EVICT_SHARE), evictable, key=lambda c: c.waiting_since)
         if not quietest:
             return False
         self.stats["evicted"] += len(quietest)
@@ -469,7 +475,7 @@ class _EpollLoop:
             except OSError:  # its socket went away under us
                 self.forget(fd)
         try:
-            events = self.epoll.poll(timeout_s)
+            events = self.epoll.poll(timeout_s, EVENTS_PER_PASS)
         except InterruptedError:
             return
         for fd, flags in events:

@@ -133,6 +133,7 @@ def hold(args: argparse.Namespace) -> None:
 
     top_up()
     reopened = 0
+    next_top_up = time.monotonic() + args.interval_s
     while time.monotonic() < ended:
         for sock in list(live):  # a few more bytes of a request that never ends
             sent = live[sock]
@@ -154,9 +155,11 @@ def hold(args: argparse.Namespace) -> None:
                 pass
             except OSError:
                 drop(sock)
-        top_up()
-        most = max(most, len(live))
         now = time.monotonic()
+        if now >= next_top_up:  # like a slowloris tool: what was closed is opened again, twice a second
+            next_top_up = now + args.interval_s
+            top_up()
+        most = max(most, len(live))
         if now >= next_report:
             next_report = now + 1.0
             report = {"held": len(live), "most": most, "closed_by_server": closed_by_server}

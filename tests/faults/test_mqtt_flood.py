@@ -40,8 +40,8 @@ FAKE_IDS = sized_int("MQTT_FLOOD_IDS", ci=3000, full=3000)
 RATE = 5.0
 """Flips per real node per second (8 nodes: 40 a second)."""
 ACK_P99_MS = 100.0
-"""The real nodes' ack p99 during a flood stays under this (plus the same run's quiet p99 when
-the machine is so busy that the quiet one is already high)."""
+"""The real nodes' ack p99 during a flood stays under this, plus twice the same run's quiet p99
+or raw echo p99 (whichever is slower) when the machine is busy with other work."""
 
 pytestmark = [pytest.mark.broker, pytest.mark.timeout(150 + 3 * FLOOD_S)]
 
@@ -141,7 +141,11 @@ def check(figures: dict[str, Any], hub: Any) -> None:
     assert during.acked == during.sent and quiet.acked == quiet.sent, "a verdict never came"
     assert figures["flood_per_s"] >= 0.8 * FLOOD_RATE, f"the flood was only {figures['flood_per_s']}/s"
     assert figures["dropped_by_rate"] > 0, figures  # the rest waited, or was dropped, in the broker
-    bound = ACK_P99_MS + max(0.0, figures["quiet"]["p99_ms"] - 20.0)
+    # on a machine busy with other work the quiet run and the raw echo slow down too: the flood may
+    # add ACK_P99_MS over twice the slower of them (a single connection for everything: ~200 ms
+    # against a quiet 9 ms, so this still fails)
+    floor = max(figures["quiet"]["p99_ms"], figures["raw_echo_during_p99_ms"])
+    bound = ACK_P99_MS + 2 * floor
     assert figures["during"]["p99_ms"] < bound, figures
     stderr = hub.stderr_tail(200_000)
     said = [line for line in stderr.splitlines() if "messages a second" in line]

@@ -37,14 +37,15 @@ FLOODER = Path(__file__).with_name("flooder.py")
 CONNECTIONS = sized_int("WEB_FLOOD_CONNECTIONS", ci=1500, full=1500)
 ROUNDS = sized_int("WEB_FLOOD_ROUNDS", ci=2, full=8)
 HALF_OPEN = sized_int("WEB_FLOOD_HALF_OPEN", ci=1200, full=1200)
-HOLD_S = sized("WEB_FLOOD_HOLD_S", ci=6.0, full=30.0)
+HOLD_S = sized("WEB_FLOOD_HOLD_S", ci=8.0, full=30.0)
 """How long the half-open connections are held per phase (longer than the server's 10 s request
 deadline, so the server closes them and the flooder opens new ones)."""
 RATE = 5.0
 """Flips per node per second while measuring (8 nodes: 40 a second)."""
 ACK_P99_BOUND_MS = 100.0
-"""What the crowd may add to a verdict's 99th percentile, over the same run's quiet one (a machine
-shared with other work slows both alike; before the production server the crowd added ~25 s)."""
+"""What the crowd may add to a verdict's 99th percentile over twice the same run's quiet p99 (or raw
+echo p99, whichever is slower: a machine busy with other work slows them too); before the
+production server the crowd added ~25 s."""
 
 pytestmark = [pytest.mark.broker, pytest.mark.timeout(180 + 60 * ROUNDS + 4 * HOLD_S)]
 
@@ -150,7 +151,7 @@ def test_bursts_of_idle_connections_do_not_delay_verdicts(fault_broker, procs, t
     assert after["table"] == table
     assert all(r["connected"] > 0 for r in rounds), rounds
     assert during.acked == during.sent and quiet.acked == quiet.sent, "a verdict never came"
-    assert f_during["p99_ms"] < f_quiet["p99_ms"] + ACK_P99_BOUND_MS, (f_quiet, f_during)
+    assert f_during["p99_ms"] < ACK_P99_BOUND_MS + 2 * max(f_quiet["p99_ms"], raw.p99_ms), (f_quiet, f_during)
 
 
 class PageProbe:
