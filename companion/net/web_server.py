@@ -79,6 +79,12 @@ EVENTS_PER_PASS = 64
 """Ready connections handled per pass of the I/O loop (a thousand closing at once are handled in
 passes of this many, not in one long hold of the interpreter)."""
 
+BUSY_PASS_S = 0.001
+"""A pass of the I/O loop that worked longer than this is followed by a rest as long (up to
+:data:`MAX_REST_S`): under a crowd the web server takes at most about half of the interpreter,
+and the node path (paho's threads, the bridge's worker) gets the rest without waiting for it."""
+MAX_REST_S = 0.005
+
 EVICT_SHARE = 32
 """When every connection slot is taken, a new connection makes room for 1/32 of the slots at once
 (the quietest ones), so a crowd costs one pass over the connections per 32 of its own."""
@@ -418,6 +424,8 @@ class _EpollLoop:
         self.busy: set[int] = set()
         """Connections with a request, pending output or a close under way: asked on every pass."""
         self._next_full = 0.0
+        self.fixed = {fd for fd, obj in map.items() if not isinstance(obj, _Channel)}
+        """The listening socket and the trigger: asked on every pass."""
 
     def forget(self, fd: int) -> None:
         """``fd`` left the map (its socket is closed, which also takes it out of the epoll set)."""
@@ -460,10 +468,7 @@ class _EpollLoop:
             self._next_full = now + self.FULL_PASS_S
             ask = set(self.map)
         else:
-            ask = self.watch | self.busy
-            ask.update(
-                fd for fd, obj in self.map.items() if not isinstance(obj, _Channel)
-            )  # listener, trigger
+            ask = self.watch | self.busy | self.fixed
         self.watch = set()
         for fd in ask:
             obj = self.map.get(fd)
@@ -478,12 +483,16 @@ class _EpollLoop:
             events = self.epoll.poll(timeout_s, EVENTS_PER_PASS)
         except InterruptedError:
             return
+        began = time.monotonic()
         for fd, flags in events:
             obj = self.map.get(fd)
             if obj is None:
                 continue
             wasyncore.readwrite(obj, flags)
             self.watch.add(fd)
+        spent = time.monotonic() - began
+        if spent > BUSY_PASS_S:  # a crowd keeps this thread busy: rest as long, so the interpreter
+            time.sleep(min(spent, MAX_REST_S))  # goes to the node path at least half of the time
 
 
 class AccessLog:

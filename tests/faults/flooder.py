@@ -134,8 +134,12 @@ def hold(args: argparse.Namespace) -> None:
     top_up()
     reopened = 0
     next_top_up = time.monotonic() + args.interval_s
+    next_send = 0.0
     while time.monotonic() < ended:
-        for sock in list(live):  # a few more bytes of a request that never ends
+        sending = time.monotonic() >= next_send
+        if sending:
+            next_send = time.monotonic() + args.interval_s
+        for sock in list(live) if sending else ():  # a few more bytes of a request that never ends
             sent = live[sock]
             piece = HEAD[sent : sent + 4] if sent < len(HEAD) else b"X-a: b\r\n"
             try:

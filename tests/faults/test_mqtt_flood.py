@@ -35,7 +35,7 @@ from tests.faults.sizes import report, sized, sized_int
 
 FLOODER = Path(__file__).with_name("mqtt_flooder.py")
 FLOOD_RATE = sized("MQTT_FLOOD_RATE", ci=5000, full=5000)
-FLOOD_S = sized("MQTT_FLOOD_SECONDS", ci=5.0, full=30.0)
+FLOOD_S = sized("MQTT_FLOOD_SECONDS", ci=4.0, full=30.0)
 FAKE_IDS = sized_int("MQTT_FLOOD_IDS", ci=3000, full=3000)
 RATE = 5.0
 """Flips per real node per second (8 nodes: 40 a second)."""

@@ -31,13 +31,13 @@ import pytest
 
 from companion.bench.load import NodeLoad, RunResult, raw_round_trip
 from companion.bench.stats import Percentiles
-from tests.faults.sizes import SIZE, report, sized, sized_int
+from tests.faults.sizes import report, sized, sized_int
 
 FLOODER = Path(__file__).with_name("flooder.py")
 CONNECTIONS = sized_int("WEB_FLOOD_CONNECTIONS", ci=1500, full=1500)
 ROUNDS = sized_int("WEB_FLOOD_ROUNDS", ci=2, full=8)
 HALF_OPEN = sized_int("WEB_FLOOD_HALF_OPEN", ci=1200, full=1200)
-HOLD_S = sized("WEB_FLOOD_HOLD_S", ci=8.0, full=30.0)
+HOLD_S = sized("WEB_FLOOD_HOLD_S", ci=6.0, full=30.0)
 """How long the half-open connections are held per phase (longer than the server's 10 s request
 deadline, so the server closes them and the flooder opens new ones)."""
 RATE = 5.0
@@ -203,6 +203,7 @@ def test_the_pages_stay_up_under_a_1024_file_limit_with_1200_half_open_connectio
     load = started_load(fault_broker, table, nodes_of(hub))
     phases: dict[str, Any] = {}
     most_files = 0
+    quiet = figures(load.paced(RATE, 3.0))
     try:
         for name, addresses in (("one_address", 1), ("48_addresses", 48)):
             crowd = flooder(
@@ -227,7 +228,8 @@ def test_the_pages_stay_up_under_a_1024_file_limit_with_1200_half_open_connectio
 
             sampler = threading.Thread(target=sample, daemon=True)
             sampler.start()
-            verdicts = load.paced(RATE, max(2.0, HOLD_S - 4.0))
+            raw = Percentiles.of(raw_round_trip(fault_broker.address, samples=200))
+            verdicts = load.paced(RATE, max(2.0, HOLD_S - 4.5))
             probe.stop()
             sampler_stop.set()
             sampler.join(5)
@@ -243,6 +245,7 @@ def test_the_pages_stay_up_under_a_1024_file_limit_with_1200_half_open_connectio
                 "page_p99_ms": page.p99_ms,
                 "page_max_ms": page.max_ms,
                 "hub_open_files_most": max(files, default=-1),
+                "raw_echo_p99_ms": raw.p99_ms,
                 "acks": figures(verdicts),
             }
             assert not probe.failures, f"{name}: the page did not load: {probe.failures[:5]}"
@@ -251,7 +254,10 @@ def test_the_pages_stay_up_under_a_1024_file_limit_with_1200_half_open_connectio
             assert phases[name]["held_most"] >= HALF_OPEN * 0.9, f"{name}: the crowd never reached the door"
     finally:
         load.stop()
-    report("web_half_open", {"half_open": HALF_OPEN, "hold_s": HOLD_S, "file_limit": 1024, **phases})
+    report(
+        "web_half_open",
+        {"half_open": HALF_OPEN, "hold_s": HOLD_S, "file_limit": 1024, "quiet": quiet, **phases},
+    )
     assert hub.proc.poll() is None, "the hub died"
     assert 0 < most_files < 1024
     stderr = hub.stderr_tail(200_000)
@@ -265,4 +271,5 @@ def test_the_pages_stay_up_under_a_1024_file_limit_with_1200_half_open_connectio
     ]
     assert len(warnings) < 40, f"{len(warnings)} lines about the crowd: said once, not per connection"
     for name, phase in phases.items():
-        assert phase["acks"]["p99_ms"] < ACK_P99_BOUND_MS * (2 if SIZE == "ci" else 1), (name, phase)
+        floor = max(quiet["p99_ms"], phase["raw_echo_p99_ms"])
+        assert phase["acks"]["p99_ms"] < ACK_P99_BOUND_MS + 2 * floor, (name, quiet, phase)
