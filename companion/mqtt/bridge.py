@@ -66,7 +66,7 @@ INLINE_SYNC_S = 0.001
 NODE_RATE_PER_S = 20.0
 """Messages a second one node id may send on average: flips, run-outs, a heartbeat every 5 s and
 its status are a few a second at the busiest table."""
-NODE_BURST = 200
+NODE_BURST = 100
 """Messages one node id may send at once: a node back on the network sends its outbox (up to 64
 reports) with its hello and status at once."""
 STRANGERS_RATE_PER_S = 50.0
