@@ -11,16 +11,17 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from werkzeug.serving import make_server
 
 from companion.bench import StreamLoad
 from companion.clock import ScaledClock
 from companion.core import protocol as p
 from companion.hub import HubConfig, create_app
 from companion.hub.stream import end_streams, feed_of
+from companion.net.web_server import WebLimits, WebServer
 from companion.runtime import RunOptions, Table
 from companion.sse_client import SSEReader
 from companion.table import messages as tm
+from companion.table.session import CuePlayed, ShuttingDown
 from companion.testing import deliver
 from tests.conftest import wait_until
 
@@ -44,7 +45,7 @@ def flip(seq: int) -> p.Message:
 
 @pytest.fixture
 def served(tmp_path) -> Iterator[tuple]:
-    """A hub without broker behind a real threaded web server on loopback."""
+    """A hub without broker behind the product's web server on loopback."""
     app = create_app(
         {
             "table": "streams",
@@ -56,15 +57,11 @@ def served(tmp_path) -> Iterator[tuple]:
         },
         clock=ScaledClock(1.0),
     )
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    server.daemon_threads = True  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield app, server.server_port
+    server = WebServer(app, "127.0.0.1", 0, limits=WebLimits(streams=STREAMS)).start()
+    yield app, server.port
     app.extensions["companion.shutdown"].set()
-    app.extensions["companion.session"].announce("shutdown")
-    server.shutdown()
-    server.server_close()
+    app.extensions["companion.session"].tell(ShuttingDown())
+    server.stop()
 
 
 def get(port: int, path: str) -> tuple[int, dict, dict]:
@@ -208,7 +205,7 @@ def test_player_streams_share_one_frame_per_player_and_cues_come_once_before_the
         for reader in reds + blues:
             reader.wait_for(lambda f: True)
         builds = feed.builds
-        session.broadcast("cue", {"name": "chime"})
+        session.tell(CuePlayed({"name": "chime"}))
         deliver(session, "red-1", flip(1))
         for reader in reds:
             _, frame = reader.wait_for(lambda f: f["timers"][0]["flips"] == 1)
@@ -237,7 +234,7 @@ def test_ended_streams_and_shutdown_close_every_stream(served):
     again = SSEReader("127.0.0.1", port)
     again.wait_for(lambda f: True)
     app.extensions["companion.shutdown"].set()
-    app.extensions["companion.session"].announce("shutdown")
+    app.extensions["companion.session"].tell(ShuttingDown())
     assert again.ended.wait(5)
     assert get(port, "/api/stream")[0] == 503  # no new streams once the hub is stopping
 
