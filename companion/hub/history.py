@@ -29,6 +29,7 @@ from companion.table import events as ev
 from companion.table.log import SavedGame, read_log
 from companion.table.results import explain, game_times, played_s, scores_csv
 from companion.table.state import fold
+from companion.table.story import Stage, stage_of
 from companion.table.views import describe
 
 log = logging.getLogger(__name__)
@@ -226,26 +227,24 @@ def scores_csv_export() -> Any:
 
 
 def end_state() -> tuple[Text, Text | None]:
-    """How the current game stands for the end screen: (the state in words, the scores' explanation
-    or None when there are no scores), so the screen never says "not over" of a game that is."""
+    """How the current game stands for the end screen, in the words of the dashboard and the phones
+    (:mod:`companion.table.story`): (the stage and how it came to it, who won and why or None while
+    there is nothing to say), so the screen never says "not over" of a game that is."""
+    stage = current_stage()
+    said = text("{title}. {how}", title=stage.title, how=stage.how) if stage.how else stage.title
+    if stage.key != "over":
+        return said, text("The final scores appear here when the game ends.")
+    return said, stage.result or None
+
+
+def current_stage() -> Stage:
     session = session_of(current_app)
     state, referee = session.state, session.referee
-    scores = referee.scores(state.game, state.context)
-    clock = state.clock
-    reason = clock.end_reason
-    if scores is not None:
-        if clock.phase == "aborted":
-            return text("The game was ended early; these are the scores as it stood."), explain(scores)
-        return text("The game is over."), explain(scores)
-    if not clock.is_over:
-        return text("The game is not over yet: the final scores appear here when it ends."), None
-    if clock.phase == "aborted" and reason:
-        return text("The game was ended early and cannot be scored: {reason}", reason=reason), None
-    if type(referee).scores is Referee.scores:  # this table only times: no rules count points
-        return text("The game is over. This table keeps no score: it only times the sandtimers."), None
-    return (
-        text("The game is over; the final scores appear here as soon as the rules can count them."),
-        None,
+    return stage_of(
+        state,
+        referee.scores(state.game, state.context),
+        rules_decide_end=referee.rules_decide_end,
+        keeps_score=type(referee).scores is not Referee.scores,
     )
 
 
@@ -259,7 +258,7 @@ def end_page() -> str:
         table=session.setup.table,
         game=session.setup.game,
         scores=scores,
-        over=session.state.clock.is_over or scores is not None,
+        over=current_stage().key == "over",
         standing=_render(standing),
         explanation=_render(explanation) if explanation is not None else "",
         word=lambda value: _render(value) if isinstance(value, Text) else value,

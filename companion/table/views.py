@@ -18,14 +18,16 @@ from typing import Any
 from companion.rules.deck import DECK_TITLES
 from companion.rules.outcome import Rejected
 from companion.rules.pages import to_json
+from companion.rules.referee import Referee
 from companion.rules.setup import Seat, TableSetup, player_id
 from companion.rules.text import Text, text, verbatim
 from companion.table import events as ev
 from companion.table.decide import undo_note, undo_plan
-from companion.table.model import ActionRefused, Table
+from companion.table.model import KNOCKED, ActionRefused, HeldFlip, Table
 from companion.table.nodes import NodeLink
 from companion.table.results import explain
 from companion.table.state import TimerState
+from companion.table.story import stage_of
 
 RECENT = 30
 """Events listed on the dashboard."""
@@ -236,8 +238,15 @@ class TableViews:
 
 
 def _timer_part(
-    seat: Seat, timer: TimerState, link: NodeLink, label: Any, after_end: bool, sand_s: float
+    seat: Seat,
+    timer: TimerState,
+    link: NodeLink,
+    label: Any,
+    after_end: bool,
+    sand_s: float,
+    held: HeldFlip | None = None,
 ) -> dict[str, Any]:
+    knocked = bool(link.verdicts) and link.verdicts[-1][3] == KNOCKED
     return {
         "node": seat.node,
         "index": seat.index,
@@ -252,6 +261,10 @@ def _timer_part(
         "online": link.online,
         "battery_mv": link.battery_mv,
         "label": label,
+        "checking": None
+        if held is None
+        else {"reason": held.reason.to_json(), "rule": held.rule.to_json(), "until_s": round(held.due_s, 3)},
+        "knocked_at_s": round(link.last_at_s, 3) if knocked else None,
     }
 
 
@@ -273,12 +286,18 @@ def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
                 bool(timer.refused) or (clock.ended_at_s is not None and timer.at_s >= clock.ended_at_s)
             )
             label = to_json(referee.timer_label(state.game, state.context, seat))
-            inputs = (seat, timer, link, label, after_end, setup.sand_s)
+            inputs = (seat, timer, link, label, after_end, setup.sand_s, table.held.get(seat.node))
             timers.append(reused.part(("timer", seat.node), inputs, partial(_timer_part, *inputs)))
         players.append(
             {"name": player, "id": player_id(player), "colour": setup.colour_of(player), "timers": timers}
         )
     scores = referee.scores(state.game, state.context)
+    stage = stage_of(
+        state,
+        scores,
+        rules_decide_end=referee.rules_decide_end,
+        keeps_score=type(referee).scores is not Referee.scores,
+    )
     plan = undo_plan(table)
     return {
         "table": setup.table,
@@ -299,7 +318,8 @@ def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
         "ended_by": state.ended_by,
         "scores": to_json(scores),
         "explanation": explain(scores).to_json() if scores else "",
-        "over": clock.is_over or scores is not None,
+        "over": stage.key == "over",
+        "stage": stage.to_json(),
         "end_reason": clock.end_reason.to_json() if clock.end_reason else "",
         "undo": []
         if isinstance(plan, Rejected)

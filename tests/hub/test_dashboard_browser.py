@@ -69,14 +69,14 @@ def test_end_game_asks_in_the_page_then_ends_and_the_end_screen_says_so(browser,
         page.click("#confirm-end")
         wait_until(lambda: session.state.clock.phase == "aborted", message="the game ends")
         page.wait_for_selector("#over:not([hidden])")
-        assert "La partida se terminó antes de tiempo" in page.inner_text("#over")
+        assert "El anfitrión terminó la partida antes de tiempo" in page.inner_text("#over")
         assert page.is_disabled("#end-game")
         assert dialogs == [], "no browser dialog: the question is asked in the page"
 
         page.click("#over a")
         page.wait_for_selector("#standing")
         assert page.get_attribute("#standing", "data-over") == "true"
-        assert "no lleva la puntuación" in page.inner_text("#standing")
+        assert "no lleva la puntuación" in page.inner_text("#explanation")
         page.close()
 
 

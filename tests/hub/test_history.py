@@ -68,7 +68,7 @@ def test_no_scores_before_the_end(app):
     assert res.status_code == 404 and "not over" in res.get_json()["error"]
     assert res.get_json()["message"] == {"msg": "There are no final scores yet: the game is not over"}
     page = client.get("/end").get_data(as_text=True)
-    assert "not over yet" in page and 'data-over="false"' in page
+    assert "The final scores appear here when the game ends." in page and 'data-over="false"' in page
 
 
 def test_end_screen_and_exports(app):
@@ -143,9 +143,11 @@ def test_after_the_clock_runs_out_the_timers_only_table_says_it_is_over_and_keep
     client = timers_app.test_client()
     page = client.get("/end").get_data(as_text=True)
     assert "not over" not in page and 'data-over="true"' in page
-    assert "The game is over. This table keeps no score" in page
+    assert "The game is over. The master clock ran out." in page and "This table keeps no score" in page
     spanish = client.get("/end?lang=es").get_data(as_text=True)
-    assert "La partida ha terminado. Esta mesa no lleva la puntuación" in spanish
+    assert (
+        "La partida ha terminado. El reloj maestro se agotó." in spanish and "Esta mesa no lleva" in spanish
+    )
 
 
 def test_a_game_ended_early_that_cannot_be_scored_says_why(timers_app, monkeypatch):
@@ -217,7 +219,7 @@ def test_a_game_ended_early_shows_the_scores_as_it_stood(timers_app, monkeypatch
     session.handle(tm.ClockCommand("abort"))
     client = timers_app.test_client()
     page = client.get("/end").get_data(as_text=True)
-    assert "The game was ended early; these are the scores as it stood." in page
+    assert "The game is over. The host ended the game early." in page
     assert 'data-player="red"' in page and "red wins with 3 points." in page
     page = client.get("/end?lang=de").get_data(as_text=True)
-    assert "Das Spiel wurde vorzeitig beendet; das ist die Wertung nach dem Stand bei Spielende." in page
+    assert "Das Spiel ist vorbei. Der Gastgeber hat das Spiel vorzeitig beendet." in page

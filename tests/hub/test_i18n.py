@@ -146,8 +146,8 @@ PAGES = {
         "de": ["Neues Spiel an Tisch i18n", "Hauptuhr (Minuten)", "Tisch vorbereiten"],
     },
     "/end": {
-        "es": ["Puntuación final", "La partida aún no ha terminado"],
-        "de": ["Endwertung", "Das Spiel ist noch nicht vorbei"],
+        "es": ["Puntuación final", "La puntuación final aparecerá aquí cuando acabe la partida"],
+        "de": ["Endwertung", "Die Endwertung erscheint hier, wenn das Spiel endet"],
     },
     "/history": {"es": ["Historial de partidas", "Tiempo jugado"], "de": ["Vergangene Spiele", "Gespielt"]},
 }

@@ -30,8 +30,6 @@ function timerUpper(timer) {
   return Math.max(0, timer.upper_s - Math.max(0, hubNow() - timer.at_s));
 }
 
-const PHASE_NAMES = { ready: t("ready to start"), running: t("running"), paused: t("paused"),
-                      expired: t("time is up"), aborted: t("game ended") };
 const TIMER_PHASES = { idle: t("idle"), running: t("running"), empty: t("empty"), stopped: t("stopped") };
 const CUE_LABELS = { start: t("start"), remaining: t("remaining"), warning: t("warning"), countdown: t("countdown"),
                      end: t("end"), chime: t("chime"), buzz: t("buzz") };
@@ -120,7 +118,7 @@ function render() {
   const clock = document.getElementById("clock");
   clock.textContent = fmtClock(remaining);
   clock.classList.toggle("low", remaining <= 60 && snapshot.clock.phase === "running");
-  setText(document.getElementById("clock-phase"), PHASE_NAMES[snapshot.clock.phase] || snapshot.clock.phase);
+  setText(document.getElementById("clock-phase"), snapshot.stage ? tr(snapshot.stage.short) : "");
   for (const p of snapshot.players) {
     for (const timer of p.timers) {
       const el = document.querySelector('.timer[data-node="' + timer.node + '"]');
@@ -239,26 +237,30 @@ document.querySelector("#details > summary").addEventListener("click", () => {
   sessionStorage.setItem("companion-details", detailsTouched);
 });
 
-// --- the end of the game: why it ended, and where the scores are ------------------------------------
+// --- where the game stands (the same words as the phones and /end), and the clock's buttons ----------
 function renderOver() {
   const banner = document.getElementById("over");
-  const over = Boolean(snapshot.over);
-  banner.hidden = !over;
-  document.getElementById("end-game").disabled = over;
-  if (!over) return;
-  const phase = snapshot.clock.phase;
-  const reason = snapshot.end_reason;
-  let text;
-  if (phase === "aborted" && reason) {
-    text = t("The game was ended early and cannot be scored: {reason}", { reason: tr(reason) });
-  } else if (phase === "aborted") {
-    text = snapshot.scores ? t("The game was ended early; these are the scores as it stood.") : t("The game was ended early.");
-  } else if (reason) {
-    text = t("The game is over: {reason}", { reason: tr(reason) });
-  } else {
-    text = t("The game is over.");
+  const stage = snapshot.stage || { key: "setup" };
+  const ending = stage.key === "over" || stage.key === "last-lifts";
+  banner.hidden = !ending;
+  banner.classList.toggle("last-lifts", stage.key === "last-lifts");
+  document.getElementById("final-scores").hidden = stage.key !== "over";
+  if (ending) {
+    const words = [tr(stage.title), tr(stage.how), tr(stage.result)].filter(Boolean);
+    setText(document.getElementById("over-text"), words.join(" · "));
   }
-  setText(document.getElementById("over-text"), text);
+  // a button is enabled only when it applies now
+  const phase = snapshot.clock.phase;
+  const enabled = {
+    start: phase === "ready" && !snapshot.pairing,
+    pause: phase === "running",
+    resume: phase === "paused",
+    abort: stage.key !== "over" && stage.key !== "setup",
+  };
+  for (const b of document.querySelectorAll("[data-clock]")) {
+    const on = Boolean(enabled[b.dataset.clock]);
+    if (b.disabled === on) b.disabled = !on;
+  }
 }
 
 // --- what the host may do for the whole table now (a game's host actions): asked first --------------

@@ -154,7 +154,8 @@ function recentlyRefused(timer) {
 
 // --- my timers (the sticky header) ------------------------------------------------------------
 
-const PHASE_WORDS = { idle: t("idle"), running: t("running"), empty: t("empty"), stopped: t("stopped") };
+const PHASE_WORDS = { idle: t("idle"), running: t("running"), empty: t("empty"), stopped: t("stopped"),
+                      paused: t("paused"), checking: t("checking…") };
 const timerCards = new Map();
 
 function timerCard(timer) {
@@ -199,10 +200,11 @@ function renderTimers() {
     }
     let phase = timer.phase === "running" && upper <= 0 ? "empty" : timer.phase;
     if (!counting) phase = "stopped";
-    const refused = recentlyRefused(timer);
-    setClass(card.box, "timer " + phase + (refused ? " refused" : ""));
+    const refused = recentlyRefused(timer) && !timer.checking;
+    setClass(card.box, "timer " + phase + (refused ? " refused" : "") + (timer.checking ? " checking" : ""));
     setText(card.name, t("Timer {index}", { index: timer.index }));
-    setText(card.state, refused ? t("refused") : PHASE_WORDS[phase] || phase);
+    const shown = timer.checking ? "checking" : paused && phase === "running" ? "paused" : phase;
+    setText(card.state, refused ? t("refused") : PHASE_WORDS[shown] || shown);
     setText(card.big, Math.ceil(upper) + " s");
     const full = timer.sand_s || snap.table.setup.sand_s || 60;
     const width = (Math.max(0, Math.min(1, upper / full)) * 100).toFixed(1) + "%";
@@ -219,6 +221,31 @@ function renderTimers() {
   const c = snap.table.clock;
   const remaining = c.phase === "running" ? Math.max(0, c.remaining_s - (hubNow() - snap.table.now_s)) : c.remaining_s;
   setText(document.getElementById("clock"), fmt(remaining));
+  renderNotice();
+}
+
+// A flip of mine that waits out the table's grace window (it may be a knock) is said at once, with why
+// it waits; a knock is said when it was one. The refusal itself comes in the red box when it stands.
+function renderNotice() {
+  const box = document.getElementById("notice");
+  let message = "";
+  let kind = "";
+  const scale = snap.table.time_scale || 1;
+  for (const timer of snap.timers) {
+    if (timer.checking) {
+      const seconds = Math.max(0, Math.ceil((timer.checking.until_s - hubNow()) / scale));
+      message = t("Timer {index}: this flip is being checked for {seconds} s. If the sandtimer was knocked over, stand it back up now and nothing counts; otherwise it is refused: {reason}", { index: timer.index, seconds, reason: tr(timer.checking.reason) });
+      kind = "checking";
+      break;
+    }
+    if (typeof timer.knocked_at_s === "number" && (hubNow() - timer.knocked_at_s) / scale * 1000 < refusalShowMs()) {
+      message = t("Timer {index} was knocked over and stood up again: nothing counted", { index: timer.index });
+      kind = "knocked";
+    }
+  }
+  setText(box, message);
+  setClass(box, "notice" + (kind ? " " + kind : ""));
+  box.hidden = !message;
 }
 
 // --- what I can do (the menu) -----------------------------------------------------------------
@@ -348,7 +375,19 @@ function renderScoreList() {
   renderScores(document.getElementById("scores"), snap.table.scores, snap.table.explanation);
 }
 
+// Where the game stands, in the same words as the dashboard and /end (nothing while it simply runs).
+function renderTableState() {
+  const box = document.getElementById("table-state");
+  const stage = snap.table.stage || { key: "playing" };
+  const words = stage.key === "playing" ? [] : [tr(stage.title), tr(stage.how), tr(stage.result)].filter(Boolean);
+  setText(box, words.join(" · "));
+  setClass(box, "table-state " + stage.key);
+  box.dataset.stage = stage.key;
+  box.hidden = words.length === 0;
+}
+
 function renderAll() {
+  renderTableState();
   renderTimers();
   renderMenu();
   renderView();

@@ -1,0 +1,87 @@
+"""The phone tells the truth at once, in real Chromium at 390×844 against a real table (mosquitto, hub,
+simulated sandtimer nodes over MQTT):
+
+* a flip the rules refuse waits out the table's grace window (it may be a knock): the phone says so
+  within half a second, with why it waits, then shows the refusal when it stands, or the knock;
+* a paused master clock shows on the phone within a second, and again after a reload.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from companion.table import messages as msg
+from tests.conftest import wait_until
+from tests.hub.test_pages_browser import start
+
+pytestmark = [pytest.mark.broker, pytest.mark.browser]
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+@pytest.fixture
+def table(mosquitto, table_id):
+    """Time 'n' Space before its master clock starts: a flip is refused by the rules (not by the clock)."""
+    with start(mosquitto, table_id, game="time-n-space", players=3, timers=2, deck="hub") as table:
+        session = table.app.extensions["companion.session"]
+        wait_until(
+            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
+        )
+        yield table
+
+
+def phone(browser, table, player: str, lang: str = "en"):
+    page = browser.new_page(**PHONE)
+    page.goto(f"{table.url}play/{player}?lang={lang}")
+    page.wait_for_selector("#timers .timer")
+    return page
+
+
+def test_a_refused_flip_is_shown_checking_at_once_then_refused(browser, table):
+    page = phone(browser, table, "red")
+    node = table.fleet.nodes["red-1"]
+    flipped = time.monotonic()
+    node.flip()
+    page.wait_for_selector(".timer[data-node='red-1'].checking", timeout=5000)
+    shown = time.monotonic() - flipped
+    notice = page.inner_text("#notice")
+    assert "this flip is being checked" in notice and "may not be flipped before the game starts" in notice
+    assert "knocked over" in notice, "the phone says why it waits"
+    assert shown < 0.5, f"the phone changed {shown:.2f} s after the flip"
+    page.wait_for_selector("#refusal:not([hidden])", timeout=5000)  # the grace window (2 s) ran out
+    assert "may not be flipped before the game starts" in page.inner_text("#refusal")
+    assert page.is_hidden("#notice")
+    page.close()
+
+
+def test_a_knock_is_shown_on_the_phone_of_its_player(browser, table):
+    page = phone(browser, table, "yellow", lang="es")
+    node = table.fleet.nodes["yellow-2"]
+    node.flip()
+    page.wait_for_selector(".timer[data-node='yellow-2'].checking")
+    node.flip()  # turned back within the grace window: a knock
+    page.wait_for_selector("#notice.knocked")
+    assert page.inner_text("#notice") == "El reloj 2 se cayó y se volvió a poner de pie: no contó nada"
+    page.wait_for_timeout(2500)  # past the grace window: nothing is flagged after a knock
+    assert page.is_hidden("#refusal")
+    page.close()
+
+
+def test_a_paused_master_clock_shows_on_the_phone_at_once_and_after_a_reload(browser, table):
+    session = table.app.extensions["companion.session"]
+    assert session.handle(msg.ClockCommand("start")).refusal is None
+    page = phone(browser, table, "green")
+    page.wait_for_selector("#table-state[data-stage='playing']", state="hidden")
+    paused = time.monotonic()
+    assert session.handle(msg.ClockCommand("pause")).refusal is None
+    page.wait_for_selector("#table-state.paused", timeout=5000)
+    assert time.monotonic() - paused < 1.0
+    assert "The master clock is paused" in page.inner_text("#table-state")
+    page.reload()
+    page.wait_for_selector("#table-state.paused")
+    assert "running" not in page.inner_text("#timers")
+    assert session.handle(msg.ClockCommand("resume")).refusal is None
+    page.wait_for_selector("#table-state[data-stage='playing']", state="hidden")
+    page.close()
