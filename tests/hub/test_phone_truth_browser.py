@@ -85,3 +85,31 @@ def test_a_paused_master_clock_shows_on_the_phone_at_once_and_after_a_reload(bro
     assert session.handle(msg.ClockCommand("resume")).refusal is None
     page.wait_for_selector("#table-state[data-stage='playing']", state="hidden")
     page.close()
+
+
+def test_a_first_turn_with_only_the_fallen_sand_is_explained(browser, mosquitto, table_id):
+    """The flip that paired a timer started its sand; a new game's first flip before it ran through
+    gives only the sand that had fallen, and the phone says why (the setup page said it before)."""
+    with start(
+        mosquitto, table_id, game="timeline", players=2, timers=1, deck="hub", time_scale=10.0
+    ) as table:
+        session = table.app.extensions["companion.session"]
+        wait_until(
+            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
+        )
+        node = table.fleet.nodes["red-1"]
+        node.flip()  # as when it was paired: its sand starts
+        wait_until(lambda: session.state.timers["red-1"].flips == 1, timeout_s=5, message="the first flip")
+        assert session.handle(msg.NewGame(session.setup)).refusal is None  # the game begins afresh
+        assert session.handle(msg.ClockCommand("start")).refusal is None
+        page = phone(browser, table, "red")
+        page.wait_for_timeout(2500)  # 25 game seconds fall (the 60 s glass is far from through)
+        node.flip()  # red starts the first turn
+        page.wait_for_selector("#notice.partial")
+        notice = page.inner_text("#notice")
+        assert "Timer 1 started with" in notice and "not 60 s" in notice and "when it was paired" in notice
+        setup = browser.new_page(viewport={"width": 900, "height": 1000})
+        setup.goto(table.url + "setup")
+        assert "let every sandtimer run through before the first turn" in setup.text_content("#sand-hint")
+        setup.close()
+        page.close()

@@ -238,6 +238,13 @@ function renderNotice() {
       kind = "checking";
       break;
     }
+    const full = timer.sand_s || snap.table.setup.sand_s || 60;
+    const fresh = (hubNow() - timer.at_s) / scale * 1000 < refusalShowMs();
+    if (timer.flips === 1 && timer.phase === "running" && timer.upper_s < full - 1 && fresh) {
+      // the first flip of the game: the sand on top is what had fallen since the timer was last turned
+      message = t("Timer {index} started with {sand} s of sand, not {full} s: its sand had not all run through since it was last turned over (when it was paired). Let every sandtimer run through before the first turn.", { index: timer.index, sand: Math.round(timer.upper_s), full: Math.round(full) });
+      kind = "partial";
+    }
     if (typeof timer.knocked_at_s === "number" && (hubNow() - timer.knocked_at_s) / scale * 1000 < refusalShowMs()) {
       message = t("Timer {index} was knocked over and stood up again: nothing counted", { index: timer.index });
       kind = "knocked";
