@@ -38,7 +38,8 @@ from companion.node.sim import SimFleet
 from companion.rules.setup import TableSetup
 from companion.table import messages as msg
 from companion.table.log import EventLog, last_event_time
-from companion.table.session import ShuttingDown, TableSession
+from companion.table.model import PairingChanged, TableReset
+from companion.table.session import Changed, ShuttingDown, TableSession
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,25 @@ class RunOptions:
     """With ``lan``: the machine's own mosquitto serves the table (``broker_url``, default
     ``mqtt://127.0.0.1:1883``), configured by the installer's ``/etc/mosquitto/conf.d/companion.conf``
     to read the table's password file and ACL; the hub starts no broker (docs/install.md)."""
+
+
+def follow_seats(session: TableSession, fleet: SimFleet) -> None:
+    """Simulate the timers the table uses: the seated ones of each new game (no idle spare keeps
+    talking to the hub), and enough to pair while a new game is being set up."""
+
+    def seats_changed(news: object) -> None:
+        if not isinstance(news, Changed):
+            return
+        if not any(isinstance(e, (TableReset, PairingChanged)) for e in news.events):
+            return
+        table = session.table  # already the table after this change
+        seated = [seat.node for seat in table.setup.seats]
+        if table.pairing is not None:
+            fleet.want(seated, at_least=len(table.pairing.setup.seats), keep=True)
+        else:
+            fleet.want(seated)
+
+    session.add_listener(seats_changed)
 
 
 def pause_after_restart(session: TableSession) -> None:
@@ -177,6 +197,7 @@ class Table:
                 pause_after_restart(self.app.extensions["companion.session"])
             start_services(self.app)
             if self.fleet is not None:
+                follow_seats(self.app.extensions["companion.session"], self.fleet)
                 self.fleet.start()
             port = opts.http_port
             bind = "0.0.0.0" if opts.lan else opts.http_host

@@ -167,32 +167,71 @@ class SimFleet:
     ) -> None:
         """``address_for(node)``, when given, is the address (with that node's credentials) each node
         connects with; otherwise every node uses ``address`` as it is."""
-        self.nodes = {
-            n: SimNode(
-                table,
-                n,
-                address_for(n) if address_for is not None else address,
-                clock,
-                sand_ms=sand_ms,
-                heartbeat_s=heartbeat_s,
-            )
-            for n in node_ids
-        }
+        self._make = lambda n: SimNode(
+            table,
+            n,
+            address_for(n) if address_for is not None else address,
+            clock,
+            sand_ms=sand_ms,
+            heartbeat_s=heartbeat_s,
+        )
+        self.nodes = {n: self._make(n) for n in node_ids}
         self.poll_s = poll_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="sim-fleet", daemon=True)
+        self._wanted_lock = threading.Lock()
+        self._wanted: tuple[list[str], int, bool] | None = None
+        self._started = False
 
     def start(self) -> SimFleet:
         for node in self.nodes.values():
             node.start()
+        self._started = True
         self._thread.start()
         return self
+
+    def want(self, nodes: Iterable[str], *, at_least: int = 0, keep: bool = False) -> None:
+        """Simulate these nodes (the seats the table uses) and no others, and at least ``at_least`` in
+        all (a pairing needs as many timers as it has seats: the extra ones are named ``sim-<n>``);
+        ``keep``: keep the running ones too. The fleet's thread starts and stops nodes to match, so a
+        caller holding a lock never waits."""
+        with self._wanted_lock:
+            self._wanted = (list(nodes), at_least, keep)
+
+    def _follow(self) -> None:
+        with self._wanted_lock:
+            wanted, self._wanted = self._wanted, None
+        if wanted is None:
+            return
+        names, at_least, keep_running = wanted
+        keep = list(dict.fromkeys([*names, *(self.nodes if keep_running else ())]))
+        spare = [n for n in self.nodes if n not in keep]
+        while len(keep) < at_least:  # keep the running ones first, then new ones
+            if spare:
+                keep.append(spare.pop(0))
+                continue
+            k = 1
+            while f"sim-{k}" in self.nodes or f"sim-{k}" in keep:
+                k += 1
+            keep.append(f"sim-{k}")
+        for name in [n for n in self.nodes if n not in keep]:
+            self.nodes.pop(name).stop()
+        for name in keep:
+            if name not in self.nodes:
+                node = self._make(name)
+                self.nodes[name] = node
+                if self._started:
+                    node.start()
 
     def wait_connected(self, timeout_s: float = 10.0) -> bool:
         return all(node.connected.wait(timeout_s) for node in self.nodes.values())
 
     def _run(self) -> None:
         while not self._stop.wait(self.poll_s):
+            try:
+                self._follow()
+            except Exception:  # keep the nodes going
+                log.exception("the simulated nodes could not follow the table's seats")
             for node in list(self.nodes.values()):
                 try:
                     node.poll()
@@ -210,7 +249,7 @@ class SimFleet:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(5)
-        for node in self.nodes.values():
+        for node in list(self.nodes.values()):
             node.stop()
 
 
