@@ -16,7 +16,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
 from companion.errors import CompanionError
-from companion.games import referee_for
+from companion.games import find_game, referee_for
 from companion.hub.bodies import error_body
 from companion.hub.extensions import session_of
 from companion.i18n import render
@@ -45,24 +45,59 @@ class GameNotFoundError(CompanionError, LookupError):
     """No game of the history has that id."""
 
 
+def title_text(title: Text | str) -> Text:
+    """A game's or variant's title as a text: a plain title is its own message id (the catalogs
+    translate it, or keep a published name)."""
+    return title if isinstance(title, Text) else Text(title)
+
+
 def _tables_dir() -> Path | None:
     data_dir = current_app.config["COMPANION"].data_dir
     return Path(data_dir) / "tables" if data_dir else None
 
 
-def summarise(saved: SavedGame, *, game_id: str) -> dict[str, Any]:
-    """What the history lists about one game (folding its log never asks the rules; scoring does)."""
+def summarise(saved: SavedGame, *, game_id: str, current: bool = False) -> dict[str, Any]:
+    """What the history lists about one game (folding its log never asks the rules; scoring does).
+
+    ``status``: ``over``; ``in progress`` (the table's current game, started and not over); ``parked``
+    (an earlier game left paused when a new one was set up: ``companion run --resume`` takes it up);
+    ``unfinished`` (an earlier game left running: the hub stopped or an older version replaced it);
+    ``not started``. ``how`` and ``result`` say how it ended and who won, as the end screen does."""
     setup, events = saved.setup, saved.events
     state = fold(setup, events, saved.start)
-    scores = referee_for(state.setup).scores(state.game, state.context)
+    referee = referee_for(state.setup)
+    scores = referee.scores(state.game, state.context)
+    stage = stage_of(
+        state,
+        scores,
+        rules_decide_end=referee.rules_decide_end,
+        keeps_score=type(referee).scores is not Referee.scores,
+    )
     started, ended = game_times(events)
     phase = state.clock.phase
-    status = "over" if state.clock.is_over or scores else "not started" if phase == "ready" else "in progress"
+    if stage.key == "over":
+        status = "over"
+    elif phase == "ready":
+        status = "not started"
+    elif current:
+        status = "in progress"
+    elif phase == "paused":
+        status = "parked"
+    else:
+        status = "unfinished"
+    info = find_game(setup.game)
+    try:
+        variant_title: Any = to_json(title_text(info.variant(setup.variant).title)) if setup.variant else ""
+    except CompanionError:
+        variant_title = setup.variant
     return {
         "id": game_id,
         "table": setup.table,
         "game": setup.game,
+        "title": to_json(title_text(info.title)),
         "variant": setup.variant,
+        "variant_title": variant_title,
+        "date": _date_of(game_id),
         "players": list(setup.players),
         "events": len(events),
         "clock": phase,
@@ -73,7 +108,21 @@ def summarise(saved: SavedGame, *, game_id: str) -> dict[str, Any]:
         "scores": to_json(scores),
         "winners": (scores or {}).get("winners", []),
         "explanation": to_json(explain(scores)) if scores else "",
+        "how": stage.how.to_json() if status == "over" else "",
+        "result": stage.result.to_json() if status == "over" else "",
     }
+
+
+STAMP = re.compile(r"-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:-\d+)?$")
+
+
+def _date_of(game_id: str) -> str:
+    """When a game's log was started, from its name (``<table>-YYYYmmdd-HHMMSS``), as ISO local time."""
+    match = STAMP.search(game_id)
+    if match is None:
+        return ""
+    y, mo, d, h, mi, se = match.groups()
+    return f"{y}-{mo}-{d}T{h}:{mi}:{se}"
 
 
 def _timeline(setup: TableSetup, events: list[ev.Event]) -> tuple[list[dict[str, Any]], float]:
@@ -122,11 +171,12 @@ def history() -> Any:
     folder = _tables_dir()
     games = []
     paths = sorted(folder.glob("*.jsonl"), reverse=True) if folder and folder.exists() else []
+    current = session.log.path.stem if session.log.path is not None else "current"
     if session.log.path is None:
-        games.append(summarise(_load("current"), game_id="current"))
+        games.append(summarise(_load("current"), game_id="current", current=True))
     for path in paths:
         try:
-            games.append(summarise(read_log(path), game_id=path.stem))
+            games.append(summarise(read_log(path), game_id=path.stem, current=path.stem == current))
         except (CompanionError, ValueError) as exc:
             games.append({"id": path.stem, "error": str(exc)})
         except Exception as exc:  # one damaged file must not hide the others
@@ -142,7 +192,9 @@ def history() -> Any:
 def history_game(game_id: str) -> Any:
     try:
         saved = _load(game_id)
-        summary = summarise(saved, game_id=game_id)
+        session = session_of(current_app)
+        live = game_id == "current" or (session.log.path is not None and session.log.path.stem == game_id)
+        summary = summarise(saved, game_id=game_id, current=live)
     except GameNotFoundError:
         return jsonify(error_body(_no_game(game_id))), 404
     except CompanionError as exc:

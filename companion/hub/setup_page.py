@@ -35,6 +35,7 @@ from companion.hub.api import Answer, answers_of
 from companion.hub.auth import access_of, host_only
 from companion.hub.bodies import error_body, read_json
 from companion.hub.extensions import fleet_of, session_of
+from companion.hub.history import current_stage, title_text
 from companion.rules.deck import DECK_MODES
 from companion.rules.pages import to_json
 from companion.rules.setup import (
@@ -219,6 +220,13 @@ def new_game() -> Any:
             setup, pairing = _setup_from(body, session.setup, connected)
         except (CompanionError, ValueError) as exc:
             return error_body(_message(exc)), 400
+        if table.pairing is None and current_stage().key in IN_PROGRESS:
+            previous = body.get("previous")
+            if previous not in PREVIOUS:
+                return _ask_first(), 409
+            left = _leave(previous)
+            if left is not None:
+                return error_body(left.reason), 409
         started = msg.NewGame(setup) if pairing == "keep" else msg.BeginPairing(setup)
         refused = session.handle(started).refusal
         if refused is not None:
@@ -236,6 +244,38 @@ def new_game() -> Any:
     else:
         answer, status = once()
     return jsonify(answer), status
+
+
+IN_PROGRESS = ("playing", "paused", "last-lifts")
+"""The stages of a game a new setup must not throw away without asking."""
+PREVIOUS = ("end", "park")
+"""What a new setup does with a game in progress: end it (scored as it stands) or park it (paused, in
+the history to be resumed with ``companion run --resume``)."""
+
+
+def _ask_first() -> dict[str, Any]:
+    """The question a new setup answers first when a game is in progress."""
+    session = session_of(current_app)
+    info = find_game(session.setup.game)
+    question = text(
+        "A game of {game} is in progress at this table. What should happen to it?",
+        game=title_text(info.title),
+    )
+    choices = [
+        {"value": "end", "label": text("End it now and score it as it stands").to_json()},
+        {"value": "park", "label": text("Park it: keep it paused in the history, to resume later").to_json()},
+    ]
+    return error_body(question, ask={"question": question.to_json(), "choices": choices})
+
+
+def _leave(previous: str) -> Any:
+    """End or park the game in progress; the refusal when the clock will not do it."""
+    session = session_of(current_app)
+    if previous == "end":
+        return session.handle(msg.ClockCommand("abort")).refusal
+    if session.state.clock.phase == "running":
+        return session.handle(msg.ClockCommand("pause")).refusal
+    return None
 
 
 @bp.post("/api/setup/cancel")

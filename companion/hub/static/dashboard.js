@@ -36,33 +36,6 @@ const CUE_LABELS = { start: t("start"), remaining: t("remaining"), warning: t("w
 const stoppedAt = {};  // node → the sand shown when it stopped counting (the game is over)
 const REFUSED_SHOW_S = 8;  // game seconds a "refused" mark stays on a timer after its refused flip
 
-// --- a question in the page (never the browser's own dialog): resolves with the chosen value or null ---
-function ask(question, choices) {
-  const dialog = document.getElementById("ask");
-  document.getElementById("ask-text").textContent = question;
-  const root = document.getElementById("ask-choices");
-  root.textContent = "";
-  for (const choice of choices) {
-    const b = document.createElement("button");
-    b.type = "submit";
-    b.value = String(choice.value);
-    b.textContent = choice.label;
-    if (choice.danger) b.className = "danger";
-    if (choice.id) b.id = choice.id;
-    root.append(b);
-  }
-  return new Promise((resolve) => {
-    dialog.addEventListener("close", () => {
-      const picked = choices.find((c) => String(c.value) === dialog.returnValue);
-      resolve(picked ? picked.value : null);
-    }, { once: true });
-    dialog.returnValue = "";
-    dialog.showModal();
-    const first = root.querySelector("button");
-    if (first) first.focus();
-  });
-}
-
 function buildPlayers() {
   const root = document.getElementById("players");
   root.textContent = "";

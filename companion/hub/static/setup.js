@@ -103,19 +103,32 @@ async function submit(ev) {
   };
   sending = true;
   $("start").disabled = true;
+  showError("");
+  working(t("Setting up the table…"));  // at once: the hub checks the game and its data first
   try {
-    const res = await hubSend(HUB + "/api/setup", body);
-    const data = await res.json();
+    let res = await hubSend(HUB + "/api/setup", body);
+    let data = await res.json();
+    if (!data.ok && data.ask) {  // a game is in progress: end it or park it first, never lose it unasked
+      working("");
+      const previous = await ask(tr(data.ask.question),
+        data.ask.choices.map((c) => ({ value: c.value, label: tr(c.label), id: "previous-" + c.value, danger: c.value === "end" })));
+      if (!previous) return;
+      working(t("Setting up the table…"));
+      res = await hubSend(HUB + "/api/setup", Object.assign({}, body, { previous, request: requestId() }));
+      data = await res.json();
+    }
     if (!data.ok) { showError(errorText(data)); return; }
-    showError("");
     expectReady = true;
   } catch (err) {
     showError(t("The hub cannot be reached."));
   } finally {
+    working("");
     sending = false;
     $("start").disabled = ACCESS.role !== "host";
   }
 }
+
+function working(text) { $("working").textContent = text; $("working").hidden = !text; }
 
 let expectReady = false;
 let shownPairing = "";
