@@ -30,7 +30,7 @@ from companion.table.log import SavedGame, read_log
 from companion.table.results import explain, game_times, played_s, scores_csv
 from companion.table.state import fold
 from companion.table.story import Stage, stage_of
-from companion.table.views import describe
+from companion.table.views import describe, worth_telling
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ def _timeline(setup: TableSetup, events: list[ev.Event]) -> tuple[list[dict[str,
     end_s = (ended if ended is not None else events[-1].at_s) - origin
     timeline = [
         {"t_s": round(e.at_s - origin, 3), "type": type(e).__name__, "text": to_json(describe(e, setup))}
-        for e in events
+        for e in worth_telling(events, started=False)
     ]
     return timeline, round(max(0.0, end_s), 3)
 

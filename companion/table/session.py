@@ -24,7 +24,7 @@ from companion.table import events as ev
 from companion.table import messages as msg
 from companion.table.decide import Outcome, decide
 from companion.table.log import EventLog
-from companion.table.model import ActionRefused, AnyEvent, Table, TableReset, table_from_log
+from companion.table.model import AnyEvent, Table, TableReset, table_from_log
 from companion.table.state import TableState
 from companion.table.views import MessageStats, RecentEvents, TableViews
 
@@ -170,8 +170,7 @@ class TableSession:
         self.warnings = RepeatedWarnings()
         self.stats = MessageStats()
         self.recent = RecentEvents()
-        for event in log.events()[-30:]:
-            self.recent.add(event, state.setup)
+        self.recent.add_all(log.events(), state.setup, started=False)
         self.views = TableViews()
         self._listeners: list[Listener] = []
         self.clock_changed = threading.Event()
@@ -282,9 +281,7 @@ class TableSession:
     def _take(self, outcome: Outcome, now: float) -> None:
         """The logged (and synced) outcome becomes the table; count it and tell the listeners."""
         setup = outcome.table.setup
-        for event in outcome.events:
-            if isinstance(event, (ActionRefused, ev.LoggedEvent)):
-                self.recent.add(event, setup)
+        self.recent.add_all(outcome.events, setup, started=self._table.state.context.started)
         self._table = outcome.table
         for name in outcome.counts:
             self.stats.count(name)

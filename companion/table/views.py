@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 from typing import Any
 
@@ -113,11 +113,39 @@ class MessageStats:
         return {"counts": dict(self.counts), "recent_rejections": list(self.recent)}
 
 
+def worth_telling(events: Sequence[Any], *, started: bool) -> list[Any]:
+    """The events of one transaction (or a log read back) that the Recent list tells: what the players
+    and the host did and what the rules decided, never the table's bookkeeping (the clock's
+    checkpoints, a sand that ran out before the game started, a run-out the rules said in their own
+    words in the same moment). ``started``: the master clock had started before the first event."""
+    told: list[Any] = []
+    for i, event in enumerate(events):
+        if not isinstance(event, (ActionRefused, ev.LoggedEvent)):
+            continue
+        if isinstance(event, ev.ClockStarted):
+            started = True
+        if isinstance(event, ev.ClockCheckpoint):
+            continue
+        if isinstance(event, ev.TimerEmptied):
+            said = any(
+                isinstance(later, ev.GameStepped) and later.at_s == event.at_s for later in events[i + 1 : i + 3]
+            )
+            if said or not started:
+                continue
+        told.append(event)
+    return told
+
+
 class RecentEvents:
     """The latest logged events with their text, newest last (the dashboard lists them)."""
 
     def __init__(self) -> None:
         self._entries: deque[dict[str, Any]] = deque(maxlen=RECENT)
+
+    def add_all(self, events: Sequence[Any], setup: TableSetup, *, started: bool) -> None:
+        """Keep the events of ``events`` worth telling (:func:`worth_telling`)."""
+        for event in worth_telling(events, started=started):
+            self.add(event, setup)
 
     def add(self, event: ev.Event | ActionRefused, setup: TableSetup) -> None:
         """Keep ``event`` as the page shows it: its kind, time, who and the sentence (nothing more, so a
