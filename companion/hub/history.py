@@ -22,12 +22,12 @@ from companion.hub.extensions import session_of
 from companion.i18n import render
 from companion.i18n.web import EXTENSION, request_language
 from companion.rules.pages import to_json
-from companion.rules.referee import Referee
 from companion.rules.setup import TableSetup
 from companion.rules.text import Text, text
 from companion.table import events as ev
 from companion.table.log import SavedGame, read_log
-from companion.table.results import explain, game_times, played_s, scores_csv
+from companion.table.played import game_played
+from companion.table.results import explain, game_times, played_s, score_label, scores_csv
 from companion.table.state import fold
 from companion.table.story import Stage, stage_of
 from companion.table.views import describe, worth_telling
@@ -67,12 +67,7 @@ def summarise(saved: SavedGame, *, game_id: str, current: bool = False) -> dict[
     state = fold(setup, events, saved.start)
     referee = referee_for(state.setup)
     scores = referee.scores(state.game, state.context)
-    stage = stage_of(
-        state,
-        scores,
-        rules_decide_end=referee.rules_decide_end,
-        keeps_score=type(referee).scores is not Referee.scores,
-    )
+    stage = stage_of(state, referee, scores)
     started, ended = game_times(events)
     phase = state.clock.phase
     if stage.key == "over":
@@ -107,7 +102,7 @@ def summarise(saved: SavedGame, *, game_id: str, current: bool = False) -> dict[
         "ended_at_s": ended,
         "scores": to_json(scores),
         "winners": (scores or {}).get("winners", []),
-        "explanation": to_json(explain(scores)) if scores else "",
+        "explanation": to_json(explain(scores, referee.score_words())) if scores else "",
         "how": stage.how.to_json() if status == "over" else "",
         "result": stage.result.to_json() if status == "over" else "",
     }
@@ -204,6 +199,21 @@ def history_game(game_id: str) -> Any:
     return jsonify(summary)
 
 
+@bp.get("/api/history/<game_id>/played")
+def history_played(game_id: str) -> Any:
+    """The picture of a game that was played (``current``: the table's game), drawn from its log."""
+    try:
+        saved = _load(game_id)
+    except GameNotFoundError:
+        return jsonify(error_body(_no_game(game_id))), 404
+    except CompanionError as exc:
+        return jsonify({"ok": False, "error": str(exc)}), 422
+    session = session_of(current_app)
+    live = game_id == "current" or (session.log.path is not None and session.log.path.stem == game_id)
+    referee = session.referee if live else referee_for(saved.setup)
+    return jsonify(game_played(saved.setup, saved.start, saved.events, referee))
+
+
 def _no_game(game_id: str) -> Text:
     return text("There is no game {game} in the history", game=game_id)
 
@@ -255,7 +265,7 @@ def scores_json() -> Any:
             {
                 "table": session.setup.table,
                 "game": session.setup.game,
-                "explanation": str(explain(scores)),
+                "explanation": str(explain(scores, session.referee.score_words())),
                 **to_json(scores),
             },
             indent=2,
@@ -292,12 +302,7 @@ def end_state() -> tuple[Text, Text | None]:
 def current_stage() -> Stage:
     session = session_of(current_app)
     state, referee = session.state, session.referee
-    return stage_of(
-        state,
-        referee.scores(state.game, state.context),
-        rules_decide_end=referee.rules_decide_end,
-        keeps_score=type(referee).scores is not Referee.scores,
-    )
+    return stage_of(state, referee, referee.scores(state.game, state.context))
 
 
 @bp.get("/end")
@@ -314,4 +319,5 @@ def end_page() -> str:
         standing=_render(standing),
         explanation=_render(explanation) if explanation is not None else "",
         word=lambda value: _render(value) if isinstance(value, Text) else value,
+        label=lambda key: _render(score_label(session.referee.score_words(), key)),
     )

@@ -58,6 +58,31 @@ class MenuItem:
 
 
 @dataclass(frozen=True)
+class Standing:
+    """How the players stand during a game, by the count the game is won on, for the picture of the
+    game that was played (the end screen and the history draw it over time)."""
+
+    label: Text | str
+    """What is counted, e.g. ``text("victory points")``, ``text("cards left")``."""
+    values: tuple[tuple[str, float], ...]
+    """(player, count) for every player, in seating order."""
+    lower_is_better: bool = False
+    """The fewer the better (Timeline's cards left in hand)."""
+
+
+@dataclass(frozen=True)
+class ScoreWords:
+    """The words of a game's final scores on the end screen (the scores themselves keep their keys)."""
+
+    unit: str = ""
+    """What the totals count, when not points: ``trophies``, ``crystals``, ``cards`` (left in hand) or
+    ``victory points``; the sentence on who won says it ("ana wins with 5 trophies")."""
+    labels: tuple[tuple[str, Text | str], ...] = ()
+    """(key, word) for the game's own fields, rows and player names in its scores (``Night``, ``gray``,
+    the computer player)."""
+
+
+@dataclass(frozen=True)
 class HostAction:
     """A button of the host's dashboard that acts for the whole table (never a player's phone: a phone
     acts for its player only). The dashboard asks ``question`` first; the move is then decided by the

@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from companion.rules.context import Context
 from companion.rules.outcome import Decision, Rejected, Step
-from companion.rules.pages import MenuItem, View
+from companion.rules.pages import MenuItem, ScoreWords, Standing, View
 from companion.rules.setup import Seat, TableSetup
 from companion.rules.text import Text, text
 
@@ -94,6 +94,15 @@ class Referee(Generic[S]):
     def scores(self, state: S, ctx: Context) -> dict[str, Any] | None:
         """Final scoring once the game is over, else None."""
         return None
+
+    def standing(self, state: S, ctx: Context) -> Standing | None:
+        """How the players stand now, by the count the game is won on (victory points, trophies, cards
+        left), for the picture of the game that was played; None for a game without one."""
+        return None
+
+    def score_words(self) -> ScoreWords:
+        """The words of this game's scores on the end screen (its unit, its own fields' names)."""
+        return ScoreWords()
 
     def timer_label(self, state: S, ctx: Context, seat: Seat) -> Text | str:
         """What a sandtimer sits on, shown under it on the dashboard and the phone

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from companion.rules.pages import ScoreWords
+from companion.rules.referee import Referee
 from companion.rules.text import Text, text
 from companion.table.results import explain
 from companion.table.state import TableState
@@ -56,15 +58,15 @@ class Stage:
         }
 
 
-def stage_of(
-    state: TableState, scores: dict[str, Any] | None, *, rules_decide_end: bool, keeps_score: bool
-) -> Stage:
-    """The stage of the game ``state`` is in; ``scores`` as the referee gives them (None before the
-    end); ``rules_decide_end``: the rules judge flips after the master clock (the last lifts);
-    ``keeps_score``: the game is scored at all (a table that only times the sandtimers is not)."""
+def stage_of(state: TableState, referee: Referee[Any], scores: dict[str, Any] | None) -> Stage:
+    """The stage of the game ``state`` is in, with ``scores`` as ``referee`` gives them (None before
+    the end). A referee that judges flips after the master clock (``rules_decide_end``) has last
+    lifts; one with no scoring at all (a table that only times the sandtimers) says so at the end."""
+    rules_decide_end = referee.rules_decide_end
+    keeps_score = type(referee).scores is not Referee.scores
     clock, ctx = state.clock, state.context
     if ctx.ended_by or clock.phase == "aborted" or (clock.phase == "expired" and not rules_decide_end):
-        return _over(state, scores, keeps_score=keeps_score)
+        return _over(state, scores, keeps_score=keeps_score, words=referee.score_words())
     if clock.phase == "expired":
         return Stage(
             "last-lifts",
@@ -78,7 +80,7 @@ def stage_of(
     return Stage("setup", text("The game has not started: the host starts the master clock"))
 
 
-def _over(state: TableState, scores: dict[str, Any] | None, *, keeps_score: bool) -> Stage:
+def _over(state: TableState, scores: dict[str, Any] | None, *, keeps_score: bool, words: ScoreWords) -> Stage:
     clock, ended_by = state.clock, state.context.ended_by
     left = clock.length_s - clock.run_before_s
     if clock.phase == "aborted" or ended_by == "host":

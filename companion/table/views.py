@@ -18,7 +18,6 @@ from typing import Any
 from companion.rules.deck import DECK_TITLES
 from companion.rules.outcome import Rejected
 from companion.rules.pages import to_json
-from companion.rules.referee import Referee
 from companion.rules.setup import Seat, TableSetup, player_id
 from companion.rules.text import Text, text, verbatim
 from companion.table import events as ev
@@ -128,7 +127,8 @@ def worth_telling(events: Sequence[Any], *, started: bool) -> list[Any]:
             continue
         if isinstance(event, ev.TimerEmptied):
             said = any(
-                isinstance(later, ev.GameStepped) and later.at_s == event.at_s for later in events[i + 1 : i + 3]
+                isinstance(later, ev.GameStepped) and later.at_s == event.at_s
+                for later in events[i + 1 : i + 3]
             )
             if said or not started:
                 continue
@@ -320,12 +320,7 @@ def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
             {"name": player, "id": player_id(player), "colour": setup.colour_of(player), "timers": timers}
         )
     scores = referee.scores(state.game, state.context)
-    stage = stage_of(
-        state,
-        scores,
-        rules_decide_end=referee.rules_decide_end,
-        keeps_score=type(referee).scores is not Referee.scores,
-    )
+    stage = stage_of(state, referee, scores)
     plan = undo_plan(table)
     return {
         "table": setup.table,
@@ -345,7 +340,7 @@ def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
         "deck": reused.part("deck", (setup.game, setup.deck), partial(_deck_text, setup)),
         "ended_by": state.ended_by,
         "scores": to_json(scores),
-        "explanation": explain(scores).to_json() if scores else "",
+        "explanation": explain(scores, referee.score_words()).to_json() if scores else "",
         "over": stage.key == "over",
         "stage": stage.to_json(),
         "end_reason": clock.end_reason.to_json() if clock.end_reason else "",

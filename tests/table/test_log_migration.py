@@ -61,7 +61,8 @@ def test_an_old_log_reads_as_the_same_game(path):
     state = fold(saved.setup, saved.events, saved.start)
     referee = referee_for(state.setup)
     ctx = state.context
-    assert render_tree(referee.scores(state.game, ctx), "en") == want["scores"]
+    scores = render_tree(referee.scores(state.game, ctx), "en")  # the keys the old hub had (no unit, labels)
+    assert (scores and {k: v for k, v in scores.items() if k in want["scores"]}) == want["scores"]
     assert state.clock.phase == want["clock"]
     timers = [[t.node, t.phase, t.flips, str(t.refused)] for t in state.timers.values()]
     assert sorted(timers) == sorted(want["timers"])

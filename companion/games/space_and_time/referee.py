@@ -51,7 +51,7 @@ from companion.errors import ConfigError, UnknownGameError
 from companion.rules.context import Context
 from companion.rules.game import GameInfo, RefereeFactory, Variant
 from companion.rules.outcome import Decision, Rejected, Step, checked, refuse
-from companion.rules.pages import MenuItem, View
+from companion.rules.pages import MenuItem, ScoreWords, Standing, View
 from companion.rules.setup import Seat, TableSetup
 from companion.rules.text import Text, TextError, text
 from companion.rules.turns import Applied, TurnReferee, TurnSteps
@@ -70,6 +70,7 @@ from .engine import (
 )
 from .hubdeck import deal_boards
 from .model import (
+    PLAYERS,
     ComputerMove,
     EndEarly,
     GameState,
@@ -81,7 +82,7 @@ from .model import (
     TakeBackCoin,
     other,
 )
-from .pages import COMPUTER, RULE_ENDED_EARLY, Pages, Seating
+from .pages import COMPUTER, COMPUTER_TEXT, RULE_ENDED_EARLY, Pages, Seating
 
 TITLE = text("Space and Time")
 """The game's name in sentences."""
@@ -369,6 +370,17 @@ class SpaceTimeReferee(TurnReferee[GameState]):
 
     def player_view(self, state: GameState, ctx: Context, player: str) -> View:
         return self.pages.player_view(state, ctx, player, can_swap=self.can_swap(state, ctx, player))
+
+    def score_words(self) -> ScoreWords:
+        return ScoreWords(
+            "trophies", (("Night", text("Night")), ("Day", text("Day")), (COMPUTER, COMPUTER_TEXT))
+        )
+
+    def standing(self, state: GameState, ctx: Context) -> Standing:
+        """The trophies each player holds (over both rounds)."""
+        return Standing(
+            text("trophies"), tuple((self.names[letter], state.trophy_count(letter)) for letter in PLAYERS)
+        )
 
     def scores(self, state: GameState, ctx: Context) -> dict[str, Any] | None:
         return self.pages.scores(state, ctx)

@@ -49,7 +49,7 @@ from companion.games.space_dealer.model import GameState, Phase, TimerStatus
 from companion.games.space_dealer.words import card_text, describe, job_text
 from companion.rules.context import Context
 from companion.rules.outcome import Decision, IllegalAction, Rejected, Step, checked, refuse
-from companion.rules.pages import MenuItem, View
+from companion.rules.pages import MenuItem, ScoreWords, Standing, View
 from companion.rules.referee import Referee, Steps
 from companion.rules.setup import Seat, TableSetup
 from companion.rules.text import Text, TextError, joined, text
@@ -403,11 +403,19 @@ class SpaceDealerReferee(Referee[GameState]):
     def player_view(self, state: GameState, ctx: Context, player: str) -> View:
         return pages.player_view(state, ctx, player, self.title)
 
+    def standing(self, state: GameState, ctx: Context) -> Standing:
+        """The victory points of the orders satisfied so far (scored as the end scores them)."""
+        totals = final_score(state).to_json()["players"]
+        return Standing(text("victory points"), tuple((p, totals[p]["total"]) for p in state.names))
+
     def scores(self, state: GameState, ctx: Context) -> dict[str, Any] | None:
         """Once every timer has run out after the end: the final score, as ``companion score space-dealer`` prints it."""
         if state.phase is not Phase.OVER:
             return None
         return final_score(state).to_json()
+
+    def score_words(self) -> ScoreWords:
+        return ScoreWords("victory points")
 
     def timer_label(self, state: GameState, ctx: Context, seat: Seat) -> Text | str:
         """The job a sandtimer runs, for the dashboard."""

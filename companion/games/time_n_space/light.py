@@ -51,11 +51,12 @@ from companion.games.time_n_space.words import (
     REASON_NOT_THROUGH,
     SCORING,
     TABLE_RULE,
+    color_word,
     counters_text,
 )
 from companion.rules.context import Context
 from companion.rules.outcome import Decision, checked, refuse
-from companion.rules.pages import View
+from companion.rules.pages import ScoreWords, View
 from companion.rules.referee import Referee
 from companion.rules.setup import Seat, TableSetup
 from companion.rules.text import Text, joined, text
@@ -336,6 +337,10 @@ class LightReferee(Referee[LightState]):
         if set(entries) != set(state.players):
             return None
         return score_record({"players": {p: entries[p] for p in state.players}})
+
+    def score_words(self) -> ScoreWords:
+        """The score sheets' rows are the colours."""
+        return ScoreWords(labels=tuple((c, color_word(c)) for c in COLORS))
 
     def view(self, state: LightState, ctx: Context) -> View:
         running = [

@@ -44,7 +44,7 @@ from typing import Any
 from companion.errors import InvalidRecordError
 from companion.games.time_n_space import model as M
 from companion.games.time_n_space.choices import NO_CHOICE, check_intent, lift_choice, together
-from companion.games.time_n_space.components import Components
+from companion.games.time_n_space.components import COLORS, Components
 from companion.games.time_n_space.engine import apply
 from companion.games.time_n_space.model import (
     PHASE_ENDING,
@@ -70,12 +70,13 @@ from companion.games.time_n_space.words import (
     SPACESHIP,
     TABLE_RULE,
     SetupTextError,
+    color_word,
     describe,
     symbol_label,
 )
 from companion.rules.context import Context
 from companion.rules.outcome import Decision, IllegalAction, Rejected, checked, refuse
-from companion.rules.pages import MenuItem, View
+from companion.rules.pages import MenuItem, ScoreWords, Standing, View
 from companion.rules.referee import Referee, Steps
 from companion.rules.setup import Seat, TableSetup
 from companion.rules.text import Text, text
@@ -450,8 +451,17 @@ class TimeNSpaceReferee(Referee[GameState]):
     def player_view(self, state: GameState, ctx: Context, player: str) -> View:
         return player_view(state, player)
 
+    def standing(self, state: GameState, ctx: Context) -> Standing:
+        """The points of the order counters collected so far (scored as the final scoring scores them)."""
+        totals = final_scores(state)["players"]
+        return Standing(text("points"), tuple((p.name, totals[p.name]["total"]) for p in state.players))
+
     def scores(self, state: GameState, ctx: Context) -> dict[str, Any] | None:
         return final_scores(state) if state.phase == PHASE_OVER else None
+
+    def score_words(self) -> ScoreWords:
+        """The final scoring's rows are the colours."""
+        return ScoreWords(labels=tuple((c, color_word(c)) for c in COLORS))
 
 
 _RESOLVE_ORDER = {"production": 0, "beam": 1, "trading": 2, RESEARCH: 3, SHIP: 4}

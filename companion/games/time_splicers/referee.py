@@ -35,7 +35,7 @@ from companion.errors import ConfigError, InvalidRecordError
 from companion.rules.context import Context
 from companion.rules.deck import DeckMode
 from companion.rules.outcome import Decision, Rejected, Step, refuse
-from companion.rules.pages import MenuItem, View
+from companion.rules.pages import MenuItem, ScoreWords, Standing, View
 from companion.rules.setup import Seat, TableSetup
 from companion.rules.text import Text, TextError, text
 from companion.rules.turns import Applied, TurnReferee
@@ -226,6 +226,13 @@ class SplicersReferee(TurnReferee[GameState]):
 
     def player_view(self, state: GameState, ctx: Context, player: str) -> View:
         return self.pages.player_view(state, ctx, player)
+
+    def score_words(self) -> ScoreWords:
+        return ScoreWords("crystals")
+
+    def standing(self, state: GameState, ctx: Context) -> Standing:
+        """The time crystals each player has found."""
+        return Standing(text("time crystals"), tuple((p.name, p.crystals) for p in state.players))
 
     def scores(self, state: GameState, ctx: Context) -> dict[str, Any] | None:
         return self.pages.scores(state, ctx)

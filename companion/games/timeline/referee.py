@@ -42,7 +42,7 @@ from typing import Any
 from companion.errors import InvalidRecordError
 from companion.rules.context import Context
 from companion.rules.outcome import Decision, Rejected, Step, checked, refuse
-from companion.rules.pages import MenuItem, View
+from companion.rules.pages import MenuItem, ScoreWords, Standing, View
 from companion.rules.setup import Seat, TableSetup
 from companion.rules.text import text
 from companion.rules.turns import Applied, TurnReferee
@@ -274,6 +274,15 @@ class TimelineReferee(TurnReferee[TimelineState]):
 
     def player_view(self, state: TimelineState, ctx: Context, player: str) -> View:
         return self.pages.player_view(state, ctx, player)
+
+    def score_words(self) -> ScoreWords:
+        return ScoreWords("cards")
+
+    def standing(self, state: TimelineState, ctx: Context) -> Standing:
+        """The cards each player still holds (the first to place all of them wins)."""
+        return Standing(
+            text("cards left"), tuple((p, state.held(p)) for p in state.players), lower_is_better=True
+        )
 
     def scores(self, state: TimelineState, ctx: Context) -> dict[str, Any] | None:
         """Once the game is over: the winner (or those sharing it) and each player's cards left.
