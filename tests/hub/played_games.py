@@ -104,6 +104,12 @@ def finished_game(
     )
     for node in table.nodes:
         table.hello(node)
-    table.start()
+    for _ in range(5):  # what a game asks before its clock (starting orders, ...): the usual choice
+        if table.start().refusal is None:
+            break
+        for player in table.setup.players:
+            first = next((item for item in table.menu(player) if item.action is not None), None)
+            if first is not None:
+                table.tap(player, first.action)
     play_greedily(table, random.Random(seed))
     return table

@@ -78,7 +78,7 @@ RULE_SETUP = text("Space and Time rulebook, Setup")
 RULE_SPACE = text("Space and Time rulebook, Space")
 RULE_TIME = text("Space and Time rulebook, Time")
 RULE_REVERSE = text("Space and Time rulebook, No reversing")
-RULE_SWAP = text("hub rule (issue 7): a swap exchanges coins of different ranks")
+RULE_SWAP = text("hub rule: a swap exchanges coins of different ranks")
 RULE_END = text("Space and Time rulebook, End of the game")
 
 ROLE_TEXTS: dict[str, Text] = {"Space": text("Space"), "Time": text("Time")}

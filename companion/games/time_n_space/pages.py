@@ -127,11 +127,7 @@ def _control_center_panel(p: PlayerState, title: Text) -> dict[str, Any]:
     rows: list[list[Any]] = []
     for b in p.buildings:
         rows.append([b.id, BUILDING_WORDS[b.type], ROMAN[b.stage], _contents(b), _timers_on(p, b.id)])
-    research = (
-        text("empty")
-        if p.research is None
-        else text("{kind} II tile {tile}", kind=BUILDING_WORDS[p.research.stage2.type], tile=p.research.id)
-    )
+    research = text("empty") if p.research is None else text("{tile} tile", tile=tile_words(p.research))
     rows.append([text("research"), text("research plant"), "", research, _timers_on(p, RESEARCH)])
     return {
         "kind": "table",

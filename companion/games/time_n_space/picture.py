@@ -37,6 +37,7 @@ from companion.games.time_n_space.words import (
     counter_text,
     place_word,
     symbol_label,
+    tile_words,
 )
 from companion.rules.setup import Seat
 from companion.rules.text import Text, joined, text
@@ -144,9 +145,7 @@ def _player(
             "timer": _on(p, RESEARCH, nodes),
             "title": text("Research plant: {tile}", tile=LEGEND["empty"])
             if tile is None
-            else text(
-                "Research plant: {kind} II tile {tile}", kind=BUILDING_WORDS[tile.stage2.type], tile=tile.id
-            ),
+            else text("Research plant: {tile} tile", tile=tile_words(tile)),
         },
         "ship": {
             "at": p.ship,

@@ -256,6 +256,12 @@ def choice_text(choice: M.Choice | None) -> Text:
     return text("act")
 
 
+def _printed(game: GameState, tile_id: Any) -> Text | str:
+    """A tile as players know it, by what is printed on it ("production plant II (gray)"), never its id."""
+    tile = game.tile(str(tile_id)) if tile_id is not None else None
+    return tile_words(tile) if tile is not None else text("building")
+
+
 def describe(events: Iterable[Any], game: GameState) -> Text:
     """The engine's events of one action, in words for the dashboard."""
     parts: list[Text] = []
@@ -306,9 +312,9 @@ def describe(events: Iterable[Any], game: GameState) -> Text:
             case M.TileTaken(player=p, moon=m, tile=tile):
                 parts.append(
                     text(
-                        "{player} took tile {tile} at {moon} into the research plant",
+                        "{player} took the {tile} tile at {moon} into the research plant",
                         player=p,
-                        tile=tile,
+                        tile=_printed(game, tile),
                         moon=place_word(game, m),
                     )
                 )
@@ -323,9 +329,9 @@ def describe(events: Iterable[Any], game: GameState) -> Text:
             case M.TilePutUnder(player=p, moon=m, tile=tile):
                 parts.append(
                     text(
-                        "{player} put tile {tile} under the pile at {moon}",
+                        "{player} put the {tile} tile under the pile at {moon}",
                         player=p,
-                        tile=str(tile),
+                        tile=_printed(game, tile),
                         moon=place_word(game, m),
                     )
                 )
@@ -370,7 +376,12 @@ def describe(events: Iterable[Any], game: GameState) -> Text:
                     parts.append(text("{player} placed no orders", player=p))
             case M.BuildingBuilt(player=p, building=b, tile=tile):
                 parts.append(
-                    text("{player} built tile {tile} onto {building}", player=p, tile=tile, building=b)
+                    text(
+                        "{player} built the {tile} tile onto {building}",
+                        player=p,
+                        tile=_printed(game, tile),
+                        building=b,
+                    )
                 )
             case M.BuildingUpgraded(player=p, building=b):
                 parts.append(text("{player} upgraded {building} to stage III", player=p, building=b))
