@@ -103,6 +103,8 @@ class HubConfig:
             raise ConfigError(
                 f"language {self.language!r} is not available; choose one of {', '.join(LANGUAGES)}"
             )
+        from companion.games import find_game
+
         setup = default_setup(
             self.table,
             players=self.players,
@@ -110,7 +112,7 @@ class HubConfig:
             clock_length_s=self.clock_length_s(),
             sand_s=self.sand_s,
             game=self.game,
-            variant=self.variant,
+            variant=self.variant or find_game(self.game).variant("").name,  # a new game names its variant
             seed=self.seed,
         )
         setup = replace(setup, turn_limit=self.turn_limit)
@@ -239,6 +241,11 @@ def create_app(
         if stale_cookie:
             response.delete_cookie(auth.PLAYER_COOKIE, path=auth.player_path(name))
         return response
+
+    @app.get("/favicon.ico")
+    def favicon() -> Any:
+        """The table's icon, for browsers that ask before they read a page's own icon link."""
+        return app.send_static_file("favicon.svg")
 
     @app.context_processor
     def player_ids() -> dict[str, Any]:

@@ -342,7 +342,7 @@ def test_an_old_timer_running_out_during_the_other_turn_changes_nothing(table):
 def test_computer_plays_this_turn_for_the_player_who_asks(table):
     table.flip("ana-1")
     item = table.sim.menu("ana")[0]
-    assert (item.id, str(item.label)) == ("computer-move", "Computer plays this turn")
+    assert (item.id, str(item.label)) == ("computer-move", "Let the computer choose my swap for this turn")
     assert item.action == ComputerMove()
     expected = choose_move(table.game, difficulty=2, seed=7)
     assert isinstance(table.tap("ana", item.action), Decision)

@@ -28,7 +28,13 @@ pytestmark = pytest.mark.broker
 def table(mosquitto, table_id):
     options = RunOptions(
         hub=HubConfig(
-            table=table_id, game="space-dealer", players=3, timers=2, time_scale=200, clock_minutes=30
+            table=table_id,
+            game="space-dealer",
+            variant="experienced",
+            players=3,
+            timers=2,
+            time_scale=200,
+            clock_minutes=30,
         ),
         broker_url=str(mosquitto.address),
         http_port=None,

@@ -38,7 +38,9 @@ def screenshot(page, name: str) -> None:
 @pytest.fixture
 def table(mosquitto, table_id):
     options = RunOptions(
-        hub=HubConfig(table=table_id, game="space-dealer", players=3, timers=2, clock_minutes=30),
+        hub=HubConfig(
+            table=table_id, game="space-dealer", variant="experienced", players=3, timers=2, clock_minutes=30
+        ),
         broker_url=str(mosquitto.address),
         http_port=None,
         heartbeat_s=0.5,

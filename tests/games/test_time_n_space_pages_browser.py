@@ -344,3 +344,30 @@ def test_lifting_every_finished_sandtimer_is_the_hosts_and_asks_first(browser, m
         page.wait_for_selector(f"{button}", state="detached")
         page.close()
         phone.close()
+
+
+BOARD_OVERLAPS = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const hit = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+                     && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+  const names = [...document.querySelectorAll("#picture .tns-board .tns-place")].map((p) => ({
+    place: p.dataset.place, parts: [...p.querySelectorAll(":scope > circle, :scope > text")].map(box) }));
+  const out = [];
+  for (const ship of document.querySelectorAll("#picture .tns-board .tns-ship")) {
+    for (const part of ship.querySelectorAll("polygon, .tns-timer")) {
+      for (const n of names) {
+        if (n.parts.some((r) => hit(box(part), r))) out.push(ship.dataset.ship + " covers " + n.place);
+      }
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_ship_and_no_timer_badge_covers_a_place_or_its_name(browser, table, width):  # noqa: F811
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(table.url)
+    page.wait_for_selector("#picture svg.game-picture .tns-ship[data-ship='red'] .tns-timer")
+    assert page.evaluate(BOARD_OVERLAPS) == []
+    page.close()

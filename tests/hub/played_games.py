@@ -58,8 +58,11 @@ def _options(table: SimulatedTable, player: str) -> list[tuple[float, Any]]:
     return out
 
 
-def play_greedily(table: SimulatedTable, rng: random.Random, *, rounds: int = 1500) -> None:
-    """Play until the game is over (or ``rounds`` rounds of every player), then let the clock run out.
+def play_greedily(
+    table: SimulatedTable, rng: random.Random, *, rounds: int = 1500, to_the_end: bool = True
+) -> None:
+    """Play until the game is over (or ``rounds`` rounds of every player), then let the clock run out
+    (``to_the_end`` False: stop there, the game in progress).
 
     A round: each player, in a random order, does what gains them most (else something at random);
     then a moment passes, or, when nobody could do anything, the time until the next sand runs out."""
@@ -90,15 +93,24 @@ def play_greedily(table: SimulatedTable, rng: random.Random, *, rounds: int = 15
             table.handle(msg.TableAction(info.codec.read(item["action"], info.moves)))
         waits = [ms for sim in table.nodes.values() if (ms := sim.sand.ms_until_empty())]
         table.advance(2.0 if acted or not waits else min(waits) / 1000.0 + 0.1)
+    if not to_the_end:
+        return
     table.advance(table.setup.clock_length_s)
     for item in table.snapshot()["view"].get("host_actions") or []:
         table.handle(msg.TableAction(info.codec.read(item["action"], info.moves)))
 
 
 def finished_game(
-    game: str, log_path: Any, *, variant: str = "", players: tuple[str, ...] = (), seed: int = 1
+    game: str,
+    log_path: Any,
+    *,
+    variant: str = "",
+    players: tuple[str, ...] = (),
+    seed: int = 1,
+    rounds: int | None = None,
 ) -> SimulatedTable:
-    """A whole game of ``game`` played greedily with the hub's deck, its log at ``log_path``."""
+    """A whole game of ``game`` played greedily with the hub's deck, its log at ``log_path``;
+    ``rounds``: stop after so many rounds, the game still in progress."""
     table = SimulatedTable(
         game=game, variant=variant, players=players, deck="hub", seed=seed, log_path=log_path, table="played"
     )
@@ -111,5 +123,8 @@ def finished_game(
             first = next((item for item in table.menu(player) if item.action is not None), None)
             if first is not None:
                 table.tap(player, first.action)
-    play_greedily(table, random.Random(seed))
+    if rounds is None:
+        play_greedily(table, random.Random(seed))
+    else:
+        play_greedily(table, random.Random(seed), rounds=rounds, to_the_end=False)
     return table

@@ -18,6 +18,7 @@ from companion.hub import HubConfig
 from companion.i18n import catalog_entries
 from companion.runtime import RunOptions, Table
 from tests.hub.played_games import finished_game
+from tests.hub.test_phone_browser import CONTRAST
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -123,6 +124,13 @@ def test_the_end_screen_and_the_history_draw_the_game_that_was_played(browser, m
             page.wait_for_selector("#played[data-drawn='true'] svg.played-svg")
             left = (words(page.inner_text("main")) & english) - NAMES - translated_words(lang)
             assert left == set(), f"English left on /end in {lang}: {sorted(left)}"
+
+        dashboard = browser.new_page(viewport={"width": 1280, "height": 800}, locale="de-DE")
+        dashboard.goto(table.url + "?lang=de")
+        dashboard.wait_for_selector("#over:not([hidden])")
+        dashboard.wait_for_timeout(300)
+        assert dashboard.evaluate(CONTRAST) == [], "every word reads well on its panel (the results link too)"
+        dashboard.close()
 
         page.goto(table.url + "history/" + made[game].stem)
         page.wait_for_selector("#played[data-drawn='true'] svg.played-svg")

@@ -568,7 +568,7 @@ class Pages:
             items.append(
                 MenuItem(
                     "computer-move",
-                    text("Computer plays this turn"),
+                    text("Let the computer choose my swap for this turn"),
                     text("Your turn"),
                     action=ComputerMove(),
                 )

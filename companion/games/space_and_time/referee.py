@@ -113,7 +113,7 @@ class UnknownVariantError(UnknownGameError, TextError):
 def parse_variant(variant: str) -> tuple[Player | None, int]:
     """(letter the computer plays or None, difficulty) of a variant name.
 
-    ``""``/``standard``: two people (difficulty 2 for "Computer plays this turn");
+    ``""``/``standard``: two people (difficulty 2 for "Let the computer choose my swap for this turn");
     ``vs-computer[-a|-b][-N]``: the computer plays that letter (default B) at level N (default 2).
     """
     name = variant.strip().lower()
@@ -344,7 +344,7 @@ class SpaceTimeReferee(TurnReferee[GameState]):
         return self.play(state, ctx, player, swap)
 
     def not_your_turn(self, state: GameState, ctx: Context, player: str, action: Any) -> Step:
-        """A swap (or "Computer plays this turn") tapped by ``player`` while the other letter is to move."""
+        """A swap (or "Let the computer choose my swap for this turn") tapped by ``player`` while the other letter is to move."""
         return Rejected(
             text(
                 "It is {player}'s turn, not {other}'s",

@@ -26,8 +26,9 @@ GAME = GameInfo(
     max_players=8,
     timers_per_player=2,
     variants=(
-        Variant("experienced", "With the experienced rules", 30, referee=SpaceDealerReferee),
+        # the rulebook starts beginners on the basic game: a new table plays it unless told otherwise
         Variant("basic", "Basic game", 30, referee=BasicSpaceDealerReferee),
+        Variant("experienced", "With the experienced rules", 30, referee=SpaceDealerReferee),
     ),
     package=__name__,
     rules_version=1,

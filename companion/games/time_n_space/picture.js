@@ -148,37 +148,58 @@
         pg.append(fit(label(Math.max(76, Math.min(size - 76, x)), below, name, { "font-weight": 600 }), name, 150, FONT));
         g.append(titled(pg, p.title));
       }
-      // ships: at a place on its inner side, or half way along the wormhole they fly through
+      // ships: beside the place they are at, or along the wormhole they fly through; each with its
+      // sandtimer, both where they cover no place, no name and no other ship (boxes estimated from
+      // the sizes drawn: no layout is needed)
+      const taken = [];
+      for (const p of places) {
+        const { x, y } = at[p.id];
+        const r = p.kind === "planet" ? 38 : 27;
+        taken.push([x - r, y - r, x + r, y + r]);
+        const w = Math.min(150, tr(p.name).length * FONT * 0.56) / 2, below = y + r + FONT + 2;
+        const lx = Math.max(76, Math.min(size - 76, x));
+        taken.push([lx - w, below - FONT, lx + w, below + 4]);
+      }
+      const clear = (box) => taken.every((t) => Math.min(box[2], t[2]) - Math.max(box[0], t[0]) <= 0
+                                               || Math.min(box[3], t[3]) - Math.max(box[1], t[1]) <= 0);
       const here = {};
       for (const ship of pic.board.ships) (here[ship.at] = here[ship.at] || []).push(ship);
       pic.board.ships.forEach((ship) => {
         const from = at[ship.at];
         if (!from) return;
-        let x, y, heading;
+        const spots = [];  // candidate (x, y, heading, badge x, badge y), the usual one first
         if (ship.to && at[ship.to]) {
           const to = at[ship.to];
-          const flying = pic.board.ships.filter((s) => s.to && s.at === ship.at && s.to === ship.to);
-          const k = flying.indexOf(ship) - (flying.length - 1) / 2;
           const dx = to.x - from.x, dy = to.y - from.y, len = Math.hypot(dx, dy) || 1;
-          x = from.x + dx * 0.55 - (dy / len) * k * 22;
-          y = from.y + dy * 0.55 + (dx / len) * k * 22;
-          heading = Math.atan2(dy, dx);
+          let nx = -dy / len, ny = dx / len;
+          const mx = from.x + dx / 2, my = from.y + dy / 2;
+          if (nx * (mx - cx) + ny * (my - cy) < 0) { nx = -nx; ny = -ny; }  // away from the middle
+          for (const f of [0.5, 0.6, 0.4, 0.7, 0.3]) {
+            for (const off of [0, 20, -20]) {
+              const x = from.x + dx * f + nx * off, y = from.y + dy * f + ny * off;
+              spots.push([x, y, Math.atan2(dy, dx), x + nx * 30 - 10, y + ny * 30]);
+            }
+          }
         } else {
-          const group = here[ship.at];
-          const k = group.indexOf(ship) - (group.length - 1) / 2;
-          const inward = from.a + Math.PI + k * 0.5;
-          const r = (pic.board.places.find((p) => p.id === ship.at) || {}).kind === "planet" ? 58 : 46;
-          x = from.x + r * Math.cos(inward);
-          y = from.y + r * Math.sin(inward);
-          heading = inward;
+          const r = (pic.board.places.find((p) => p.id === ship.at) || {}).kind === "planet" ? 56 : 44;
+          for (const deg of [-90, -45, -135, 0, 180, -20, -160]) {
+            const a = (deg * Math.PI) / 180;
+            const x = from.x + r * Math.cos(a), y = from.y + r * Math.sin(a);
+            spots.push([x, y, a, x + 24, y]);
+          }
         }
+        const boxes = ([x, y, , bx, by]) => [[x - 14, y - 14, x + 14, y + 14],
+                                              ...(ship.timer ? [[bx - 11, by - 12, bx + 26, by + 12]] : [])];
+        const spot = spots.find((c) => boxes(c).every(clear)) || spots[0];
+        taken.push(...boxes(spot));
+        const [x, y, heading, bx, by] = spot;
         const fill = colourOf(ship.player, ship.colour);
         const sg = S("g", { class: "tns-ship", "data-ship": ship.player, "data-at": ship.at,
           "data-to": ship.to || "" });
         const deg = (heading * 180) / Math.PI;
         sg.append(S("polygon", { points: "14,0 -10,-10 -5,0 -10,10", fill, stroke: INK, "stroke-width": 2,
           transform: `translate(${x},${y}) rotate(${deg})` }));
-        if (ship.timer) sg.append(hourglass(x + 16, y + 18, ship.timer, 18));
+        if (ship.timer) sg.append(hourglass(bx, by, ship.timer, 18));
         g.append(titled(sg, ship.title));
       });
       return { g, height: size };

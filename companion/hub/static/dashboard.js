@@ -31,8 +31,11 @@ function timerUpper(timer) {
 }
 
 const TIMER_PHASES = { idle: t("idle"), running: t("running"), empty: t("empty"), stopped: t("stopped") };
-const CUE_LABELS = { start: t("start"), remaining: t("remaining"), warning: t("warning"), countdown: t("countdown"),
-                     end: t("end"), chime: t("chime"), buzz: t("buzz") };
+// Each cue by when it sounds (a name like "buzz" says nothing of that)
+const CUE_LABELS = { start: t("when the master clock starts"), remaining: t("the time left, now and then"),
+                     warning: t("warnings near the end"), countdown: t("the last seconds, counted down"),
+                     end: t("when the master clock runs out"), chime: t("when a sandtimer runs out"),
+                     buzz: t("when a rule is broken"), hurry: t("when a turn timer is about to run out") };
 const stoppedAt = {};  // node → the sand shown when it stopped counting (the game is over)
 const REFUSED_SHOW_S = 8;  // game seconds a "refused" mark stays on a timer after its refused flip
 
@@ -355,7 +358,7 @@ document.getElementById("sound").addEventListener("click", (e) => {
     audio.ctx.suspend();
   }
   e.currentTarget.setAttribute("aria-pressed", on ? "true" : "false");
-  e.currentTarget.textContent = on ? t("Sound on") : t("Sound off");
+  e.currentTarget.textContent = on ? t("Turn the sound off") : t("Turn the sound on");  // what a tap does
 });
 
 async function playCue(cue) {

@@ -24,19 +24,31 @@ function renderGrid(panel, onPick) {
   panel.rows.forEach((row, r) => {
     const line = el("tr");
     row.forEach((cell, c) => {
-      const td = el("td", highlight.has(r + "," + c) ? "hl" : "", cell);
-      if (picked.some((p) => p[0] === r && p[1] === c)) td.classList.add("picked");
-      if (panel.select && onPick) {
+      const pickable = Boolean(panel.select && onPick);
+      // a coin a player can pick is a button (tappable, focusable, said pressed when picked)
+      const td = el("td", highlight.has(r + "," + c) ? "hl" : "", pickable ? undefined : cell);
+      const isPicked = picked.some((p) => p[0] === r && p[1] === c);
+      if (isPicked) td.classList.add("picked");
+      if (pickable) {
         td.classList.add("pickable");
-        td.tabIndex = 0;
+        const button = el("button", "cell", cell);
+        button.type = "button";
+        button.setAttribute("aria-pressed", isPicked ? "true" : "false");
+        button.setAttribute("aria-label", t("row {row}, column {column}: {coin}", { row: r + 1, column: c + 1, coin: typeof cell === "object" && cell !== null ? tr(cell) : cell }));
+        td.append(button);
         td.addEventListener("click", () => {
           const i = picked.findIndex((p) => p[0] === r && p[1] === c);
           if (i >= 0) { picked.splice(i, 1); td.classList.remove("picked"); }
           else { picked.push([r, c]); td.classList.add("picked"); }
+          button.setAttribute("aria-pressed", td.classList.contains("picked") ? "true" : "false");
           if (picked.length === panel.select) {
             onPick({ "@": panel.action_type, cells: picked.slice() });
             picked.length = 0;
-            table.querySelectorAll(".picked").forEach((x) => x.classList.remove("picked"));
+            table.querySelectorAll(".picked").forEach((x) => {
+              x.classList.remove("picked");
+              const b = x.querySelector("button");
+              if (b) b.setAttribute("aria-pressed", "false");
+            });
           }
         });
       }
@@ -45,6 +57,28 @@ function renderGrid(panel, onPick) {
     table.append(line);
   });
   return table;
+}
+
+// A phone's width: tables of more than two columns are drawn as cards, never wider than the screen.
+function narrow() { return window.matchMedia && window.matchMedia("(max-width: 600px)").matches; }
+
+function renderCards(panel) {
+  const list = el("div", "cards");
+  const columns = panel.columns || [];
+  for (const row of panel.rows || []) {
+    const card = el("div", "card");
+    card.append(el("div", "card-title", row[0]));
+    row.slice(1).forEach((cell, i) => {
+      if (cell === "" || cell === null || cell === undefined) return;
+      const line = el("div", "card-line");
+      const name = columns[i + 1];
+      if (name) line.append(el("span", "card-key", name), " ");
+      line.append(el("span", "card-value", cell));
+      card.append(line);
+    });
+    list.append(card);
+  }
+  return list;
 }
 
 const RING_PALETTE = { red: "#e74c3c", yellow: "#f1c40f", green: "#2ecc71", blue: "#3498db", purple: "#9b59b6",
@@ -204,6 +238,8 @@ function renderPanels(root, view, onPick) {
       const scroll = el("div", "scroll");  // a wide grid scrolls inside its panel, never the page
       scroll.append(renderGrid(panel, onPick));
       box.append(scroll);
+    } else if (panel.kind === "table" && narrow()) {
+      box.append(renderCards(panel));  // at a phone's width a wide table becomes one card per row
     } else if (panel.kind === "table") {
       const table = el("table", "data");
       const head = el("tr");
