@@ -125,8 +125,12 @@ def game_played(
     if stage.key == "over":
         moments.append({"x": end_x, "kind": "end", "player": "", "text": stage.how})
     moments.sort(key=lambda m: m["x"])
+    others = [p for p in track if p not in setup.players and track[p]]  # the computer opponent
+    words = dict(referee.score_words().labels)
     return {
-        "players": [{"name": p, "colour": setup.colour_of(p)} for p in setup.players],
+        "names": {p: _json(words[p]) for p in (*setup.players, *others) if p in words},
+        "players": [{"name": p, "colour": setup.colour_of(p)} for p in setup.players]
+        + [{"name": p, "colour": "white"} for p in others],
         "measure": {"label": _json(label), "lower_is_better": lower_is_better} if standing else None,
         "track": {p: points for p, points in track.items() if points},
         "timers": [

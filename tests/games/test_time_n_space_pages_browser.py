@@ -328,8 +328,16 @@ def test_lifting_every_finished_sandtimer_is_the_hosts_and_asks_first(browser, m
         phone.goto(table.url + "play/red")
         phone.wait_for_selector("button[data-id='t1-lift']")
         assert "Lift every" not in phone.inner_text("body"), "a phone acts for its player only"
+        phone.wait_for_selector("#table-state[data-stage='last-lifts']")
+        assert phone.inner_text("#table-state").startswith("Last lifts: the master clock has run out")
         page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(table.url + "end")
+        assert page.inner_text("#standing").startswith("Last lifts: the master clock has run out")
+        assert "The game is over" not in page.inner_text("main"), "the last lifts are not the game's end"
         page.goto(table.url)
+        page.wait_for_selector("#over:not([hidden])")
+        assert page.inner_text("#over-text").startswith("Last lifts: the master clock has run out")
+        assert page.is_hidden("#final-scores")
         button = "button[data-host-action='finish']"
         page.wait_for_selector(button)
         page.click(button)

@@ -108,9 +108,11 @@ def finished_game(
     players: tuple[str, ...] = (),
     seed: int = 1,
     rounds: int | None = None,
+    end_early: bool = False,
 ) -> SimulatedTable:
     """A whole game of ``game`` played greedily with the hub's deck, its log at ``log_path``;
-    ``rounds``: stop after so many rounds, the game still in progress."""
+    ``rounds``: stop after so many rounds, the game still in progress (or, ``end_early``, ended then by
+    the host and scored as it stands)."""
     table = SimulatedTable(
         game=game, variant=variant, players=players, deck="hub", seed=seed, log_path=log_path, table="played"
     )
@@ -127,4 +129,6 @@ def finished_game(
         play_greedily(table, random.Random(seed))
     else:
         play_greedily(table, random.Random(seed), rounds=rounds, to_the_end=False)
+        if end_early:
+            table.clock_command("abort")
     return table

@@ -26,13 +26,13 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 GAMES = [
-    # (game, variant, players, seed)
-    ("timeline", "", ("ana", "ben", "eva"), 1),
-    ("space-and-time", "", ("ana", "ben"), 1),
-    ("time-splicers", "", ("ana", "ben", "eva"), 0),
-    ("space-dealer", "", ("ana", "ben", "eva"), 0),
-    ("time-n-space", "intro", ("ana", "ben", "eva"), 0),
-    ("sandtimers", "", ("ana", "ben"), 0),
+    # (game, variant, players, seed, rounds after which the host ends the game, or None: to its end)
+    ("timeline", "", ("ana", "ben", "eva"), 1, None),
+    ("space-and-time", "", ("ana", "ben"), 1, 250),
+    ("time-splicers", "", ("ana", "ben", "eva"), 0, None),
+    ("space-dealer", "", ("ana", "ben", "eva"), 0, None),
+    ("time-n-space", "intro", ("ana", "ben", "eva"), 0, None),
+    ("sandtimers", "", ("ana", "ben"), 0, None),
 ]
 
 SMALLEST_FONT = """(selector) => {
@@ -70,10 +70,18 @@ def logs(tmp_path_factory):
     """One finished game of each, logged under ``<data dir>/tables`` as a hub names its logs."""
     folder = tmp_path_factory.mktemp("played")
     made = {}
-    for n, (game, variant, players, seed) in enumerate(GAMES):
+    for n, (game, variant, players, seed, rounds) in enumerate(GAMES):
         path = folder / "tables" / f"played-20261201-2000{n:02d}.jsonl"
         path.parent.mkdir(exist_ok=True)
-        table = finished_game(game, path, variant=variant, players=players, seed=seed)
+        table = finished_game(
+            game,
+            path,
+            variant=variant,
+            players=players,
+            seed=seed,
+            rounds=rounds,
+            end_early=rounds is not None,
+        )
         table.close()
         made[game] = path
     return folder, made

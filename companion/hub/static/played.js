@@ -28,6 +28,8 @@ function playedClock(seconds) {
 function drawPlayed(data) {
   const W = 360, L = 58, R = W - 10;
   const colour = Object.fromEntries(data.players.map((p) => [p.name, PLAYED_COLOURS[p.colour] || "#aaa"]));
+  const names = data.names || {};
+  const named = (player) => (names[player] ? tr(names[player]) : player);  // the computer, in the table's words
   const span = Math.max(1, data.length_s);
   const at = (x) => L + (R - L) * Math.min(1, Math.max(0, x / span));
   const svg = playedSvg("svg", { class: "played-svg", role: "img", "font-family": "system-ui, sans-serif" });
@@ -89,7 +91,7 @@ function drawPlayed(data) {
       const last = points.length ? points[points.length - 1][1] : "";
       const won = (data.winners || []).includes(p.name);
       parts.push(playedSvg("rect", { x: cx, y: y - 10, width: 10, height: 10, fill: colour[p.name] }));
-      const words = p.name + " " + last + (won ? " ★" : "");
+      const words = named(p.name) + " " + last + (won ? " ★" : "");
       parts.push(playedSvg("text", { x: cx + 14, y, "font-size": 12, fill: "#f2f4f8", "font-weight": won ? 700 : 400 }, words));
       cx += 24 + words.length * 7.2;
       if (cx > W - 60) { cx = 4; y += 18; }
@@ -104,7 +106,7 @@ function drawPlayed(data) {
     lane.dataset.player = timer.player;
     lane.dataset.index = String(timer.index);
     lane.append(playedSvg("text", { x: L - 6, y: y + 11, "font-size": 12, fill: "#c3cad8", "text-anchor": "end" },
-                          timer.player + " " + timer.index));
+                          named(timer.player) + " " + timer.index));
     lane.append(playedSvg("rect", { x: L, y, width: R - L, height: 14, fill: "#3a4258", class: "idle" }));
     for (const [a, b] of timer.runs) {
       lane.append(playedSvg("rect", { x: at(a), y, width: Math.max(1.5, at(b) - at(a)), height: 14,
