@@ -34,6 +34,7 @@ from companion.net.discovery import TableAnnouncer
 from companion.node.sim import SimFleet
 from companion.rules.setup import TableSetup
 from companion.table.log import EventLog, last_event_time
+from companion.table.storage import check_room
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,8 @@ class Table:
             raise RuntimeError("this table is already running")
         opts = self.options
         try:
+            if opts.hub.data_dir is not None:  # a full disk is one clear line, before anything starts
+                check_room(Path(opts.hub.data_dir) / "tables")
             if opts.resume is not None:
                 self.log = EventLog.open_existing(opts.resume, fsync=opts.hub.fsync)
                 self.resumed_events = len(self.log)

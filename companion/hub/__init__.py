@@ -221,7 +221,7 @@ def create_app(
 
     @app.context_processor
     def player_ids() -> dict[str, Any]:
-        return {"id_of": player_id}
+        return {"id_of": player_id, "storage": session.table.storage}
 
     return app
 

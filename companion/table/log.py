@@ -47,6 +47,26 @@ class LogInUseError(CompanionError, BlockingIOError):
     """Another running hub holds this game log (one writer at a time)."""
 
 
+class StorageError(CompanionError, OSError):
+    """A game log could not be started: its disk is full or failing (``errno``/``strerror`` say which)."""
+
+    def __init__(self, message: str, cause: OSError) -> None:
+        super().__init__(cause.errno, cause.strerror)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def describe_failure(path: Path, exc: OSError) -> str:
+    """One line on why ``path`` could not be written."""
+    import errno
+
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk holding {path} is full ({exc.strerror}): free some space, then start again"
+    return f"cannot write {path}: {exc.strerror or exc}"
+
+
 LOCK_WAIT_S = 1.0
 """How long opening a log waits for its lock: a live hub holds it for good, but a process forked by
 another thread of this one (a subprocess being started) holds a copy of an open log's file for the
@@ -137,11 +157,19 @@ class EventLog:
         """A running average of how long an fsync takes here (seconds); the MQTT bridge batches
         reports when it is slow."""
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._attach(_open_locked(path))
-            if self._synced_at == 0:
-                self._write_records([self.header()])
-                self._sync_file()
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._attach(_open_locked(path))
+                if self._synced_at == 0:
+                    self._write_records([self.header()])
+                    self._sync_file()
+            except (
+                OSError
+            ) as exc:  # a full disk: leave no empty log behind (``--resume latest`` would pick it)
+                self._abandon(path)
+                if isinstance(exc, CompanionError):
+                    raise
+                raise StorageError(describe_failure(path, exc), exc) from exc
 
     @classmethod
     def for_new_game(
@@ -256,6 +284,19 @@ class EventLog:
         except (OSError, ValueError):
             pass
 
+    def _abandon(self, path: Path) -> None:
+        """Close a log whose header could not be written and remove it if nothing is in it."""
+        fh, self._fh = self._fh, None
+        if fh is None:
+            return
+        try:
+            if os.fstat(fh.fileno()).st_size == 0:
+                path.unlink()
+        except OSError:
+            pass
+        finally:
+            fh.close()
+
     def _attach(self, fh: IO[bytes]) -> None:
         fh.seek(0, os.SEEK_END)
         self._fh = fh
@@ -295,15 +336,26 @@ class EventLog:
             if saved.converted:
                 backup = path.with_name(f"{path.stem}.v{saved.migrated_from}-backup")
                 os.replace(path, backup)
-                log = cls(
-                    saved.setup,
-                    path,
-                    fsync=fsync,
-                    start=saved.start,
-                    rules=saved.rules,
-                    migrated_from=saved.migrated_from,
-                )
-                log.append(*saved.events)
+                log: EventLog | None = None
+                try:
+                    log = cls(
+                        saved.setup,
+                        path,
+                        fsync=fsync,
+                        start=saved.start,
+                        rules=saved.rules,
+                        migrated_from=saved.migrated_from,
+                    )
+                    log.append(*saved.events)
+                except OSError as exc:  # no room for the migrated copy: the old file goes back
+                    if log is not None and log._fh is not None:
+                        log._fh.close()
+                        log._fh = None
+                    path.unlink(missing_ok=True)
+                    os.replace(backup, path)
+                    if isinstance(exc, CompanionError):
+                        raise
+                    raise StorageError(describe_failure(path, exc), exc) from exc
                 held.close()
                 return log
             _cut_torn_line(path)

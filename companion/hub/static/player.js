@@ -331,6 +331,7 @@ function renderScoreList() {
 }
 
 function renderAll() {
+  renderStorage(snap.table.storage);
   renderTimers();
   renderMenu();
   renderView();
