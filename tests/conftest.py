@@ -22,6 +22,16 @@ if os.environ.get("CI"):
 
 _table_ids = itertools.count(1)
 
+# Cue sounds go to the cache folder (companion/audio/cache.py): the tests' own, shared by every hub
+# they start (processes too), never the user's ~/.cache.
+if not os.environ.get("CACHE_DIRECTORY"):
+    import atexit
+    import shutil
+    import tempfile
+
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="companion-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)
+
 CHROMIUM = "/usr/bin/chromium"
 """Debian's Chromium, driven by Playwright (never a browser Playwright downloads)."""
 ARGS = [

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from companion.audio import synth
+from companion.audio.cache import mark_used
 from companion.audio.cues import Cue, cue_schedule
 from companion.audio.phrases import check_language, phrase
 from companion.audio.speech import Speaker
@@ -135,9 +136,14 @@ def build_cue_library(
             for k in sorted(paths)
         },
     }
-    (directory / MANIFEST).write_text(
-        json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    written = directory / f".{MANIFEST}.{os.getpid()}.tmp"
+    try:
+        written.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(written, directory / MANIFEST)
+    except OSError:
+        written.unlink(missing_ok=True)
+        raise
+    mark_used([*paths.values(), directory / MANIFEST])
     return CueLibrary(
         directory,
         language,

@@ -56,7 +56,8 @@ class HubConfig:
     language: str = "en"
     """Default language of the pages and spoken cues: en, es or de (see docs/i18n.md)."""
     sounds_dir: Path | None = None
-    """Where cue sounds are built; default ``<data_dir>/sounds`` or a temporary folder."""
+    """Where cue sounds are built; default the cache folder (``$CACHE_DIRECTORY``, ``$XDG_CACHE_HOME``
+    or ``~/.cache``: ``companion/sounds``, bounded), never the data folder (docs/audio.md)."""
     max_streams: int = 64
     """Live streams (``/api/stream``: dashboards, phones, setup pages) open at once; more get a 503."""
     ha_discovery: str | None = None
@@ -161,10 +162,9 @@ def create_app(
     from companion.hub.cues import init_cues
     from companion.hub.ticker import Ticker
 
-    sounds_dir = config.sounds_dir or (Path(config.data_dir) / "sounds" if config.data_dir else None)
     audio = dict(config.audio or {})
     audio.setdefault("language", config.language)
-    init_cues(app, session, clock, audio=audio, sounds_dir=sounds_dir)
+    init_cues(app, session, clock, audio=audio, sounds_dir=config.sounds_dir)
     app.extensions["companion.ticker"] = Ticker(session)
 
     from companion.hub import api, auth, history, setup_page, stream
