@@ -10,7 +10,9 @@ commands and the retained table state, and says what the LEDs should show.
 An event that stays unacknowledged while the node is connected (an ack lost, a hub that
 could not log it and answered ``retry``) is sent again by ``poll`` after ``resend_ms``,
 then after twice as long each time up to ``resend_cap_ms``; an ``accepted`` or
-``rejected`` ack starts the wait afresh.
+``rejected`` ack starts the wait afresh. After a ``retry`` new events are not sent on
+their own but wait behind the older ones for the next resend, so the hub still gets
+them in the order they happened.
 
 It never touches a socket: each method returns the messages to publish as
 ``(topic, payload, retain)`` tuples and the radio layer (paho on a Pi or in the
@@ -76,6 +78,9 @@ class NodeCore:
         """Times the outbox was sent again because no ack came while connected."""
         self.retry_reason = ""
         """Why the hub last answered ``retry`` (it could not log a report and will decide it later)."""
+        self.deferred = False
+        """The hub asked for its reports later: new ones wait in the outbox and go with the next resend,
+        behind the older ones, so the hub decides them in the order they happened."""
         self._resend_wait = resend_ms
         self._resend_at: int | None = None
         """When ``poll`` sends the outbox again (None: nothing waits for an ack, or offline)."""
@@ -226,7 +231,7 @@ class NodeCore:
         if len(self.outbox) > self.outbox_limit:
             self.outbox.pop(0)  # the oldest goes: the hub learns of it from ``dropped`` and a gap in seq
             self.dropped += 1
-        if self.connected:
+        if self.connected and not self.deferred:
             if self._resend_at is None:
                 self._resend_at = self._now_ms() + self._resend_wait
             return [(self._event_topic, payload, False)]
@@ -250,7 +255,9 @@ class NodeCore:
                 return  # a repeated ack of something already cleared
             if msg.verdict == "retry":  # the hub could not log it yet: keep it, send it again later
                 self.retry_reason = msg.get("reason", "")
+                self.deferred = True
                 return
+            self.deferred = False
             self.outbox = [item for item in self.outbox if item[0] != msg.seq]
             self._resend_wait = self.resend_ms  # the hub answers: wait the first interval again
             self._resend_at = self._now_ms() + self.resend_ms if self.outbox else None

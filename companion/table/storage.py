@@ -9,8 +9,8 @@ The rule: nothing takes effect that is not in the log. So when a write fails,
   answered ``retry`` (the node keeps it in its outbox and sends it again, see docs/protocol.md),
   a request from a page is refused with the same sentence, a tick does nothing. Messages that log
   nothing (heartbeats, statuses, pairing flips that complete no seat) go on as usual;
-- at most once a :data:`PROBE_EVERY_S` the session tries again: the kept pause, or a small
-  probe file beside the log. When that works the banner goes, the master clock stays paused for
+- at most once a :data:`PROBE_EVERY_S` the session tries again: a probe file beside the log
+  (:data:`PROBE_BYTES`), then the kept pause. When that works the banner goes, the master clock stays paused for
   the host to resume, and the hub calls for the nodes' reports (``CallForReports``), which are then
   decided once each, dated when they happened on the node.
 
@@ -165,14 +165,17 @@ class StorageGuard:
         return self._monotonic() >= self._next_probe
 
     def try_again(self, log_file: EventLog) -> OSError | None:
-        """Write what the log is owed (or a probe beside it); the error if it still cannot."""
+        """Write a probe beside the log, then what the log is owed; the error if it still cannot.
+
+        The probe comes first: a log file can often take one more line on a full disk (the room left
+        in its last block), which would end the pause only for the next write to fail again."""
         self._next_probe = self._monotonic() + PROBE_EVERY_S
         try:
+            if log_file.path is not None:
+                self._probe(log_file.path.parent)
             if self.owed:
                 log_file.append(*self.owed)
                 self.owed.clear()
-            elif log_file.path is not None:
-                self._probe(log_file.path.parent)
         except OSError as exc:
             self.failures += 1
             now = self._monotonic()

@@ -283,6 +283,25 @@ def check_node_keeps_a_report_the_hub_asks_to_send_again():
     assert _sent_seqs(resent) == [1], "and at once when the hub says it is back"
 
 
+def check_node_keeps_new_reports_behind_the_ones_the_hub_asked_for_later():
+    ms = Ms()
+    node = NodeCore("t1", "red-1", ms, "0a1b2c3d", sand_ms=600000, heartbeat_ms=600000, resend_ms=5000)
+    node.on_connect()
+    node.flip()
+    cmd = protocol.node_topic("t1", "red-1", "cmd")
+    node.on_message(cmd, protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="retry"))
+    ms.t += 1000
+    assert node.flip() == [] and node.deferred, "a new report waits behind the kept one"
+    ms.t += 1000
+    assert node.poll() == [] and len(node.outbox) == 3, "the second flip's sand ran out: kept too"
+    ms.t += 3000
+    assert _sent_seqs(node.poll()) == [1, 2, 3], "then all go, oldest first"
+    node.on_message(cmd, protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="accepted"))
+    assert not node.deferred
+    ms.t += 1000
+    assert _sent_seqs(node.flip()) == [4], "the hub decides again: new reports go at once"
+
+
 def check_node_does_not_resend_while_offline():
     ms = Ms()
     node = NodeCore("t1", "red-1", ms, "0a1b2c3d", sand_ms=600000, heartbeat_ms=600000, resend_ms=5000)
