@@ -12,7 +12,6 @@ threads (MQTT loop, ticker, cue thread) and ``stop_services`` ends them, so a te
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from companion.errors import ConfigError
 from companion.mqtt.broker import BrokerAddress
 from companion.rules.setup import DEFAULT_GRACE_S, TableSetup, default_setup, make_setup, player_id
 from companion.rules.text import Text
-from companion.table.log import EventLog
+from companion.table.log import EventLog, StorageError, describe_failure, new_log_path
 from companion.table.session import TableSession
 
 
@@ -119,13 +118,11 @@ def _setup_fields(setup: TableSetup) -> dict[str, Any]:
 def _open_log(config: HubConfig, setup: TableSetup, game: Any, rules: int) -> EventLog:
     if config.data_dir is None:
         return EventLog(setup, start=game, rules=rules)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
     folder = Path(config.data_dir) / "tables"
-    path = folder / f"{setup.table}-{stamp}.jsonl"
-    n = 1
-    while path.exists():  # two games started within one second
-        n += 1
-        path = folder / f"{setup.table}-{stamp}-{n}.jsonl"
+    try:
+        path = new_log_path(folder, setup.table)
+    except OSError as exc:  # a full disk: one clear sentence, and the table keeps its game
+        raise StorageError(describe_failure(folder, exc), exc) from exc
     return EventLog(setup, path, fsync=config.fsync, start=game, rules=rules)
 
 

@@ -167,13 +167,21 @@ class HubLauncher:
         ]
         return args + (["--resume", "latest"] if resume else self.game_args)
 
-    def start(self, *, resume: bool = False, wait: bool = True) -> HubProcess:
+    def start(
+        self,
+        *,
+        resume: bool = False,
+        wait: bool = True,
+        wrap: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+    ) -> HubProcess:
+        """``wrap``: a command the hub runs under (``faketime -f -3h``); ``env``: more environment."""
         number = len(self.processes) + 1
         stderr_path = self.work_dir / f"hub-{self.table}-{number}.stderr"
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
         with open(stderr_path, "w") as stderr:
             proc = subprocess.Popen(
-                self.command(resume=resume),
+                [*wrap, *self.command(resume=resume)],
                 stdout=subprocess.PIPE,
                 stderr=stderr,
                 stdin=subprocess.DEVNULL,
