@@ -59,7 +59,8 @@ clean:
 	rm -rf $(VENV) .pytest_cache build dist *.egg-info
 
 # Full-sized robustness runs (docs/testing.md); `make test` runs the same tests CI-sized.
-#   make faults   kill -9 x100, 4 nodes offline x3 rounds, 6 torn logs per kind, 5 rounds of forgeries
+#   make faults   kill -9 x100, 4 nodes offline x3 rounds, 6 torn logs per kind, 5 rounds of forgeries,
+#                 a full disk x3 rounds, a clock step back, Ctrl+C x20 under load, club kill -9 and resume
 #   make soak     8 tables x 8 nodes, a whole 30-minute master clock, random hub kills and node dropouts
 #   make fuzz     the hypothesis fuzz tests with FUZZ_EXAMPLES generated inputs
 FUZZ_EXAMPLES ?= 200000

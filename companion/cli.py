@@ -168,13 +168,25 @@ def _configure_logging(verbose: int) -> None:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 
-def _wait_for_interrupt() -> None:
+def _stop_on_signals() -> threading.Event:
+    """From now on Ctrl+C (SIGINT) and SIGTERM, once or many times and at any moment, only ask
+    to stop: set the returned event. No KeyboardInterrupt can cut into the settling of the heap
+    or into the stopping itself (click would end that with "Aborted!" and exit 1)."""
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
+
+    def asked(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, asked)
+    signal.signal(signal.SIGTERM, asked)
+    return stop
+
+
+def _serve_until_stopped(stop: threading.Event) -> None:
+    """Settle the heap (see companion.heap), then wait for a stop signal."""
+    if not stop.is_set():
+        heap.settle()
+    while not stop.wait(0.5):
         pass
 
 
@@ -489,10 +501,10 @@ def run(ctx: click.Context, **_options: Any) -> None:
             click.echo(
                 f"Give a real node its credentials with: companion node add NODE --table {setup.table}"
             )
+    stop = _stop_on_signals()  # before the line: a Ctrl+C right after it must find the handler
     click.echo("Press Ctrl+C to stop.")
-    heap.settle()
     try:
-        _wait_for_interrupt()
+        _serve_until_stopped(stop)
     finally:
         table_runtime.stop()
         click.echo("Table stopped.")
@@ -663,9 +675,9 @@ def club(
         click.echo(f"club lobby: {running.url}  (club PIN {running.pin})")
         for name, table in running.tables.items():
             click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game})")
+        stop = _stop_on_signals()
         click.echo("Ctrl-C ends every table (their logs are kept and can be resumed).")
-        heap.settle()
-        _wait_for_interrupt()
+        _serve_until_stopped(stop)
     finally:
         running.stop()
 

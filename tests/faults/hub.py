@@ -181,7 +181,7 @@ class HubLauncher:
         env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
         with open(stderr_path, "w") as stderr:
             proc = subprocess.Popen(
-                [*wrap, *self.command(resume=resume)],
+                self.command(resume=resume),
                 stdout=subprocess.PIPE,
                 stderr=stderr,
                 stdin=subprocess.DEVNULL,
