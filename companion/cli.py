@@ -626,6 +626,12 @@ def sim(
 )
 @click.option("--pin", default=None, help="The club PIN that adds and ends tables (default: a random one).")
 @click.option("--no-sim", is_flag=True, help="No simulated sandtimers (real nodes only).")
+@click.option(
+    "--resume/--no-resume",
+    default=None,
+    help="Go on with the tables in play when the club last stopped (their newest game logs).  "
+    "[default: only after a crash or power cut]",
+)
 @click.option("-v", "--verbose", count=True)
 def club(
     tables: tuple[str, ...],
@@ -638,6 +644,7 @@ def club(
     time_scale: float,
     pin: str | None,
     no_sim: bool,
+    resume: bool | None,
     verbose: int,
 ) -> None:
     """Many tables in one process: one broker, one web port, a lobby at / and each table under /t/NAME/.
@@ -666,7 +673,10 @@ def club(
             http_port=port,
             simulate=not no_sim,
             pin=pin,
+            resume=resume,
         )
+        if resume and defaults.data_dir is None:
+            raise ConfigError("--resume needs --data-dir, where the tables' logs are")
         running = Club(options).start(plan.tables)
     except CompanionError as exc:
         _fail(str(exc))
@@ -674,7 +684,10 @@ def club(
     try:
         click.echo(f"club lobby: {running.url}  (club PIN {running.pin})")
         for name, table in running.tables.items():
-            click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game})")
+            resumed = (
+                "" if table.resumed is None else f", resumed: {table.resumed} events, master clock paused"
+            )
+            click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game}{resumed})")
         stop = _stop_on_signals()
         click.echo("Ctrl-C ends every table (their logs are kept and can be resumed).")
         _serve_until_stopped(stop)

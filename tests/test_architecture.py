@@ -26,7 +26,7 @@ LAYERS = [
         "companion.net",
     },
     {"companion.hub"},
-    {"companion.runtime", "companion.bench", "companion.club"},
+    {"companion.runtime", "companion.bench", "companion.club", "companion.club_record"},
     {"companion.cli", "companion.cli_node", "companion.__main__"},
 ]
 LAYER = {part: number for number, parts in enumerate(LAYERS) for part in parts}
