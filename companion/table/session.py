@@ -418,6 +418,10 @@ class TableSession:
     def tick(self) -> float | None:
         """Apply what is due (the master clock running out); return game seconds to the next deadline."""
         outcome = self.handle(msg.Tick())
+        if not outcome.table.storage.ok:
+            return (
+                None  # nothing is due until the log can be written: the ticker's plain wait paces the retries
+            )
         deadlines = [held.due_s for held in outcome.table.held.values()]
         if outcome.table.state.clock.expires_at_s is not None:
             deadlines.append(outcome.table.state.clock.expires_at_s)

@@ -217,3 +217,29 @@ def test_a_new_game_while_the_disk_is_full_is_refused_and_the_game_stays(table, 
     assert opened and refused is not None and refused.rule == STORAGE_RULE
     assert session.log is before and not before._fh.closed, "the old log stays open for its game"
     assert len(session.setup.players) == 2 and not session.table.storage.ok
+
+
+def test_a_held_refusal_waits_for_the_disk_without_spinning_the_ticker(tmp_path):
+    from dataclasses import replace
+
+    from tests.table.test_decide import Strict, early_flip
+
+    clock = FakeClock(start_s=100.0)
+    setup = replace(default_setup("t1", players=2, timers=1), grace_s=2.0)
+    log = EventLog(setup, tmp_path / "game.jsonl", start=0)
+    session = TableSession(setup, clock=clock, log=log, referee=Strict(setup))
+    disk = Disk(log._fh)
+    log._fh = disk
+    session.storage = StorageGuard(monotonic=(monotonic := Monotonic()), probe=disk.probe)
+    session.handle(early_flip("red-1", 1))  # refused by the rules: held for the grace window
+    assert "red-1" in session.table.held
+    disk.full = True
+    clock.advance(3)
+    session.handle(m.ClockCommand("start"))  # meets the full disk
+    assert session.tick() is None, "its refusal cannot be logged: no deadline that is always due"
+    assert "red-1" in session.table.held and not session.table.storage.ok
+    disk.full = False
+    monotonic.t += PROBE_EVERY_S
+    session.tick()
+    assert "red-1" not in session.table.held and session.table.storage.ok
+    assert isinstance(session.log.events()[-1], ev.FlipRefused)
