@@ -7,8 +7,9 @@ folder instead, see :class:`companion.audio.service.CueService`).
 
 The folder is, in order: ``$CACHE_DIRECTORY`` (what systemd's ``CacheDirectory=`` sets for the
 hub's service, ``/var/cache/companion``), ``$XDG_CACHE_HOME/companion``, ``~/.cache/companion``;
-the sounds go in its ``sounds`` folder, one folder per language. After every build the least
-recently used files are removed until the whole folder is under :data:`LIMIT_BYTES`.
+the sounds go in its ``sounds`` folder, one folder per language. After every build the oldest
+files are removed until the whole folder is under :data:`LIMIT_BYTES`, never one the build just
+used (a sound removed that another hub still lists is built again at that hub's next build).
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ def sounds_cache(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def trim(folder: Path, *, limit_bytes: int = LIMIT_BYTES, keep: Iterable[Path] = ()) -> int:
-    """Remove the least recently used files under ``folder`` until it holds at most ``limit_bytes``
-    (never one of ``keep``, the sounds in use); return the bytes removed. Best effort: a file that
-    cannot be read or removed is left."""
+    """Remove the oldest files under ``folder`` (by when they were written) until it holds at most
+    ``limit_bytes``, never one of ``keep`` (the sounds in use); return the bytes removed. Best effort:
+    a file that cannot be read or removed is left."""
     kept = {Path(p).resolve() for p in keep}
     files: list[tuple[float, int, Path]] = []
     total = 0
@@ -70,14 +71,5 @@ def trim(folder: Path, *, limit_bytes: int = LIMIT_BYTES, keep: Iterable[Path] =
             continue
         removed += size
     if removed:
-        log.info("sounds cache %s: removed %d kB of the least recently used sounds", folder, removed // 1024)
+        log.info("sounds cache %s: removed %d kB of the oldest sounds", folder, removed // 1024)
     return removed
-
-
-def mark_used(paths: Iterable[Path]) -> None:
-    """Note that these files were used now (their modification time), so :func:`trim` keeps them longest."""
-    for path in paths:
-        try:
-            os.utime(path)
-        except OSError:
-            pass

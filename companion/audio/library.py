@@ -22,7 +22,6 @@ from types import MappingProxyType
 from typing import Any
 
 from companion.audio import synth
-from companion.audio.cache import mark_used
 from companion.audio.cues import Cue, cue_schedule
 from companion.audio.phrases import check_language, phrase
 from companion.audio.speech import Speaker
@@ -146,7 +145,6 @@ def build_cue_library(
     except OSError:
         written.unlink(missing_ok=True)
         raise
-    mark_used([*paths.values(), directory / MANIFEST])
     return CueLibrary(
         directory,
         language,

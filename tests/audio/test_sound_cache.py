@@ -56,7 +56,7 @@ def test_the_cache_is_trimmed_to_its_limit_oldest_first_keeping_what_is_in_use(t
     assert total <= 300_000 and all(p.is_file() for p in library.paths.values())
     assert used > 200_000, "the limit leaves room for a few old files only"
     gone = [p for p in old if not p.exists()]
-    assert gone and gone == old[: len(gone)], "the least recently used go first"
+    assert gone and gone == old[: len(gone)], "the oldest go first"
     assert trim(folder, limit_bytes=0, keep=library.paths.values()) > 0
     assert all(p.is_file() for p in library.paths.values()), "never a sound in use"
 
