@@ -16,9 +16,9 @@ import click
 from click.core import ParameterSource
 
 from companion import __version__, heap, install_hint
-from companion.config_file import ENV_PREFIX, default_data_dir, load_config_file
+from companion.config_file import ENV_PREFIX, default_data_dir, load_config_file, unknown_variables
 from companion.errors import CompanionError, ConfigError, InvalidRecordError
-from companion.games import find_game, game_names
+from companion.games import TIMERS_ONLY, find_game, game_names
 from companion.games.data import parse_text
 
 EXIT_BAD_INPUT = 2
@@ -235,12 +235,22 @@ def _check_embedded_broker(embedded: str) -> None:
         )
 
 
+def _warn_unknown_variables(ctx: click.Context) -> None:
+    """Say once, on stderr, which ``COMPANION_<COMMAND>_*`` variables no option of this command reads."""
+    known = [f"{ctx.auto_envvar_prefix}_{p.name.upper()}" for p in ctx.command.params if p.name]
+    command = (ctx.info_name or "run").replace("_", "-")
+    for warning in unknown_variables(os.environ, known, command=command):
+        click.echo(f"companion: warning: {warning}", err=True)
+
+
 def _echo_checked(options: Any, config: str | None) -> None:
     """One line saying what ``companion run`` would start (``--check-config``)."""
     hub = options.hub
     setup = hub.setup()
     where = "network (lan)" if options.lan else f"{options.http_host}:{options.http_port}"
     broker = options.broker_url or f"embedded {options.embedded} on port {options.mqtt_port}"
+    if options.system_broker:
+        broker = f"the system's mosquitto at {options.broker_url or 'mqtt://127.0.0.1:1883'}"
     source = f"{config}: " if config else ""
     click.echo(
         f"{source}settings OK: table {setup.table!r}, {hub.game} {hub.variant or ''}".rstrip()
@@ -263,11 +273,24 @@ def _echo_checked(options: Any, config: str | None) -> None:
     "--game",
     default=None,
     metavar="GAME",
-    help="Game to referee: time-n-space, space-dealer, timeline, space-and-time, time-splicers, "
-    "or sandtimers (timers and clock only).  [default: sandtimers]",
+    help=f"Game to referee: {', '.join(game_names())}, or {TIMERS_ONLY} (timers and clock only).  "
+    f"[default: {TIMERS_ONLY}]",
 )
 @click.option(
-    "--variant", default=None, help="Variant of the game, e.g. intro, full or light for time-n-space."
+    "--variant", default=None, help="Variant of the game (the setup page lists each game's variants)."
+)
+@click.option(
+    "--deck",
+    type=click.Choice(["table", "hub"]),
+    default=None,
+    help="Where cards and tiles come from: the box on the table (players enter what they draw) "
+    "or the hub's own shuffle (a table without the box).  [default: table]",
+)
+@click.option(
+    "--components",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A corrected component file for the game (cards, tiles, counts): see docs/games/<game>.md.",
 )
 @click.option("--no-sim", is_flag=True, help="Do not start simulated nodes (a table with real hardware).")
 @click.option(
@@ -364,6 +387,7 @@ def run(ctx: click.Context, **_options: Any) -> None:
         file_settings = load_config_file(ctx.params["config"])
     except ConfigError as exc:
         _fail(str(exc))
+    _warn_unknown_variables(ctx)
     opts = RunSettings(ctx, file_settings)
     verbose = int(opts.get("verbose", "hub", "verbose"))
     _configure_logging(verbose)
@@ -391,6 +415,8 @@ def run(ctx: click.Context, **_options: Any) -> None:
             "language": ("language", ctx.params["language"]),
             "game": ("game", ctx.params["game"]),
             "variant": ("variant", ctx.params["variant"]),
+            "deck": ("deck", ctx.params["deck"]),
+            "components": ("components", ctx.params["components"]),
         }
         for key, (param, value) in overrides.items():
             if value is not None and (opts.given(param) or (key == "clock_minutes" and full)):
@@ -419,6 +445,10 @@ def run(ctx: click.Context, **_options: Any) -> None:
                 settings["timers"] = info.timers_per_player
         hub_config = HubConfig.from_mapping(settings)
         hub_config.setup()  # validate before starting anything
+        if hub_config.ha_discovery is not None:
+            from companion.mqtt.auth import check_prefix
+
+            check_prefix(hub_config.ha_discovery)
         from companion.games import referee_for
 
         referee_for(hub_config.setup())  # the game's rules accept this table before anything starts
@@ -439,7 +469,14 @@ def run(ctx: click.Context, **_options: Any) -> None:
         use_lan = bool(lan) or lan_address is not None
         broker_url = opts.get("broker", "broker", "url")
         embedded = opts.get("embedded", "broker", "embedded")
-        if broker_url is None and not use_lan:
+        system_broker = bool(file_settings.get("broker", {}).get("system", False))
+        if system_broker and not use_lan:
+            raise ConfigError("[broker] system = true serves a networked table: set [hub] lan = true too")
+        if system_broker:
+            from companion.mqtt.broker import BrokerAddress
+
+            BrokerAddress.parse(broker_url or "mqtt://127.0.0.1:1883")
+        elif broker_url is None and not use_lan:
             _check_embedded_broker(embedded)
         elif broker_url is None:
             from companion.mqtt.broker import require_mosquitto_for_lan
@@ -453,6 +490,8 @@ def run(ctx: click.Context, **_options: Any) -> None:
             hub=hub_config,
             lan=use_lan,
             lan_address=lan_address,
+            system_broker=system_broker,
+            config_path=Path(ctx.params["config"]) if ctx.params["config"] else None,
             broker_url=broker_url,
             embedded=embedded,
             mqtt_host=opts.get("mqtt_host", "broker", "host"),
@@ -465,7 +504,7 @@ def run(ctx: click.Context, **_options: Any) -> None:
         if ctx.params["check_config"]:
             _echo_checked(options, ctx.params["config"])
             return
-        table_runtime = Table(options).start()
+        table_runtime = Table(options, notify=lambda line: click.echo(f"companion: {line}")).start()
     except CompanionError as exc:
         _fail(str(exc))
     except TypeError as exc:
@@ -494,9 +533,7 @@ def run(ctx: click.Context, **_options: Any) -> None:
         lan_info = table_runtime.lan
         click.echo(f"Serving the network on {lan_info.label}: phones scan the QR codes on the dashboard")
         click.echo(access_of(table_runtime.app).pin_line(table_runtime.url))
-        click.echo(
-            f"Nodes connect to {table_runtime.node_broker}, found by mDNS as table-{setup.table}.local"
-        )
+        click.echo(f"Nodes connect to {table_runtime.node_broker}, found by mDNS (table {setup.table!r})")
         if table_runtime.auth is not None:
             click.echo(
                 f"Give a real node its credentials with: companion node add NODE --table {setup.table}"
@@ -627,6 +664,15 @@ def sim(
 @click.option("--pin", default=None, help="The club PIN that adds and ends tables (default: a random one).")
 @click.option("--no-sim", is_flag=True, help="No simulated sandtimers (real nodes only).")
 @click.option(
+    "--ha-discovery",
+    "ha_discovery",
+    default=None,
+    is_flag=False,
+    flag_value="homeassistant",
+    metavar="[PREFIX]",
+    help="Publish Home Assistant MQTT discovery for every table (prefix: homeassistant).",
+)
+@click.option(
     "--resume/--no-resume",
     default=None,
     help="Go on with the tables in play when the club last stopped (their newest game logs).  "
@@ -644,16 +690,18 @@ def club(
     time_scale: float,
     pin: str | None,
     no_sim: bool,
+    ha_discovery: str | None,
     resume: bool | None,
     verbose: int,
 ) -> None:
     """Many tables in one process: one broker, one web port, a lobby at / and each table under /t/NAME/.
 
-    TABLES start at once, e.g. ``red:time-n-space:3 blue:space-dealer``; more are added from the
-    lobby with the club PIN. See docs/club.md.
+    TABLES start at once, each as NAME[:GAME[:PLAYERS]] (GAME as for ``companion run --game``); more are
+    added from the lobby with the club PIN. See docs/club.md.
     """
     from companion.club import Club, ClubOptions, ClubPlan
     from companion.hub import HubConfig
+    from companion.mqtt.auth import check_prefix
 
     _configure_logging(verbose)
     try:
@@ -673,6 +721,7 @@ def club(
             http_port=port,
             simulate=not no_sim,
             pin=pin,
+            ha_discovery=check_prefix(ha_discovery) if ha_discovery else None,
             resume=resume,
         )
         if resume and defaults.data_dir is None:
@@ -752,12 +801,39 @@ def address(config: str | None, port: int | None, lan_address: str | None, qr: b
         segno.make(url, error="m").terminal(out=sys.stdout, compact=True, border=2)
 
 
+@main.command()
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The hub's TOML file (the table, its data folder, broker, port, audio).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+def doctor(config: str | None, as_json: bool) -> None:
+    """Check the table's hub, broker, credentials, disk, clock, sound and network, each with its fix.
+
+    Exits 1 when something is wrong. The dashboard shows the same checks at /doctor.
+    """
+    from companion import doctor as checks
+
+    found = checks.run_checks(checks.DoctorSetup.from_file(config))
+    if as_json:
+        click.echo(json.dumps(checks.as_json(found), indent=2, ensure_ascii=False))
+    else:
+        for check in found:
+            click.echo(check.line())
+    if not all(check.ok for check in found):
+        sys.exit(1)
+
+
 def _add_serial_bridge() -> None:
-    from companion.cli_node import node
+    from companion.cli_node import ha, node
     from companion.serial_bridge import serial_bridge
 
     main.add_command(serial_bridge)
     main.add_command(node)
+    main.add_command(ha)
 
 
 _add_serial_bridge()

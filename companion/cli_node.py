@@ -10,6 +10,9 @@ credential store (``<data-dir>/auth/<table>/``, see :mod:`companion.mqtt.auth`).
   and, when the table has TLS files, the CA certificate to copy to the node.
 * ``companion node revoke red-1`` takes its password away; the node is refused from then on.
 * ``companion node list`` lists the nodes and whether each may log in (never a password).
+* ``companion ha add`` gives Home Assistant its own user (it may read the table's topics and
+  write only under its discovery prefix) and prints its MQTT settings; a networked table whose
+  store has that user publishes Home Assistant discovery. ``companion ha remove`` takes it away.
 
 ``add`` and ``revoke`` tell the table's running embedded broker to read its users again
 (SIGHUP, found through ``broker.json`` in the store), so neither needs a hub restart.
@@ -17,8 +20,7 @@ Options are those of ``companion run``: ``--table``, ``--data-dir`` and ``--conf
 (whose ``[hub]`` table may give ``table`` and ``data_dir``). A bad argument gives one
 line on stderr and exit status 2.
 
-The command group is :data:`node`; ``companion/cli.py`` registers it with
-``main.add_command(node)``.
+The command groups are :data:`node` and :data:`ha`; ``companion/cli.py`` registers them.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import click
 
 from companion.config_file import default_data_dir, load_config_file
 from companion.errors import CompanionError, ConfigError
-from companion.mqtt.auth import BrokerAuth, NodeCredentials
+from companion.mqtt.auth import BrokerAuth, HomeAssistantLogin, NodeCredentials
 from companion.mqtt.broker import TLS_PORT, TlsFiles
 from companion.net.addresses import default_route_address
 
@@ -322,3 +324,114 @@ def list_nodes(table: str | None, data_dir: str | None, config_file: str | None)
             click.echo(f"{entry.node:<{width}}  revoked {entry.revoked_at}")
         else:
             click.echo(f"{entry.node:<{width}}  may log in (since {entry.added_at})")
+
+
+# --- Home Assistant ------------------------------------------------------------------------------
+def home_assistant_lines(login: HomeAssistantLogin, host: str, port: int, tls: TlsFiles | None) -> str:
+    """What to type into Home Assistant's MQTT integration for this table's broker."""
+    lines = [
+        "# Home Assistant: Settings > Devices & services > Add integration > MQTT (then its options)",
+        f"broker: {host}",
+        f"port: {port}",
+        f"username: {login.user}",
+        f"password: {login.password}",
+        f"discovery prefix: {login.prefix}",
+    ]
+    if tls is not None:
+        lines.append(f"broker certificate validation: custom, upload {tls.cafile}")
+    return "\n".join(lines) + "\n"
+
+
+@click.group("ha", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, no_args_is_help=True)
+def ha() -> None:
+    """Home Assistant's user on the table's broker (it reads the table, writes only its discovery prefix)."""
+
+
+@ha.command("add")
+@TABLE
+@DATA_DIR
+@CONFIG
+@click.option(
+    "--prefix",
+    default="homeassistant",
+    show_default=True,
+    help="Home Assistant's discovery prefix (its MQTT option of that name).",
+)
+@click.option("--new-password", is_flag=True, help="Replace Home Assistant's password.")
+@click.option(
+    "--broker-host",
+    default=None,
+    metavar="HOST",
+    help="Name or address Home Assistant reaches the hub's broker at.  [default: this machine's network address]",
+)
+@click.option(
+    "--broker-port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help=f"Port of the broker.  [default: {TLS_PORT} with TLS, else {PLAIN_PORT}]",
+)
+def ha_add(
+    table: str | None,
+    data_dir: str | None,
+    config_file: str | None,
+    prefix: str,
+    new_password: bool,
+    broker_host: str | None,
+    broker_port: int | None,
+) -> None:
+    """Give Home Assistant a user on the table's broker, print its MQTT settings, and turn discovery on."""
+    try:
+        auth = _store(table, data_dir, config_file)
+        login = auth.add_home_assistant(prefix=prefix, new_password=new_password)
+        tls = auth.tls_files()
+    except CompanionError as exc:
+        _fail(str(exc))
+    host = broker_host or lan_address() or "HUB-ADDRESS"
+    port = broker_port or (TLS_PORT if tls is not None else PLAIN_PORT)
+    click.echo(f"Home Assistant's user at table {auth.table!r}, broker users in {auth.directory}", err=True)
+    click.echo(home_assistant_lines(login, host, port, tls), nl=False)
+    _reload(auth)
+    click.echo(
+        "The hub publishes discovery from its next start (sudo systemctl restart companion-hub), "
+        f"under {login.prefix}/.",
+        err=True,
+    )
+
+
+@ha.command("remove")
+@TABLE
+@DATA_DIR
+@CONFIG
+def ha_remove(table: str | None, data_dir: str | None, config_file: str | None) -> None:
+    """Take Home Assistant's user away: the broker refuses it from its next reload (done here if it runs)."""
+    try:
+        auth = _store(table, data_dir, config_file)
+        removed = auth.remove_home_assistant()
+    except CompanionError as exc:
+        _fail(str(exc))
+    if not removed:
+        _fail(f"table {auth.table!r} has no Home Assistant user")
+    click.echo(f"Home Assistant's user of table {auth.table!r} is removed.")
+    _reload(auth)
+
+
+@node.command("files")
+@TABLE
+@DATA_DIR
+@CONFIG
+@click.option(
+    "--share-with-broker",
+    is_flag=True,
+    help="Let the system's mosquitto read them through this user's group (0640; the installer uses it).",
+)
+def files(table: str | None, data_dir: str | None, config_file: str | None, share_with_broker: bool) -> None:
+    """Write the table's mosquitto password file and ACL now and print where they are."""
+    try:
+        auth = _store(table, data_dir, config_file)
+        if share_with_broker:
+            auth.share_with_broker()
+        password_file, acl_file = auth.mosquitto_files()
+    except CompanionError as exc:
+        _fail(str(exc))
+    click.echo(f"password_file {password_file}")
+    click.echo(f"acl_file {acl_file}")

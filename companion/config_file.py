@@ -14,7 +14,7 @@ import difflib
 import math
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,8 +82,7 @@ SETTINGS: tuple[Setting, ...] = (
         "hub",
         "game",
         "str",
-        "the game to referee: time-n-space, space-dealer, timeline, space-and-time, "
-        "time-splicers or sandtimers",
+        "the game to referee (`companion run --help` lists every game the hub knows)",
         "sandtimers",
         option="--game",
         param="game",
@@ -92,7 +91,7 @@ SETTINGS: tuple[Setting, ...] = (
         "hub",
         "variant",
         "str",
-        "variant of the game, e.g. intro, full or light for time-n-space",
+        "variant of the game (its --help or the setup page lists them)",
         "the game's first",
         option="--variant",
         param="variant",
@@ -263,14 +262,42 @@ SETTINGS: tuple[Setting, ...] = (
         "refuse",
         choices=("refuse", "warn", "ignore"),
     ),
+    _s(
+        "hub",
+        "deck",
+        "choice",
+        "where cards and tiles come from: the box on the table (players enter what they draw) or the hub's shuffle",
+        "table",
+        choices=("table", "hub"),
+        option="--deck",
+        param="deck",
+    ),
+    _s(
+        "hub",
+        "components",
+        "str",
+        "a corrected component file for the game (cards, tiles, counts; see docs/games/)",
+        "the game's own",
+        option="--components",
+        param="components",
+    ),
     _s("hub", "fsync", "bool", "fsync the game log after every event", "true"),
     _s("hub", "sounds_dir", "str", "where cue sounds are built", "~/.cache/companion/sounds"),
-    _s("hub", "max_streams", "int", "live pages open at once; more get a 503", "64", low=1, high=100000),
+    _s("hub", "max_streams", "int", "live pages open at once; more get a 503", "64", low=1, high=1024),
+    _s(
+        "hub",
+        "max_streams_per_client",
+        "int",
+        "live pages one device (address) may hold; more get a 503",
+        "16",
+        low=1,
+        high=1024,
+    ),
     _s(
         "hub",
         "ha_discovery",
         "str",
-        "publish Home Assistant MQTT discovery for the seated sandtimers under this prefix",
+        "publish Home Assistant MQTT discovery (the table and its sandtimers) under this prefix, e.g. homeassistant; on a networked table `companion ha add` turns it on too (docs/club.md)",
         "none",
     ),
     _s(
@@ -319,6 +346,13 @@ SETTINGS: tuple[Setting, ...] = (
         param="mqtt_port",
         low=1,
         high=65535,
+    ),
+    _s(
+        "broker",
+        "system",
+        "bool",
+        "with lan: the machine's own mosquitto serves the table (url, default mqtt://127.0.0.1:1883), reading the table's password file and ACL through /etc/mosquitto/conf.d/companion.conf (docs/install.md)",
+        "false",
     ),
     # --- [audio]: cues (docs/audio.md; CueSettings checks the values further) -----------------
     _s("audio", "enabled", "bool", "false silences every cue", "true"),
@@ -509,6 +543,26 @@ def _unknown_key(section: str, key: str) -> str:
 
 def _listed(sections: tuple[str, ...]) -> str:
     return ", ".join(f"[{s}]" for s in sections)
+
+
+def unknown_variables(environ: Mapping[str, str], known: Iterable[str], *, command: str = "run") -> list[str]:
+    """One warning for each ``COMPANION_<COMMAND>_*`` variable in ``environ`` that no option reads.
+
+    click ignores such a variable silently, so a misspelt ``COMPANION_RUN_PROT=80`` would leave
+    the hub on its default port without a word. Each warning names the nearest valid variable
+    when there is one close enough."""
+    prefix = f"{ENV_PREFIX}_{command.upper().replace('-', '_')}_"
+    valid = sorted(set(known))
+    out = []
+    for name in sorted(environ):
+        if not name.startswith(prefix) or name in valid:
+            continue
+        close = _nearest(name[len(prefix) :], [v[len(prefix) :] for v in valid if v.startswith(prefix)])
+        hint = f"did you mean {prefix}{close}?" if close else f"the variables are {', '.join(valid)}"
+        out.append(
+            f"environment variable {name} is not a setting of companion {command} and is ignored; {hint}"
+        )
+    return out
 
 
 def load_config_file(path: str | os.PathLike[str] | None) -> dict[str, dict[str, Any]]:

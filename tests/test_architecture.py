@@ -25,8 +25,9 @@ LAYERS = [
         "companion.sse_client",
         "companion.net",
     },
+    {"companion.doctor"},
     {"companion.hub"},
-    {"companion.runtime", "companion.bench", "companion.club", "companion.club_record"},
+    {"companion.runtime", "companion.bench", "companion.club", "companion.club_record", "companion.testing"},
     {"companion.cli", "companion.cli_node", "companion.__main__"},
 ]
 LAYER = {part: number for number, parts in enumerate(LAYERS) for part in parts}
@@ -95,3 +96,34 @@ def test_the_check_sees_imports_inside_functions():
         where.startswith("companion/table/log.py") and target == "companion.games"
         for _, target, where in imports()
     )
+
+
+def test_no_two_modules_import_each_other_in_a_circle():
+    """Inside a package too: a module that needs another's helper and is needed by it (the web API and
+    its access control did) hides which of them is the lower one; such a helper gets its own module."""
+    modules = {
+        ".".join(p.relative_to(ROOT.parent).with_suffix("").parts).removesuffix(".__init__")
+        for p in ROOT.rglob("*.py")
+    }
+    edges: dict[str, set[str]] = {}
+    for source, target, _ in imports():
+        while target not in modules and "." in target:
+            target = target.rsplit(".", 1)[0]  # "from companion.hub.api import x" names the module
+        if target != source and not source.startswith(target + "."):  # a package's own __init__ is above it
+            edges.setdefault(source, set()).add(target)
+
+    def cycle_from(start: str) -> list[str] | None:
+        stack = [(start, [start])]
+        seen = set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in edges.get(node, ()):
+                if nxt == start:
+                    return path + [start]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, path + [nxt]))
+        return None
+
+    cycles = {" -> ".join(c) for m in sorted(edges) if (c := cycle_from(m)) is not None}
+    assert cycles == set()

@@ -190,3 +190,48 @@ def test_a_table_starts_with_the_files_ports_and_the_environments_table(tmp_path
     assert f"Dashboard: http://127.0.0.1:{web}/" in lines
     assert not any(line.startswith("Simulated sandtimers") for line in lines)  # simulate = false
     assert [p["name"] for p in state["players"]] and len(state["players"]) == 2
+
+
+def _run_check(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``companion run --check-config ARGS`` in a process of its own, with only ``env`` of COMPANION_*."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
+    return subprocess.run(
+        [sys.executable, "-m", "companion", "run", "--check-config", "--memory", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**clean, **env},
+        cwd=REPO,
+    )
+
+
+def test_a_misspelt_run_variable_is_warned_about_once_with_the_nearest_name():
+    result = _run_check(env={"COMPANION_RUN_PROT": "8099", "COMPANION_RUN_PLAYERS": "3"})
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "COMPANION_RUN_PROT" in line]
+    assert warnings == [
+        "companion: warning: environment variable COMPANION_RUN_PROT is not a setting of companion run "
+        "and is ignored; did you mean COMPANION_RUN_PORT?"
+    ]
+    assert "3 players" in result.stdout and "127.0.0.1:8080" in result.stdout  # the real ones still count
+    far = _run_check(env={"COMPANION_RUN_ZZZZZZZZ": "1"})
+    assert far.returncode == 0 and "COMPANION_RUN_ZZZZZZZZ is not a setting" in far.stderr
+    assert "the variables are COMPANION_RUN_BROKER," in far.stderr  # nothing close: every valid one
+    quiet = _run_check(env={"COMPANION_RUN_PORT": "8099", "COMPANION_SIM_TABLE": "x"})
+    assert quiet.returncode == 0 and "warning" not in quiet.stderr  # valid, or another command's
+
+
+def test_an_unknown_game_lists_every_registered_game_and_the_nearest_one():
+    from companion.games import TIMERS_ONLY, game_names
+
+    result = _run_check("--game", "time-n-spce", env={})
+    assert result.returncode == 2
+    [line] = result.stderr.splitlines()
+    assert "unknown game 'time-n-spce'; did you mean 'time-n-space'?" in line
+    names = [TIMERS_ONLY, *game_names()]  # the registry's names, without importing every game
+    assert len(names) >= 6 and line.endswith("the games are: " + ", ".join(names))
+    help_text = subprocess.run(
+        [sys.executable, "-m", "companion", "run", "--help"], capture_output=True, text=True, timeout=60
+    ).stdout
+    flat = " ".join(help_text.split())
+    assert all(name in flat for name in names)

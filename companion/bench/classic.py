@@ -27,6 +27,9 @@ from companion.bench.stats import Percentiles
 from companion.bench.streams import StreamLoad
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
+from companion.table import events as ev
+from companion.table import messages as msg
+from companion.table.session import CuePlayed, News
 
 
 def _shows_flips(want: int) -> Callable[[dict[str, Any]], bool]:
@@ -234,16 +237,17 @@ def measure_cue_lateness(*, scale: float = 20.0, length_s: float = 120.0) -> Per
         heard: list[tuple[str, float]] = []
         done = threading.Event()
 
-        def listen(kind: str, data: dict) -> None:
-            if kind == "cue":
-                heard.append((data["name"], clock.now_s()))
-                if data["name"] == "end":
+        def listen(news: News) -> None:
+            if isinstance(news, CuePlayed):
+                heard.append((news.payload["name"], clock.now_s()))
+                if news.payload["name"] == "end":
                     done.set()
 
         session.add_listener(listen)
         start_services(app)
         try:
-            started = session.start_clock()
+            outcome = session.handle(msg.ClockCommand("start"))
+            started = next(e for e in outcome.events if isinstance(e, ev.ClockStarted))
             if not done.wait(length_s / scale + 10):
                 raise TimeoutError("the end cue did not come")
         finally:

@@ -55,6 +55,18 @@ class MalformedPayloadError(ProtocolError):
     """A payload that is not even JSON (or is too large or too deeply nested to read)."""
 
 
+class PayloadTooLargeError(MalformedPayloadError):
+    """The text is longer than the reader's bound (it was not parsed)."""
+
+
+class PayloadTooDeepError(MalformedPayloadError):
+    """The text nests arrays or objects deeper than the reader's bound (it was not parsed)."""
+
+
+class PayloadNotUnicodeError(MalformedPayloadError):
+    """The text holds a string that is not valid Unicode (an unpaired surrogate)."""
+
+
 def is_valid_id(text: object) -> TypeGuard[str]:
     """True for a table or node id: 1-32 characters of a-z, 0-9, '_' or '-'."""
     if type(text) is not str or not 0 < len(text) <= MAX_ID_LEN:
@@ -364,7 +376,7 @@ def check_depth(raw: bytes | bytearray, limit: int = MAX_DEPTH, what: str = "pay
         elif byte == 91 or byte == 123:  # [ {
             depth += 1
             if depth > limit:
-                raise MalformedPayloadError(
+                raise PayloadTooDeepError(
                     "%s nests arrays or objects more than %d deep; no message of the protocol does"
                     % (what, limit)
                 )
@@ -376,13 +388,20 @@ def check_depth(raw: bytes | bytearray, limit: int = MAX_DEPTH, what: str = "pay
                 )
 
 
-def loads(raw: bytes | bytearray | str, max_bytes: int = MAX_PAYLOAD_BYTES, what: str = "payload") -> object:
+def loads(
+    raw: bytes | bytearray | str,
+    max_bytes: int = MAX_PAYLOAD_BYTES,
+    what: str = "payload",
+    max_depth: int = MAX_DEPTH,
+    strict: bool = False,
+) -> object:
     """JSON text (UTF-8 bytes or str) to a value; raise :class:`MalformedPayloadError` and nothing else.
 
-    The size (``max_bytes``) and the nesting depth (:data:`MAX_DEPTH`) are checked before the
-    text is parsed, so no input can exhaust the parser's stack or a board's memory. The serial
-    line format (``serial_lines``) reads its lines through this too; ``what`` names the input in
-    the refusal ("payload", "line").
+    The one bounded JSON reader of the project: node messages, serial lines and the hub's web API
+    read through it. The size (``max_bytes``) and the nesting depth (``max_depth``) are checked
+    before the text is parsed, so no input can exhaust the parser's stack or a board's memory;
+    ``what`` names the input in the refusal ("payload", "line", "the body"). ``strict`` (the hub's
+    web API, under CPython) also refuses NaN, infinities and strings that are not valid Unicode.
     """
     if isinstance(raw, str):
         try:
@@ -390,16 +409,51 @@ def loads(raw: bytes | bytearray | str, max_bytes: int = MAX_PAYLOAD_BYTES, what
         except UnicodeError:  # a str with lone surrogates
             raise MalformedPayloadError("%s is not valid JSON: it is not UTF-8 text" % what)
     if len(raw) > max_bytes:
-        raise MalformedPayloadError("%s of %d bytes is larger than %d" % (what, len(raw), max_bytes))
-    check_depth(raw, MAX_DEPTH, what)
+        raise PayloadTooLargeError("%s of %d bytes is larger than %d" % (what, len(raw), max_bytes))
+    check_depth(raw, max_depth, what)
     try:
         text = str(raw, "utf-8")
     except UnicodeError:
         raise MalformedPayloadError("%s is not valid JSON: it is not UTF-8 text" % what)
     try:
-        return json.loads(text)
+        if strict:
+            value = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+        else:
+            value = json.loads(text)
     except Exception:  # ValueError, and whatever else a port's parser raises: bad input, never a crash
         raise MalformedPayloadError("%s is not valid JSON" % what)
+    if strict and _has_bad_text(value):
+        raise PayloadNotUnicodeError("%s has text that is not valid Unicode" % what)
+    return value
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError("numbers must be finite")
+    return number
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError("%s is not a JSON number" % name)
+
+
+def _has_bad_text(value: object) -> bool:
+    """True if a string in ``value`` (keys included) cannot be written as UTF-8 (an unpaired surrogate)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def decode(channel: str, payload: bytes | bytearray | str) -> Message:

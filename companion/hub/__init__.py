@@ -24,7 +24,7 @@ from companion.mqtt.broker import BrokerAddress
 from companion.rules.setup import DEFAULT_GRACE_S, TableSetup, default_setup, make_setup, player_id
 from companion.rules.text import Text
 from companion.table.log import EventLog, StorageError, describe_failure, new_log_path
-from companion.table.session import TableSession
+from companion.table.session import ShuttingDown, TableSession
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,11 @@ class HubConfig:
     """Real seconds a refused flip waits before it is flagged: turned back within them, it was a knock."""
     early_lifts: str = "refuse"
     """A sandtimer lifted before its sand ran through: refuse (the rules decide), warn or ignore."""
+    deck: str = "table"
+    """Where the game's cards and tiles come from: ``table`` (the box on the table: the players tell the
+    hub what they draw) or ``hub`` (the hub shuffles and shows what is drawn; a table without the box)."""
+    components: str = ""
+    """A table's own component file for the game (corrected card or tile data); "" for the shipped data."""
     data_dir: Path | None = None
     """Where event logs are written; None keeps the log in memory only."""
     fsync: bool = True
@@ -59,6 +64,9 @@ class HubConfig:
     or ``~/.cache``: ``companion/sounds``, bounded), never the data folder (docs/audio.md)."""
     max_streams: int = 64
     """Live streams (``/api/stream``: dashboards, phones, setup pages) open at once; more get a 503."""
+    max_streams_per_client: int = 16
+    """Live streams one address may hold (a browser opens at most 6 connections to a site), so one
+    device cannot take every slot; more get a 503 that says so."""
     ha_discovery: str | None = None
     """Publish Home Assistant MQTT discovery for the seated sandtimers under this prefix
     (``"homeassistant"``); None publishes none (see docs/club.md)."""
@@ -107,7 +115,13 @@ class HubConfig:
         )
         setup = replace(setup, turn_limit=self.turn_limit)
         return make_setup(
-            **{**_setup_fields(setup), "grace_s": self.grace_s, "early_lifts": self.early_lifts}
+            **{
+                **_setup_fields(setup),
+                "grace_s": self.grace_s,
+                "early_lifts": self.early_lifts,
+                "deck": self.deck,
+                "components": str(self.components or ""),
+            }
         )
 
 
@@ -155,7 +169,9 @@ def create_app(
     if broker is not None:
         from companion.mqtt.bridge import HubBridge
 
-        app.extensions["companion.bridge"] = HubBridge(session, broker, ha_discovery=config.ha_discovery)
+        app.extensions["companion.bridge"] = HubBridge(
+            session, broker, ha_discovery=config.ha_discovery, language=config.language
+        )
     from companion.hub.cues import init_cues
     from companion.hub.ticker import Ticker
 
@@ -168,9 +184,14 @@ def create_app(
 
     auth.init_access(app, public_url=config.public_url)
     api.init_app(app)
-    stream.init_streams(app, session, max_streams=config.max_streams)
+    stream.init_streams(
+        app, session, max_streams=config.max_streams, per_client=config.max_streams_per_client
+    )
     app.register_blueprint(setup_page.bp)
     app.register_blueprint(history.bp)
+    from companion.hub import doctor_page
+
+    app.register_blueprint(doctor_page.bp)
     from companion.i18n.web import init_i18n
 
     init_i18n(app, default_language=config.language)
@@ -241,7 +262,7 @@ def start_services(app: Flask) -> None:
 def stop_services(app: Flask) -> None:
     app.extensions["companion.shutdown"].set()
     session = app.extensions["companion.session"]
-    session.announce("shutdown")
+    session.tell(ShuttingDown())
     app.extensions["companion.ticker"].stop()
     app.extensions["companion.cue_worker"].stop()
     app.extensions["companion.stream_feed"].close()

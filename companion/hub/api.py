@@ -1,6 +1,6 @@
 """JSON API behind the dashboard; tests and other clients use it too.
 
-Every POST route reads its body with :func:`read_json` (routes that take none too, with
+Every POST route reads its body with :func:`~companion.hub.bodies.read_json` (routes that take none too, with
 ``optional=True``): bounded in size (:data:`MAX_BODY_BYTES`) and nesting (:data:`MAX_DEPTH`),
 strict JSON (no ``NaN``, no unpaired surrogates), and an object. Bad input is answered
 ``{"ok": false, "error": "...", "message": ...}`` with a 4xx before anything reaches the table:
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import re
 import threading
 from collections import OrderedDict
@@ -27,9 +26,10 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, jsonify, request
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.exceptions import HTTPException
 
-from companion.errors import CompanionError
+from companion.errors import InvalidRecordError
+from companion.games import find_game
 from companion.hub.auth import (
     UnknownPlayerError,
     host_only,
@@ -37,20 +37,22 @@ from companion.hub.auth import (
     require_player,
     seated_player,
 )
+from companion.hub.bodies import (
+    MAX_BODY_BYTES,
+    BadRequestError,
+    error_body,
+    read_json,
+)
 from companion.hub.extensions import bridge_of, fleet_of, session_of
 from companion.rules.outcome import Rejected
 from companion.rules.text import Text, text
 from companion.table import events as ev
+from companion.table import messages as msg
+from companion.table.decide import undo_offer
 
 log = logging.getLogger(__name__)
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-MAX_BODY_BYTES = 64 * 1024
-"""Largest JSON body the API reads (a setup or a game action is a few hundred bytes)."""
-
-MAX_DEPTH = 32
-"""Deepest nesting of arrays and objects in a JSON body (a game action is at most 4 or 5 deep)."""
 
 INTERNAL_ERROR_TEXT = text(
     "The hub could not answer this request because of an internal error; the hub's log has the details"
@@ -72,20 +74,6 @@ REPEAT_WAIT_S = 10.0
 
 Answer = tuple[dict[str, Any], int]
 """A JSON body and its status."""
-
-
-class BadRequestError(CompanionError, ValueError):
-    """A request the API cannot use: answered with ``status`` and the sentence; nothing changes."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def error_body(message: Text | str, **more: Any) -> dict[str, Any]:
-    """``{"ok": false, "error": English, "message": text}`` plus ``more``."""
-    shown = message.to_json() if isinstance(message, Text) else message
-    return {"ok": False, "error": str(message), "message": shown, **more}
 
 
 def refusal_body(refused: Rejected, *, with_rule: bool = True) -> dict[str, Any]:
@@ -185,103 +173,6 @@ def _once(scope: str, body: dict[str, Any], decide: Callable[[], Answer]) -> Any
     return jsonify(answer), status
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
-
-def nesting_depth(text: str) -> int:
-    """How deeply arrays and objects nest in JSON ``text`` (brackets inside strings do not count).
-
-    Checked before parsing, so a body nested thousands deep never reaches the parser's recursion.
-    """
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    depth = deepest = 0
-    for char in brackets:
-        if char in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-        else:
-            depth -= 1
-    return deepest
-
-
-def _finite(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError("numbers must be finite")
-    return number
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _has_bad_text(value: Any) -> bool:
-    """True if a string in ``value`` (keys included) cannot be written as UTF-8 (an unpaired surrogate)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
-
-
-def parse_json(raw: bytes) -> Any:
-    """Strict, bounded JSON: raises :class:`BadRequestError` with the reason, never anything else."""
-    if len(raw) > MAX_BODY_BYTES:
-        raise BadRequestError(f"the body is larger than {MAX_BODY_BYTES // 1024} KB", 413)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadRequestError("the body is not UTF-8 text") from None
-    if nesting_depth(text) > MAX_DEPTH:
-        raise BadRequestError(f"the body is nested more than {MAX_DEPTH} levels deep")
-    try:
-        value = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
-    except (ValueError, RecursionError):
-        raise BadRequestError("the body is not valid JSON") from None
-    if _has_bad_text(value):
-        raise BadRequestError("the body has text that is not valid Unicode")
-    return value
-
-
-def read_json(example: str, *, optional: bool = False) -> dict[str, Any]:
-    """The request's JSON object (``example`` shows what to send); ``optional``: no body reads as ``{}``.
-
-    Raises :class:`BadRequestError` for a body that is too large, too deep, not JSON, not
-    sent as JSON, or not an object.
-    """
-    length = request.content_length
-    if length is not None and length > MAX_BODY_BYTES:
-        raise BadRequestError(
-            f"send a JSON object like {example}: the body is larger than {MAX_BODY_BYTES // 1024} KB", 413
-        )
-    try:
-        raw = request.stream.read(MAX_BODY_BYTES + 1)
-    except RequestEntityTooLarge:
-        raise BadRequestError(f"send a JSON object like {example}: the body is too large", 413) from None
-    if not raw and optional:
-        return {}
-    if not request.is_json:
-        raise BadRequestError(f"send a JSON object like {example}, as Content-Type: application/json")
-    try:
-        value = parse_json(raw)
-    except BadRequestError as exc:
-        raise BadRequestError(f"send a JSON object like {example}: {exc}", exc.status) from None
-    if not isinstance(value, dict):
-        raise BadRequestError(f"send a JSON object like {example}")
-    return value
-
-
 @bp.get("/state")
 def state() -> Any:
     return jsonify(session_of(current_app).snapshot())
@@ -289,12 +180,17 @@ def state() -> Any:
 
 @bp.get("/stats")
 def stats() -> Any:
-    return jsonify(session_of(current_app).stats.to_dict())
+    """The session's message counts, and what the MQTT bridge dropped as a flood (``rate_limited``)."""
+    body = session_of(current_app).stats.to_dict()
+    rate_limit = getattr(current_app.extensions.get("companion.bridge"), "rate_limit", None)
+    if rate_limit is not None:  # a hub with a broker
+        body["rate_limited"] = rate_limit.to_dict()
+    return jsonify(body)
 
 
 @bp.get("/nodes")
 def nodes() -> Any:
-    return jsonify([link.to_dict() for link in session_of(current_app).nodes.values()])
+    return jsonify([link.to_dict() for link in session_of(current_app).table.seated_links()])
 
 
 @bp.get("/events")
@@ -313,19 +209,13 @@ def events() -> Any:
 def clock(action: str) -> Any:
     read_json("{}", optional=True)
     session = session_of(current_app)
-    handlers = {
-        "start": session.start_clock,
-        "pause": session.pause_clock,
-        "resume": session.resume_clock,
-        "abort": session.abort_clock,
-    }
-    handler = handlers.get(action)
-    if handler is None:
+    if action not in msg.CLOCK_ACTIONS:
         return _error(f"unknown clock action {action!r}; use start, pause, resume or abort", 404)
-    result = handler()
-    if isinstance(result, Rejected):
-        return _refused(result, with_rule=False)
-    return jsonify({"ok": True, "event": ev.event_to_dict(result), "clock": session.snapshot()["clock"]})
+    outcome = session.handle(msg.ClockCommand(action))
+    if outcome.refusal is not None:
+        return _refused(outcome.refusal, with_rule=False)
+    event = next(e for e in outcome.events if isinstance(e, ev.CLOCK_EVENTS))
+    return jsonify({"ok": True, "event": ev.event_to_dict(event), "clock": session.snapshot()["clock"]})
 
 
 @bp.get("/players/<player>")
@@ -350,12 +240,18 @@ def player_action(player: str) -> Any:
     if not isinstance(body.get("action"), dict):
         return _error(f"send a JSON object like {example}", 400)
     session = session_of(current_app)
+    game = find_game(session.setup.game)
+    try:
+        action = game.codec.read(body["action"], game.moves)
+    except InvalidRecordError as exc:
+        return _error(text("That is not a move of this game: {reason}", reason=str(exc)), 400)
 
     def decide() -> Answer:
-        result = session.player_action(name, body["action"])
-        if isinstance(result, Rejected):
-            return refusal_body(result), 409
-        return {"ok": True, "notes": [note.to_json() for note in result.notes]}, 200
+        outcome = session.handle(msg.PlayerAction(name, action))
+        if outcome.refusal is not None:
+            return refusal_body(outcome.refusal), 409
+        notes = outcome.decision.notes if outcome.decision is not None else ()
+        return {"ok": True, "notes": [note.to_json() for note in notes]}, 200
 
     return _once(name, body, decide)
 
@@ -373,9 +269,16 @@ def player_intent(player: str) -> Any:
     if not isinstance(body.get("node"), str) or not isinstance(body.get("intent"), (dict, type(None))):
         return _error(f"send a JSON object like {example}", 400)
     session = session_of(current_app)
+    intent = None
+    if body["intent"] is not None:
+        game = find_game(session.setup.game)
+        try:
+            intent = game.codec.read(body["intent"], game.intents)
+        except InvalidRecordError as exc:
+            return _error(text("That is not a choice of this game: {reason}", reason=str(exc)), 400)
 
     def decide() -> Answer:
-        refused = session.set_intent(name, body["node"], body["intent"])
+        refused = session.handle(msg.ChooseIntent(name, body["node"], intent)).refusal
         if refused is not None:
             return refusal_body(refused), 409
         return {"ok": True}, 200
@@ -385,8 +288,8 @@ def player_intent(player: str) -> Any:
 
 @bp.get("/undo")
 def undo_preview() -> Any:
-    preview = session_of(current_app).undo_preview()
-    return jsonify({"ok": preview is not None, "undo": preview})
+    preview = undo_offer(session_of(current_app).table)
+    return jsonify({"ok": preview is not None, "undo": preview.to_json() if preview is not None else None})
 
 
 @bp.post("/undo")
@@ -396,17 +299,18 @@ def undo() -> Any:
     body = read_json('{"confirm": true}', optional=True)
     session = session_of(current_app)
     if body.get("confirm") is not True:
-        preview = session.undo_preview()
+        preview = undo_offer(session.table)
         if preview:
             return _error(text("Confirm to undo: {note}", note=preview), 409)
         return _error(text("There is no accepted action to undo"), 409)
     step = body.get("step")
     if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
         return _error(text("step must be the number of a step the undo list offers"), 400)
-    result = session.undo(step)
-    if isinstance(result, Rejected):
-        return _refused(result, with_rule=False)
-    return jsonify({"ok": True, "undone": result.note})
+    outcome = session.handle(msg.Undo(step))
+    if outcome.refusal is not None:
+        return _refused(outcome.refusal, with_rule=False)
+    undone = next(e for e in outcome.events if isinstance(e, ev.StepUndone))
+    return jsonify({"ok": True, "undone": undone.note.to_json()})
 
 
 @bp.post("/nodes/<node>/restart")
@@ -443,8 +347,8 @@ def identify(node: str) -> Any:
     return _command_node(node, "identify")
 
 
-def _command_node(node: str, what: str) -> Any:
-    refused = session_of(current_app).command_node(node, what)
+def _command_node(node: str, what: msg.NodeRequest) -> Any:
+    refused = session_of(current_app).handle(msg.NodeCommand(node, what)).refusal
     if refused is not None:
         return _refused(refused, 404, with_rule=False)
     if bridge_of(current_app) is None:

@@ -26,11 +26,11 @@ from companion.audio.settings import CueSettings
 from companion.clock import Clock
 from companion.errors import CompanionError
 from companion.games import find_game
-from companion.hub.api import read_json
 from companion.hub.auth import host_only
+from companion.hub.bodies import read_json
 from companion.hub.ticker import MAX_WAIT_S
 from companion.table.model import ActionRefused, TableReset, is_logged
-from companion.table.session import TableSession
+from companion.table.session import Changed, CuePlayed, News, TableSession
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def init_cues(
         settings,
         clock=clock,
         sounds_dir=sounds_dir,
-        emit=lambda payload: session.broadcast("cue", payload),
+        emit=lambda payload: session.tell(CuePlayed(payload)),
         cache_limit_bytes=limit,
     )
     app.extensions["companion.cues"] = service
@@ -86,13 +86,13 @@ class CueWorker:
         session.add_listener(self.on_change)
 
     # --- the session's side: inside the session lock, so only note and wake -----------------
-    def on_change(self, kind: str, data: dict[str, Any]) -> None:
-        if kind != "change" or self._thread is None:
+    def on_change(self, news: News) -> None:
+        if not isinstance(news, Changed) or self._thread is None:
             return
         session = self.session
         master, now = session.state.clock, session.clock.now_s()
         queued = False
-        for event in data["events"]:
+        for event in news.events:
             if isinstance(event, ActionRefused):
                 self._queue.put(("buzz", master, now))
             elif isinstance(event, TableReset):

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template
 
 from companion.errors import CompanionError
 from companion.games import referee_for
-from companion.hub.api import error_body
+from companion.hub.bodies import error_body
 from companion.hub.extensions import session_of
 from companion.i18n import render
 from companion.i18n.web import EXTENSION, request_language
@@ -53,7 +53,7 @@ def summarise(saved: SavedGame, *, game_id: str) -> dict[str, Any]:
     """What the history lists about one game (folding its log never asks the rules; scoring does)."""
     setup, events = saved.setup, saved.events
     state = fold(setup, events, saved.start)
-    scores = referee_for(state.setup).scores(state.game)
+    scores = referee_for(state.setup).scores(state.game, state.context)
     started, ended = game_times(events)
     phase = state.clock.phase
     status = "over" if state.clock.is_over or scores else "not started" if phase == "ready" else "in progress"
@@ -190,7 +190,7 @@ def _render(message: Text | str) -> str:
 
 def _current_scores() -> dict[str, Any] | None:
     session = session_of(current_app)
-    return session.referee.scores(session.state.game)
+    return session.referee.scores(session.state.game, session.state.context)
 
 
 @bp.get("/api/scores.json")
@@ -232,7 +232,7 @@ def end_state() -> tuple[Text, Text | None]:
     or None when there are no scores), so the screen never says "not over" of a game that is."""
     session = session_of(current_app)
     state, referee = session.state, session.referee
-    scores = referee.scores(state.game)
+    scores = referee.scores(state.game, state.context)
     clock = state.clock
     reason = clock.end_reason
     if scores is not None:

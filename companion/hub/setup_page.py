@@ -8,6 +8,7 @@ request ids) or the same setup sent again within :data:`REPEAT_WINDOW_S`
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
 import time
@@ -16,13 +17,25 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    jsonify,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
 
-from companion.errors import CompanionError
+from companion.errors import CompanionError, UnknownGameError
 from companion.games import TIMERS_ONLY, GameInfo, all_games, find_game, referee_for
-from companion.hub.api import Answer, answers_of, error_body, read_json
+from companion.hub.api import Answer, answers_of
 from companion.hub.auth import access_of, host_only
+from companion.hub.bodies import error_body, read_json
 from companion.hub.extensions import fleet_of, session_of
+from companion.rules.deck import DECK_MODES
 from companion.rules.pages import to_json
 from companion.rules.setup import (
     DEFAULT_GRACE_S,
@@ -36,6 +49,7 @@ from companion.rules.setup import (
     player_id,
 )
 from companion.rules.text import Text, TextError, text, verbatim
+from companion.table import messages as msg
 
 bp = Blueprint("setup", __name__)
 
@@ -43,7 +57,6 @@ bp = Blueprint("setup", __name__)
 REPEAT_WINDOW_S = 3.0
 """Real seconds in which the same setup sent again is taken for a double click, not a new game."""
 
-PICTURES = Path(__file__).resolve().parent / "static" / "pictures"
 """Each game's drawing for the dashboard (``<game>.js``); every file there is included."""
 
 
@@ -55,6 +68,7 @@ def _game_dict(info: GameInfo) -> dict[str, Any]:
         "min_players": info.min_players,
         "max_players": info.max_players,
         "timers_per_player": info.timers_per_player,
+        "random_components": info.random_components,
         "variants": [
             {"name": v.name, "title": to_json(v.title), "clock_minutes": v.clock_minutes}
             for v in info.variants
@@ -115,6 +129,9 @@ def _setup_from(body: dict[str, Any], current: TableSetup, connected: list[str])
     if early_lifts not in EARLY_LIFTS:
         raise TextError(text("early_lifts must be one of {choices}", choices=tuple(EARLY_LIFTS)))
     seed = int(_number(body, "seed", 0, 0, 2**31))
+    deck = body.get("deck", current.deck if current.game == info.name else "table")
+    if deck not in DECK_MODES:
+        raise TextError(text("deck must be one of {choices}", choices=tuple(DECK_MODES)))
     colours = body.get("colours", [])
     if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
         raise TextError(text("colours must be a list of colour names"))
@@ -134,6 +151,8 @@ def _setup_from(body: dict[str, Any], current: TableSetup, connected: list[str])
         colours=tuple(colours),
         grace_s=grace_s,
         early_lifts=early_lifts,
+        deck=deck,
+        components=current.components if current.game == info.name else "",
     )
     setup = replace(setup, turn_limit=bool(body.get("turn_limit", True)))
     if pairing == "keep":
@@ -190,20 +209,20 @@ def _repeats(app: Flask) -> RepeatedSetups:
 def new_game() -> Any:
     """Start a new game at this table. ``pairing``: ``flip`` (pair nodes by flipping) or ``keep``;
     ``request``: an id the page makes per click, so a repeated request starts nothing more."""
-    body = read_json('{"game": "time-n-space", "players": ["ana", "ben", "eva"], "request": "r1"}')
+    body = read_json('{"game": "<game>", "players": ["ana", "ben", "eva"], "request": "r1"}')
     session = session_of(current_app)
 
     def decide() -> Answer:
-        connected = [n for n, i in session.nodes.items() if i.online]
-        connected += [n for n, i in session.unpaired.items() if i.online]
+        table = session.table
+        connected = [link.node for link in (*table.seated_links(), *table.unpaired()) if link.online]
         try:
             setup, pairing = _setup_from(body, session.setup, connected)
-            if pairing == "keep":
-                session.reset(setup)
-            else:
-                session.begin_pairing(setup)
         except (CompanionError, ValueError) as exc:
             return error_body(_message(exc)), 400
+        started = msg.NewGame(setup) if pairing == "keep" else msg.BeginPairing(setup)
+        refused = session.handle(started).refusal
+        if refused is not None:
+            return error_body(refused.reason), 400
         return {"ok": True, "pairing": pairing, "setup": setup.to_dict()}, 200
 
     asked = json.dumps({k: v for k, v in body.items() if k != "request"}, sort_keys=True)
@@ -222,7 +241,7 @@ def new_game() -> Any:
 @bp.post("/api/setup/cancel")
 @host_only
 def cancel() -> Any:
-    session_of(current_app).cancel_pairing()
+    session_of(current_app).handle(msg.CancelPairing())
     return jsonify({"ok": True})
 
 
@@ -271,12 +290,31 @@ def qr(player: str) -> Any:
 
 
 def picture_scripts() -> list[str]:
-    """The URLs of the picture registry and of every game's drawing, in a stable order: a new
-    game's ``static/pictures/<game>.js`` is included without editing any template."""
-    names = sorted(p.name for p in PICTURES.glob("*.js")) if PICTURES.is_dir() else []
+    """The URLs of the picture registry and of every game's drawing (its package's ``picture.js``), in
+    the registry's order: a new game's picture is included without editing any template."""
     return [url_for("static", filename="pictures.js")] + [
-        url_for("static", filename=f"pictures/{name}") for name in names
+        url_for("setup.game_picture", game=info.name) for info in all_games() if _picture_of(info) is not None
     ]
+
+
+def _picture_of(info: GameInfo) -> Path | None:
+    if not info.package:
+        return None
+    path = Path(importlib.import_module(info.package).__file__ or "").parent / "picture.js"
+    return path if path.is_file() else None
+
+
+@bp.get("/games/<game>/picture.js")
+def game_picture(game: str) -> Any:
+    """A game's drawing, served from its package."""
+    try:
+        info = find_game(game)
+    except UnknownGameError:
+        return Response("// no such game\n", status=404, mimetype="text/javascript")
+    path = _picture_of(info)
+    if path is None:
+        return Response("// this game has no picture\n", status=404, mimetype="text/javascript")
+    return send_file(path, mimetype="text/javascript", max_age=300)
 
 
 @bp.app_context_processor

@@ -6,7 +6,8 @@ import logging
 import threading
 from collections.abc import Callable
 
-from companion.table.session import TableSession
+from companion.table import messages as msg
+from companion.table.session import TableSession, next_deadline_s
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ class Ticker:
         while not self._stop.is_set():
             self.session.clock_changed.clear()
             deadlines: list[float] = []
-            for step in [self.session.tick, *self.steps]:
+            for step in [self._tick, *self.steps]:
                 try:
                     due = step()
                 except Exception:
@@ -48,6 +49,11 @@ class Ticker:
             self.session.clock_changed.wait(max(0.001, real_wait))
             if self._stop.is_set():
                 break
+
+    def _tick(self) -> float | None:
+        """Apply what is due (held flips, the master clock running out); game seconds to the next deadline."""
+        outcome = self.session.handle(msg.Tick())
+        return next_deadline_s(outcome.table, now_s=self.session.clock.now_s())
 
     def stop(self) -> None:
         self._stop.set()

@@ -7,7 +7,7 @@ scripts). The English text is the id: :func:`render` gives a :class:`Text` in a 
 never breaks a page.
 
 Catalogs are JSON files: ``<lang>.json`` and ``<part>.<lang>.json`` next to this module (the hub's
-pages), and ``companion/games/<package>/i18n/<lang>.json`` (each game's words). An entry is a
+pages), and ``<game package>/i18n/<lang>.json`` (each registered game's words). An entry is a
 translation, or for a counting message its plural forms (``{"one": ..., "other": ...}``).
 ``tests/test_messages.py`` checks that every id in the code has an entry in every catalog.
 
@@ -54,9 +54,22 @@ def _catalog_files(lang: str) -> tuple[Path, ...]:
     """The hub's catalogs (``<lang>.json``, ``<part>.<lang>.json``) and each game's
     (``companion/games/<package>/i18n/<lang>.json``), in that order."""
     files = [_CATALOG_DIR / f"{lang}.json", *sorted(_CATALOG_DIR.glob(f"*.{lang}.json"))]
-    games_dir = _CATALOG_DIR.parent / "games"
-    files += sorted(games_dir.glob(f"*/i18n/{lang}.json"))
-    return tuple(files)
+    return (*files, *(folder / f"{lang}.json" for folder in game_catalog_folders()))
+
+
+def game_catalog_folders() -> tuple[Path, ...]:
+    """Each registered game's ``i18n`` folder, in its package (a game registered from another
+    distribution brings its own)."""
+    import importlib
+
+    from companion.games import all_games
+
+    folders = []
+    for info in all_games():
+        if info.package:
+            module = importlib.import_module(info.package)
+            folders.append(Path(module.__file__ or "").parent / "i18n")
+    return tuple(folders)
 
 
 def _read_catalog(path: Path) -> dict[str, Entry]:
@@ -84,6 +97,12 @@ def _load_entries(lang: str) -> Mapping[str, Entry]:
 def _load(lang: str) -> Mapping[str, str]:
     """The catalog's plain (non-plural) entries."""
     return MappingProxyType({k: v for k, v in _load_entries(lang).items() if isinstance(v, str)})
+
+
+def reload() -> None:
+    """Read the catalogs again at the next translation (after a game was registered or its files changed)."""
+    for cached in (_catalog_files, _load_entries, _load):
+        cached.cache_clear()
 
 
 def catalog(lang: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ anonymous client gets in, and a publish outside them is dropped by the broker::
 
     user hub                                   the hub: everything under its table
     topic readwrite companion/v1/T/#
+    topic readwrite homeassistant/#                  (with Home Assistant discovery on)
 
     user red-1                                 a node (user = node id)
     topic write companion/v1/T/node/red-1/event
@@ -35,6 +36,10 @@ anonymous client gets in, and a publish outside them is dropped by the broker::
     topic read  companion/v1/T/node/red-1/cmd
     topic read  companion/v1/T/state
     topic read  companion/v1/T/hub/status            (the node resends its outbox when the hub is back)
+
+    user homeassistant                         Home Assistant (``companion ha add``)
+    topic read companion/v1/T/#                      the table: node statuses and events, states
+    topic readwrite homeassistant/#                  its discovery prefix: configs, birth, buttons
 
 The rules name each user and the table explicitly instead of mosquitto's ``%u``
 patterns, so a revoked node loses its topics with its password, and a node of this
@@ -58,6 +63,8 @@ API for the runtime and the command line::
     auth.mosquitto_files()              -> (password_file, acl_file), written afresh
     auth.tls_files()                    -> TlsFiles | None (the files in tls/, when all there)
     auth.reload_broker()                -> str | None: SIGHUP to the running embedded mosquitto
+    auth.add_home_assistant(prefix=...) -> HomeAssistantLogin (Home Assistant's user and prefix)
+    auth.home_assistant() / remove_home_assistant()
 
 Every change rewrites both mosquitto files at once (under the lock, each by an
 atomic rename). A running mosquitto reads them again on SIGHUP (``reload_broker``,
@@ -93,6 +100,10 @@ log = logging.getLogger(__name__)
 
 HUB_USER = "hub"
 """The hub's user on its table's broker; no node may take this id."""
+HA_USER = "homeassistant"
+"""Home Assistant's user on the table's broker (``companion ha add``); no node may take this id."""
+HA_PREFIX = "homeassistant"
+"""Home Assistant's MQTT discovery prefix unless told otherwise."""
 STORE_FORMAT = 1
 PASSWORD_BYTES = 18
 """Random bytes in a generated password: 24 characters of ``A-Z a-z 0-9 _ -`` (144 bits)."""
@@ -139,6 +150,30 @@ class NodeEntry:
     @property
     def is_revoked(self) -> bool:
         return self.revoked_at is not None
+
+
+@dataclass(frozen=True)
+class HomeAssistantLogin:
+    """What Home Assistant's MQTT integration needs to log in to a table's broker."""
+
+    table: str
+    user: str
+    password: str
+    prefix: str
+    """Its discovery prefix (Home Assistant's MQTT setting of that name)."""
+
+    def address(self, broker: BrokerAddress) -> BrokerAddress:
+        return replace(broker, username=self.user, password=self.password)
+
+
+def check_prefix(prefix: str) -> str:
+    """A discovery prefix: topic levels of a-z, 0-9, ``_`` and ``-``; :class:`ConfigError` otherwise."""
+    levels = prefix.strip().strip("/").split("/")
+    if not prefix.strip() or not all(protocol.is_valid_id(level) for level in levels):
+        raise ConfigError(
+            f"discovery prefix {prefix!r} must be topic levels of a-z, 0-9, '_' or '-' (e.g. homeassistant)"
+        )
+    return "/".join(levels)
 
 
 def _now() -> str:
@@ -223,11 +258,11 @@ def password_hash(password: str) -> str:
 
 
 # --- files -----------------------------------------------------------------------------------
-def _write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically, readable by this user only (0600)."""
+def _write_private(path: Path, text: str, mode: int = 0o600) -> None:
+    """Write ``text`` to ``path`` atomically, readable by this user only (0600, or ``mode``)."""
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", dir=path.parent)
     try:
-        os.fchmod(fd, 0o600)
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
@@ -240,10 +275,13 @@ def _write_private(path: Path, text: str) -> None:
 
 
 def _private_dir(path: Path) -> None:
-    """Make ``path`` (0700), or tighten it; :class:`ConfigError` when this user cannot."""
+    """Make ``path`` (0700), or tighten it to that; a folder shared with the broker's group on
+    purpose (0750, :meth:`BrokerAuth.share_with_broker`) stays so. :class:`ConfigError` when this
+    user cannot."""
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if path.stat().st_mode & 0o077:
+        loose = path.stat().st_mode & 0o077
+        if loose and loose != 0o050:  # group read-and-enter only: shared with the broker on purpose
             path.chmod(0o700)
     except OSError as exc:
         raise ConfigError(f"cannot make the private folder {path}: {exc.strerror or exc}") from None
@@ -273,6 +311,9 @@ class BrokerAuth:
         self.broker_record = self.directory / "broker.json"
         self.tls_dir = self.directory / "tls"
         self.hub_user = HUB_USER
+        self.discovery_prefix: str | None = None
+        """The Home Assistant discovery prefix the running hub publishes under (``[hub] ha_discovery``),
+        set by the runtime before the broker starts: the hub's rules then include it."""
 
     @classmethod
     def for_table(cls, data_dir: str | Path, table: str) -> BrokerAuth:
@@ -342,6 +383,8 @@ class BrokerAuth:
             raise ConfigError(f"node id {node!r} must be 1-32 characters of a-z, 0-9, '_' or '-'")
         if node == HUB_USER:
             raise ConfigError(f"{HUB_USER!r} is the hub's own user on the broker; give the node another id")
+        if node == HA_USER:
+            raise ConfigError(f"{HA_USER!r} is Home Assistant's user on the broker; give the node another id")
 
     # --- the API ------------------------------------------------------------------------
     def hub_address(self, address: BrokerAddress) -> BrokerAddress:
@@ -407,6 +450,63 @@ class BrokerAuth:
                 self._write(data)
             return NodeEntry(node, entry["added_at"], entry["revoked_at"])
 
+    # --- Home Assistant -------------------------------------------------------------------------
+    def add_home_assistant(
+        self, *, prefix: str = HA_PREFIX, new_password: bool = False
+    ) -> HomeAssistantLogin:
+        """A broker user for Home Assistant: it may read the table's topics and read and write its
+        discovery prefix (its configs, its birth message, the buttons), nothing else. An existing
+        user keeps its password unless ``new_password``; the prefix is updated."""
+        prefix = check_prefix(prefix)
+        with self._locked():
+            data = self._read()
+            changed = self._with_hub(data)
+            entry = data.get("homeassistant")
+            if not entry or new_password:
+                password = make_password()
+                entry = {
+                    "user": HA_USER,
+                    "password": password,
+                    "hash": password_hash(password),
+                    "added_at": _now(),
+                }
+                changed = True
+            if entry.get("prefix") != prefix:
+                entry = {**entry, "prefix": prefix}
+                changed = True
+            data["homeassistant"] = entry
+            if changed:
+                self._write(data)
+            return HomeAssistantLogin(self.table, entry["user"], entry["password"], entry["prefix"])
+
+    def home_assistant(self) -> HomeAssistantLogin | None:
+        """Home Assistant's login on this table's broker, if ``companion ha add`` made one."""
+        entry = self._read().get("homeassistant")
+        if not entry:
+            return None
+        return HomeAssistantLogin(
+            self.table, entry["user"], entry["password"], entry.get("prefix", HA_PREFIX)
+        )
+
+    def remove_home_assistant(self) -> bool:
+        """Take Home Assistant's user away (refused from the next reload); whether there was one."""
+        with self._locked():
+            data = self._read()
+            if not data.get("homeassistant"):
+                return False
+            data.pop("homeassistant")
+            self._write(data)
+            return True
+
+    def discovery_prefixes(self, data: dict[str, Any] | None = None) -> list[str]:
+        """The discovery prefixes the hub may publish under: the runtime's and Home Assistant's user's."""
+        data = self._read() if data is None else data
+        found = [self.discovery_prefix] if self.discovery_prefix else []
+        entry = data.get("homeassistant")
+        if entry:
+            found.append(entry.get("prefix", HA_PREFIX))
+        return list(dict.fromkeys(found))
+
     def nodes(self) -> list[NodeEntry]:
         """Every node that ever had credentials, sorted by id, without passwords."""
         return [
@@ -441,11 +541,22 @@ class BrokerAuth:
         lines = [
             f"# Made by companion from {self.store_path.name} for table {self.table}; edits are overwritten.",
             "# Each node may publish only its own event and status, and read only its own cmd,",
-            "# the table's state and the hub's status. The hub reads and writes the whole table.",
+            "# the table's state and the hub's status. The hub reads and writes the whole table",
+            "# (and Home Assistant's discovery prefix); Home Assistant reads the table and writes",
+            "# only under its discovery prefix.",
             "",
             f"user {HUB_USER}",
             f"topic readwrite {root}/#",
         ]
+        lines += [f"topic readwrite {prefix}/#" for prefix in self.discovery_prefixes(data)]
+        ha = data.get("homeassistant")
+        if ha and ha.get("hash"):
+            lines += [
+                "",
+                f"user {ha['user']}",
+                f"topic read {root}/#",
+                f"topic readwrite {ha.get('prefix', HA_PREFIX)}/#",
+            ]
         for node, entry in sorted(data["nodes"].items()):
             if entry.get("revoked_at") or not entry.get("hash"):
                 continue
@@ -468,11 +579,32 @@ class BrokerAuth:
         for node, entry in sorted(data["nodes"].items()):
             if not entry.get("revoked_at") and entry.get("hash"):
                 lines.append(f"{node}:{entry['hash']}")
+        ha = data.get("homeassistant")
+        if ha and ha.get("hash"):
+            lines.append(f"{ha['user']}:{ha['hash']}")
         return "\n".join(lines) + "\n"
 
     def _write_mosquitto_files(self, data: dict[str, Any]) -> None:
-        _write_private(self.password_file, self.password_text(data))
-        _write_private(self.acl_file, self.acl_text(data))
+        mode = 0o640 if data.get("broker_group_reads") else 0o600  # see share_with_broker
+        _write_private(self.password_file, self.password_text(data), mode)
+        _write_private(self.acl_file, self.acl_text(data), mode)
+
+    def share_with_broker(self) -> None:
+        """Let the system's mosquitto read the password and ACL files through this user's group
+        (the installer puts the ``mosquitto`` user in the ``companion`` group): both files become
+        0640 and their folders 0750 from now on; the credential store itself stays 0600."""
+        with self._locked():
+            data = self._read()
+            self._with_hub(data)
+            data["broker_group_reads"] = True
+            try:
+                for folder in (self.directory.parent, self.directory):
+                    folder.chmod(0o750)
+            except OSError as exc:
+                raise ConfigError(
+                    f"cannot open {self.directory} to the broker's group: {exc.strerror or exc}"
+                ) from None
+            self._write(data)
 
     # --- a running broker ----------------------------------------------------------------------
     def record_broker(self, pid: int, argv: list[str]) -> None:

@@ -34,10 +34,10 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 from urllib.parse import unquote, urlsplit
 
 from companion.errors import BrokerError, ConfigError
@@ -53,6 +53,14 @@ AMQTT_SHUTDOWN_S = 2.0
 """How long amqtt may take to shut down before its connections are simply closed."""
 AUTOSAVE_S = 30
 """How often mosquitto saves its persistence file while running (it always saves when stopped)."""
+MESSAGE_SIZE_LIMIT = 65536
+"""Bytes of the largest message the embedded mosquitto passes on (larger ones are dropped); a node's
+payload is at most ``protocol.MAX_PAYLOAD_BYTES`` (4 KB), the hub's retained state a few KB."""
+MAX_INFLIGHT_MESSAGES = 20
+"""QoS 1 messages mosquitto has in flight to one client at once (its default, set explicitly)."""
+MAX_QUEUED_MESSAGES = 10000
+"""QoS 1 messages mosquitto queues for one client that is away or slow (default 1,000): room for a
+busy table's node events while its hub restarts."""
 TLS_PORT = 8883
 """The embedded broker's TLS listener (MQTT's registered port for TLS)."""
 LAN_NEEDS_MOSQUITTO = (
@@ -309,8 +317,13 @@ class MosquittoBroker:
         lines += [
             # Without TCP_NODELAY on both ends a request/response waits ~40 ms twice (Nagle).
             "set_tcp_nodelay true",
-            # The hub's persistent session: node events queued while the hub is away.
-            "max_queued_messages 10000",
+            # Bounds a client cannot talk past: no message larger than 64 KB (a node's is at most
+            # 4 KB, the hub's retained state a few), at most 20 QoS 1 messages in flight to each
+            # client, and at most 10,000 queued for one (the hub's persistent session keeps node
+            # events while the hub is away; beyond that the oldest wait is not worth a table).
+            f"message_size_limit {MESSAGE_SIZE_LIMIT}",
+            f"max_inflight_messages {MAX_INFLIGHT_MESSAGES}",
+            f"max_queued_messages {MAX_QUEUED_MESSAGES}",
             "persistence true",
             f"persistence_location {self.persistence_dir}/",
             # Saved on SIGTERM anyway; the autosave bounds what a crash (SIGKILL) loses.
@@ -454,6 +467,44 @@ def _release_amqtt(loop: asyncio.AbstractEventLoop, broker: Broker) -> None:
     loop.close()
 
 
+def _tidy_amqtt_broker() -> type[Broker]:
+    """amqtt's ``Broker`` with two of its 0.12 bugs worked around (``tests/mqtt/test_amqtt_fallback.py``).
+
+    * At every CONNECT it sends the new client the retained messages of *every* filter any client
+      subscribed to, so a client subscribed to ``zzz`` got the table's state and hub status: here a
+      client gets a filter's retained messages only if it holds that subscription itself (with its
+      own QoS), which also covers the retained messages of a fresh SUBSCRIBE.
+    * It walks its subscription table while awaiting, and another client subscribing meanwhile
+      raised "dictionary changed size during iteration" (4-7 logged errors per node connect): the
+      table iterates over a copy of its keys here.
+    """
+    from amqtt.broker import Broker
+
+    class Subscriptions(dict[str, Any]):
+        def __iter__(self) -> Iterator[str]:
+            return iter(list(dict.keys(self)))
+
+        def items(self) -> Any:
+            return list(dict.items(self))
+
+    class TidyBroker(Broker):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._subscriptions: Any = Subscriptions(self._subscriptions)
+
+        async def _publish_retained_messages_for_subscription(
+            self, subscription: tuple[str, int], session: Any
+        ) -> None:
+            topic_filter = subscription[0]
+            owners = self._subscriptions.get(topic_filter, ())
+            mine = [qos for owner, qos in owners if owner.client_id == session.client_id]
+            if not mine:
+                return
+            await super()._publish_retained_messages_for_subscription((topic_filter, mine[0]), session)
+
+    return TidyBroker
+
+
 class AmqttBroker:
     """amqtt running on its own asyncio loop in a background thread.
 
@@ -485,7 +536,7 @@ class AmqttBroker:
     def start(self) -> AmqttBroker:
         """Start amqtt (again, after it stopped or died: same port, on a fresh loop and thread)."""
         try:
-            from amqtt.broker import Broker
+            import amqtt.broker  # noqa: F401
         except ImportError as exc:  # pragma: no cover - depends on the install
             raise BrokerError(
                 "neither mosquitto nor amqtt is installed; install one or pass --broker"
@@ -508,7 +559,7 @@ class AmqttBroker:
             self._loop = loop
             asyncio.set_event_loop(loop)
             try:
-                broker = self._broker = Broker(config, loop=loop)
+                broker = self._broker = _tidy_amqtt_broker()(config, loop=loop)
                 loop.run_until_complete(broker.start())
             except BaseException as exc:  # reported to the starting thread
                 errors.append(exc)

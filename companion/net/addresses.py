@@ -213,6 +213,23 @@ def choose_lan_address(
     return LanAddress(first.address, first.interface, reason, tuple(candidates))
 
 
+def network_pending(requested: str | None = None, addresses: Iterable[HostAddress] | None = None) -> bool:
+    """Whether waiting could give the table its address: this machine has no network address yet
+    (booted before its Wi-Fi joined), or ``requested`` names an interface that has none yet.
+
+    An IP address that is not this machine's is a mistake, not something to wait for."""
+    pool = list(host_addresses() if addresses is None else addresses)
+    candidates = lan_addresses(pool)
+    if requested is None or not requested.strip():
+        return not candidates
+    text = requested.strip()
+    try:
+        ipaddress.ip_address(text.split("%", 1)[0].strip("[]"))
+    except ValueError:
+        return not any(c.interface == text for c in candidates)  # an interface, still without address
+    return not candidates
+
+
 def page_url(address: str, port: int, path: str = "/") -> str:
     """``http://<address>:<port><path>`` for a phone on the network; never a loopback or wildcard address.
 

@@ -1,18 +1,27 @@
-"""Finding a table on the network by mDNS / DNS-SD (python-zeroconf).
+"""Finding a table on the network by mDNS / DNS-SD.
 
-The hub announces two services under one readable instance name, ``table-<table>``,
-on the host name ``table-<table>.local``:
+The hub announces its services under one readable instance name, ``Kitchen table (companion)``
+(:func:`instance_name`; the table id itself is in every TXT record):
 
-============================  =========  ==============================================
-service                       port       TXT
-============================  =========  ==============================================
-``table-kitchen._http._tcp``  the pages  ``table=kitchen proto=v1 path=/``
-``table-kitchen._mqtt._tcp``  broker     ``table=kitchen proto=v1 tls=0 auth=0``
-============================  =========  ==============================================
+====================================  =========  ==============================================
+service                               port       TXT
+====================================  =========  ==============================================
+``<name>._http._tcp``                 the pages  ``table=kitchen proto=v1 path=/``
+``<name>._mqtt._tcp``                 broker     ``table=kitchen proto=v1 tls=0 auth=0``
+``<name>._secure-mqtt._tcp``          broker     the same, only with TLS (``tls=1``)
+====================================  =========  ==============================================
 
 ``proto`` is the topic schema's version (``companion/v1/...``); ``tls`` and ``auth`` say
-whether the broker wants TLS and a user name and password. The browsing side accepts only
-``proto=v1`` services whose ``table`` it asked for.
+whether the broker wants TLS and a user name and password. A TLS broker is announced under the
+registered ``_secure-mqtt._tcp`` and, with ``tls=1``, under ``_mqtt._tcp`` as well (where the
+MicroPython node asks). The browsing side accepts only ``proto=v1`` services whose ``table`` it
+asked for, and looks under both broker types.
+
+**Who answers.** Where avahi-daemon runs (Raspberry Pi OS), :func:`announce_table` hands the
+services to it in a static service file (:class:`AvahiAnnouncer`), so the Pi has one responder
+and one name (``<hostname>.local``, with all its IPv4 and IPv6 addresses). Elsewhere
+python-zeroconf announces them (:class:`TableAnnouncer`) on the host name ``table-<table>.local``
+with the table's address and that interface's IPv6 addresses.
 
 * :class:`TableAnnouncer`: ``start()`` / ``stop()`` for the runtime, bounded in time, and
   never raising: a network without multicast costs a warning in the log, not the table.
@@ -31,11 +40,15 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import os
+import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from zeroconf import (
@@ -55,6 +68,13 @@ log = logging.getLogger(__name__)
 
 HTTP_TYPE = "_http._tcp.local."
 MQTT_TYPE = "_mqtt._tcp.local."
+SECURE_MQTT_TYPE = "_secure-mqtt._tcp.local."
+"""The registered DNS-SD type of MQTT over TLS: a TLS broker is announced under it (and, with
+``tls=1`` in its TXT, under ``_mqtt._tcp`` too, where the MicroPython node looks)."""
+AVAHI_SERVICES = Path("/etc/avahi/services")
+"""Where avahi-daemon reads static services (it notices new and changed files by itself)."""
+APPLIANCE_SERVICE = "companion-hub.service"
+"""The file the installer makes there, writable by the hub's user (the hub cannot create files in /etc)."""
 PROTOCOL = "v1"
 """The topic schema's version (``companion.core.protocol``: ``companion/v1/...``), in TXT ``proto``."""
 NAME_PREFIX = "table-"
@@ -77,8 +97,14 @@ class AmbiguousTableError(CompanionError, LookupError):
 
 
 def instance_name(table: str) -> str:
-    """``table-kitchen``: the services' instance name."""
-    return NAME_PREFIX + table
+    """``Kitchen table (companion)``: the services' instance name, as a browser lists it.
+
+    DNS-SD instance names are free text (RFC 6763 4.1.1); the table id itself travels in the TXT
+    record ``table``, which is what every browser here matches on."""
+    words = table.replace("-", " ").replace("_", " ").strip()
+    if "table" not in words.lower().split():
+        words += " table"
+    return f"{words[:1].upper()}{words[1:]} (companion)"
 
 
 def host_name(table: str) -> str:
@@ -171,12 +197,12 @@ def _found(info: ServiceInfo) -> FoundTable | None:
     host = next(
         (a for a in addresses if not ipaddress.ip_address(a.split("%")[0]).is_link_local), addresses[0]
     )
-    if info.type == MQTT_TYPE:
+    if info.type in (MQTT_TYPE, SECURE_MQTT_TYPE):
         return FoundTable(
             table,
             host,
             info.port,
-            tls=_flag(props.get("tls")),
+            tls=info.type == SECURE_MQTT_TYPE or _flag(props.get("tls")),
             auth=_flag(props.get("auth")),
             server=info.server or "",
             addresses=addresses,
@@ -190,6 +216,29 @@ def _found(info: ServiceInfo) -> FoundTable | None:
         server=info.server or "",
         addresses=addresses,
     )
+
+
+def table_services(
+    table: str,
+    *,
+    http_port: int | None,
+    mqtt_port: int | None,
+    tls: bool = False,
+    auth: bool = False,
+    dashboard_path: str = "/",
+) -> list[tuple[str, int, dict[str, str]]]:
+    """(type, port, TXT) of each service a table announces: its pages, its broker, and with TLS
+    its broker under ``_secure-mqtt._tcp`` as well."""
+    common = {"table": table, "proto": PROTOCOL}
+    out = []
+    if http_port is not None:
+        out.append((HTTP_TYPE, http_port, {**common, "path": dashboard_path or "/"}))
+    if mqtt_port is not None:
+        broker = {**common, "tls": "1" if tls else "0", "auth": "1" if auth else "0"}
+        out.append((MQTT_TYPE, mqtt_port, broker))
+        if tls:
+            out.append((SECURE_MQTT_TYPE, mqtt_port, broker))
+    return out
 
 
 class TableAnnouncer:
@@ -214,23 +263,30 @@ class TableAnnouncer:
         auth: bool = False,
         dashboard_path: str = "/",
         interfaces: Interfaces = None,
+        more_addresses: Sequence[str] = (),
     ) -> None:
+        """``more_addresses``: the same machine's other addresses to announce with ``address``
+        (the interface's IPv6 ones); zeroconf answers on each of them."""
         self.table = table
         self.address = address.split("%", 1)[0]
         if ipaddress.ip_address(self.address).is_unspecified:
             raise ValueError(f"announce the address phones and nodes use, not {address}")
+        self.addresses = [self.address] + [
+            a.split("%", 1)[0] for a in more_addresses if a.split("%", 1)[0] != self.address
+        ]
         self.host_name = host_name(table)
-        self.interfaces = list(interfaces) if interfaces is not None else [self.address]
-        self.services: list[ServiceInfo] = []
-        common = {"table": table, "proto": PROTOCOL}
-        if http_port is not None:
-            self.services.append(self._info(HTTP_TYPE, http_port, {**common, "path": dashboard_path or "/"}))
-        if mqtt_port is not None:
-            self.services.append(
-                self._info(
-                    MQTT_TYPE, mqtt_port, {**common, "tls": "1" if tls else "0", "auth": "1" if auth else "0"}
-                )
+        self.interfaces = list(interfaces) if interfaces is not None else list(self.addresses)
+        self.services: list[ServiceInfo] = [
+            self._info(service_type, port, txt)
+            for service_type, port, txt in table_services(
+                table,
+                http_port=http_port,
+                mqtt_port=mqtt_port,
+                tls=tls,
+                auth=auth,
+                dashboard_path=dashboard_path,
             )
+        ]
         self.announced: list[ServiceInfo] = []
         self.problem: str | None = None
         """Why the table is not (fully) announced, once known; None while all is well."""
@@ -242,7 +298,7 @@ class TableAnnouncer:
         return ServiceInfo(
             service_type,
             f"{instance_name(self.table)}.{service_type}",
-            parsed_addresses=[self.address],
+            parsed_addresses=self.addresses,
             port=port,
             properties=properties,
             server=self.host_name,
@@ -258,7 +314,7 @@ class TableAnnouncer:
         if self._zc is not None:
             raise RuntimeError("this announcer is already started")
         try:
-            self._zc = _zeroconf(self.interfaces, self.address)
+            self._zc = _zeroconf(self.interfaces, self.address if len(self.addresses) == 1 else None)
             assert self._zc.loop is not None
             self._future = asyncio.run_coroutine_threadsafe(self._register(self._zc), self._zc.loop)
         except Exception as exc:  # no usable interface, no multicast, a socket refused...
@@ -325,6 +381,151 @@ class TableAnnouncer:
         except Exception as exc:
             log.warning("mDNS: closing failed (%r)", exc)
         self.announced = []
+
+
+def avahi_running() -> bool:
+    """Whether avahi-daemon runs on this machine (``avahi-daemon --check``), so that it, not a
+    second responder, should answer for this machine on the network."""
+    found = shutil.which("avahi-daemon") or next(
+        (p for p in ("/usr/sbin/avahi-daemon", "/sbin/avahi-daemon") if os.path.exists(p)), None
+    )
+    if found is None:
+        return False
+    try:
+        return subprocess.run([found, "--check"], capture_output=True, timeout=5).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def avahi_service_file(table: str, services: Sequence[tuple[str, int, dict[str, str]]]) -> str:
+    """The table's services as an avahi static service file: avahi announces them under this
+    machine's own host name and with every address of it (IPv4 and IPv6)."""
+    lines = [
+        '<?xml version="1.0" standalone="no"?>',
+        '<!DOCTYPE service-group SYSTEM "avahi-service.dtd">',
+        f"<!-- Made by the companion hub for table {_xml(table)} while it runs; it rewrites this file. -->",
+        "<service-group>",
+        f"  <name>{_xml(instance_name(table))}</name>",
+    ]
+    for service_type, port, txt in services:
+        lines += [
+            "  <service>",
+            f"    <type>{service_type.removesuffix('.local.')}</type>",
+            f"    <port>{port}</port>",
+        ]
+        lines += [f"    <txt-record>{_xml(k)}={_xml(v)}</txt-record>" for k, v in txt.items()]
+        lines.append("  </service>")
+    lines.append("</service-group>")
+    return "\n".join(lines) + "\n"
+
+
+class AvahiAnnouncer:
+    """Announces a table through the avahi-daemon that runs on this machine, with a static service
+    file, instead of starting a second mDNS responder (what Raspberry Pi OS wants: avahi already
+    answers for ``<hostname>.local``). Same ``start``/``wait``/``stop`` as :class:`TableAnnouncer`.
+
+    The file is ``companion-hub.service`` when the installer made one the hub may write (the hub
+    cannot create files in ``/etc``), else ``companion-<table>.service``; ``stop`` empties or
+    removes it, and avahi withdraws the services (sending goodbyes) when it notices."""
+
+    def __init__(
+        self,
+        *,
+        table: str,
+        http_port: int | None,
+        mqtt_port: int | None,
+        tls: bool = False,
+        auth: bool = False,
+        dashboard_path: str = "/",
+        services_dir: Path = AVAHI_SERVICES,
+    ) -> None:
+        self.table = table
+        self.services = table_services(
+            table, http_port=http_port, mqtt_port=mqtt_port, tls=tls, auth=auth, dashboard_path=dashboard_path
+        )
+        appliance = services_dir / APPLIANCE_SERVICE
+        self.path = (
+            appliance if os.access(appliance, os.W_OK) else services_dir / f"companion-{table}.service"
+        )
+        self._made = not self.path.exists()
+        self.problem: str | None = None
+        self.announced = False
+
+    @property
+    def names(self) -> list[str]:
+        return [f"{instance_name(self.table)}.{service_type}" for service_type, _, _ in self.services]
+
+    def start(self) -> AvahiAnnouncer:
+        """Write the service file (avahi picks it up by itself); never raises."""
+        try:
+            with open(
+                self.path, "w", encoding="utf-8"
+            ) as fh:  # in place: the installer's file keeps its owner
+                fh.write(avahi_service_file(self.table, self.services))
+            self.path.chmod(0o644)
+            self.announced = True
+        except OSError as exc:
+            self.problem = f"cannot write {self.path} for avahi ({exc.strerror or exc})"
+            log.warning("mDNS: %s", self.problem)
+        return self
+
+    def wait(self, timeout_s: float = REGISTER_S) -> bool:
+        """Whether the file is written (avahi registers it within a moment)."""
+        return self.announced
+
+    def stop(self) -> None:
+        if not self.announced:
+            return
+        self.announced = False
+        try:
+            if self._made:
+                self.path.unlink()
+            else:
+                self.path.write_text("")  # the installer's file stays, with nothing in it
+        except OSError as exc:
+            log.warning("mDNS: could not withdraw %s (%s)", self.path, exc.strerror or exc)
+
+
+def announce_table(
+    *,
+    table: str,
+    address: str,
+    http_port: int | None,
+    mqtt_port: int | None,
+    tls: bool = False,
+    auth: bool = False,
+    more_addresses: Sequence[str] = (),
+    avahi: bool | None = None,
+    services_dir: Path = AVAHI_SERVICES,
+) -> TableAnnouncer | AvahiAnnouncer:
+    """Start announcing a table: through avahi-daemon when it runs here (and its services folder can
+    take the file), else with python-zeroconf on ``address`` and ``more_addresses``."""
+    if avahi_running() if avahi is None else avahi:
+        found = AvahiAnnouncer(
+            table=table,
+            http_port=http_port,
+            mqtt_port=mqtt_port,
+            tls=tls,
+            auth=auth,
+            services_dir=services_dir,
+        ).start()
+        if found.announced:
+            log.info("mDNS: table %s announced by avahi-daemon (%s)", table, found.path)
+            return found
+        log.warning("mDNS: avahi-daemon runs but %s; announcing with python-zeroconf instead", found.problem)
+    return TableAnnouncer(
+        table=table,
+        address=address,
+        http_port=http_port,
+        mqtt_port=mqtt_port,
+        tls=tls,
+        auth=auth,
+        more_addresses=more_addresses,
+    ).start()
 
 
 class _Browse:
@@ -403,7 +604,7 @@ def _by_table(found: list[FoundTable]) -> dict[str, FoundTable]:
 
 def find_tables(timeout_s: float = 2.0, *, interfaces: Interfaces = None) -> list[FoundTable]:
     """Every table announced on the network within ``timeout_s``, one record per table, sorted by id."""
-    found = _browse([HTTP_TYPE, MQTT_TYPE], timeout_s, interfaces, lambda found, now: False)
+    found = _browse([HTTP_TYPE, MQTT_TYPE, SECURE_MQTT_TYPE], timeout_s, interfaces, lambda found, now: False)
     return [entry for _, entry in sorted(_by_table(found).items())]
 
 
@@ -425,7 +626,9 @@ def find_broker(
             first.append(now)
         return bool(first) and now - first[0] >= SETTLE_S
 
-    found = [f for f in _browse([MQTT_TYPE], timeout_s, interfaces, done) if f.port is not None]
+    found = [
+        f for f in _browse([MQTT_TYPE, SECURE_MQTT_TYPE], timeout_s, interfaces, done) if f.port is not None
+    ]
     if table is not None:
         return next((f for f in found if f.table == table), None)
     tables = _by_table(found)
@@ -520,7 +723,7 @@ class TableWatcher:
                 zc.close()
                 return
             self._zc = zc
-            self._browse = _Browse(zc, [MQTT_TYPE], self._on_found)
+            self._browse = _Browse(zc, [MQTT_TYPE, SECURE_MQTT_TYPE], self._on_found)
         while not self._stop.wait(RESCAN_S):
             if self.current is None and self.interfaces is None:
                 try:

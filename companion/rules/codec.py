@@ -29,7 +29,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-from collections.abc import Iterable
+import types
+import typing
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType, ModuleType
 from typing import Any, TypeAlias
 
@@ -151,6 +153,111 @@ class Codec:
             return {self.decode(v) for v in items}
         raise InvalidRecordError(f"unknown tag {tag!r} in an encoded game value")
 
+    def read(self, data: Any, kinds: Iterable[type]) -> Any:
+        """A value of one of ``kinds`` (dataclasses of this game) from untrusted JSON (a phone's post, a
+        record), built from the annotations of its fields.
+
+        The top object names its class (``{"@": "PlaceCard", ...}``); inside it, a value may be in the
+        codec's own form (as :meth:`encode` wrote it for the page) or plain JSON where the annotation says
+        what it is: a nested dataclass as an object of its fields, a tuple as a list, a mapping as an
+        object. Every field is checked; :class:`InvalidRecordError` names what does not fit
+        ("PlaceCard.gap must be int, not "x"")."""
+        allowed = {k.__name__: k for k in kinds}
+        if not isinstance(data, dict) or data.get("@") not in allowed:
+            raise InvalidRecordError(f"{_shown(data)} is not one of: {', '.join(sorted(allowed))}")
+        name = data["@"]
+        return self._structure(data, allowed[name], name)
+
+    def _structure(self, data: Any, hint: Any, where: str) -> Any:
+        """``data`` as a value of the annotation ``hint`` (see :meth:`read`)."""
+        if hint is Any:
+            return self.decode(data)
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+        if origin in (typing.Union, types.UnionType):
+            for arg in args:
+                try:
+                    return self._structure(data, arg, where)
+                except InvalidRecordError:
+                    continue
+            raise InvalidRecordError(f"{where} must be {_named(hint)}, not {_shown(data)}")
+        if hint is None or hint is type(None):
+            if data is None:
+                return None
+        elif origin is typing.Literal:
+            if any(type(data) is type(arg) and data == arg for arg in args):
+                return data
+        elif hint is bool or hint is str:
+            if type(data) is hint:
+                return data
+        elif hint is int:
+            if isinstance(data, int) and not isinstance(data, bool):
+                return data
+        elif hint is float:
+            if isinstance(data, (int, float)) and not isinstance(data, bool):
+                return float(data)
+        elif origin is tuple:
+            items = data if isinstance(data, list) else None
+            if items is not None and len(args) == 2 and args[1] is Ellipsis:
+                return tuple(self._structure(v, args[0], f"{where}[{i}]") for i, v in enumerate(items))
+            if items is not None and len(items) == len(args):
+                return tuple(
+                    self._structure(v, a, f"{where}[{i}]")
+                    for i, (v, a) in enumerate(zip(items, args, strict=True))
+                )
+        elif origin in (frozenset, set):
+            listed = data.get("@frozenset", data.get("@set")) if isinstance(data, dict) else data
+            if isinstance(listed, list):
+                return origin(self._structure(v, args[0], f"{where}[]") for v in listed)
+        elif origin in (dict, Mapping, typing.Mapping) or hint in (dict, Mapping):
+            key_hint, value_hint = args if args else (Any, Any)
+            if isinstance(data, dict) and len(data) == 1 and ("@dict" in data or "@mapping" in data):
+                pairs = data.get("@dict", data.get("@mapping"))
+            elif isinstance(data, dict) and "@" not in data:
+                pairs = list(data.items())
+            else:
+                pairs = None
+            if isinstance(pairs, list) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in pairs):
+                built = {
+                    self._structure(k, key_hint, f"{where} key"): self._structure(
+                        v, value_hint, f"{where}[{k!r}]"
+                    )
+                    for k, v in pairs
+                }
+                return MappingProxyType(built) if origin is Mapping or origin is typing.Mapping else built
+        elif isinstance(hint, type) and issubclass(hint, enum.Enum):
+            raw = data.get("value") if isinstance(data, dict) and data.get("@enum") == hint.__name__ else data
+            try:
+                return hint(raw)
+            except (ValueError, TypeError):
+                pass
+        elif isinstance(hint, type) and dataclasses.is_dataclass(hint):
+            if isinstance(data, dict) and data.get("@", hint.__name__) == hint.__name__:
+                return self._dataclass(data, hint, where)
+        elif isinstance(hint, type):
+            value = self.decode(data)
+            if isinstance(value, hint):
+                return value
+        else:
+            return self.decode(data)  # an annotation this reader does not know (a TypeVar): the codec's form
+        raise InvalidRecordError(f"{where} must be {_named(hint)}, not {_shown(data)}")
+
+    def _dataclass(self, data: dict[str, Any], cls: type, where: str) -> Any:
+        hints = _hints(cls)
+        fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+        unknown = sorted(set(data) - set(fields) - {"@"})
+        if unknown:
+            raise InvalidRecordError(f"{where} has no field {unknown[0]!r}")
+        values = {}
+        for name, f in fields.items():
+            if name in data:
+                values[name] = self._structure(data[name], hints[name], f"{where}.{name}")
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise InvalidRecordError(f"{where} needs {name!r}")
+        try:
+            return cls(**values)
+        except (TypeError, ValueError) as exc:
+            raise InvalidRecordError(f"{where}: {exc}") from None
+
     def _class(self, name: Any) -> type:
         cls = self._classes.get(name) if isinstance(name, str) else None
         if cls is None:
@@ -204,6 +311,38 @@ class Codec:
         if isinstance(step, str) or isinstance(step, int) and not isinstance(step, bool) and step >= 0:
             return step
         raise InvalidRecordError(f"{step!r} is not a step of a state path")
+
+
+def _shown(data: Any) -> str:
+    text = json.dumps(data, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """The resolved field annotations of a dataclass (read once per class)."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
+
+
+def _named(hint: Any) -> str:
+    """What an annotation asks for, in words a record's author reads ("int or null", "one of "a", "b"")."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_named(arg) for arg in args)
+    if origin is typing.Literal:
+        return "one of " + ", ".join(json.dumps(arg) for arg in args)
+    if hint is None or hint is type(None):
+        return "null"
+    if origin is tuple:
+        return "a list"
+    if origin in (dict, Mapping, typing.Mapping) or hint in (dict, Mapping):
+        return "an object"
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 
 
 def _counts(*values: Any) -> bool:

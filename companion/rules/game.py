@@ -13,8 +13,10 @@ from typing import Any
 
 from companion.errors import UnknownGameError
 from companion.rules.codec import Codec
+from companion.rules.deck import Pile
 from companion.rules.referee import Referee
 from companion.rules.setup import TableSetup
+from companion.rules.turns import StartTurn, TimeOut
 
 RefereeFactory = Callable[[TableSetup, Any], Referee[Any]]
 """Builds a referee from the setup and the game's data."""
@@ -37,7 +39,7 @@ class GameInfo:
     """One game: what the setup page offers, its rules engine, its table referee and its data."""
 
     name: str
-    """Canonical name used on the command line and in the API, e.g. ``time-n-space``."""
+    """Canonical name used on the command line and in the API, e.g. ``sandtimers``."""
     title: str
     """Name shown to players."""
     uses_sandtimers: bool
@@ -50,14 +52,27 @@ class GameInfo:
     timers_per_player: int = 2
     """Sandtimer nodes each player uses (turn-based games: one turn timer)."""
     variants: tuple[Variant, ...] = (Variant("standard", "Standard", 30),)
-    engine: str = ""
-    """Dotted name of the pure rules engine module ("" for none)."""
+    package: str = ""
+    """The game's package (``__name__`` of its ``__init__``): its picture, catalogs and data live there."""
     rules_version: int = 1
     """Raised whenever a rule of the engine or referee changes; every logged step records it."""
     load_data: Callable[[], Any] = field(default=lambda: None)
     """Reads the game's shipped data (cards, components); called once, see :attr:`data`."""
     state_modules: tuple[str, ...] = ()
-    """Modules whose dataclasses and enums make up the game's state and events (for the log's codec)."""
+    """Modules whose dataclasses and enums make up the game's state, actions and events (for the log's
+    codec; the contract's own values, such as :class:`~companion.rules.turns.StartTurn`, are always known)."""
+    moves: tuple[type, ...] = ()
+    """The actions a phone may post (the game's typed moves, read with :meth:`Codec.read`)."""
+    intents: tuple[type, ...] = ()
+    """The choices a phone may store for a timer's next flip (typed, read with :meth:`Codec.read`)."""
+    random_components: bool = False
+    """The game has piles, decks or hidden choices: the table chooses a table deck or the hub deck."""
+    load_components: Callable[[str], Any] | None = None
+    """Reads a table's own component file (``--components FILE``) in place of the shipped data; a
+    broken file raises an error naming the file, line and field."""
+    legacy_actions: Callable[[dict[str, Any]], tuple[Any, ...]] | None = None
+    """Turns one action as logs of format 1 and 2 wrote it (the game's old JSON) into today's typed
+    actions, so those logs replay through the rules once when they are read."""
     score_record: Callable[[Any], dict[str, Any]] | None = None
     """Final scoring of a JSON score sheet (``companion score GAME FILE``)."""
     referee_record: Callable[[Any], dict[str, Any]] | None = None
@@ -80,7 +95,10 @@ class GameInfo:
     def codec(self) -> Codec:
         import importlib
 
-        return Codec.of_modules(*(importlib.import_module(m) for m in self.state_modules))
+        codec = Codec.of_modules(*(importlib.import_module(m) for m in self.state_modules))
+        for contract_type in (StartTurn, TimeOut, Pile):
+            codec.register(contract_type)
+        return codec
 
     def variant(self, name: str) -> Variant:
         """The named variant ("" for the first), or :class:`UnknownGameError`."""
@@ -93,9 +111,29 @@ class GameInfo:
         raise UnknownGameError(f"{self.title} has no variant {name!r}; choose one of: {choices}")
 
     def make_referee(self, setup: TableSetup) -> Referee[Any]:
-        """The referee of a table set up for this game (its variant's, if it has one)."""
+        """The referee of a table set up for this game (its variant's, if it has one), with the game's
+        data: the shipped one, or the table's own component file (``setup.components``)."""
         factory = self.referee
         for variant in self.variants:
             if variant.name == setup.variant and variant.referee is not None:
                 factory = variant.referee
-        return factory(setup, self.data)
+        return factory(setup, self.data_for(setup))
+
+    def data_for(self, setup: TableSetup) -> Any:
+        """The game's data for ``setup``: its own component file, read once per file and version of it,
+        or the data the game ships. A broken file raises the game's error naming the file, line and field."""
+        if not setup.components:
+            return self.data
+        if self.load_components is None:
+            raise UnknownGameError(f"{self.title} has no component file to replace: leave out --components")
+        import os
+
+        stamp = (setup.components, os.stat(setup.components).st_mtime_ns)
+        known = self._components.get(stamp)
+        if known is None:
+            known = self._components[stamp] = self.load_components(setup.components)
+        return known
+
+    @cached_property
+    def _components(self) -> dict[tuple[str, int], Any]:
+        return {}

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from companion.rules.text import Text
+
+Encode = Callable[[Any], Any]
+"""How a game's typed value (an action, an intent) becomes JSON for a page: the game's codec."""
 
 
 def to_json(value: Any) -> Any:
@@ -28,21 +32,28 @@ class MenuItem:
     label: Text | str
     group: Text | str
     """Heading the button is listed under, e.g. ``text("Timer {index}: next symbol", index=1)``."""
-    action: dict[str, Any] | None = None
-    """Applied at once when tapped (a free action, a choice)."""
-    intent: dict[str, Any] | None = None
-    """Remembered for a timer and used at its next flip; must name the ``node``."""
+    action: Any = None
+    """Applied at once when tapped (a free action, a choice, what the table drew): one of the game's
+    typed moves, posted back by the page as the game's codec wrote it."""
+    intent: Any = None
+    """Remembered for the timer ``node`` and used at its next flip (the game's typed intent)."""
+    node: str = ""
+    """The timer an intent is for."""
     selected: bool = False
     """This is the current choice (the preselected default, or what the player picked)."""
+    search: bool = False
+    """The group is long (a pile's possible contents): the page lets the player search it."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, encode: Encode) -> dict[str, Any]:
         return {
             "id": self.id,
             "label": to_json(self.label),
             "group": to_json(self.group),
-            "action": self.action,
-            "intent": self.intent,
+            "action": None if self.action is None else encode(self.action),
+            "intent": None if self.intent is None else encode(self.intent),
+            "node": self.node,
             "selected": self.selected,
+            "search": self.search,
         }
 
 
@@ -57,7 +68,9 @@ class View:
     "ships": [player], "arriving": [player]}]}`` (a ring of fields drawn as a picture),
     ``{"kind": "counter-sheet", "title", "player", "others", "colors", "values", "entry", "action_type"}``
     (a form for the counters a player collected, holds as bonus and still has above their board;
-    saving posts ``{"type": action_type, "sheet": {"players": {player: entry}}}``).
+    saving posts the move ``{"@": action_type, "sheet": {"players": {player: entry}}}``); a grid whose
+    panel has ``select`` and ``action_type`` posts ``{"@": action_type, "cells": [[r, c], ...]}``
+    once that many cells are tapped.
     """
 
     summary: Text | str = ""

@@ -66,6 +66,11 @@ class TableSetup:
     it, both flips were an accident (a knock, a tip-over) and nothing counts. 0 flags at once."""
     early_lifts: str = "refuse"
     """One of :data:`EARLY_LIFTS`."""
+    deck: str = "table"
+    """Where the game's random components come from: ``table`` (the players shuffle the box and tell the
+    hub what they draw) or ``hub`` (the hub shuffles and shows what is drawn), see :mod:`companion.rules.deck`."""
+    components: str = ""
+    """A table's own component file (corrected card or tile data), "" for the data the game ships."""
 
     @property
     def sand_ms(self) -> int:
@@ -99,6 +104,8 @@ class TableSetup:
             "colours": list(self.colours),
             "grace_s": self.grace_s,
             "early_lifts": self.early_lifts,
+            "deck": self.deck,
+            "components": self.components,
         }
 
     @classmethod
@@ -118,6 +125,8 @@ class TableSetup:
                 colours=tuple(str(c) for c in data.get("colours", ())),
                 grace_s=float(data.get("grace_s", 0.0)),
                 early_lifts=str(data.get("early_lifts", "refuse")),
+                deck=str(data.get("deck", "hub")),  # a setup saved before decks existed: the hub dealt
+                components=str(data.get("components", "")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"table setup is incomplete or malformed ({exc})") from exc
@@ -290,6 +299,8 @@ def make_setup(
     colours: tuple[str, ...] = (),
     grace_s: float = 0.0,
     early_lifts: str = "refuse",
+    deck: str = "table",
+    components: str = "",
 ) -> TableSetup:
     """Build a checked :class:`TableSetup`."""
     if not is_valid_id(table):
@@ -311,6 +322,10 @@ def make_setup(
         raise ConfigError("the grace window for knocked sandtimers is 0 to 10 seconds")
     if early_lifts not in EARLY_LIFTS:
         raise ConfigError(f"early lifts are {', '.join(EARLY_LIFTS)}, not {early_lifts!r}")
+    if deck not in ("table", "hub"):
+        raise ConfigError(
+            f"the deck is 'table' (the box on the table) or 'hub' (the hub shuffles), not {deck!r}"
+        )
     return TableSetup(
         table,
         game,
@@ -324,6 +339,8 @@ def make_setup(
         player_colours(tuple(players), tuple(colours)),
         float(grace_s),
         early_lifts,
+        deck,
+        components,
     )
 
 

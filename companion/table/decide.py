@@ -20,6 +20,7 @@ from typing import Any
 
 from companion.errors import CompanionError
 from companion.rules.codec import diff
+from companion.rules.context import Context, EndedBy
 from companion.rules.outcome import Decision, Rejected, Step
 from companion.rules.setup import Seat, TableSetup
 from companion.rules.text import Text, joined, text, verbatim
@@ -84,7 +85,7 @@ class Outcome:
     @property
     def logged(self) -> list[ev.Event]:
         """The events that belong in the game's log."""
-        return [e for e in self.events if type(e).__name__ in ev.EVENT_TYPES]  # type: ignore[misc]
+        return [e for e in self.events if isinstance(e, ev.LoggedEvent)]
 
 
 @dataclass
@@ -125,16 +126,34 @@ class _Transaction:
         )
 
     # --- what a referee decided ----------------------------------------------------------------
-    def step(self, decision: Decision, *, at_s: float, player: str = "") -> None:
-        """Log an accepted step as facts and act on what it asks of the table."""
+    @property
+    def ctx(self) -> Context:
+        """The table's bookkeeping of the game as it stands in this transaction (for the referee)."""
+        return self.table.state.context
+
+    def step(self, decision: Decision, *, at_s: float, player: str = "", how: EndedBy = "rules") -> None:
+        """Log an accepted step as facts and act on what it asks of the table (``how``: what ends the game
+        if the step does: a step of play, the rules' answer to the clock running out, or the host)."""
         table = self.table
         change = diff(table.state.game, decision.state)
-        stepped = bool(decision.actions or decision.facts or change)
-        if stepped:
+        turn = decision.opens_turn or decision.ends_turn
+        ended = decision.ends_game if not table.state.ended_by else None
+        if decision.actions or decision.facts or change or turn or ended:
             note = joined(decision.notes)
             self.add(
                 ev.GameStepped(
-                    at_s, player, note, decision.facts, change, decision.actions, rules=table.rules
+                    at_s,
+                    player,
+                    note,
+                    decision.facts,
+                    change,
+                    decision.actions,
+                    rules=table.rules,
+                    opens_turn=decision.opens_turn,
+                    ends_turn=decision.ends_turn,
+                    ended=ended or Text(""),
+                    ended_by=how if ended else "",
+                    after=decision.state,
                 )
             )
         for node, pattern in decision.show:
@@ -142,13 +161,9 @@ class _Transaction:
         if decision.add_seat is not None:
             self.add(SeatRequested(decision.add_seat))
         clock = self.table.state.clock
-        end = decision.end_clock
-        if not end and stepped and clock.phase in ("running", "paused"):
-            if self.table.referee.scores(self.table.state.game) is not None:
-                end = text("a winner is known")  # the master clock has nothing left to time
-        if end and clock.phase in ("running", "paused"):
-            self.add(ev.ClockExpired(at_s, end))
-            after = self.table.referee.clock_expired(self.table.state.game)
+        if ended and clock.phase in ("running", "paused"):  # the master clock has nothing left to time
+            self.add(ev.ClockExpired(at_s, ended))
+            after = self.table.referee.clock_expired(self.table.state.game, self.ctx)
             if isinstance(after, Decision):
                 self.step(after, at_s=at_s)
 
@@ -194,8 +209,10 @@ def decide(
         case msg.NodeCommand(node=node, what=what):
             return _node_command(tx, node, what)
         case msg.BeginPairing(setup=setup):
-            tx.add(PairingChanged(Pairing(setup)))
-            return tx.done()
+            refused = _playable(tx, setup)
+            if refused is None:
+                tx.add(PairingChanged(Pairing(setup)))
+            return tx.done(refusal=refused)
         case msg.CancelPairing():
             tx.add(PairingChanged(None))
             return tx.done()
@@ -223,12 +240,12 @@ def _node_status(tx: _Transaction, node: str, online: bool) -> Outcome:
     return tx.done()
 
 
-def _heard(tx: _Transaction, node: str, report: Any) -> NodeLink:
-    live = report.kind in ("hello", "heartbeat")  # a flip or empty report may come from the node's buffer
+def _heard(tx: _Transaction, node: str, report: msg.Report) -> NodeLink:
+    live = isinstance(report, (msg.Hello, msg.Heartbeat))  # a flip or empty may come from the node's buffer
     link = tx.table.link(node).heard(boot=report.boot, now_s=tx.now_s, t_ms=report.t_ms if live else None)
-    if report.kind == "hello":
+    if isinstance(report, msg.Hello):
         link = replace(link, node_kind=report.node_kind, firmware=report.firmware)
-    dropped = report.get("dropped")
+    dropped = report.dropped if isinstance(report, (msg.Hello, msg.Heartbeat)) else None
     if dropped is not None and dropped != link.dropped:
         if dropped > link.dropped:
             reason = (
@@ -240,35 +257,34 @@ def _heard(tx: _Transaction, node: str, report: Any) -> NodeLink:
 
 
 def _node_report(tx: _Transaction, message: msg.NodeReport) -> Outcome:
-    node, report = message.node, message.message
+    node, report = message.node, message.report
     table = tx.table
     seat = table.setup.seat_of(node)
-    if table.pairing is not None and report.kind == "flip":
+    if table.pairing is not None and isinstance(report, msg.Flipped):
         return _pair_flip(tx, node, report)
-    if seat is None and table.seat_request is not None and report.kind == "flip":
+    if seat is None and table.seat_request is not None and isinstance(report, msg.Flipped):
         return _add_seat(tx, node, report)
     if seat is None:
         reason = _unknown(tx, node)
         tx.add(LinkChanged(_heard(tx, node, report)))
-        if report.kind in ("flip", "empty"):
+        if isinstance(report, (msg.Flipped, msg.Emptied)):
             tx.send(cmd.Ack(node, report.boot, report.seq, "rejected", reason))
         return tx.done()
     tx.counts.append(report.kind)
-    if report.kind in ("flip", "empty"):
+    if isinstance(report, (msg.Flipped, msg.Emptied)):
         return _sequenced(tx, seat, report)
     link = _heard(tx, node, report)
-    if report.kind == "hello":
+    if isinstance(report, msg.Hello):
         tx.add(LinkChanged(link))
         if report.sand_ms != table.setup.sand_ms:
             tx.send(cmd.Configure(node, table.setup.sand_ms))
         return tx.done()
-    if report.kind == "heartbeat":
-        battery = report.get("battery_mv")
-        tx.add(LinkChanged(replace(link, queued=report.queued, battery_mv=battery or link.battery_mv)))
+    battery = report.battery_mv
+    tx.add(LinkChanged(replace(link, queued=report.queued, battery_mv=battery or link.battery_mv)))
     return tx.done()
 
 
-def _sequenced(tx: _Transaction, seat: Seat, report: Any) -> Outcome:
+def _sequenced(tx: _Transaction, seat: Seat, report: msg.Flipped | msg.Emptied) -> Outcome:
     """A flip or empty report: answered again if the hub decided it before, else decided now."""
     node, seq, boot = seat.node, report.seq, report.boot
     before = tx.table.link(node)
@@ -296,21 +312,21 @@ def _sequenced(tx: _Transaction, seat: Seat, report: Any) -> Outcome:
     link = _heard(tx, node, report)
     at = max(link.to_hub(report.t_ms, tx.now_s), link.last_at_s)
     tx.add(LinkChanged(link))  # the logged report itself records its verdict (fold_table)
-    if report.kind == "flip" and held is not None:
+    if isinstance(report, msg.Flipped) and held is not None:
         tx.add(ev.TimerKnocked(node, held.at_s, at, boot, held.seq, seq), FlipHeld(node, None))
         tx.send(
             cmd.Ack(node, held.boot, held.seq, "accepted", KNOCKED),
             cmd.Ack(node, boot, seq, "accepted", KNOCKED),
         )
         return tx.done()
-    if report.kind == "flip":
+    if isinstance(report, msg.Flipped):
         decided = _flip(tx, seat, report, at)
         if decided is None:
             return tx.done()  # held: the ack waits for the grace window
         verdict, reason = decided
     else:
         tx.add(ev.TimerEmptied(node, at, boot, seq))
-        emptied = tx.table.referee.timer_emptied(tx.table.state.game, seat)
+        emptied = tx.table.referee.timer_emptied(tx.table.state.game, tx.ctx, seat)
         if isinstance(emptied, Decision):
             tx.step(emptied, at_s=at)
         verdict, reason = "accepted", ""
@@ -318,7 +334,7 @@ def _sequenced(tx: _Transaction, seat: Seat, report: Any) -> Outcome:
     return tx.done()
 
 
-def _flip(tx: _Transaction, seat: Seat, report: Any, at: float) -> tuple[str, str] | None:
+def _flip(tx: _Transaction, seat: Seat, report: msg.Flipped, at: float) -> tuple[str, str] | None:
     """Decide a flip: (verdict, reason), or None when its refusal is held for the grace window."""
     table = tx.table
     setup = table.setup
@@ -331,7 +347,7 @@ def _flip(tx: _Transaction, seat: Seat, report: Any, at: float) -> tuple[str, st
     if reason is None:
         intent = table.intents.get(seat.node)
         ran_out = report.lower_ms == 0 or early
-        step = referee.timer_flipped(table.state.game, seat, intent=intent, ran_out=ran_out)
+        step = referee.timer_flipped(table.state.game, tx.ctx, seat, intent=intent, ran_out=ran_out)
         if isinstance(step, Rejected):
             reason, rule = step.reason, step.rule
             if setup.grace_s > 0:  # maybe a knock: flag it only if the node is not turned back at once
@@ -358,7 +374,7 @@ def _flip(tx: _Transaction, seat: Seat, report: Any, at: float) -> tuple[str, st
     return "accepted", ""
 
 
-def _pair_flip(tx: _Transaction, node: str, report: Any) -> Outcome:
+def _pair_flip(tx: _Transaction, node: str, report: msg.Flipped) -> Outcome:
     """During pairing a flip names the node of the seat the hub is asking for."""
     pairing = tx.table.pairing
     assert pairing is not None
@@ -378,7 +394,7 @@ def _pair_flip(tx: _Transaction, node: str, report: Any) -> Outcome:
     return tx.done()
 
 
-def _add_seat(tx: _Transaction, node: str, report: Any) -> Outcome:
+def _add_seat(tx: _Transaction, node: str, report: msg.Flipped) -> Outcome:
     """The flip of an unseated node while a seat is waiting: that node takes it."""
     assert tx.table.seat_request is not None
     player, index = tx.table.seat_request
@@ -392,20 +408,37 @@ def _add_seat(tx: _Transaction, node: str, report: Any) -> Outcome:
     return tx.done()
 
 
-def _new_game(tx: _Transaction, setup: TableSetup) -> Rejected | None:
+def _make(tx: _Transaction, setup: TableSetup) -> tuple[Any, Any, int] | Rejected:
     if tx.make_referee is None:
         raise ValueError("a new game needs make_referee")
     try:
-        referee, game, rules = tx.make_referee(setup)
+        return tx.make_referee(setup)
     except CompanionError as exc:
         return Rejected(getattr(exc, "text", None) or verbatim(str(exc)), TABLE_RULE)
+
+
+def _playable(tx: _Transaction, setup: TableSetup) -> Rejected | None:
+    """Why the game of ``setup`` cannot be played at this table (checked before pairing starts), or None."""
+    if setup.table != tx.table.setup.table:
+        return Rejected(text("A new game keeps the table's name"), TABLE_RULE)
+    made = _make(tx, setup)
+    return made if isinstance(made, Rejected) else None
+
+
+def _new_game(tx: _Transaction, setup: TableSetup) -> Rejected | None:
+    if setup.table != tx.table.setup.table:
+        return Rejected(text("A new game keeps the table's name"), TABLE_RULE)
+    made = _make(tx, setup)
+    if isinstance(made, Rejected):
+        return made
+    referee, game, rules = made
     tx.add(TableReset(setup, referee, game, rules))
     tx.clock_changed = True
     tx.send(*(cmd.Configure(seat.node, setup.sand_ms) for seat in setup.seats))
     return None
 
 
-def _node_command(tx: _Transaction, node: str, what: str) -> Outcome:
+def _node_command(tx: _Transaction, node: str, what: msg.NodeRequest) -> Outcome:
     if tx.table.setup.seat_of(node) is None and node not in tx.table.links:
         return tx.done(refusal=Rejected(text("unknown node {node}", node=node), TABLE_RULE))
     if what == "restart":
@@ -422,13 +455,13 @@ def _node_command(tx: _Transaction, node: str, what: str) -> Outcome:
 # --- the master clock -------------------------------------------------------------------------------
 
 
-def _clock_command(tx: _Transaction, action: str, at: float) -> Outcome:
+def _clock_command(tx: _Transaction, action: msg.ClockAction, at: float) -> Outcome:
     state = tx.table.state
     if action == "start":
         started = clock_rules.decide_start(state, at_s=at)
         if isinstance(started, Rejected):
             return tx.done(refusal=started)
-        step = tx.table.referee.clock_started(state.game)
+        step = tx.table.referee.clock_started(state.game, tx.ctx)
         if isinstance(step, Rejected):
             return tx.done(refusal=step)
         tx.add(started)
@@ -440,7 +473,7 @@ def _clock_command(tx: _Transaction, action: str, at: float) -> Outcome:
     elif action == "resume":
         result = clock_rules.decide_resume(state, at_s=at)
     elif action == "abort":
-        finished = tx.table.referee.scores(state.game) is not None
+        finished = state.ended_by != ""
         result = clock_rules.decide_abort(state, at_s=at, finished=finished)
     else:
         return tx.done(
@@ -449,12 +482,12 @@ def _clock_command(tx: _Transaction, action: str, at: float) -> Outcome:
     if isinstance(result, Rejected):
         return tx.done(refusal=result)
     if isinstance(result, ev.ClockAborted):  # ended early: the rules score the game as it stands
-        ended = tx.table.referee.game_ended_early(tx.table.state.game)
+        ended = tx.table.referee.game_ended_early(tx.table.state.game, tx.ctx)
         if isinstance(ended, Rejected):
             result = replace(result, unscored=ended.reason)
         tx.add(result)
         if isinstance(ended, Decision):
-            tx.step(ended, at_s=at)
+            tx.step(ended, at_s=at, how="host")
         return tx.done()
     tx.add(result)
     return tx.done()
@@ -479,9 +512,9 @@ def _tick(tx: _Transaction) -> Outcome:
     expiry = clock_rules.due_expiry(state, now_s=tx.now_s)
     if expiry is not None:
         tx.add(expiry)
-        step = tx.table.referee.clock_expired(tx.table.state.game)
+        step = tx.table.referee.clock_expired(tx.table.state.game, tx.ctx)
         if isinstance(step, Decision):
-            tx.step(step, at_s=expiry.at_s)
+            tx.step(step, at_s=expiry.at_s, how="clock")
     elif state.clock.phase == "running" and tx.now_s - state.last_at_s >= CHECKPOINT_S * tx.table.time_scale:
         tx.add(ev.ClockCheckpoint(tx.now_s))
     return tx.done()
@@ -502,13 +535,13 @@ def _broker(tx: _Transaction, online: bool, detail: Text | str) -> Outcome:
 # --- phones -----------------------------------------------------------------------------------------
 
 
-def _player_action(tx: _Transaction, player: str, action: dict[str, Any]) -> Outcome:
+def _player_action(tx: _Transaction, player: str, action: Any) -> Outcome:
     table, at = tx.table, tx.now_s
     if player not in table.setup.players:
         return tx.done(
             refusal=Rejected(text("There is no player {player} at this table", player=player), TABLE_RULE)
         )
-    step = table.referee.player_action(table.state.game, player, action)
+    step = table.referee.player_action(table.state.game, tx.ctx, player, action)
     if isinstance(step, Rejected):
         tx.add(
             ActionRefused(at, player, step.reason), RefusalShown(player, Refusal(step.reason, at, step.rule))
@@ -520,7 +553,7 @@ def _player_action(tx: _Transaction, player: str, action: dict[str, Any]) -> Out
     return tx.done(decision=step)
 
 
-def _choose_intent(tx: _Transaction, player: str, node: str, intent: dict[str, Any] | None) -> Outcome:
+def _choose_intent(tx: _Transaction, player: str, node: str, intent: Any) -> Outcome:
     seat = tx.table.setup.seat_of(node)
     if seat is None or seat.player != player:
         refused = Rejected(
@@ -528,11 +561,10 @@ def _choose_intent(tx: _Transaction, player: str, node: str, intent: dict[str, A
         )
         return tx.done(refusal=refused)
     if intent is not None:
-        chosen = dict(intent, node=node)
-        refused_intent = tx.table.referee.check_intent(tx.table.state.game, seat, chosen)
+        refused_intent = tx.table.referee.check_intent(tx.table.state.game, tx.ctx, seat, intent)
         if refused_intent is not None:
             return tx.done(refusal=refused_intent)
-        tx.add(IntentChosen(node, chosen))
+        tx.add(IntentChosen(node, intent))
     else:
         tx.add(IntentChosen(node, None))
     return tx.done()
@@ -550,11 +582,15 @@ def undo_plan(table: Table) -> tuple[StepRecord, Any] | Rejected:
     if step is None:
         return Rejected(text("There is no accepted action to undo"), TABLE_RULE)
     game = step.before
+    turn_open, turns = step.turn_before
+    ctx = replace(state.context, turn_open=turn_open, turns=turns)
     try:
         for later in state.steps:
             if later.index > step.index and not later.undone:
                 for action in later.actions:
-                    game = referee.replay(game, action)
+                    decided = referee.replay(game, ctx, action)
+                    game = decided.state
+                    ctx = ctx.with_turn(opens=decided.opens_turn, ends=decided.ends_turn)
     except Exception:  # any failure means a later step needed the one taken back
         return Rejected(
             text("Cannot undo '{note}': later moves depend on it", note=undo_note(step)), TABLE_RULE
@@ -580,11 +616,17 @@ def _undo(tx: _Transaction, confirmed: int | None = None) -> Outcome:
     return tx.done()
 
 
+def undo_offer(table: Table) -> Text | None:
+    """What an undo would take back now, in words, or None when there is nothing it could undo."""
+    plan = undo_plan(table)
+    return None if isinstance(plan, Rejected) else undo_note(plan[0])
+
+
 def undo_note(step: StepRecord) -> Text:
     """What an undo of ``step`` takes back, in words."""
     if step.note:
         return step.note
-    kind = step.actions[0].get("type", "action") if step.actions else "action"
+    kind = type(step.actions[0]).__name__ if step.actions else "action"
     if step.player:
         return text("{player}: {kind}", player=step.player, kind=kind)
     return text("game: {kind}", kind=kind)

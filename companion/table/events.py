@@ -10,7 +10,7 @@ the step made to the game state, so reading a log back never asks the rules agai
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from companion.errors import InvalidRecordError
@@ -18,8 +18,16 @@ from companion.rules.codec import Codec, Op
 from companion.rules.text import Text, from_json
 
 
+class LoggedEvent:
+    """Marks the events that are written to the game's log (every class of this module that has it);
+    the table's other changes are kept in memory only (:mod:`companion.table.model`)."""
+
+    __slots__ = ()
+    at_s: float
+
+
 @dataclass(frozen=True)
-class TimerFlipped:
+class TimerFlipped(LoggedEvent):
     """A sandtimer node was turned over and the flip was accepted."""
 
     node: str
@@ -35,7 +43,7 @@ class TimerFlipped:
 
 
 @dataclass(frozen=True)
-class FlipRefused:
+class FlipRefused(LoggedEvent):
     """A node was turned over against the rules; its sand runs but counts for nothing."""
 
     node: str
@@ -48,7 +56,7 @@ class FlipRefused:
 
 
 @dataclass(frozen=True)
-class TimerKnocked:
+class TimerKnocked(LoggedEvent):
     """A node was turned and turned back within the table's grace window (a knock, a tip-over):
     neither flip counts and nothing is flagged."""
 
@@ -62,7 +70,7 @@ class TimerKnocked:
 
 
 @dataclass(frozen=True)
-class TimerEmptied:
+class TimerEmptied(LoggedEvent):
     """The upper bulb of a node ran out."""
 
     node: str
@@ -72,7 +80,7 @@ class TimerEmptied:
 
 
 @dataclass(frozen=True)
-class ClockStarted:
+class ClockStarted(LoggedEvent):
     """The master clock started with ``length_s`` to run."""
 
     at_s: float
@@ -80,17 +88,17 @@ class ClockStarted:
 
 
 @dataclass(frozen=True)
-class ClockPaused:
+class ClockPaused(LoggedEvent):
     at_s: float
 
 
 @dataclass(frozen=True)
-class ClockResumed:
+class ClockResumed(LoggedEvent):
     at_s: float
 
 
 @dataclass(frozen=True)
-class ClockExpired:
+class ClockExpired(LoggedEvent):
     """The master clock ran out: no new timer may start, running ones finish."""
 
     at_s: float
@@ -99,7 +107,7 @@ class ClockExpired:
 
 
 @dataclass(frozen=True)
-class ClockAborted:
+class ClockAborted(LoggedEvent):
     """The game was ended early from the hub (the rules then score it as it stands)."""
 
     at_s: float
@@ -108,7 +116,7 @@ class ClockAborted:
 
 
 @dataclass(frozen=True)
-class GameStepped:
+class GameStepped(LoggedEvent):
     """The game's rules accepted one step (a flip, a tap, a time fact): what they decided, as facts."""
 
     at_s: float
@@ -120,14 +128,27 @@ class GameStepped:
     """The engine's own events, in order (the game's types)."""
     change: tuple[Op, ...]
     """What the step changed in the game state (see :func:`companion.rules.codec.diff`)."""
-    actions: tuple[dict[str, Any], ...] = ()
-    """The engine actions the step applied (an undo decides the later steps again from them)."""
+    actions: tuple[Any, ...] = ()
+    """The actions the step applied, the game's typed values (an undo decides the later steps again
+    from them)."""
     rules: int = 0
     """The version of the game's rules that decided the step."""
+    opens_turn: bool = False
+    """The step started the turn of the player to move."""
+    ends_turn: bool = False
+    """The step ended the running turn."""
+    ended: Text = Text("")
+    """Why the rules ended the game with this step; empty while it goes on."""
+    ended_by: str = ""
+    """How: "rules" (a step of play), "clock" (the rules' answer to the master clock running out) or
+    "host" (to "End game"); "" while the game goes on."""
+    after: Any = field(default=None, compare=False, repr=False)
+    """The game state after the step, when the step was decided here (never logged): folding it takes
+    this state instead of patching the old one with ``change``, which gives an equal state."""
 
 
 @dataclass(frozen=True)
-class ClockCheckpoint:
+class ClockCheckpoint(LoggedEvent):
     """Game time passed while nothing else happened: a resumed game goes on from here, not from
     the last event (so a crash gives back at most the checkpoint interval)."""
 
@@ -135,7 +156,7 @@ class ClockCheckpoint:
 
 
 @dataclass(frozen=True)
-class SeatAdded:
+class SeatAdded(LoggedEvent):
     """A player got one more sandtimer during the game (e.g. Space Dealer's Robot Factory)."""
 
     at_s: float
@@ -148,7 +169,7 @@ class SeatAdded:
 
 
 @dataclass(frozen=True)
-class StepUndone:
+class StepUndone(LoggedEvent):
     """The hub took back the game step logged at index ``step``; ``change`` is what that did to the state
     (the later steps decided again without it)."""
 
@@ -174,24 +195,8 @@ Event = (
     | SeatAdded
 )
 
-EVENT_TYPES: dict[str, type] = {
-    cls.__name__: cls
-    for cls in (
-        TimerFlipped,
-        FlipRefused,
-        TimerKnocked,
-        TimerEmptied,
-        ClockStarted,
-        ClockPaused,
-        ClockResumed,
-        ClockExpired,
-        ClockAborted,
-        GameStepped,
-        ClockCheckpoint,
-        StepUndone,
-        SeatAdded,
-    )
-}
+EVENT_TYPES: dict[str, type[LoggedEvent]] = {cls.__name__: cls for cls in LoggedEvent.__subclasses__()}
+"""Every logged event by the name the log writes."""
 
 NODE_REPORTS = (TimerFlipped, FlipRefused, TimerKnocked, TimerEmptied, SeatAdded)
 """Events that answer one sequenced report of a node (the hub remembers its verdict)."""
@@ -202,7 +207,7 @@ CLOCK_EVENTS = (ClockStarted, ClockPaused, ClockResumed, ClockExpired, ClockAbor
 LEGACY_SKIPPED = {"ActionRefused"}
 """Event types older logs hold that are no longer logged (a refused tap changes nothing); reading skips them."""
 
-_GAME_FIELDS = {"facts", "change"}
+_GAME_FIELDS = {"facts", "change", "actions", "after"}
 """Fields whose values are the game's own types, written with the game's codec."""
 
 
@@ -210,13 +215,13 @@ def event_to_dict(event: Event, codec: Codec | None = None) -> dict[str, Any]:
     """JSON-ready form of an event, tagged with its type name (game values through ``codec``)."""
     out: dict[str, Any] = {"type": type(event).__name__}
     for f in fields(event):
+        if not f.compare:
+            continue  # kept in memory only
         value = getattr(event, f.name)
-        if f.name == "facts":
-            value = [_codec(codec).encode(fact) for fact in value]
+        if f.name in ("facts", "actions"):
+            value = [_codec(codec).encode(item) for item in value]
         elif f.name == "change":
             value = _codec(codec).encode_ops(value)
-        elif f.name == "actions":
-            value = list(value)
         elif isinstance(value, Text):
             value = value.to_json()
         out[f.name] = value
@@ -227,7 +232,7 @@ def event_summary(event: Event) -> dict[str, Any]:
     """The event's type and plain fields, without the game's own values (facts, state change)."""
     out: dict[str, Any] = {"type": type(event).__name__}
     for f in fields(event):
-        if f.name not in _GAME_FIELDS:
+        if f.name not in _GAME_FIELDS and f.compare:
             value = getattr(event, f.name)
             if isinstance(value, Text):
                 value = value.to_json()
@@ -243,11 +248,13 @@ def event_from_dict(data: Any, codec: Codec | None = None) -> Event:
     """Rebuild an event from :func:`event_to_dict` output, checking every field."""
     if not isinstance(data, dict):
         raise InvalidRecordError("an event must be a JSON object")
-    cls = EVENT_TYPES.get(data.get("type"))  # type: ignore[arg-type]
+    cls: Any = EVENT_TYPES.get(data.get("type"))  # type: ignore[arg-type]
     if cls is None:
         raise InvalidRecordError(f"unknown event type {data.get('type')!r}")
     values: dict[str, Any] = {}
     for f in fields(cls):
+        if not f.compare:
+            continue
         if f.name not in data and f.default is not MISSING:
             continue
         if f.name not in data:
@@ -261,16 +268,12 @@ def event_from_dict(data: Any, codec: Codec | None = None) -> Event:
 
 def _field(owner: str, name: str, kind: str, value: Any, codec: Codec | None) -> Any:
     where = f"{owner}.{name}"
-    if name == "facts":
+    if name in ("facts", "actions"):
         if not isinstance(value, list):
             raise InvalidRecordError(f"{where} must be a list")
-        return tuple(_codec(codec).decode(fact) for fact in value)
+        return tuple(_codec(codec).decode(item) for item in value)
     if name == "change":
         return _codec(codec).decode_ops(value)
-    if name == "actions":
-        if not isinstance(value, list) or not all(isinstance(a, dict) for a in value):
-            raise InvalidRecordError(f"{where} must be a list of objects")
-        return tuple(value)
     if kind == "Text":
         try:
             return from_json(value)  # a plain string (an older log's English sentence) is kept verbatim
@@ -280,6 +283,8 @@ def _field(owner: str, name: str, kind: str, value: Any, codec: Codec | None) ->
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise InvalidRecordError(f"{where} must be a number")
         return float(value)
+    if kind == "bool" and not isinstance(value, bool):
+        raise InvalidRecordError(f"{where} must be true or false")
     if kind == "str" and not isinstance(value, str):
         raise InvalidRecordError(f"{where} must be text")
     if kind == "int" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):

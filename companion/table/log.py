@@ -16,9 +16,9 @@ One writer at a time: the log file is locked (``flock``, exclusive) while a hub 
 and a second hub that tries to open it, on this machine or through shared storage that
 honours the lock, gets :class:`LogInUseError` (see docs/club.md).
 
-Logs written before format 2 (``GameActed`` lines that named the engine action) are
-migrated when read: their actions are replayed once through today's rules, which
-turns them into facts. ``open_existing`` keeps the old file beside the new one.
+Logs written in formats 1 and 2 are migrated when read (:mod:`companion.table.migrate`): their
+actions are replayed once through today's rules, which turns them into today's facts.
+``open_existing`` keeps the old file beside the new one.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from companion.errors import CompanionError, InvalidRecordError
-from companion.rules.codec import Codec, diff
+from companion.rules.codec import Codec
 from companion.rules.setup import TableSetup
-from companion.rules.text import joined, verbatim
 from companion.table import events as ev
+from companion.table import migrate
 
-FORMAT = 2
+FORMAT = 3
 """The log format this hub writes."""
 
 
@@ -484,10 +484,11 @@ def read_log(path: Path) -> SavedGame:
         raise InvalidRecordError(f"event log {path} does not start with a setup line")
     setup = TableSetup.from_dict(head["setup"])
     try:
-        if head.get("format") is None:
-            saved = _migrate_v1(setup, records[1:], path)
+        version = head.get("format", 1)
+        if version in (1, 2):
+            saved = _migrated(setup, version, records[1:], path)
         else:
-            saved = _read_v2(setup, head, records[1:], path)
+            saved = _read(setup, head, records[1:], path)
     except CompanionError:
         raise
     except Exception as exc:  # a log that names things this version does not know
@@ -496,17 +497,15 @@ def read_log(path: Path) -> SavedGame:
     return saved
 
 
-def _read_v2(setup: TableSetup, head: dict[str, Any], records: list[Any], path: Path) -> SavedGame:
+def _read(setup: TableSetup, head: dict[str, Any], records: list[Any], path: Path) -> SavedGame:
     if head.get("format") != FORMAT:
         raise InvalidRecordError(
-            f"event log {path} has format {head.get('format')!r}; this hub reads {FORMAT}"
+            f"event log {path} has format {head.get('format')!r}; this hub reads {FORMAT} and older"
         )
     codec = codec_of(setup)
     start = codec.decode(head.get("game"))
     events = []
     for number, record in enumerate(records, start=2):
-        if isinstance(record, dict) and record.get("type") in ev.LEGACY_SKIPPED:
-            continue
         try:
             events.append(ev.event_from_dict(record, codec))
         except InvalidRecordError as exc:
@@ -516,84 +515,12 @@ def _read_v2(setup: TableSetup, head: dict[str, Any], records: list[Any], path: 
     return SavedGame(setup, start, events, rules if isinstance(rules, int) else 0, migrated)
 
 
-# --- format 1 ------------------------------------------------------------------------------------
-
-
-def _migrate_v1(setup: TableSetup, records: list[Any], path: Path) -> SavedGame:
-    """Turn a format-1 log into facts by replaying its game actions once through today's rules.
-
-    Consecutive ``GameActed`` lines of one player at one moment were one step; an old
-    ``StepUndone`` (which named log lines) becomes the change its refold made.
-    """
-    from companion.games import find_game
-
-    info = find_game(setup.game)
-    referee = info.make_referee(setup)
-    start = referee.start(setup)
-    events: list[ev.Event] = []
-    acted: list[tuple[int, dict[str, Any], int]] = []
-    """(v1 index, GameActed record, index of the migrated step) of every game action so far."""
-    undone: set[int] = set()
-    game = start
-    for number, record in enumerate(records, start=2):
-        where = f"event log {path} line {number}"
-        if not isinstance(record, dict):
-            raise InvalidRecordError(f"{where}: an event must be a JSON object")
-        kind = record.get("type")
-        index = number - 2
-        if kind == "GameActed":
-            action, player = record.get("action"), record.get("player", "")
-            if not isinstance(action, dict) or not isinstance(player, str):
-                raise InvalidRecordError(f"{where}: GameActed needs an action object")
-            at_s, note = float(record.get("at_s", 0.0)), verbatim(str(record.get("note", "")))
-            after = referee.replay(game, action)
-            last = events[-1] if events else None
-            if (
-                isinstance(last, ev.GameStepped)
-                and acted
-                and acted[-1][0] == index - 1
-                and last.player == player
-                and last.at_s == at_s
-            ):
-                merged = ev.GameStepped(
-                    at_s,
-                    player,
-                    joined([last.note, note]),
-                    (),
-                    last.change + diff(game, after),
-                    (*last.actions, action),
-                )
-                events[-1] = merged
-            else:
-                events.append(ev.GameStepped(at_s, player, note, (), diff(game, after), (action,)))
-            acted.append((index, record, len(events) - 1))
-            game = after
-        elif kind == "StepUndone":
-            first, count = record.get("first"), record.get("count")
-            if not isinstance(first, int) or not isinstance(count, int):
-                raise InvalidRecordError(f"{where}: StepUndone needs first and count")
-            undone.update(range(first, first + count))
-            refolded = start
-            for v1_index, old, _ in acted:
-                if v1_index not in undone:
-                    refolded = referee.replay(refolded, old["action"])
-            steps = [step for v1_index, _, step in acted if v1_index == first]
-            if not steps:
-                raise InvalidRecordError(
-                    f"{where}: StepUndone names line {first + 2}, which is no game action"
-                )
-            note = verbatim(str(record.get("note", "")))
-            events.append(ev.StepUndone(float(record.get("at_s", 0.0)), steps[0], note, diff(game, refolded)))
-            game = refolded
-        elif kind in ev.LEGACY_SKIPPED:
-            continue
-        else:
-            try:
-                events.append(ev.event_from_dict(record))
-            except InvalidRecordError as exc:
-                raise InvalidRecordError(f"{where}: {exc}") from exc
+def _migrated(setup: TableSetup, version: int, records: list[Any], path: Path) -> SavedGame:
+    """A log of format 1 or 2, its actions replayed once through today's rules (see :mod:`.migrate`)."""
+    items = migrate.old_items(records, path, codec=codec_of(setup), version=version)
+    start, events, rules = migrate.replayed(setup, items, path)
     notes = [
-        f"written in format 1: its game actions were replayed once through the rules (version "
-        f"{info.rules_version}) and kept as facts"
+        f"written in format {version}: its game actions were replayed once through the rules (version "
+        f"{rules}) and kept as facts"
     ]
-    return SavedGame(setup, start, events, info.rules_version, migrated_from=1, converted=True, notes=notes)
+    return SavedGame(setup, start, events, rules, migrated_from=version, converted=True, notes=notes)

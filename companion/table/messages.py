@@ -7,11 +7,94 @@ come from the web API; ``Tick`` comes from the ticker thread when a deadline is 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from companion.core.protocol import Message as NodeMessage
 from companion.rules.setup import TableSetup
 from companion.rules.text import Text
+
+ClockAction = Literal["start", "pause", "resume", "abort"]
+"""What the host can do to the master clock ("abort" is "End game")."""
+CLOCK_ACTIONS: tuple[ClockAction, ...] = ("start", "pause", "resume", "abort")
+
+NodeRequest = Literal["restart", "identify"]
+"""What the host can ask of a node."""
+NODE_REQUESTS: tuple[NodeRequest, ...] = ("restart", "identify")
+
+
+# --- what a node reports, as the hub reads it ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hello:
+    """A node (re)connected: its boot, its clock, its sand and what it is."""
+
+    boot: str
+    t_ms: int
+    sand_ms: int
+    node_kind: str
+    firmware: str
+    dropped: int | None = None
+    """Events its full buffer had to drop since it booted (None: not said)."""
+
+    kind = "hello"
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """A node is alive (every 5 s): its sand and its outbox."""
+
+    boot: str
+    t_ms: int
+    upper_ms: int
+    lower_ms: int
+    queued: int
+    battery_mv: int | None = None
+    dropped: int | None = None
+
+    kind = "heartbeat"
+
+
+@dataclass(frozen=True)
+class Flipped:
+    """A node was turned over (a sequenced report, kept in the node's outbox until acknowledged)."""
+
+    boot: str
+    t_ms: int
+    seq: int
+    upper_ms: int
+    lower_ms: int
+
+    kind = "flip"
+
+
+@dataclass(frozen=True)
+class Emptied:
+    """A node's upper bulb ran out (a sequenced report)."""
+
+    boot: str
+    t_ms: int
+    seq: int
+
+    kind = "empty"
+
+
+Report = Hello | Heartbeat | Flipped | Emptied
+"""One validated event message of a node."""
+
+_REPORTS: dict[str, type[Report]] = {
+    "hello": Hello,
+    "heartbeat": Heartbeat,
+    "flip": Flipped,
+    "empty": Emptied,
+}
+
+
+def report_of(message: NodeMessage) -> Report:
+    """The typed report of a validated ``event`` message (see :mod:`companion.core.protocol`)."""
+    if message.channel != "event" or message.kind not in _REPORTS:
+        raise ValueError(f"not a node report: {message!r}")
+    return _REPORTS[message.kind](**message.fields())
 
 
 @dataclass(frozen=True)
@@ -19,7 +102,7 @@ class NodeReport:
     """A node's event message (hello, heartbeat, flip or empty)."""
 
     node: str
-    message: NodeMessage
+    report: Report
 
 
 @dataclass(frozen=True)
@@ -42,8 +125,7 @@ class BrokerStatus:
 class ClockCommand:
     """The host started, paused, resumed or ended the master clock."""
 
-    action: str
-    """``start``, ``pause``, ``resume`` or ``abort``."""
+    action: ClockAction
     at_s: float | None = None
     """When it took effect, if earlier than now (a resumed game is paused where the log ends)."""
 
@@ -58,7 +140,8 @@ class PlayerAction:
     """A player tapped an action on their phone."""
 
     player: str
-    action: dict[str, Any]
+    action: Any
+    """One of the game's typed moves (``GameInfo.moves``), read from the phone's post by the game's codec."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +150,8 @@ class ChooseIntent:
 
     player: str
     node: str
-    intent: dict[str, Any] | None
+    intent: Any
+    """One of the game's typed intents (``GameInfo.intents``); None forgets the choice."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +167,7 @@ class NodeCommand:
     """The host asked a node to ``restart`` or to ``identify`` itself (blink)."""
 
     node: str
-    what: str
+    what: NodeRequest
 
 
 @dataclass(frozen=True)

@@ -150,8 +150,8 @@ class Table:
     pairing: Pairing | None = None
     seat_request: tuple[str, int] | None = None
     """A seat added during the game that waits for its node to be flipped."""
-    intents: MappingProxyType[str, dict[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
-    """What each player chose on their phone for a timer's next flip, by node."""
+    intents: MappingProxyType[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """What each player chose on their phone for a timer's next flip (the game's typed intent), by node."""
     refusals: MappingProxyType[str, Refusal] = field(default_factory=lambda: MappingProxyType({}))
     """The latest refusal per player."""
     version: int = 0
@@ -214,7 +214,8 @@ class LinkChanged:
 @dataclass(frozen=True)
 class IntentChosen:
     node: str
-    intent: dict[str, Any] | None
+    intent: Any
+    """The game's typed intent; None forgets the choice."""
 
 
 @dataclass(frozen=True)
@@ -289,7 +290,7 @@ AnyEvent = ev.Event | LiveEvent
 
 
 def is_logged(event: AnyEvent) -> bool:
-    return type(event).__name__ in ev.EVENT_TYPES
+    return isinstance(event, ev.LoggedEvent)
 
 
 def fold_table(table: Table, event: AnyEvent) -> Table:

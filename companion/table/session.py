@@ -13,31 +13,60 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from companion.clock import Clock
-from companion.core.protocol import Message as NodeMessage
-from companion.rules.outcome import Decision, Rejected
 from companion.rules.referee import Referee
 from companion.rules.setup import TableSetup
-from companion.rules.text import Text
 from companion.table import commands as cmd
 from companion.table import events as ev
 from companion.table import messages as msg
 from companion.table import storage
-from companion.table.decide import Outcome, decide, table_state, undo_note, undo_plan
+from companion.table.decide import Outcome, decide
 from companion.table.log import EventLog
-from companion.table.model import ActionRefused, Table, TableReset, table_from_log
-from companion.table.nodes import NodeLink
+from companion.table.model import ActionRefused, AnyEvent, Table, TableReset, table_from_log
 from companion.table.state import TableState
 from companion.table.views import MessageStats, RecentEvents, TableViews
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[str, dict[str, Any]], None]
-"""Called with ``("change", {"version", "events", "commands"})`` after every transaction that changed
-something, ``("stats", {...})`` for a refused message, and ``("cue", payload)`` / ``("shutdown", {})``
-for broadcasts."""
+
+# --- what a session tells its listeners ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Changed:
+    """A transaction changed the table (``version``): its events, in order, and the commands for the nodes."""
+
+    version: int
+    events: tuple[AnyEvent, ...]
+    commands: tuple[cmd.Command, ...]
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A message that could not be used was counted (the dashboard's refused messages)."""
+
+    category: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class CuePlayed:
+    """An audio cue sounds now (for the pages that play it)."""
+
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ShuttingDown:
+    """The hub stops: live streams end and threads waiting on the table wake up."""
+
+
+News = Changed | Counted | CuePlayed | ShuttingDown
+Listener = Callable[[News], None]
+"""Called inside the session's lock with every piece of news: it must only queue work, never wait."""
 
 LogFactory = Callable[[TableSetup, Any, int], EventLog]
 """Opens the log of a new game: (setup, starting game state, rules version)."""
@@ -45,7 +74,7 @@ LogFactory = Callable[[TableSetup, Any, int], EventLog]
 
 def _logged(outcome: Outcome) -> list[ev.Event]:
     """The events of ``outcome`` that go into the log (not the live-only changes)."""
-    return [e for e in outcome.events if type(e).__name__ in ev.EVENT_TYPES]  # type: ignore[misc]
+    return outcome.logged
 
 
 def make_referee(setup: TableSetup) -> tuple[Referee[Any], Any, int]:
@@ -64,17 +93,37 @@ class RepeatedWarnings:
     time and then, at most once per ``every_s`` real seconds, how many more times it happened.
     """
 
+    NEW_PER_WINDOW = 5
+    """New reasons said per category and ``every_s``; more (a thousand made-up node ids, each its own
+    reason) are counted and summed up in one line when the next window begins."""
+
     def __init__(self, *, every_s: float = 300.0, monotonic: Callable[[], float] = time.monotonic) -> None:
         self.every_s = every_s
         self._monotonic = monotonic
         self._seen: dict[tuple[str, str], list[float]] = {}
         """(category, reason) -> [when last said, times since]"""
+        self._new: dict[str, list[float]] = {}
+        """category -> [when its window began, new reasons said in it, new reasons only counted]"""
 
     def warn(self, category: str, reason: str) -> None:
         now = self._monotonic()
         key = (category, reason)
         seen = self._seen.get(key)
         if seen is None:
+            window = self._new.setdefault(category, [now, 0, 0])
+            if now - window[0] >= self.every_s:
+                if window[2]:
+                    log.warning(
+                        "rejected %s messages: %d more from other senders in the last %d s were counted, not said",
+                        category,
+                        window[2],
+                        self.every_s,
+                    )
+                window[:] = [now, 0, 0]
+            if window[1] >= self.NEW_PER_WINDOW:
+                window[2] += 1
+                return
+            window[1] += 1
             if len(self._seen) > 1024:  # bounded: forget the oldest
                 self._seen.pop(next(iter(self._seen)))
             self._seen[key] = [now, 0]
@@ -89,7 +138,8 @@ class RepeatedWarnings:
 
 
 class TableSession:
-    """One table being played: thread-safe, driven by node messages, API calls and a ticker."""
+    """One table being played: thread-safe, driven by typed messages (:mod:`companion.table.messages`)
+    from the MQTT bridge, the web API and the ticker, all through :meth:`handle` or :meth:`handle_batch`."""
 
     def __init__(
         self,
@@ -133,6 +183,7 @@ class TableSession:
     # --- observation ---------------------------------------------------------------------
     @property
     def table(self) -> Table:
+        """The table as of the latest transaction (one frozen value: read it once, use it whole)."""
         return self._table
 
     @property
@@ -148,33 +199,6 @@ class TableSession:
     def referee(self) -> Referee[Any]:
         return self._table.referee
 
-    @property
-    def nodes(self) -> dict[str, NodeLink]:
-        """Nodes sitting in a seat of the current setup."""
-        table = self._table
-        return {seat.node: table.link(seat.node) for seat in table.setup.seats}
-
-    @property
-    def unpaired(self) -> dict[str, NodeLink]:
-        """Nodes heard from that sit in no seat (candidates for pairing), most recent last."""
-        return {link.node: link for link in self._table.unpaired()}
-
-    @property
-    def pairing(self) -> Any:
-        return self._table.pairing
-
-    @property
-    def seat_request(self) -> tuple[str, int] | None:
-        return self._table.seat_request
-
-    @property
-    def intents(self) -> dict[str, dict[str, Any]]:
-        return dict(self._table.intents)
-
-    @property
-    def refusals(self) -> dict[str, dict[str, Any]]:
-        return {player: refusal.to_dict() for player, refusal in self._table.refusals.items()}
-
     def add_listener(self, listener: Listener) -> None:
         with self._lock:
             self._listeners.append(listener)
@@ -184,19 +208,15 @@ class TableSession:
             if listener in self._listeners:
                 self._listeners.remove(listener)
 
-    def announce(self, kind: str) -> None:
-        """Wake every listener without a change (e.g. ``shutdown`` to end live streams)."""
-        self.broadcast(kind, {})
-
-    def broadcast(self, kind: str, data: dict[str, Any]) -> None:
-        """Pass something that is not table state to every listener (e.g. an audio ``cue``)."""
-        if kind == "shutdown":
+    def tell(self, news: News) -> None:
+        """Pass news that is not a table change to every listener (an audio cue, the hub shutting down)."""
+        if isinstance(news, ShuttingDown):
             self.clock_changed.set()
         for listener in list(self._listeners):
             try:
-                listener(kind, data)
+                listener(news)
             except Exception:  # a broken listener must not break the table
-                log.exception("listener failed on %s", kind)
+                log.exception("listener failed on %s", type(news).__name__)
 
     # --- the transaction -----------------------------------------------------------------
     def handle(self, message: msg.Message) -> Outcome:
@@ -305,8 +325,8 @@ class TableSession:
         """The logged (and synced) outcome becomes the table; count it and tell the listeners."""
         setup = outcome.table.setup
         for event in outcome.events:
-            if isinstance(event, ActionRefused) or type(event).__name__ in ev.EVENT_TYPES:
-                self.recent.add(event, setup)  # type: ignore[arg-type]
+            if isinstance(event, (ActionRefused, ev.LoggedEvent)):
+                self.recent.add(event, setup)
         self._table = outcome.table
         for name in outcome.counts:
             self.stats.count(name)
@@ -316,16 +336,9 @@ class TableSession:
         if outcome.events or outcome.commands:
             if any(isinstance(e, (*ev.CLOCK_EVENTS, TableReset)) for e in outcome.events):
                 self.clock_changed.set()
-            self.broadcast(
-                "change",
-                {
-                    "version": outcome.table.version,
-                    "events": outcome.events,
-                    "commands": outcome.commands,
-                },
-            )
+            self.tell(Changed(outcome.table.version, outcome.events, outcome.commands))
         elif outcome.rejects:
-            self.broadcast("stats", {"category": outcome.rejects[0][0]})
+            self.tell(Counted(outcome.rejects[0][0]))
 
     def _append(self, outcome: Outcome) -> None:
         """Write and sync the logged events (a new game starts a new log); nothing is kept if writing fails.
@@ -341,127 +354,18 @@ class TableSession:
                 self.log.close()
                 self.log = new_log
                 self.recent.clear()
-            elif type(event).__name__ in ev.EVENT_TYPES:
-                batch.append(event)  # type: ignore[arg-type]
+            elif isinstance(event, ev.LoggedEvent):
+                batch.append(event)
         self.log.append(*batch)
 
-    # --- messages from nodes ---------------------------------------------------------------
     def reject_message(self, category: str, reason: str, *, topic: str | None = None) -> None:
-        """Count a message that could not be used; the state stays as it was."""
+        """Count a message that could not be used (it never reached :meth:`handle`); nothing else changes."""
         with self._lock:
             self.stats.reject(category, reason, topic=topic, at_s=self.clock.now_s())
             self.warnings.warn(category, f"{reason} (on {topic})")
-        self.broadcast("stats", {"category": category, "reason": reason})
-
-    def node_status(self, node: str, *, online: bool) -> None:
-        """A node's retained availability changed (or its last will was published)."""
-        self.handle(msg.NodeStatus(node, online))
-
-    def node_message(self, node: str, message: NodeMessage) -> list[cmd.Command]:
-        """Apply one validated event message from ``node``; return the commands it caused, in order."""
-        return list(self.handle(msg.NodeReport(node, message)).commands)
-
-    def broker_status(self, *, online: bool, detail: Text | str = "") -> None:
-        """The hub's connection to its broker came up or went down."""
-        self.handle(msg.BrokerStatus(online, detail))
-
-    def command_node(self, node: str, what: str) -> Rejected | None:
-        """Ask a node to ``restart`` or to ``identify`` itself."""
-        return self.handle(msg.NodeCommand(node, what)).refusal
-
-    # --- a new game: setup and pairing ------------------------------------------------------
-    def begin_pairing(self, setup: TableSetup) -> None:
-        """Start pairing the seats of ``setup`` (whose node ids are ignored) by flips, in seat order."""
-        if setup.table != self.setup.table:
-            raise ValueError("a new game keeps the table id")
-        make_referee(setup)  # the game's data is read now, and a setup it cannot play is refused now
-        self.handle(msg.BeginPairing(setup))
-
-    def cancel_pairing(self) -> None:
-        self.handle(msg.CancelPairing())
-
-    def reset(self, setup: TableSetup) -> None:
-        """Start a new game at this table with ``setup`` (same table id), keeping what is known of nodes."""
-        if setup.table != self.setup.table:
-            raise ValueError("a new game keeps the table id")
-        refused = self.handle(msg.NewGame(setup)).refusal
-        if refused is not None:
-            raise ValueError(refused.reason)
-
-    # --- hub controls ------------------------------------------------------------------------
-    def _clock(self, action: str, at_s: float | None = None) -> ev.Event | Rejected:
-        outcome = self.handle(msg.ClockCommand(action, at_s))
-        if outcome.refusal is not None:
-            return outcome.refusal
-        return next(e for e in outcome.events if isinstance(e, ev.CLOCK_EVENTS))
-
-    def start_clock(self) -> ev.Event | Rejected:
-        return self._clock("start")
-
-    def pause_clock(self) -> ev.Event | Rejected:
-        return self._clock("pause")
-
-    def resume_clock(self) -> ev.Event | Rejected:
-        return self._clock("resume")
-
-    def abort_clock(self) -> ev.Event | Rejected:
-        return self._clock("abort")
-
-    def pause_after_restart(self) -> ev.Event | None:
-        """A resumed game whose master clock was running is paused: the hub was away,
-        so the players decide when it goes on."""
-        if self.state.clock.phase != "running":
-            return None
-        result = self._clock("pause", at_s=self.state.last_at_s)  # the hub was away from here on
-        return None if isinstance(result, Rejected) else result
-
-    def tick(self) -> float | None:
-        """Apply what is due (the master clock running out); return game seconds to the next deadline."""
-        outcome = self.handle(msg.Tick())
-        if not outcome.table.storage.ok:
-            return (
-                None  # nothing is due until the log can be written: the ticker's plain wait paces the retries
-            )
-        deadlines = [held.due_s for held in outcome.table.held.values()]
-        if outcome.table.state.clock.expires_at_s is not None:
-            deadlines.append(outcome.table.state.clock.expires_at_s)
-        return max(0.0, min(deadlines) - self.clock.now_s()) if deadlines else None
-
-    # --- undo ----------------------------------------------------------------------------------
-    def undo_preview(self) -> Text | None:
-        """What an undo would take back, in words, or None when there is nothing it could undo now."""
-        plan = undo_plan(self._table)
-        return None if isinstance(plan, Rejected) else undo_note(plan[0])
-
-    def undo(self, step: int | None = None) -> ev.StepUndone | Rejected:
-        """Take back the latest accepted player step (``step``: the one the host confirmed); refused if
-        later steps depend on it or another step is the latest now."""
-        outcome = self.handle(msg.Undo(step))
-        if outcome.refusal is not None:
-            return outcome.refusal
-        return next(e for e in outcome.events if isinstance(e, ev.StepUndone))
-
-    # --- players' phones -------------------------------------------------------------------------
-    def player_action(self, player: str, action: dict[str, Any]) -> Decision | Rejected:
-        """A player tapped an action on their phone: apply it or refuse it with the rule."""
-        outcome = self.handle(msg.PlayerAction(player, action))
-        if outcome.refusal is not None:
-            return outcome.refusal
-        assert outcome.decision is not None
-        return outcome.decision
-
-    def set_intent(self, player: str, node: str, intent: dict[str, Any] | None) -> Rejected | None:
-        """Remember what ``player`` wants their timer ``node`` to do at its next flip."""
-        return self.handle(msg.ChooseIntent(player, node, intent)).refusal
+        self.tell(Counted(category, reason))
 
     # --- views ---------------------------------------------------------------------------------
-    def table_state_fields(self) -> dict[str, Any]:
-        """Fields of the retained table-state message for nodes."""
-        return table_state(self._table, now_s=self.clock.now_s()).fields
-
-    def table_state_command(self) -> cmd.PublishTableState:
-        return table_state(self._table, now_s=self.clock.now_s())
-
     def _live(self) -> tuple[Table, dict[str, Any]]:
         with self._lock:  # a moment's copy: the views are built outside the lock
             extra = {"recent": self.recent.newest_first(), "stats": self.stats.to_dict()}
@@ -479,3 +383,16 @@ class TableSession:
         return self.views.player_snapshot(
             table, player, now_s=self.clock.now_s(), extra=extra, live_sand=live_sand
         )
+
+
+def next_deadline_s(table: Table, *, now_s: float) -> float | None:
+    """Game seconds from ``now_s`` to the table's next deadline (a held flip's grace window, the master
+    clock running out), or None when nothing is due: the ticker sleeps that long before its next Tick.
+    While the log cannot be written nothing is due (a held refusal cannot be flagged): the ticker's
+    plain wait paces the retries."""
+    if not table.storage.ok:
+        return None
+    deadlines = [held.due_s for held in table.held.values()]
+    if table.state.clock.expires_at_s is not None:
+        deadlines.append(table.state.clock.expires_at_s)
+    return max(0.0, min(deadlines) - now_s) if deadlines else None

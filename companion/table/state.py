@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
 from companion.rules.codec import patch
+from companion.rules.context import RECENT_NOTES, Context, EndedBy
 from companion.rules.setup import Seat, TableSetup
 from companion.rules.text import Text
 from companion.table import events as ev
@@ -86,10 +88,16 @@ class StepRecord:
     """Position of its :class:`~companion.table.events.GameStepped` in the log."""
     player: str
     note: Text
-    actions: tuple[dict[str, Any], ...]
+    actions: tuple[Any, ...]
     before: Any
     """The game state the step was decided on."""
     undone: bool = False
+    turn_before: tuple[bool, int] = (False, 0)
+    """(turn open, turns started) before the step: an undo gives them back."""
+    opens_turn: bool = False
+    ends_turn: bool = False
+    ended: bool = False
+    """The step ended the game by its rules."""
 
 
 @dataclass(frozen=True)
@@ -103,13 +111,45 @@ class TableState:
     game: Any = None
     """The game referee's state (None for a table of timers only)."""
     steps: tuple[StepRecord, ...] = ()
-    """Every game step of the log, in order."""
+    """The latest game steps of the log, in order (at most :data:`UNDO_DEPTH`: what an undo can reach)."""
+    step_count: int = 0
+    """Game steps logged in all (the log's own count; :attr:`steps` keeps only the latest)."""
     last_at_s: float = 0.0
     """Game time of the latest event folded in (a resumed hub's clock goes on from here)."""
+    turn_open: bool = False
+    """Turn-based games: the player to move started their turn and has not ended it."""
+    turns: int = 0
+    """Turns started so far."""
+    ended_by: EndedBy = ""
+    """How the game ended: by its rules, the master clock or the host ("" while it goes on)."""
 
     @property
     def paused(self) -> bool:
         return self.clock.phase == "paused"
+
+    @cached_property
+    def context(self) -> Context:
+        """The table's bookkeeping of the game, as every referee call gets it."""
+        notes: list[Text] = []
+        for step in reversed(self.steps):
+            if len(notes) == RECENT_NOTES:
+                break
+            if not step.undone and step.note:
+                notes.append(step.note)
+        notes.reverse()
+        return Context(
+            started=self.clock.phase != "ready",
+            clock_over=self.clock.is_over,
+            turn_open=self.turn_open,
+            turns=self.turns,
+            ended_by=self.ended_by,
+            recent=tuple(notes),
+        )
+
+
+UNDO_DEPTH = 256
+"""Game steps a table remembers for undo (each with the game state it was decided on). A step
+appends in constant time however long the game has run; no table takes back more steps than this."""
 
 
 def initial_state(setup: TableSetup, game: Any = None) -> TableState:
@@ -170,6 +210,7 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
             resumed = replace(clock, phase="running", running_since_s=at, changed_at_s=at)
             return _with_timers(state, rebased, clock=resumed)
         case ev.ClockExpired(at_s=at, reason=reason):
+            ended: EndedBy = state.ended_by or ("rules" if reason else "")
             run = clock.length_s if not reason else clock.elapsed_s(at)
             expired = replace(
                 clock,
@@ -180,7 +221,7 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
                 changed_at_s=at,
                 end_reason=reason,
             )
-            return replace(state, clock=expired)
+            return replace(state, clock=expired, ended_by=ended)
         case ev.ClockAborted(at_s=at, unscored=unscored):
             aborted = replace(
                 clock,
@@ -191,13 +232,11 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
                 changed_at_s=at,
                 end_reason=unscored,
             )
-            return replace(state, clock=aborted)
-        case ev.GameStepped(player=player, note=note, actions=actions, change=change):
-            record = StepRecord(index, player, note, actions, state.game)
-            return replace(state, game=patch(state.game, change), steps=(*state.steps, record))
+            return replace(state, clock=aborted, ended_by=state.ended_by or "host")
+        case ev.GameStepped():
+            return _stepped(state, event, index)
         case ev.StepUndone(step=step, change=change):
-            steps = tuple(replace(s, undone=True) if s.index == step else s for s in state.steps)
-            return replace(state, game=patch(state.game, change), steps=steps)
+            return _undone(state, step, patch(state.game, change))
         case ev.SeatAdded(player=player, index=seat_index, node=node):
             if state.setup.seat_of(node) is not None or player not in state.setup.players:
                 return state
@@ -206,6 +245,61 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
         case ev.ClockCheckpoint() | ev.TimerKnocked():
             return state
     raise TypeError(f"not a table event: {event!r}")
+
+
+def _stepped(state: TableState, event: ev.GameStepped, index: int) -> TableState:
+    record = StepRecord(
+        index,
+        event.player,
+        event.note,
+        event.actions,
+        state.game,
+        turn_before=(state.turn_open, state.turns),
+        opens_turn=event.opens_turn,
+        ends_turn=event.ends_turn,
+        ended=bool(event.ended),
+    )
+    game = event.after if event.after is not None else patch(state.game, event.change)
+    turn_open, turns = _turn_after(state.turn_open, state.turns, event.opens_turn, event.ends_turn)
+    ended: EndedBy = state.ended_by or (_ended_by(event.ended_by) if event.ended else "")
+    return replace(
+        state,
+        game=game,
+        steps=(*state.steps[-(UNDO_DEPTH - 1) :], record),
+        step_count=state.step_count + 1,
+        turn_open=turn_open,
+        turns=turns,
+        ended_by=ended,
+    )
+
+
+def _ended_by(how: str) -> EndedBy:
+    return "clock" if how == "clock" else "host" if how == "host" else "rules"
+
+
+def _turn_after(turn_open: bool, turns: int, opens: bool, ends: bool) -> tuple[bool, int]:
+    if opens:
+        turn_open, turns = True, turns + 1
+    if ends:
+        turn_open = False
+    return turn_open, turns
+
+
+def _undone(state: TableState, step: int, game: Any) -> TableState:
+    """The state after the step at log index ``step`` was taken back: the game as the undo decided it,
+    the turn as it was before that step with the later steps' turns applied again."""
+    steps = tuple(replace(s, undone=True) if s.index == step else s for s in state.steps)
+    taken = next((s for s in state.steps if s.index == step), None)
+    if taken is None:
+        return replace(state, game=game, steps=steps)
+    turn_open, turns = taken.turn_before
+    for later in steps:
+        if later.index > step and not later.undone:
+            turn_open, turns = _turn_after(turn_open, turns, later.opens_turn, later.ends_turn)
+    ended = state.ended_by
+    if taken.ended and ended == "rules" and not state.clock.is_over:
+        ended = ""
+    return replace(state, game=game, steps=steps, turn_open=turn_open, turns=turns, ended_by=ended)
 
 
 def fold(setup: TableSetup, events: Iterable[ev.Event], game: Any = None) -> TableState:

@@ -72,8 +72,8 @@ def held_back(table: Table, message: msg.Message) -> Outcome:
     answered ``retry`` (kept and sent again by the node), a request is refused, a tick does nothing."""
     reason = table.storage.message or FULL
     if isinstance(message, msg.NodeReport):
-        report = message.message
-        if report.kind in ("flip", "empty"):
+        report = message.report
+        if isinstance(report, (msg.Flipped, msg.Emptied)):
             ack = cmd.Ack(message.node, report.boot, report.seq, "retry", str(reason))
             return Outcome(table, commands=(ack,), counts=("held_for_storage",))
         return Outcome(table)

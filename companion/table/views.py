@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable
 from functools import partial
 from typing import Any
 
+from companion.rules.deck import DECK_TITLES
 from companion.rules.outcome import Rejected
 from companion.rules.pages import to_json
 from companion.rules.setup import Seat, TableSetup, player_id
@@ -72,7 +73,7 @@ def describe(event: ev.Event | ActionRefused, setup: TableSetup) -> Text:
         case ev.ClockAborted():
             return text("game ended early")
         case ev.GameStepped(note=note, player=player, actions=actions):
-            kind = actions[0].get("type", "action") if actions else "action"
+            kind = type(actions[0]).__name__ if actions else "action"
             if note:
                 return note
             return (
@@ -271,13 +272,13 @@ def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
             after_end = clock.is_over and (
                 bool(timer.refused) or (clock.ended_at_s is not None and timer.at_s >= clock.ended_at_s)
             )
-            label = to_json(referee.timer_label(state.game, seat))
+            label = to_json(referee.timer_label(state.game, state.context, seat))
             inputs = (seat, timer, link, label, after_end, setup.sand_s)
             timers.append(reused.part(("timer", seat.node), inputs, partial(_timer_part, *inputs)))
         players.append(
             {"name": player, "id": player_id(player), "colour": setup.colour_of(player), "timers": timers}
         )
-    scores = referee.scores(state.game)
+    scores = referee.scores(state.game, state.context)
     plan = undo_plan(table)
     return {
         "table": setup.table,
@@ -293,7 +294,9 @@ def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
         ),
         "unpaired": [reused.part(("link", link.node), (link,), link.to_dict) for link in table.unpaired()],
         "setup": reused.part("setup", (setup,), setup.to_dict),
-        "view": referee.view(state.game).to_dict(),
+        "view": referee.view(state.game, state.context).to_dict(),
+        "deck": reused.part("deck", (setup.game, setup.deck), partial(_deck_text, setup)),
+        "ended_by": state.ended_by,
         "scores": to_json(scores),
         "explanation": explain(scores).to_json() if scores else "",
         "over": clock.is_over or scores is not None,
@@ -307,8 +310,24 @@ def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
     }
 
 
+def _deck_text(setup: TableSetup) -> Any:
+    """Which deck the table plays with, in words, for a game with piles or decks ("" for one without)."""
+    from companion.games import find_game
+
+    if not find_game(setup.game).random_components:
+        return ""
+    return to_json(DECK_TITLES.get(setup.deck, DECK_TITLES["table"]))
+
+
+def game_codec(setup: TableSetup) -> Callable[[Any], Any]:
+    """How the game's typed values (moves, intents) are written for a page: the game's codec."""
+    from companion.games import find_game
+
+    return find_game(setup.game).codec.encode
+
+
 def _player_part(table: Table, player: str) -> dict[str, Any]:
-    referee, game, setup = table.referee, table.state.game, table.setup
+    referee, game, setup, ctx = table.referee, table.state.game, table.setup, table.state.context
     mine = {}
     for node, intent in table.intents.items():
         seat = setup.seat_of(node)
@@ -316,7 +335,7 @@ def _player_part(table: Table, player: str) -> dict[str, Any]:
             mine[node] = intent
     refusal = table.refusals.get(player)
     return {
-        "view": referee.player_view(game, player).to_dict(),
-        "menu": [item.to_dict() for item in referee.menu(game, player, intents=mine)],
+        "view": referee.player_view(game, ctx, player).to_dict(),
+        "menu": [item.to_dict(game_codec(setup)) for item in referee.menu(game, ctx, player, intents=mine)],
         "refusal": refusal.to_dict() if refusal else None,
     }

@@ -12,6 +12,7 @@ import pytest
 from companion.club import Club, ClubOptions, ClubPlan
 from companion.errors import ConfigError
 from companion.hub import HubConfig
+from companion.table import messages as tm
 from tests.conftest import wait_until
 
 pytestmark = pytest.mark.broker
@@ -62,7 +63,7 @@ def test_tables_play_at_once_and_stay_apart(club):
     red, blue, green = (club.tables[name] for name in ("red", "blue", "green"))
     for table in (red, blue, green):
         wait_until(lambda t=table: online(t) == len(t.session.setup.seats), timeout_s=10)
-    red.session.start_clock()
+    red.session.handle(tm.ClockCommand("start"))
     node = red.session.setup.seats[0].node
     assert red.fleet.flip(node)
     wait_until(lambda: red.session.state.timers[node].flips == 1, timeout_s=5)
@@ -99,7 +100,7 @@ def test_each_table_has_its_own_pages_under_its_path(club):
 
 def test_tables_are_added_and_ended_while_others_play(club):
     red = club.tables["red"]
-    red.session.start_clock()
+    red.session.handle(tm.ClockCommand("start"))
     status, refused = send(club.url + "api/tables", "POST", {"table": "violet", "game": "sandtimers"})
     assert status == 403 and "PIN" in refused["error"]
     status, added = send(

@@ -44,3 +44,17 @@ def test_a_bad_table_name_is_one_clear_line():
         timeout=60,
     )
     assert done.returncode == 2 and "table name 'Not OK'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_club_ha_discovery_refuses_a_bad_prefix_in_one_line():
+    from click.testing import CliRunner
+
+    from companion.cli import main
+
+    result = CliRunner().invoke(
+        main, ["club", "--ha-discovery", "home assistant", "--broker", "mqtt://127.0.0.1:1"]
+    )
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "companion: discovery prefix 'home assistant' must be topic levels of a-z, 0-9, '_' or '-' (e.g. homeassistant)"
+    ]

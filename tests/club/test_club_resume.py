@@ -12,6 +12,7 @@ import pytest
 from companion.club import Club, ClubOptions, ClubPlan
 from companion.club_record import FILE
 from companion.hub import HubConfig
+from companion.table.messages import ClockCommand
 
 pytestmark = pytest.mark.broker
 
@@ -30,7 +31,7 @@ def plan(tmp_path, *items: str):
 
 def play(club: Club, table: str) -> int:
     session = club.tables[table].session
-    session.start_clock()
+    session.handle(ClockCommand("start"))
     return len(session.log)
 
 

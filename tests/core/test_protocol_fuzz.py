@@ -14,7 +14,7 @@ structured inputs come from a ``random.Random`` that hypothesis seeds (``st.rand
 deep JSON through hypothesis strategies costs milliseconds an example, this costs microseconds,
 and a failure is still replayed from hypothesis's example database.
 
-Size of the run: ``COMPANION_FUZZ_EXAMPLES`` generated inputs in all (default 12000, shared by
+Size of the run: ``COMPANION_FUZZ_EXAMPLES`` generated inputs in all (default 2000, shared by
 the four fuzz tests below; each input is decoded on all five channels). A long run::
 
     COMPANION_FUZZ_EXAMPLES=200000 .venv/bin/python -m pytest -q tests/core/test_protocol_fuzz.py
@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from companion.core import protocol as p
 
-TOTAL = int(os.environ.get("COMPANION_FUZZ_EXAMPLES", "12000"))
+TOTAL = int(os.environ.get("COMPANION_FUZZ_EXAMPLES", "2000"))
 PER_TEST = max(1, TOTAL // 4)
 CHANNELS = sorted(p.SCHEMA)
 KINDS = [(channel, kind) for channel in CHANNELS for kind in sorted(p.SCHEMA[channel])]

@@ -176,7 +176,7 @@ def differences(folded: TableState, live: dict[str, Any]) -> list[str]:
             if refused != timer["refused"]:
                 out.append(f"{timer['node']} refused: log {refused!r}, hub {timer['refused']!r}")
     referee = find_game(folded.setup.game).make_referee(folded.setup)
-    if json.loads(json.dumps(referee.view(folded.game).to_dict())) != live["view"]:
+    if json.loads(json.dumps(referee.view(folded.game, folded.context).to_dict())) != live["view"]:
         out.append("the game view differs")
     return out
 

@@ -1,12 +1,20 @@
 """A game begun while the wall clock was hours behind (a Pi without a real-time clock, before NTP)
 is still the one ``--resume latest`` goes on with: real ``companion run`` processes, one of them
-under libfaketime (preloaded into the hub itself, so that the stop signal reaches the hub and not
-the ``faketime`` wrapper)."""
+with its wall clock set 3 hours back.
+
+The step is injected into that hub's interpreter (a ``sitecustomize`` module on its
+``PYTHONPATH`` shifts ``time.time`` and what reads it), not with libfaketime: Debian's
+libfaketime 0.9.10 makes Python 3.11's ``time.sleep`` fail with EINVAL when the monotonic clock
+is left alone, and hangs timed waits when it is faked too, and the hub's web server rests with
+``time.sleep``. What a clock without a battery gets wrong is the date, not the time since boot,
+which is what the injection changes.
+"""
 
 from __future__ import annotations
 
-import glob
+import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -16,16 +24,29 @@ from tests.faults.sizes import report
 
 pytestmark = [pytest.mark.broker, pytest.mark.timeout(120)]
 
-BEHIND = "-3h"
+BEHIND_S = -3 * 3600.0
+
+WALL_CLOCK_BEHIND = """
+import time
+
+_STEP = float(__import__("os").environ["COMPANION_TEST_WALL_STEP_S"])
+_time, _time_ns, _localtime, _gmtime = time.time, time.time_ns, time.localtime, time.gmtime
+_strftime, _ctime = time.strftime, time.ctime
+time.time = lambda: _time() + _STEP
+time.time_ns = lambda: _time_ns() + int(_STEP * 1e9)
+time.localtime = lambda secs=None: _localtime(time.time() if secs is None else secs)
+time.gmtime = lambda secs=None: _gmtime(time.time() if secs is None else secs)
+time.ctime = lambda secs=None: _ctime(time.time() if secs is None else secs)
+time.strftime = lambda fmt, t=None: _strftime(fmt, time.localtime() if t is None else t)
+"""
 
 
-def behind_env() -> dict[str, str]:
-    """The environment that sets the hub's wall clock back: what a Pi without a real-time clock gets
-    wrong is the date, not the time since boot (so the monotonic clock is left alone)."""
-    found = sorted(glob.glob("/usr/lib/*/faketime/libfaketimeMT.so.1"))
-    if not found:
-        pytest.fail("libfaketime is not installed: apt-get install -y faketime")
-    return {"LD_PRELOAD": found[0], "FAKETIME": BEHIND, "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+def behind_env(folder: Path) -> dict[str, str]:
+    """The environment of a hub whose wall clock is ``BEHIND_S`` off (its monotonic clock is not)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sitecustomize.py").write_text(WALL_CLOCK_BEHIND)
+    path = os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH", "")) if p)
+    return {"PYTHONPATH": path, "COMPANION_TEST_WALL_STEP_S": repr(BEHIND_S)}
 
 
 def play_a_little(hub) -> int:
@@ -45,7 +66,7 @@ def test_resume_latest_goes_on_with_the_game_begun_after_the_clock_stepped_back(
     first = launcher.start()
     play_a_little(first)
     first.stop()
-    behind = launcher.start(env=behind_env())
+    behind = launcher.start(env=behind_env(tmp_path / "wall-clock-behind"))
     events = play_a_little(behind)
     behind.stop()
     older, newer = table_logs(launcher.data_dir, "clockstep")
@@ -60,7 +81,7 @@ def test_resume_latest_goes_on_with_the_game_begun_after_the_clock_stepped_back(
     report(
         "clock_step",
         {
-            "step": BEHIND,
+            "step_s": BEHIND_S,
             "logs": [older.name, newer.name],
             "resumed": newer.name,
             "history": history,

@@ -7,13 +7,8 @@ from dataclasses import replace
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games.space_and_time import (
-    CoinsSwapped,
-    GameEnded,
-    GameState,
+from companion.games.space_and_time.engine import (
     InvalidBoardError,
-    RoundEnded,
-    TrophyTaken,
     apply,
     check_move,
     is_legal,
@@ -22,10 +17,20 @@ from companion.games.space_and_time import (
     legal_moves,
     molecule_completing_moves,
     new_game,
-    referee_record,
     validate_board,
 )
-from companion.games.space_and_time.engine import Rejected, flatten
+from companion.games.space_and_time.model import (
+    CoinsSwapped,
+    GameEnded,
+    GameState,
+    RoundEnded,
+    ShowHints,
+    Swap,
+    TrophyTaken,
+    flatten,
+)
+from companion.games.space_and_time.record import referee_record
+from companion.rules.outcome import Rejected
 
 # A valid starting board: every suit block holds 0-5, centre shows 5, 3, 2, 0.
 START = [
@@ -164,7 +169,7 @@ def test_legal_space_swaps(to_move, round_, move):
     """Space swaps a coin with any of its eight neighbours, wrapping both ways (rulebook, Space)."""
     state = position(MID, round_=round_, to_move=to_move)
     assert state.role_to_move == "Space"
-    result = apply(state, move)
+    result = apply(state, Swap(move))
     assert result.ok, result
     assert move in legal_moves(state) or (move[1], move[0]) in legal_moves(state)
 
@@ -183,7 +188,7 @@ def test_legal_time_swaps(move):
     """Time swaps any two coins of consecutive ranks, 5 wrapping to null (rulebook, Time)."""
     state = position(MID, to_move="B")
     assert state.role_to_move == "Time"
-    assert apply(state, move).ok
+    assert apply(state, Swap(move)).ok
     assert frozenset(move) in {frozenset(m) for m in legal_moves(state)}
 
 
@@ -235,7 +240,7 @@ def test_legal_time_swaps(move):
 )
 def test_illegal_swaps_are_refused_with_a_reason(to_move, last, move, reason):
     state = position(MID, to_move=to_move, last=last)
-    result = apply(state, move)
+    result = apply(state, Swap(move))
     assert isinstance(result, Rejected)
     sentence = str(result.reason)
     assert reason in sentence
@@ -248,25 +253,25 @@ def test_illegal_swaps_are_refused_with_a_reason(to_move, last, move, reason):
 def test_reversing_is_only_forbidden_for_the_exact_pair_just_swapped():
     state = position(MID, to_move="B", last=((0, 3), (1, 3)))
     # One of the two cells with another coin is fine for Time (2 at (0, 3) with ace at (0, 0)).
-    assert apply(state, ((0, 3), (0, 0))).ok
+    assert apply(state, Swap(((0, 3), (0, 0)))).ok
     # The pair is allowed again once another swap has come between.
-    a = apply(position(MID), ((0, 3), (1, 3))).state
-    b = apply(a, ((2, 0), (3, 0))).state  # B (Time): 4 and 5
-    assert apply(b, ((1, 3), (0, 3))).ok
+    a = apply(position(MID), Swap(((0, 3), (1, 3)))).state
+    b = apply(a, Swap(((2, 0), (3, 0)))).state  # B (Time): 4 and 5
+    assert apply(b, Swap(((1, 3), (0, 3)))).ok
 
 
 def test_an_illegal_move_leaves_the_state_unchanged_and_the_same_player_to_move():
     state = new_game(START, START2)
-    refused = apply(state, ((0, 0), (2, 0)))
+    refused = apply(state, Swap(((0, 0), (2, 0))))
     assert not refused.ok
-    accepted = apply(state, ((0, 0), (1, 1)))
+    accepted = apply(state, Swap(((0, 0), (1, 1))))
     assert accepted.ok and accepted.state.to_move == "B"
     assert state.board == validate_board(START)  # states are never mutated
 
 
 def test_a_swap_moves_the_two_coins_and_reports_it():
     state = new_game(START, START2)
-    result = apply(state, ((0, 0), (3, 5)))  # corner to corner through the wrap
+    result = apply(state, Swap(((0, 0), (3, 5))))  # corner to corner through the wrap
     assert result.ok
     assert result.state.board[0][0] == 5 and result.state.board[3][5] == 0
     assert result.events == (CoinsSwapped("A", "Space", ((0, 0), (3, 5)), (0, 5)),)
@@ -298,7 +303,7 @@ def test_molecule_shapes(cells, expected):
 
 
 def test_completing_a_molecule_takes_its_trophy():
-    result = apply(position(MID), ((0, 3), (1, 3)))
+    result = apply(position(MID), Swap(((0, 3), (1, 3))))
     assert result.ok
     assert TrophyTaken("A", 1, 1) in result.events
     assert result.state.trophies[0][1] == "A"
@@ -306,12 +311,12 @@ def test_completing_a_molecule_takes_its_trophy():
 
 
 def test_time_can_complete_a_molecule_too():
-    result = apply(position(MID, to_move="B"), ((1, 3), (0, 3)))
+    result = apply(position(MID, to_move="B"), Swap(((1, 3), (0, 3))))
     assert [e for e in result.events if isinstance(e, TrophyTaken)] == [TrophyTaken("B", 1, 1)]
 
 
 def test_two_molecules_in_one_swap_take_both_trophies():
-    result = apply(position(DOUBLE), ((0, 3), (1, 3)))
+    result = apply(position(DOUBLE), Swap(((0, 3), (1, 3))))
     taken = [e.rank for e in result.events if isinstance(e, TrophyTaken)]
     assert taken == [1, 2]
     assert result.state.trophy_count("A") == 2
@@ -319,14 +324,14 @@ def test_two_molecules_in_one_swap_take_both_trophies():
 
 def test_a_trophy_already_taken_this_round_is_not_taken_again():
     state = position(DOUBLE, trophies=with_trophies("-B"))
-    result = apply(state, ((0, 3), (1, 3)))
+    result = apply(state, Swap(((0, 3), (1, 3))))
     assert [e.rank for e in result.events if isinstance(e, TrophyTaken)] == [2]
     assert result.state.trophies[0][1] == "B"
 
 
 def test_the_same_rank_can_be_won_again_in_round_two():
     state = position(MID, round_=2, to_move="B", trophies=with_trophies("-A"))
-    result = apply(state, ((0, 3), (1, 3)))  # B is Space by Day
+    result = apply(state, Swap(((0, 3), (1, 3))))  # B is Space by Day
     assert TrophyTaken("B", 2, 1) in result.events
     assert result.state.trophies == with_trophies("-A", "-B")
 
@@ -334,7 +339,7 @@ def test_the_same_rank_can_be_won_again_in_round_two():
 def test_ranks_that_did_not_move_score_nothing():
     # Aces already form a molecule, but the swap moves a 3 and a 4.
     board = ((1, 1, 1, 1, 3, 4), (0, 5, 0, 2, 2, 3), (4, 5, 0, 2, 3, 4), (5, 0, 2, 3, 4, 5))
-    result = apply(position(board), ((0, 4), (0, 5)))
+    result = apply(position(board), Swap(((0, 4), (0, 5))))
     assert result.ok and not [e for e in result.events if isinstance(e, TrophyTaken)]
 
 
@@ -342,7 +347,7 @@ def test_molecule_completing_moves_lists_the_scoring_swaps():
     found = dict(molecule_completing_moves(position(MID)))
     assert found[((0, 3), (1, 3))] == (1,)
     for move, ranks in found.items():
-        result = apply(position(MID), move)
+        result = apply(position(MID), Swap(move))
         assert [e.rank for e in result.events if isinstance(e, TrophyTaken)] == list(ranks)
     # With the ace trophy gone, that swap no longer completes anything worth a trophy.
     gone = dict(molecule_completing_moves(position(MID, trophies=with_trophies("-B"))))
@@ -354,7 +359,7 @@ def test_molecule_completing_moves_lists_the_scoring_swaps():
 
 def test_fifth_trophy_ends_round_one_and_starts_round_two():
     state = position(MID, trophies=with_trophies("A-BAB"))
-    result = apply(state, ((0, 3), (1, 3)))
+    result = apply(state, Swap(((0, 3), (1, 3))))
     assert RoundEnded(1, (5,)) in result.events
     after = result.state
     assert after.round == 2 and after.to_move == "B" and after.role_to_move == "Space"
@@ -365,14 +370,14 @@ def test_fifth_trophy_ends_round_one_and_starts_round_two():
 
 def test_round_two_has_no_previous_move_to_reverse():
     state = position(MID, trophies=with_trophies("A-BAB"))
-    after = apply(state, ((0, 3), (1, 3))).state
+    after = apply(state, Swap(((0, 3), (1, 3)))).state
     # B (Space) may swap the very cells A just swapped: (0, 3) is 2 and (1, 3) is 5 on START2.
-    assert apply(after, ((1, 3), (0, 3))).ok
+    assert apply(after, Swap(((1, 3), (0, 3)))).ok
 
 
 def test_two_trophies_at_once_when_four_are_gone_are_both_taken():
     state = position(DOUBLE, trophies=with_trophies("A--BAB"))
-    result = apply(state, ((0, 3), (1, 3)))
+    result = apply(state, Swap(((0, 3), (1, 3))))
     assert RoundEnded(1, ()) in result.events
     assert result.state.trophy_count("A") == 4 and result.state.round == 2
 
@@ -380,7 +385,7 @@ def test_two_trophies_at_once_when_four_are_gone_are_both_taken():
 def test_fifth_trophy_of_round_two_ends_the_game_and_the_tie_goes_to_a():
     # A: 3 at Night + 1 by Day = 4; A (Time by Day) takes the fifth trophy of the day: 5 each.
     state = position(MID, round_=2, to_move="A", trophies=with_trophies("AAABB", "B-BBA"))
-    result = apply(state, ((1, 3), (0, 3)))
+    result = apply(state, Swap(((1, 3), (0, 3))))
     assert result.ok
     assert result.events[-1] == GameEnded("A", (5, 5))
     assert RoundEnded(2, (5,)) in result.events
@@ -389,28 +394,28 @@ def test_fifth_trophy_of_round_two_ends_the_game_and_the_tie_goes_to_a():
 
 def test_more_trophies_wins():
     state = position(MID, round_=2, to_move="B", trophies=with_trophies("AABBB", "B-BA"))
-    result = apply(state, ((0, 3), (1, 3)))
+    result = apply(state, Swap(((0, 3), (1, 3))))
     assert result.events[-1] == GameEnded("B", (3, 6))
 
 
 def test_six_trophies_end_the_game_before_the_round_ends():
     state = position(DOUBLE, round_=2, to_move="A", trophies=with_trophies("AAAAA", "--B"))
-    result = apply(state, ((1, 3), (0, 3)))  # A is Time by Day: ace and 2
+    result = apply(state, Swap(((1, 3), (0, 3))))  # A is Time by Day: ace and 2
     assert result.events[-1] == GameEnded("A", (6, 1))
     assert result.state.winner == "A"
 
 
 def test_six_trophies_in_round_one_end_the_game_at_once():
     state = position(DOUBLE, trophies=with_trophies("A--AAA"))
-    result = apply(state, ((0, 3), (1, 3)))
+    result = apply(state, Swap(((0, 3), (1, 3))))
     assert result.events[-1] == GameEnded("A", (6, 0))
     assert result.state.round == 1
 
 
 def test_no_move_after_the_end():
     state = position(MID, round_=2, to_move="A", trophies=with_trophies("AAABB", "B-BBA"))
-    over = apply(state, ((1, 3), (0, 3))).state
-    refused = apply(over, ((0, 0), (0, 1)))
+    over = apply(state, Swap(((1, 3), (0, 3)))).state
+    refused = apply(over, Swap(((0, 0), (0, 1))))
     assert isinstance(refused, Rejected)
     assert str(refused.reason) == "The game is over and player A has won; no more swaps can be made."
     assert legal_moves(over) == [] and molecule_completing_moves(over) == []
@@ -426,7 +431,10 @@ def test_legal_moves_are_exactly_the_accepted_swaps():
         listed = {frozenset(m) for m in legal_moves(state)}
         cells = [(r, c) for r in range(4) for c in range(6)]
         accepted = {
-            frozenset((a, b)) for i, a in enumerate(cells) for b in cells[i + 1 :] if apply(state, (a, b)).ok
+            frozenset((a, b))
+            for i, a in enumerate(cells)
+            for b in cells[i + 1 :]
+            if apply(state, Swap((a, b))).ok
         }
         assert listed == accepted
         assert len(listed) == len(legal_moves(state))
@@ -466,7 +474,11 @@ def test_referee_record_reports_each_move():
         ([], "must be a JSON object"),
         ({"moves": []}, 'the record has no "boards" list'),
         ({"boards": [START, START2]}, 'the record has no "moves" list'),
-        ({"boards": [START], "moves": []}, '"boards" must list exactly two starting boards'),
+        ({"boards": [START, START2, START], "moves": []}, '"boards" must list the starting boards as dealt'),
+        (
+            {"boards": [], "moves": []},
+            '"boards" must list the starting boards as dealt: the Night board, then',
+        ),
         ({"boards": [START, START2], "moves": {}}, '"moves" must be a list'),
         ({"boards": [START, START2], "moves": [[[0, 0]]]}, "move 1 is [[0, 0]], not a pair of cells"),
         ({"boards": [START, START2], "moves": [[[0, 0], [1, 1]], [[0, "a"], [1, 1]]]}, "move 2 is"),
@@ -503,7 +515,7 @@ def test_flat_board_reading_order():
 def test_snapshot_is_plain_json_and_shows_molecules_only_on_request():
     import json
 
-    from companion.games.space_and_time import snapshot
+    from companion.games.space_and_time.pages import snapshot
 
     state = position(MID, to_move="B", last=((2, 0), (3, 0)), trophies=with_trophies("A"))
     view = snapshot(state)
@@ -519,3 +531,23 @@ def test_snapshot_is_plain_json_and_shows_molecules_only_on_request():
     hinted = snapshot(state, show_molecules=True)["molecule_moves"]
     assert {"cells": [[0, 3], [1, 3]], "ranks": [1]} in hinted
     assert len(hinted) == len(molecule_completing_moves(state))
+
+
+# --------------------------------------------------------------------------- the table's own actions
+
+
+def test_the_hint_switch_changes_only_the_hints_and_other_values_are_refused():
+    state = position(MID, to_move="B", last=((2, 0), (3, 0)))
+    shown = apply(state, ShowHints(True))
+    assert shown.ok and shown.events == () and shown.state == replace(state, hints=True)
+    assert apply(shown.state, ShowHints(False)).state == state
+    refused = apply(state, "swap")
+    assert isinstance(refused, Rejected) and "swap two coins" in str(refused.reason)
+
+
+def test_a_swap_counts_the_swaps_and_says_who_made_it():
+    state = new_game(START, START2)
+    first = apply(state, Swap(((0, 0), (1, 1)))).state
+    assert (first.swaps, first.last_swap_by) == (1, "A")
+    second = apply(first, Swap(((0, 1), (1, 1)))).state  # B (Time): ace and null
+    assert (second.swaps, second.last_swap_by) == (2, "B")

@@ -11,19 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.errors import ConfigError
-from companion.games.space_and_time import (
-    Level,
-    NoMoveError,
+from companion.games.space_and_time.ai import Level, NoMoveError, _Search, choose_move, load_ai_levels
+from companion.games.space_and_time.engine import (
     apply,
-    choose_move,
-    deal_boards,
     legal_moves,
-    load_ai_levels,
     molecule_completing_moves,
     new_game,
+    trophies_for,
 )
-from companion.games.space_and_time.ai import _Search
-from companion.games.space_and_time.engine import flatten, trophies_for
+from companion.games.space_and_time.hubdeck import deal_boards
+from companion.games.space_and_time.model import Swap, flatten
 
 from .test_space_and_time import DOUBLE, MID, position, with_trophies
 
@@ -34,7 +31,7 @@ def played(seed: int, steps: int):
     for n in range(steps):
         if state.is_over:
             break
-        state = apply(state, choose_move(state, difficulty=1, seed=seed + n)).state
+        state = apply(state, Swap(choose_move(state, difficulty=1, seed=seed + n))).state
     return state
 
 
@@ -54,7 +51,7 @@ def test_the_ai_always_returns_a_legal_move(seed, steps, difficulty, ai_seed):
             choose_move(state, difficulty=difficulty, seed=ai_seed)
         return
     move = choose_move(state, difficulty=difficulty, seed=ai_seed)
-    assert apply(state, move).ok
+    assert apply(state, Swap(move)).ok
     assert choose_move(state, difficulty=difficulty, seed=ai_seed) == move  # seeded: repeatable
 
 
@@ -81,7 +78,7 @@ def test_the_ai_takes_the_winning_trophy():
     state = position(MID, round_=2, to_move="A", trophies=with_trophies("AAAAA"))
     for difficulty in (2, 3, 4):
         move = choose_move(state, difficulty=difficulty, seed=1)
-        assert apply(state, move).state.winner == "A"
+        assert apply(state, Swap(move)).state.winner == "A"
 
 
 @pytest.mark.parametrize(("seed", "steps"), [(1, 4), (0, 4), (0, 12)])
@@ -91,7 +88,7 @@ def test_level_two_does_not_hand_the_opponent_a_molecule(seed, steps):
     state = played(seed, steps)
     assert not molecule_completing_moves(state)
     gives_away = {
-        frozenset(m): bool(molecule_completing_moves(apply(state, m).state)) for m in legal_moves(state)
+        frozenset(m): bool(molecule_completing_moves(apply(state, Swap(m)).state)) for m in legal_moves(state)
     }
     assert any(gives_away.values()) and not all(gives_away.values())
     for difficulty in (2, 3):
@@ -134,7 +131,7 @@ def test_the_search_sees_the_same_moves_and_molecules_as_the_engine():
 
 def test_a_finished_game_has_no_ai_move():
     state = position(MID, round_=2, to_move="A", trophies=with_trophies("AAAAA"))
-    over = apply(state, ((1, 3), (0, 3))).state
+    over = apply(state, Swap(((1, 3), (0, 3)))).state
     with pytest.raises(NoMoveError, match="the game is over"):
         choose_move(over, difficulty=1, seed=0)
 
@@ -156,7 +153,7 @@ def test_levels_can_be_overridden_from_a_file(tmp_path):
 def test_a_tiny_node_budget_still_gives_a_legal_move():
     levels = {1: Level(depth=4, random_move_chance=0.0, node_budget=150, threat_bonus=50)}
     state = played(4, 5)
-    assert apply(state, choose_move(state, difficulty=1, seed=0, levels=levels)).ok
+    assert apply(state, Swap(choose_move(state, difficulty=1, seed=0, levels=levels))).ok
 
 
 @pytest.mark.parametrize(

@@ -8,21 +8,18 @@ from hypothesis import event as note_event
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.games.space_and_time import (
+from companion.games.space_and_time.ai import choose_move
+from companion.games.space_and_time.engine import apply, is_molecule, is_valid_board, legal_moves, new_game
+from companion.games.space_and_time.hubdeck import deal_board, deal_boards
+from companion.games.space_and_time.model import (
     CoinsSwapped,
     GameEnded,
     RoundEnded,
+    Swap,
     TrophyTaken,
-    apply,
-    choose_move,
-    deal_board,
-    deal_boards,
-    is_molecule,
-    is_valid_board,
-    legal_moves,
-    new_game,
+    flatten,
 )
-from companion.games.space_and_time.engine import Rejected, flatten
+from companion.rules.outcome import Rejected
 
 CELLS = [(r, c) for r in range(4) for c in range(6)]
 
@@ -78,14 +75,14 @@ def test_random_legal_play_keeps_every_coin_and_the_trophy_rules(seed, data):
             move = moves[data.draw(st.integers(0, len(moves) - 1), label="move")]
         # An arbitrary pair of cells is either refused (state unchanged) or one of the legal moves.
         a, b = data.draw(st.sampled_from(CELLS)), data.draw(st.sampled_from(CELLS))
-        probe = apply(state, (a, b))
+        probe = apply(state, Swap((a, b)))
         listed = {frozenset(m) for m in legal_moves(state)}
         assert probe.ok == (frozenset((a, b)) in listed)
         if isinstance(probe, Rejected):
             assert str(probe.reason).endswith(".")
 
         before = state
-        result = apply(state, move)
+        result = apply(state, Swap(move))
         assert result.ok
         state = result.state
         swapped = result.events[0]
@@ -105,4 +102,4 @@ def test_random_legal_play_keeps_every_coin_and_the_trophy_rules(seed, data):
     note_event(f"ended in round {state.round}" if state.is_over else f"still in round {state.round}")
     if state.is_over:
         assert legal_moves(state) == []
-        assert all(not apply(state, (a, b)).ok for a, b in zip(CELLS, CELLS[1:], strict=False))
+        assert all(not apply(state, Swap((a, b))).ok for a, b in zip(CELLS, CELLS[1:], strict=False))

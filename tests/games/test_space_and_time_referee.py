@@ -133,7 +133,7 @@ def test_round_two_is_opened_by_b():
             "the round 2 board's four central coins all show rank 5; the coins must be re-dealt",
         ),
         ("broken.json", None, "broken.json is not valid JSON: Expecting ',' delimiter at line 2 column 9"),
-        ("-", '{"boards": [], "moves": []}', '"boards" must list exactly two starting boards'),
+        ("-", '{"boards": [], "moves": []}', '"boards" must list the starting boards as dealt'),
         ("-", '{"boards": "x"', "standard input is not valid JSON"),
         ("-", "[1, 2]", "must be a JSON object"),
     ],

@@ -15,8 +15,8 @@ import pytest
 from companion.clock import FakeClock
 from companion.errors import UnknownGameError
 from companion.games import referee_for
-from companion.games.space_and_time import GAME, VsComputerReferee
-from companion.games.space_and_time.table import parse_variant
+from companion.games.space_and_time import GAME
+from companion.games.space_and_time.referee import VsComputerReferee, parse_variant
 from companion.hub import HubConfig, create_app
 from companion.rules.setup import Seat, make_setup
 

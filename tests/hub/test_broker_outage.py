@@ -26,8 +26,9 @@ from companion.rules.setup import default_setup
 from companion.rules.text import from_json
 from companion.runtime import RunOptions, Table
 from companion.table import events as ev
+from companion.table import messages as tm
 from companion.table.model import BrokerChanged, LinkChanged
-from companion.table.session import TableSession
+from companion.table.session import Changed, TableSession
 from tests.conftest import wait_until
 
 pytestmark = pytest.mark.broker
@@ -43,11 +44,11 @@ class HealthLog:
         self.links: list[tuple[float, str, bool]] = []
         session.add_listener(self._on_change)
 
-    def _on_change(self, kind: str, data: dict[str, Any]) -> None:
-        if kind != "change":
+    def _on_change(self, news: Any) -> None:
+        if not isinstance(news, Changed):
             return
         now = time.monotonic()  # called inside the session's lock: only record
-        for event in data["events"]:
+        for event in news.events:
             if isinstance(event, BrokerChanged):
                 self.broker.append((now, event.health.online, event.health.detail))
             elif isinstance(event, LinkChanged):
@@ -85,7 +86,7 @@ def play_through_an_outage(
         lambda: session.table.broker.online and all(n.online for n in session.nodes.values()),
         message="the hub and every node online",
     )
-    assert not isinstance(session.start_clock(), Exception)
+    assert not isinstance(session.handle(tm.ClockCommand("start")), Exception)
     red = fleet.nodes["red-1"]
     red.flip()
     wait_until(lambda: red.core.last_verdict == "accepted" and not red.core.outbox, message="a flip before")
@@ -134,7 +135,7 @@ def play_through_an_outage(
 
     offline_at = health.first(False, broke_at)
     online_at = health.first(True, offline_at)
-    nodes_back = health.all_back_at(list(session.nodes), offline_at)
+    nodes_back = health.all_back_at([seat.node for seat in session.setup.seats], offline_at)
     return {
         "broker_offline_after_s": offline_at - broke_at,
         "hub_online_after_restore_s": online_at - restored_at,

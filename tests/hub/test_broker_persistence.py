@@ -90,7 +90,7 @@ def test_node_events_queued_for_the_absent_hub_survive_a_broker_restart(restarta
         )
         reports = [(e.node, e.boot, e.seq) for e in session.log.events() if isinstance(e, ev.NODE_REPORTS)]
         assert reports == [("red-1", "0badcafe", n) for n in (1, 2, 3)]
-        assert session.nodes["red-1"].online, "the node's retained status survived too"
+        assert session.table.link("red-1").online, "the node's retained status survived too"
     finally:
         hub.stop()
 

@@ -88,7 +88,7 @@ def test_the_hub_clears_retained_junk_on_start_and_keeps_what_is_owned(mosquitto
         assert counts["rejected_retained"] == 3
         assert counts.get("rejected_malformed", 0) == 0, "the empty echoes are not refused messages"
         assert session.state.events == 0, "a retained flip is never applied"
-        assert session.nodes["red-1"].online
+        assert session.table.link("red-1").online
         assert caplog.text.count("cleared a retained message the hub does not own") == 3
         assert f"{prefix}/leftover/from/an/old/version" in caplog.text
     finally:
@@ -98,7 +98,7 @@ def test_the_hub_clears_retained_junk_on_start_and_keeps_what_is_owned(mosquitto
     hub = HubBridge(again, mosquitto.address).start()  # the next start finds nothing to clear
     try:
         assert hub.connected.wait(5)
-        wait_until(lambda: again.nodes["red-1"].online, message="the retained status replayed")
+        wait_until(lambda: again.table.link("red-1").online, message="the retained status replayed")
         assert hub.retained_cleared == 0
     finally:
         hub.stop()

@@ -19,6 +19,9 @@ from companion.clock import ScaledClock
 from companion.core import protocol as p
 from companion.hub import create_app, start_services, stop_services
 from companion.hub.cues import prepare_in_background
+from companion.table import messages as tm
+from companion.table.session import CuePlayed
+from companion.testing import deliver
 from tests.conftest import wait_until
 
 SCALE = 30.0
@@ -39,7 +42,7 @@ def node_traffic(session, timings: list[float]) -> None:
             for kind in ("flip", "empty"):
                 seq += 1
                 start = time.perf_counter()
-                [ack] = session.node_message(node, report(kind, seq))
+                [ack] = deliver(session, node, report(kind, seq)).commands
                 timings.append(time.perf_counter() - start)
                 assert ack.fields["verdict"] == "accepted"
 
@@ -59,7 +62,9 @@ def hub(tmp_path):
     )
     session = app.extensions["companion.session"]
     heard: list[str] = []
-    session.add_listener(lambda kind, data: heard.append(data["name"]) if kind == "cue" else None)
+    session.add_listener(
+        lambda news: heard.append(news.payload["name"]) if isinstance(news, CuePlayed) else None
+    )
     # As a started hub does (companion/heap.py): a full collection of the whole test run's heap
     # would be a pause the hub itself never has.
     heap.settle()
@@ -99,13 +104,13 @@ def assert_prompt(timings: list[float]) -> None:
 def test_node_messages_never_wait_for_the_cue_engine_and_every_cue_fires_once(hub):
     app, session, cues, heard = hub
     start_services(app)
-    session.start_clock()
+    session.handle(tm.ClockCommand("start"))
     # the cue engine busy (as while its schedule's sounds are built) during a burst of node traffic
     timings = run_while_audio_is_busy(session, cues.engine._lock)
     assert_prompt(timings)
-    session.player_action("red", {"type": "anything"})  # refused: a buzz, also without waiting
+    session.handle(tm.PlayerAction("red", {"type": "anything"}))  # refused: a buzz, also without waiting
     wait_until(lambda: "end" in heard, timeout_s=10, message="the end cue")
-    time.sleep(0.1)
+    app.extensions["companion.cue_worker"].stop()  # it fires everything queued before it stops
     counts = Counter(heard)
     assert counts["chime"] == 20 and counts["buzz"] == 1  # one chime per empty report
     clock_cues = [name for name in heard if name not in ("chime", "buzz", "hurry")]
@@ -120,14 +125,14 @@ def test_building_the_sounds_of_a_long_clock_holds_up_no_flip(hub):
     with cues._build_lock:
         builder = prepare_in_background(cues, 600 * 60)
         start_services(app)
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         timings = run_while_audio_is_busy(session, threading.Lock())
         wait_until(lambda: "start" in heard, timeout_s=2, message="the start cue, on time")
     assert_prompt(timings)
     builder.join(30)
     assert cues.library is not None and "minutes_left-595" in cues.library.paths
     wait_until(lambda: "end" in heard, timeout_s=10, message="the end cue")
-    time.sleep(0.1)
+    app.extensions["companion.cue_worker"].stop()  # it fires everything queued before it stops
     assert Counter(heard)["chime"] == 20
     clock_cues = [name for name in heard if name not in ("chime", "buzz", "hurry")]
     assert clock_cues == [cue.name for cue in cues.settings.schedule(60.0)]
@@ -152,11 +157,11 @@ def test_a_report_that_moves_no_deadline_leaves_the_cue_thread_asleep(hub):
 
     worker._queue = Watched()
     start_services(app)
-    session.start_clock()
+    session.handle(tm.ClockCommand("start"))
     assert queued.count(cues._WAKE) == 1, queued  # the clock started: its cues are due now
     queued.clear()
     for seq in range(1, 21):
-        session.node_message("red-1" if seq % 2 else "yellow-1", report("flip", seq))
+        deliver(session, "red-1" if seq % 2 else "yellow-1", report("flip", seq))
     assert queued == []
-    session.pause_clock()
+    session.handle(tm.ClockCommand("pause"))
     assert queued.count(cues._WAKE) == 1, queued

@@ -6,9 +6,13 @@ import time
 
 import pytest
 
-from companion.clock import ScaledClock
+from companion.clock import FakeClock, ScaledClock
 from companion.hub import create_app, start_services, stop_services
+from companion.hub.cues import cue_step
 from companion.table import events as ev
+from companion.table import messages as tm
+from companion.table.session import CuePlayed
+from companion.testing import deliver
 from tests.conftest import wait_until
 
 SCALE = 30.0
@@ -32,7 +36,9 @@ def hub(tmp_path):
     heard: list[tuple[str, float]] = []
     session = app.extensions["companion.session"]
     session.add_listener(
-        lambda kind, data: heard.append((data["name"], clock.now_s())) if kind == "cue" else None
+        lambda news: (
+            heard.append((news.payload["name"], clock.now_s())) if isinstance(news, CuePlayed) else None
+        )
     )
     start_services(app)
     yield app, session, clock, heard
@@ -42,10 +48,10 @@ def hub(tmp_path):
 def test_clock_cues_fire_once_each_in_order_and_on_time(hub):
     """Each cue once, in schedule order, never early; the 50 ms target itself is measured by companion bench."""
     app, session, clock, heard = hub
-    started = session.start_clock()
+    started = session.handle(tm.ClockCommand("start"))
+    started = started.events[0]
     assert isinstance(started, ev.ClockStarted)
     wait_until(lambda: any(name == "end" for name, _ in heard), timeout_s=10, message="the end cue")
-    time.sleep(0.1)
     schedule = app.extensions["companion.cues"].settings.schedule(60.0)
     expected = [c.name for c in schedule]
     assert [name for name, _ in heard] == expected
@@ -54,18 +60,55 @@ def test_clock_cues_fire_once_each_in_order_and_on_time(hub):
         assert -0.001 <= late_real_s <= 0.5, f"{name} was {late_real_s * 1000:.1f} ms off"
 
 
-def test_pause_holds_the_cues_and_events_chime_and_buzz(hub):
+def test_events_chime_and_buzz_after_a_pause(hub):
     app, session, clock, heard = hub
-    session.start_clock()
+    session.handle(tm.ClockCommand("start"))
     wait_until(lambda: heard, message="the start cue")
-    session.pause_clock()
-    count = len(heard)
-    time.sleep(0.6)  # 18 game seconds: the 10-second countdown would have started
-    assert len(heard) == count
-    session.resume_clock()
+    session.handle(tm.ClockCommand("pause"))
+    session.handle(tm.ClockCommand("resume"))
     wait_until(lambda: any(n == "end" for n, _ in heard), timeout_s=10, message="the end after resuming")
-    session.player_action("red", {"type": "anything"})  # refused by the timers-only table: a buzz
+    session.handle(tm.PlayerAction("red", {"type": "anything"}))  # refused by the timers-only table: a buzz
     wait_until(lambda: heard[-1][0] == "buzz", message="the buzz")
+
+
+def test_a_paused_clock_sounds_nothing_until_it_is_resumed(tmp_path):
+    """Proven on the fake clock, step by step as the cue thread steps: 18 paused seconds in which the
+    10-second countdown would have started sound nothing; resumed, the rest of the cues come."""
+    clock = FakeClock()
+    app = create_app(
+        {
+            "table": "cues",
+            "players": 2,
+            "timers": 1,
+            "clock_minutes": 1.0,
+            "sounds_dir": tmp_path,
+            "audio": {"speech": False},
+        },
+        clock=clock,
+    )
+    service = app.extensions["companion.cues"]
+    service.prepare(60.0)
+    session = app.extensions["companion.session"]
+    heard: list[str] = []
+    session.add_listener(
+        lambda news: heard.append(news.payload["name"]) if isinstance(news, CuePlayed) else None
+    )
+    session.handle(tm.ClockCommand("start"))
+    cue_step(service, session)
+    assert heard == ["start"]
+    clock.advance(40)
+    cue_step(service, session)
+    session.handle(tm.ClockCommand("pause"))
+    before = list(heard)
+    for _ in range(18):
+        clock.advance(1.0)
+        cue_step(service, session)
+    assert heard == before
+    session.handle(tm.ClockCommand("resume"))
+    for _ in range(30):
+        clock.advance(1.0)
+        cue_step(service, session)
+    assert heard[: len(before)] == before and heard[-1] == "end" and len(heard) > len(before)
 
 
 def test_sounds_and_switches_are_served(hub):
@@ -101,7 +144,9 @@ def test_turn_timer_warns_once_before_it_runs_out(tmp_path):
     session = app.extensions["companion.session"]
     heard: list[tuple[str, float]] = []
     session.add_listener(
-        lambda kind, data: heard.append((data["name"], clock.now_s())) if kind == "cue" else None
+        lambda news: (
+            heard.append((news.payload["name"], clock.now_s())) if isinstance(news, CuePlayed) else None
+        )
     )
     start_services(app)
     try:
@@ -119,7 +164,7 @@ def test_turn_timer_warns_once_before_it_runs_out(tmp_path):
                 "firmware": "x",
             },
         )
-        session.node_message(node, hello)
+        deliver(session, node, hello)
         flip = p.validate(
             "event",
             {
@@ -132,7 +177,7 @@ def test_turn_timer_warns_once_before_it_runs_out(tmp_path):
                 "lower_ms": 0,
             },
         )
-        [ack] = session.node_message(node, flip)
+        [ack] = deliver(session, node, flip).commands
         assert ack.fields["verdict"] == "accepted", ack.fields
         flipped_at = clock.now_s()
         wait_until(lambda: any(n == "hurry" for n, _ in heard), timeout_s=5, message="the hurry cue")

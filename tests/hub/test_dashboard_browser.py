@@ -17,6 +17,7 @@ from companion.games.sandtimers import FreeTimers
 from companion.rules.outcome import Decision, Rejected
 from companion.rules.pages import View
 from companion.rules.text import text
+from companion.table import messages as tm
 from tests.conftest import wait_until
 from tests.hub import test_pages_browser as pages
 
@@ -38,7 +39,7 @@ def save_screenshot(page, name: str) -> None:
 def flips_are_steps(monkeypatch):
     """Every accepted flip is a step of the game (so it can be undone), noted as "<player> timer <n>"."""
 
-    def timer_flipped(self, state, seat, *, intent, ran_out):
+    def timer_flipped(self, state, ctx, seat, *, intent, ran_out):
         note = text("{player} timer {index}", player=seat.player, index=seat.index)
         return Decision(state, actions=({"type": "flip", "node": seat.node},), notes=(note,))
 
@@ -88,7 +89,7 @@ def test_undo_offers_only_what_can_be_undone_and_a_refusal_is_shown_not_a_traceb
         page.goto(table.url + "?lang=de")
         page.wait_for_selector(".timer[data-node='red-1'] .node-state:text('online')")
         assert page.is_disabled("#undo"), "nothing to undo before anything happened"
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         table.fleet.nodes["red-1"].flip()
         wait_until(lambda: session.snapshot()["undo"], message="an undoable step")
         page.wait_for_selector("#undo:not([disabled])")
@@ -107,7 +108,7 @@ def test_undo_offers_only_what_can_be_undone_and_a_refusal_is_shown_not_a_traceb
         page.click("#undo")
         page.wait_for_selector("dialog#ask[open]")
         caplog.set_level(logging.ERROR)
-        assert not isinstance(session.undo(), Rejected)  # someone else undoes it meanwhile
+        assert not isinstance(session.handle(tm.Undo()), Rejected)  # someone else undoes it meanwhile
         page.click("#ask-choices button")
         page.wait_for_function("document.getElementById('message').textContent.length > 0")
         assert (
@@ -124,8 +125,8 @@ def test_a_refused_mark_goes_stale_and_a_lifted_timer_stops_after_the_end(browse
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(table.url)
         page.wait_for_selector(".timer[data-node='red-1'] .node-state:text('online')")
-        session.start_clock()
-        session.pause_clock()
+        session.handle(tm.ClockCommand("start"))
+        session.handle(tm.ClockCommand("pause"))
         red = table.fleet.nodes["red-1"]
         red.flip()  # refused: the clock is paused
         wait_until(lambda: red.core.last_verdict == "rejected", message="the refusal")
@@ -138,8 +139,8 @@ def test_a_refused_mark_goes_stale_and_a_lifted_timer_stops_after_the_end(browse
         )
         assert "refused" not in timer.get_attribute("class")
 
-        session.resume_clock()
-        session.abort_clock()
+        session.handle(tm.ClockCommand("resume"))
+        session.handle(tm.ClockCommand("abort"))
         yellow = table.fleet.nodes["yellow-1"]
         yellow.flip()  # lifted after the end: its sand no longer counts
         wait_until(
@@ -177,7 +178,7 @@ Pictures.register("sandtimers", (picture, ctx) => {
 def test_the_picture_is_drawn_on_top_only_when_it_changes_and_details_stay_open(
     browser, mosquitto, table_id, flips_are_steps, monkeypatch
 ):
-    def view(self, state):
+    def view(self, state, ctx):
         flips = [  # what the game state says: one square per accepted flip so far
             {"player": p, "label": text("{player} timer {index}", player=p, index=1)}
             for p in FreeTimers.flipped
@@ -198,7 +199,7 @@ def test_the_picture_is_drawn_on_top_only_when_it_changes_and_details_stay_open(
         page.goto(table.url)
         page.wait_for_selector(".timer[data-node='red-1'] .node-state:text('online')")
         page.add_script_tag(content=PICTURE_DRAWER)
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         page.wait_for_selector("#picture svg.game-picture")
         assert page.evaluate("window.__draws") == 1
         order = page.evaluate("[...document.querySelector('.board').children].map(e => e.id)")
@@ -231,7 +232,7 @@ def test_screenshots_of_the_sandtimer_table(browser, mosquitto, table_id):
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(table.url)
         page.wait_for_selector(".timer[data-node='green-2'] .node-state:text('online')")
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         for node in ("red-1", "yellow-2", "green-1"):
             table.fleet.nodes[node].flip()
         page.wait_for_selector(".timer[data-node='green-1'].running")

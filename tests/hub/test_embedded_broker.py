@@ -61,7 +61,7 @@ def test_table_over_the_in_process_amqtt_broker(table_id):
         wait_until(lambda: node.core.last_verdict == "accepted", message="verdict via amqtt")
         assert session.state.timers["red-1"].flips == 1
         table.fleet.nodes["yellow-1"].kill()
-        wait_until(lambda: not session.nodes["yellow-1"].online, message="last will via amqtt")
+        wait_until(lambda: not session.table.link("yellow-1").online, message="last will via amqtt")
 
 
 @pytest.mark.broker

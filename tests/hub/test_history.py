@@ -12,6 +12,7 @@ from companion.games.sandtimers import FreeTimers
 from companion.hub import create_app
 from companion.rules.outcome import Rejected
 from companion.rules.text import from_json, text
+from companion.table import messages as tm
 
 SHEET = {
     "players": {
@@ -53,10 +54,10 @@ def app(tmp_path):
 def finish_game(app):
     session = app.extensions["companion.session"]
     clock = app.extensions["test.clock"]
-    session.start_clock()
+    session.handle(tm.ClockCommand("start"))
     clock.advance(12 * 60 + 1)
-    session.tick()
-    result = session.player_action("red", {"type": "score-sheet", "sheet": SHEET})
+    session.handle(tm.Tick())
+    result = session.handle(tm.PlayerAction("red", {"type": "score-sheet", "sheet": SHEET}))
     assert getattr(result, "ok", True), result
     return session
 
@@ -85,11 +86,11 @@ def test_end_screen_and_exports(app):
 def test_history_lists_past_games_from_their_logs(app, tmp_path):
     session = finish_game(app)
     first = session.log.path.stem
-    session.reset(session.setup)  # a second game at the same table
+    session.handle(tm.NewGame(session.setup))  # a second game at the same table
     client = app.test_client()
     games = client.get("/api/history").get_json()["games"]
     assert [g["id"] for g in games] == [first], "the new game is listed once something happens in it"
-    session.start_clock()
+    session.handle(tm.ClockCommand("start"))
     games = client.get("/api/history").get_json()["games"]
     assert len(games) == 2
     assert next(g for g in games if g["id"] == session.log.path.stem)["status"] == "in progress"
@@ -135,9 +136,9 @@ def timers_app(tmp_path):
 
 def test_after_the_clock_runs_out_the_timers_only_table_says_it_is_over_and_keeps_no_score(timers_app):
     session = timers_app.extensions["companion.session"]
-    session.start_clock()
+    session.handle(tm.ClockCommand("start"))
     timers_app.extensions["test.clock"].advance(61)
-    session.tick()
+    session.handle(tm.Tick())
     assert session.state.clock.phase == "expired"
     client = timers_app.test_client()
     page = client.get("/end").get_data(as_text=True)
@@ -153,8 +154,8 @@ def test_a_game_ended_early_that_cannot_be_scored_says_why(timers_app, monkeypat
 
     monkeypatch.setattr(FreeTimers, "game_ended_early", cannot)
     session = timers_app.extensions["companion.session"]
-    session.start_clock()
-    session.abort_clock()
+    session.handle(tm.ClockCommand("start"))
+    session.handle(tm.ClockCommand("abort"))
     page = timers_app.test_client().get("/end").get_data(as_text=True)
     assert "The game was ended early and cannot be scored: nobody has placed a card yet" in page
     assert 'data-over="true"' in page
@@ -164,12 +165,12 @@ def test_starting_a_game_adds_no_empty_game_to_the_history(timers_app):
     session = timers_app.extensions["companion.session"]
     client = timers_app.test_client()
     assert client.get("/api/history").get_json()["games"] == []
-    session.reset(session.setup)  # set up again, nothing played
+    session.handle(tm.NewGame(session.setup))  # set up again, nothing played
     assert client.get("/api/history").get_json()["games"] == []
-    session.start_clock()
+    session.handle(tm.ClockCommand("start"))
     [game] = client.get("/api/history").get_json()["games"]
     assert game["status"] == "in progress" and game["id"] == session.log.path.stem
-    session.abort_clock()
+    session.handle(tm.ClockCommand("abort"))
     [game] = client.get("/api/history").get_json()["games"]
     assert game["status"] == "over"
 
@@ -187,13 +188,13 @@ def test_unknown_history_pages_are_404_in_the_readers_language(timers_app):
 def test_the_replay_clock_starts_at_zero_even_with_events_before_the_clock(timers_app):
     session = timers_app.extensions["companion.session"]
     clock = timers_app.extensions["test.clock"]
-    session.start_clock()
+    session.handle(tm.ClockCommand("start"))
     clock.advance(20)
-    session.pause_clock()
+    session.handle(tm.ClockCommand("pause"))
     clock.advance(1200)  # twenty minutes of pause
-    session.resume_clock()
+    session.handle(tm.ClockCommand("resume"))
     clock.advance(50)
-    session.tick()
+    session.handle(tm.Tick())
     detail = timers_app.test_client().get("/api/history/" + session.log.path.stem).get_json()
     times = [e["t_s"] for e in detail["timeline"]]
     assert times[0] == 0 and min(times) >= 0 and times == sorted(times)
@@ -201,7 +202,7 @@ def test_the_replay_clock_starts_at_zero_even_with_events_before_the_clock(timer
 
 
 def test_a_game_ended_early_shows_the_scores_as_it_stood(timers_app, monkeypatch):
-    def scores(self, state):
+    def scores(self, state, ctx):
         if not timers_app.extensions["companion.session"].state.clock.is_over:
             return None
         return {
@@ -212,8 +213,8 @@ def test_a_game_ended_early_shows_the_scores_as_it_stood(timers_app, monkeypatch
 
     monkeypatch.setattr(FreeTimers, "scores", scores)
     session = timers_app.extensions["companion.session"]
-    session.start_clock()
-    session.abort_clock()
+    session.handle(tm.ClockCommand("start"))
+    session.handle(tm.ClockCommand("abort"))
     client = timers_app.test_client()
     page = client.get("/end").get_data(as_text=True)
     assert "The game was ended early; these are the scores as it stood." in page

@@ -8,7 +8,7 @@ parameters from the table's own names or arbitrary text. Flips of the table's no
 master clock moving forward mix in, so the games move on between requests.
 
 For every answer: no 5xx, nothing logged at ERROR (no traceback), and a 4xx changed nothing
-(the folded state and the log are as they were). The CI-sized run is 10,000 requests; set
+(the folded state and the log are as they were). The CI-sized run is 300 requests; set
 ``COMPANION_FUZZ_EXAMPLES=100000`` for the full-size run (see docs/running.md).
 """
 
@@ -31,10 +31,13 @@ from companion.audio.cues import CUE_NAMES
 from companion.clock import FakeClock
 from companion.core import protocol as p
 from companion.hub import create_app
-from companion.hub.api import MAX_BODY_BYTES, MAX_DEPTH
+from companion.hub.bodies import MAX_BODY_BYTES, MAX_DEPTH
 from companion.rules.setup import PLAYER_COLOURS
+from companion.table import messages as tm
+from companion.table.session import ShuttingDown
+from companion.testing import deliver
 
-EXAMPLES = int(os.environ.get("COMPANION_FUZZ_EXAMPLES", "10000"))
+EXAMPLES = int(os.environ.get("COMPANION_FUZZ_EXAMPLES", "300"))
 
 HUBS = [
     {"game": "sandtimers", "players": 3, "timers": 2},
@@ -190,7 +193,7 @@ class FakeFleet:
                 "lower_ms": self.lower_ms,
             },
         )
-        self.session.node_message(node, message)
+        deliver(self.session, node, message)
         return True
 
 
@@ -219,11 +222,11 @@ class Hub:
         self.fleet.session = self.session
         self.app.extensions["companion.bridge"] = object()  # restart/identify answer as with a broker
         self.client = self.app.test_client()
-        self.session.start_clock()
+        self.session.handle(tm.ClockCommand("start"))
 
     def close(self) -> None:
         self.app.extensions["companion.shutdown"].set()
-        self.session.announce("shutdown")
+        self.session.tell(ShuttingDown())
 
 
 @pytest.fixture(scope="module")

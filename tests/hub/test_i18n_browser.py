@@ -10,6 +10,7 @@ import companion.runtime
 from companion.hub import HubConfig
 from companion.i18n.web import init_i18n
 from companion.runtime import RunOptions, Table
+from companion.table import messages as tm
 from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -127,7 +128,7 @@ def test_no_english_is_left_on_the_hosts_pages(browser, mosquitto, table_id, tmp
     ) as table:
         session = table.app.extensions["companion.session"]
         wait_until(lambda: all(link.online for link in session.nodes.values()), message="the nodes")
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         table.fleet.nodes["red-1"].flip()
         wait_until(
             lambda: session.state.clock.phase == "expired", timeout_s=10, message="the end of the game"

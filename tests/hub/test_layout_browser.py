@@ -12,6 +12,7 @@ import pytest
 
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
+from companion.table import messages as tm
 from tests.conftest import wait_until
 from tests.hub.test_dashboard_browser import save_screenshot
 
@@ -58,7 +59,7 @@ def table(mosquitto, tmp_path_factory):
     with Table(options) as table:
         session = table.app.extensions["companion.session"]
         wait_until(lambda: all(link.online for link in session.nodes.values()), message="the nodes")
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         table.fleet.nodes["red-1"].flip()
         wait_until(lambda: session.state.clock.phase == "expired", timeout_s=10, message="the game ends")
         yield table

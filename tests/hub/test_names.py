@@ -11,6 +11,7 @@ from companion.clock import FakeClock
 from companion.hub import create_app
 from companion.hub.auth import PLAYER_COOKIE
 from companion.rules.setup import Seat, make_setup, player_id
+from companion.table import messages as tm
 from tests.hub.web_access import access, phone
 
 NAMES = ("José María", "O'Neil", "Дмитрий")
@@ -21,7 +22,7 @@ def app(tmp_path):
     app = create_app({"table": "names", "players": 3, "timers": 1}, clock=FakeClock())
     session = app.extensions["companion.session"]
     seats = tuple(Seat(name, 1, f"{player_id(name)}-1") for name in NAMES)
-    session.reset(make_setup(table="names", players=NAMES, seats=seats))
+    session.handle(tm.NewGame(make_setup(table="names", players=NAMES, seats=seats)))
     return app
 
 

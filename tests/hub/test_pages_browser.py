@@ -12,6 +12,7 @@ import pytest
 
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
+from companion.table import messages as tm
 from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -116,7 +117,7 @@ def test_phone_page_shows_a_refusal_in_red_and_reconnects(browser, mosquitto, ta
         page.wait_for_selector(".timer[data-node='red-1']")
         assert page.inner_text("#clock") == "02:00"
         session = table.app.extensions["companion.session"]
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         page.wait_for_function("document.getElementById('clock').textContent === '00:00'", timeout=5000)
         page.wait_for_function("true")
         assert session.state.clock.phase in ("running", "expired")
@@ -228,9 +229,9 @@ def test_end_of_game_screen_shows_the_scores(browser, mosquitto, table_id):
         time_scale=720.0,
     ) as table:
         session = table.app.extensions["companion.session"]
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         wait_until(lambda: session.state.clock.phase == "expired", message="the master clock runs out")
-        result = session.player_action("red", {"type": "score-sheet", "sheet": sheet})
+        result = session.handle(tm.PlayerAction("red", {"type": "score-sheet", "sheet": sheet}))
         assert getattr(result, "ok", True), result
         page = browser.new_page()
         page.goto(table.url)
@@ -259,7 +260,7 @@ def test_time_n_space_player_chooses_a_symbol_on_the_phone(browser, mosquitto, t
         page = browser.new_page(viewport={"width": 390, "height": 1400}, is_mobile=True, has_touch=True)
         page.goto(table.url + "play/red")
         page.wait_for_selector(".timer[data-node='red-1']")
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         page.wait_for_selector("button[data-id='t1-next-b1'].selected")  # the obvious default, preselected
         page.tap("button[data-id='t1-next-ship-moon-1']")
         page.wait_for_selector("button[data-id='t1-next-ship-moon-1'].selected")
@@ -282,7 +283,7 @@ def test_time_n_space_player_chooses_a_symbol_on_the_phone(browser, mosquitto, t
 def test_space_dealer_dashboard_draws_the_victory_point_track(browser, mosquitto, table_id):
     with start(mosquitto, table_id, game="space-dealer", players=3, timers=2) as table:
         session = table.app.extensions["companion.session"]
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         game = session.state.game.game
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto(table.url)
@@ -324,7 +325,7 @@ def test_light_mode_score_sheets_are_entered_on_the_phones(browser, mosquitto, t
         time_scale=720.0,
     ) as table:
         session = table.app.extensions["companion.session"]
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         wait_until(lambda: session.state.clock.phase == "expired", message="the master clock runs out")
 
         def fill(player, collected=(), above=()):

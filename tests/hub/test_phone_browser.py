@@ -22,13 +22,16 @@ from werkzeug.serving import make_server
 
 import companion.table.session as table_session
 from companion.core import protocol as p
-from companion.games.base import Rejected
 from companion.games.sandtimers import FreeTimers
 from companion.hub import create_app
 from companion.hub.auth import access_of
 from companion.rules import Decision, MenuItem, View
+from companion.rules.outcome import Rejected
 from companion.rules.setup import Seat, make_setup, player_id
 from companion.rules.text import text
+from companion.table import messages as tm
+from companion.table.session import ShuttingDown
+from companion.testing import deliver
 from tests.hub.web_access import PHONE_ADDR
 
 pytestmark = [pytest.mark.browser]
@@ -77,7 +80,7 @@ class PhoneReferee(FreeTimers):
     def start(self, setup):
         return {"points": {}}
 
-    def replay(self, state, action):
+    def replay(self, state, ctx, action):
         return self._apply(state, action)
 
     def _apply(self, state, action):
@@ -85,10 +88,10 @@ class PhoneReferee(FreeTimers):
         points[action["player"]] = points.get(action["player"], 0) + 1
         return {"points": points}
 
-    def timer_flipped(self, state, seat, *, intent, ran_out):
+    def timer_flipped(self, state, ctx, seat, *, intent, ran_out):
         return Rejected(text("The master clock is paused: wait until it is resumed"), text("Master clock"))
 
-    def player_action(self, state, player, action: dict[str, Any]):
+    def player_action(self, state, ctx, player, action: dict[str, Any]):
         if action.get("type") == "cheat":
             return Rejected(
                 text("The master clock is paused: wait until it is resumed"), text("Master clock")
@@ -98,7 +101,7 @@ class PhoneReferee(FreeTimers):
             self._apply(state, act), actions=(act,), notes=(text("{player} scored", player=player),)
         )
 
-    def menu(self, state, player, *, intents):
+    def menu(self, state, ctx, player, *, intents):
         node = f"{player_id(player)}-1"
         chosen = intents.get(node, {}).get("planet", "saturn")
         total = sum(state["points"].values())
@@ -122,7 +125,7 @@ class PhoneReferee(FreeTimers):
             MenuItem("cheat", text("Break a rule"), text("Other"), action={"type": "cheat"}),
         ]
 
-    def player_view(self, state, player):
+    def player_view(self, state, ctx, player):
         return View(text("{count} point", "{count} points", count=state["points"].get(player, 0)))
 
 
@@ -190,7 +193,9 @@ def serve(
         session = app.extensions["companion.session"]
         if tuple(session.setup.players) != players:
             seats = tuple(Seat(p, 1, f"{player_id(p)}-1") for p in players)
-            session.reset(make_setup(table="phones", game=session.setup.game, players=players, seats=seats))
+            session.handle(
+                tm.NewGame(make_setup(table="phones", game=session.setup.game, players=players, seats=seats))
+            )
         app.wsgi_app = FromPhone(app.wsgi_app)  # type: ignore[method-assign]
         server = make_server("127.0.0.1", 0, app, threaded=True)
         server.daemon_threads = True  # type: ignore[attr-defined]
@@ -202,12 +207,12 @@ def serve(
             yield Hub(app, url)
         finally:
             app.extensions["companion.shutdown"].set()
-            session.announce("shutdown")
+            session.tell(ShuttingDown())
             app.extensions["companion.stream_feed"].close()
             server.shutdown()
             server.server_close()
     finally:
-        patch.undo()
+        patch.handle(tm.Undo())
 
 
 def wait_for(page: Any, predicate: Callable[[], object], message: str, timeout_s: float = 5.0) -> None:
@@ -236,7 +241,7 @@ class Ticker:
 
     def _run(self) -> None:
         while not self.stop.wait(0.05):
-            self.hub.session.player_action(self.player, {"type": "point"})
+            self.hub.session.handle(tm.PlayerAction(self.player, {"type": "point"}))
 
     def __enter__(self) -> Ticker:
         self.thread.start()
@@ -345,7 +350,7 @@ def test_a_long_group_folds_and_stays_open_across_live_updates(browser):
         assert visible.count() == 7, "the open list stays open while the table moves on"
         page.tap("button[data-id='planet-uranus']")
         page.wait_for_selector("button[data-id='planet-uranus'].selected")
-        assert hub.session.intents == {"red-1": {"node": "red-1", "planet": "uranus"}}
+        assert dict(hub.session.table.intents) == {"red-1": {"node": "red-1", "planet": "uranus"}}
         more.tap()
         assert visible.count() == 4 and page.is_visible("button[data-id='planet-uranus']"), (
             "the choice stays shown"
@@ -371,7 +376,7 @@ def test_a_refusal_is_shown_in_the_players_language_and_goes_away(browser):
         assert page.inner_text(".timer .name") == "Reloj 1" and page.inner_text("#link") == "en directo"
         assert hub.points("red") == 0
 
-        hub.session.start_clock()  # the game starts: the hub clears the refusal
+        hub.session.handle(tm.ClockCommand("start"))  # the game starts: the hub clears the refusal
         page.wait_for_selector("#refusal", state="hidden", timeout=2000)
 
         page.tap("#menu button[data-id='cheat']")
@@ -390,7 +395,7 @@ def test_a_refused_flip_never_hides_the_sand_and_an_old_refusal_is_not_shown_aga
     with serve(grace_s=0.0) as hub:  # a refused flip is flagged at once (no knock window)
         init = "window.REFUSAL_SHOW_MS = 500"
         page = hub.host_phone(browser, "red", init=init)
-        hub.session.node_message("red-1", FLIP)
+        deliver(hub.session, "red-1", FLIP)
         card = page.locator(".timer[data-node='red-1']")
         page.wait_for_selector(".timer[data-node='red-1'].refused")
         assert card.locator(".state").inner_text() == "refused"
@@ -411,9 +416,9 @@ def test_a_refused_flip_never_hides_the_sand_and_an_old_refusal_is_not_shown_aga
 def test_a_timer_lifted_after_the_game_shows_its_sand_stopped(browser):
     with serve(grace_s=0.0) as hub:
         page = hub.host_phone(browser, "red", init="window.REFUSAL_SHOW_MS = 300")
-        hub.session.start_clock()
-        hub.session.abort_clock()  # the game is over
-        hub.session.node_message("red-1", FLIP)
+        hub.session.handle(tm.ClockCommand("start"))
+        hub.session.handle(tm.ClockCommand("abort"))  # the game is over
+        deliver(hub.session, "red-1", FLIP)
         card = page.locator(".timer[data-node='red-1']")
         page.wait_for_selector(".timer[data-node='red-1'].stopped:not(.refused)", timeout=3000)
         assert card.locator(".state").inner_text() == "stopped"
@@ -446,7 +451,7 @@ def test_the_next_lift_of_time_n_space_is_on_the_first_screen(browser):
     with serve(
         ("red", "yellow", "green"), referee=None, game="time-n-space", variant="intro", timers=2
     ) as hub:
-        hub.session.start_clock()
+        hub.session.handle(tm.ClockCommand("start"))
         context = browser.new_context(**PHONE, extra_http_headers={"X-Test-Phone": "1"})
         page = context.new_page()
         page.set_default_timeout(5000)

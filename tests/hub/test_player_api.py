@@ -10,14 +10,15 @@ import pytest
 
 from companion.clock import FakeClock
 from companion.core import protocol as p
-from companion.games.base import Rejected
 from companion.games.sandtimers import FreeTimers
 from companion.hub import create_app
 from companion.hub.api import RecentAnswers
 from companion.rules import Decision, MenuItem, View
+from companion.rules.outcome import Rejected
 from companion.rules.setup import default_setup
 from companion.rules.text import text
 from companion.table.session import TableSession
+from companion.testing import deliver
 from tests.conftest import replays, wait_until
 
 
@@ -36,7 +37,7 @@ class CountingReferee(FreeTimers):
     def start(self, setup):
         return {"points": {}, "placed": {}}
 
-    def replay(self, state, action):
+    def replay(self, state, ctx, action):
         return self._apply(state, action)
 
     def _apply(self, state, action):
@@ -48,7 +49,7 @@ class CountingReferee(FreeTimers):
             placed[action["node"]] = action["symbol"]
         return {"points": points, "placed": placed}
 
-    def timer_flipped(self, state, seat, *, intent, ran_out):
+    def timer_flipped(self, state, ctx, seat, *, intent, ran_out):
         if not intent:
             return Rejected(text("Choose a symbol for this timer first"), text("Placing sandtimers"))
         action = {"type": "place", "node": seat.node, "symbol": intent["symbol"]}
@@ -58,7 +59,7 @@ class CountingReferee(FreeTimers):
             notes=(text("{player} placed on {symbol}", player=seat.player, symbol=intent["symbol"]),),
         )
 
-    def player_action(self, state, player, action: dict[str, Any]):
+    def player_action(self, state, ctx, player, action: dict[str, Any]):
         self.decided += 1
         self.entered.set()
         if self.gate is not None:
@@ -70,7 +71,7 @@ class CountingReferee(FreeTimers):
             self._apply(state, act), actions=(act,), notes=(text("{player} scored", player=player),)
         )
 
-    def menu(self, state, player, *, intents):
+    def menu(self, state, ctx, player, *, intents):
         return [
             MenuItem("point", text("Score a point"), text("Actions"), action={"type": "point"}),
             MenuItem(
@@ -82,7 +83,7 @@ class CountingReferee(FreeTimers):
             ),
         ]
 
-    def view(self, state):
+    def view(self, state, ctx):
         return View(
             text("points"),
             (
@@ -94,7 +95,7 @@ class CountingReferee(FreeTimers):
             ),
         )
 
-    def player_view(self, state, player):
+    def player_view(self, state, ctx, player):
         return View(text("{count} point", "{count} points", count=state["points"].get(player, 0)))
 
 
@@ -236,7 +237,7 @@ def test_an_intent_with_a_repeated_id_is_set_once(app):
     again = client.post("/api/players/red/intent", json=body)
     assert first.status_code == again.status_code == 200 and first.get_json() == again.get_json()
     session = app.extensions["companion.session"]
-    assert session.intents == {"red-1": {"node": "red-1", "symbol": "ship"}}
+    assert dict(session.table.intents) == {"red-1": {"node": "red-1", "symbol": "ship"}}
     assert not session.log.events(), "intents are live choices, never logged"
 
 
@@ -307,7 +308,7 @@ def test_intent_is_used_at_the_next_flip(app):
         "event",
         {"v": 1, "kind": "flip", "boot": "0a1b2c3d", "seq": 1, "t_ms": 0, "upper_ms": 60000, "lower_ms": 0},
     )
-    [reply] = session.node_message("red-1", flip)
+    [reply] = deliver(session, "red-1", flip).commands
     assert reply.fields["verdict"] == "rejected" and "Choose a symbol" in reply.fields["reason"]
     refusal = client.get("/api/players/red").get_json()["refusal"]
     assert refusal["reason"] == {"msg": "Choose a symbol for this timer first"}
@@ -322,7 +323,7 @@ def test_intent_is_used_at_the_next_flip(app):
     )
     assert client.get("/api/players/red").get_json()["menu"][1]["selected"]
     flip2 = p.validate("event", dict(flip.fields(), v=1, kind="flip", seq=2))
-    [reply] = session.node_message("red-1", flip2)
+    [reply] = deliver(session, "red-1", flip2).commands
     assert reply.fields["verdict"] == "accepted"
     assert session.state.game["placed"] == {"red-1": "ship"}
 

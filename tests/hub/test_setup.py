@@ -102,7 +102,7 @@ def test_bad_setups_are_explained_and_change_nothing(app, body, error):
     before = session(app).setup
     res = app.test_client().post("/api/setup", json=body)
     assert res.status_code == 400 and error in error_of(res)
-    assert session(app).setup == before and session(app).pairing is None
+    assert session(app).setup == before and session(app).table.pairing is None
 
 
 def test_pairing_by_flipping_assigns_seats_in_order(app):
@@ -125,10 +125,10 @@ def test_pairing_by_flipping_assigns_seats_in_order(app):
     replies = flip(app, "esp32-a1", 1)
     assert [r.kind for r in replies] == ["ack", "show"] and replies[1].fields == {"pattern": "identify"}
     assert flip(app, "esp32-a1", 1)[0].fields["verdict"] == "accepted"  # a duplicate pairs nothing more
-    assert session(app).pairing.current() == ("ben", 1)
+    assert session(app).table.pairing.current() == ("ben", 1)
     flip(app, "red-1", 1, boot="0b0b0b0b")
     setup = session(app).setup
-    assert session(app).pairing is None
+    assert session(app).table.pairing is None
     assert [(s.player, s.node) for s in setup.seats] == [("ana", "esp32-a1"), ("ben", "red-1")]
     assert setup.clock_length_s == 30 * 60
     state = client.get("/api/state").get_json()
@@ -150,7 +150,7 @@ def test_cancel_leaves_the_old_game(app):
     client = app.test_client()
     client.post("/api/setup", json={"game": "sandtimers", "players": ["a"], "pairing": "flip"})
     client.post("/api/setup/cancel")
-    assert session(app).pairing is None and session(app).setup.players == ("red", "yellow")
+    assert session(app).table.pairing is None and session(app).setup.players == ("red", "yellow")
 
 
 def test_unknown_nodes_are_remembered_for_pairing_but_refused_for_play(app):

@@ -81,7 +81,7 @@ def test_every_page_and_the_api_say_so_and_the_host_gets_reasons_not_500(hub, ca
 
     disk.free()
     monotonic.t += PROBE_EVERY_S
-    session.tick()
+    session.handle(m.Tick())
     assert client.get("/api/state").get_json()["storage"]["ok"] is True
     assert 'id="storage-banner" class="storage-banner" role="alert" hidden' in client.get("/").get_data(
         as_text=True

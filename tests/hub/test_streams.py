@@ -11,15 +11,17 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from werkzeug.serving import make_server
 
 from companion.bench import StreamLoad
 from companion.clock import ScaledClock
 from companion.core import protocol as p
 from companion.hub import HubConfig, create_app
 from companion.hub.stream import end_streams, feed_of
+from companion.net.web_server import WebLimits, WebServer
 from companion.runtime import RunOptions, Table
 from companion.sse_client import SSEReader
+from companion.table import messages as tm
+from companion.testing import deliver
 from tests.conftest import wait_until
 
 STREAMS = 48
@@ -42,7 +44,7 @@ def flip(seq: int) -> p.Message:
 
 @pytest.fixture
 def served(tmp_path) -> Iterator[tuple]:
-    """A hub without broker behind a real threaded web server on loopback."""
+    """A hub without broker behind the product's web server on loopback."""
     app = create_app(
         {
             "table": "streams",
@@ -54,15 +56,11 @@ def served(tmp_path) -> Iterator[tuple]:
         },
         clock=ScaledClock(1.0),
     )
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    server.daemon_threads = True  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield app, server.server_port
+    server = WebServer(app, "127.0.0.1", 0, limits=WebLimits(streams=STREAMS)).start()
+    yield app, server.port
     app.extensions["companion.shutdown"].set()
     app.extensions["companion.session"].announce("shutdown")
-    server.shutdown()
-    server.server_close()
+    server.stop()
 
 
 def get(port: int, path: str) -> tuple[int, dict, dict]:
@@ -182,7 +180,7 @@ def test_the_session_lock_is_never_held_while_frames_are_built(served):
             reader.wait_for(lambda f: True)
         listeners = len(session._listeners)
         for seq in range(1, 6):
-            session.node_message("red-1", flip(seq))
+            deliver(session, "red-1", flip(seq))
         for reader in readers:
             reader.wait_for(lambda f: f["players"][0]["timers"][0]["flips"] == 5)
         assert held and not any(held)
@@ -207,7 +205,7 @@ def test_player_streams_share_one_frame_per_player_and_cues_come_once_before_the
             reader.wait_for(lambda f: True)
         builds = feed.builds
         session.broadcast("cue", {"name": "chime"})
-        session.node_message("red-1", flip(1))
+        deliver(session, "red-1", flip(1))
         for reader in reds:
             _, frame = reader.wait_for(lambda f: f["timers"][0]["flips"] == 1)
             assert frame["player"] == "red"
@@ -273,9 +271,9 @@ def test_a_page_gets_the_changes_and_ends_with_the_same_state(served):
     try:
         reader.wait_for(lambda f: True)
         nodes = [seat.node for seat in session.setup.seats]
-        session.start_clock()
+        session.handle(tm.ClockCommand("start"))
         for n, node in enumerate(itertools.islice(itertools.cycle(nodes), 40), start=1):
-            session.node_message(node, flip(n))
+            deliver(session, node, flip(n))
             _, last = reader.wait_for(lambda f, n=n: f["events"] >= n + 1)  # one change at a time
         assert last["events"] == 41
         fresh = SSEReader("127.0.0.1", port, "/api/stream")
@@ -303,10 +301,10 @@ def test_changes_that_come_together_wake_the_feed_once_and_the_page_gets_the_las
     try:
         reader.wait_for(lambda f: True)
         with feed._build_lock:  # the feed's thread stops at its next frame
-            session.node_message("red-1", flip(1))
+            deliver(session, "red-1", flip(1))
             wait_until(lambda: not feed._inbox, message="the feed to take the first change")
             for seq in range(2, 52):
-                session.node_message("red-1", flip(seq))
+                deliver(session, "red-1", flip(seq))
             assert len(feed._inbox) == 1  # fifty changes, one wake
         reader.wait_for(lambda f: f["players"][0]["timers"][0]["flips"] == 51)
     finally:
@@ -323,7 +321,7 @@ def test_a_page_that_keeps_up_is_sent_changes_and_no_whole_state_is_encoded_for_
     try:
         reader.wait_for(lambda f: True)
         for seq in range(1, 6):
-            session.node_message("red-1", flip(seq))
+            deliver(session, "red-1", flip(seq))
             reader.wait_for(lambda f, seq=seq: f["players"][0]["timers"][0]["flips"] == seq)
         frame = feed._frames[None]
         assert frame.delta is not None and frame._data is None
@@ -346,7 +344,7 @@ def test_a_busy_eight_node_table_costs_a_dashboard_under_5_kb_a_second(served):
     session = app.extensions["companion.session"]
     nodes = [seat.node for seat in session.setup.seats]
     assert len(nodes) == 8
-    session.start_clock()
+    session.handle(tm.ClockCommand("start"))
     reader = SSEReader("127.0.0.1", port, "/api/stream")
     try:
         reader.wait_for(lambda f: True)
@@ -354,7 +352,7 @@ def test_a_busy_eight_node_table_costs_a_dashboard_under_5_kb_a_second(served):
         changes = 0
         for seq in range(1, 6):
             for node in nodes:
-                session.node_message(node, flip(seq))
+                deliver(session, node, flip(seq))
                 changes += 1
                 reader.wait_for(lambda f, n=changes: f["events"] >= n + 1)  # the clock start was one
         per_change = (reader.sizes["delta"] - before) / changes

@@ -64,11 +64,11 @@ def test_restart_brings_a_node_back_with_a_new_boot(mosquitto, table_id):
     )
     with Table(options) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: session.nodes["red-1"].boot, message="the node's hello")
-        before = session.nodes["red-1"].boot
+        wait_until(lambda: session.table.link("red-1").boot, message="the node's hello")
+        before = session.table.link("red-1").boot
         client = table.app.test_client()
         assert client.post("/api/nodes/red-1/restart").status_code == 200
-        wait_until(lambda: session.nodes["red-1"].boot not in (None, before), message="a new boot id")
+        wait_until(lambda: session.table.link("red-1").boot not in (None, before), message="a new boot id")
         node = table.fleet.nodes["red-1"]
         node.flip()
         wait_until(lambda: node.core.last_verdict == "accepted", message="the restarted node plays on")

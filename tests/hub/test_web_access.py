@@ -161,7 +161,7 @@ def test_a_device_without_a_token_only_watches(app, fleet):
     assert watcher.get("/api/access").status_code == 403
     assert watcher.get("/qr/red.svg").status_code == 403
     assert session(app).state.clock.phase == "ready" and len(session(app).log) == logged
-    assert fleet.flipped == [] and session(app).intents == {}
+    assert fleet.flipped == [] and dict(session(app).table.intents) == {}
 
 
 def test_spectator_pages_say_so_and_carry_no_token(app):
@@ -213,7 +213,7 @@ def test_a_phone_acts_only_for_its_own_player(app, fleet):
         red.post("/api/players/red/intent", json={"node": "red-1", "intent": {"symbol": "x"}}).status_code
         == 200
     )
-    assert session(app).intents == {"red-1": {"symbol": "x", "node": "red-1"}}
+    assert dict(session(app).table.intents) == {"red-1": {"symbol": "x", "node": "red-1"}}
     refused = red.post("/api/players/red/action", json={"action": {"type": "x"}})
     assert refused.status_code == 409, "past the access check, the rules answer"
     other = other_player("red")
@@ -228,7 +228,7 @@ def test_a_phone_acts_only_for_its_own_player(app, fleet):
     denied(red.post("/api/clock/start"), NOT_HOST)
     denied(red.post("/api/undo", json={"confirm": True}), NOT_HOST)
     assert red.get("/api/access").status_code == 403
-    assert "yellow-1" not in session(app).intents
+    assert "yellow-1" not in dict(session(app).table.intents)
 
 
 def test_a_revoked_token_stops_working_at_once_and_a_new_one_works(app):
@@ -401,7 +401,7 @@ def test_a_post_from_another_site_is_refused_even_on_the_hub_machine(app, header
     res = client.post("/host", headers=headers, data={"pin": access(app).pin})
     assert res.status_code == 403 and "Set-Cookie" not in res.headers
     assert "Refused a request that came from another site" in res.get_data(as_text=True)
-    assert session(app).state.clock.phase == "ready" and session(app).intents == {}
+    assert session(app).state.clock.phase == "ready" and dict(session(app).table.intents) == {}
     assert access(app).token_of("red") is not None
 
 

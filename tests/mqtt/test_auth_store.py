@@ -186,3 +186,26 @@ def test_mosquitto_accepts_hashes_made_without_mosquitto_passwd(tmp_path, monkey
         assert login(broker.address, "red-bad", username="red-1", password="nope").reason == "Not authorized"
     finally:
         broker.close()
+
+
+def test_the_hubs_rules_include_the_discovery_prefix_it_publishes_under(tmp_path):
+    """`[hub] ha_discovery` on a networked table without a Home Assistant user: the hub may still
+    publish its configs; with `companion ha add` Home Assistant gets its own read-only block."""
+    from companion.mqtt.auth import HA_USER, check_prefix
+
+    auth = BrokerAuth.for_table(tmp_path, "kitchen")
+    auth.add_node("red-1")
+    assert "homeassistant" not in auth.acl_text()
+    auth.discovery_prefix = "ha/disc"
+    assert "user hub\ntopic readwrite companion/v1/kitchen/#\ntopic readwrite ha/disc/#\n" in auth.acl_text()
+    assert f"user {HA_USER}" not in auth.acl_text()
+    login = auth.add_home_assistant(prefix="/homeassistant/")
+    assert login.prefix == "homeassistant" and login.user == HA_USER
+    acl = auth.acl_file.read_text()
+    assert "topic readwrite ha/disc/#\ntopic readwrite homeassistant/#\n" in acl
+    assert f"user {HA_USER}\ntopic read companion/v1/kitchen/#\ntopic readwrite homeassistant/#\n" in acl
+    assert f"{HA_USER}:$7$" in auth.password_file.read_text()
+    with pytest.raises(ConfigError, match="discovery prefix"):
+        check_prefix("home assistant")
+    with pytest.raises(ConfigError, match="Home Assistant's user"):
+        auth.add_node(HA_USER)

@@ -60,9 +60,15 @@ def tables():
 def test_names_ports_addresses_and_txt_as_zeroconf_sees_them(tables):
     zc = Zeroconf(interfaces=LOOPBACK, ip_version=IPVersion.V4Only)
     try:
-        http = zc.get_service_info(HTTP_TYPE, f"table-{KITCHEN}._http._tcp.local.", timeout=3000)
-        mqtt = zc.get_service_info(MQTT_TYPE, f"table-{KITCHEN}._mqtt._tcp.local.", timeout=3000)
-        hall = zc.get_service_info(MQTT_TYPE, f"table-{HALL}._mqtt._tcp.local.", timeout=3000)
+        http = zc.get_service_info(
+            HTTP_TYPE, f"{discovery.instance_name(KITCHEN)}._http._tcp.local.", timeout=3000
+        )
+        mqtt = zc.get_service_info(
+            MQTT_TYPE, f"{discovery.instance_name(KITCHEN)}._mqtt._tcp.local.", timeout=3000
+        )
+        hall = zc.get_service_info(
+            MQTT_TYPE, f"{discovery.instance_name(HALL)}._mqtt._tcp.local.", timeout=3000
+        )
     finally:
         zc.close()
     assert http is not None and mqtt is not None and hall is not None
@@ -202,13 +208,17 @@ def test_a_name_already_taken_is_a_warning_not_an_error(monkeypatch, caplog):
         announcer.start()
         assert not announcer.wait(5)
     assert [i.type for i in announcer.announced] == [HTTP_TYPE]
-    assert "another machine already announces table-twin._mqtt._tcp.local." in (announcer.problem or "")
+    assert "another machine already announces Twin table (companion)._mqtt._tcp.local." in (
+        announcer.problem or ""
+    )
     announcer.stop()
 
 
 def test_host_names_are_valid():
     assert discovery.host_name("my_table") == "table-my-table.local."
-    assert discovery.instance_name("my_table") == "table-my_table"
+    assert discovery.instance_name("my_table") == "My table (companion)"
+    assert discovery.instance_name("kitchen") == "Kitchen table (companion)"
+    assert discovery.instance_name("red-room") == "Red room table (companion)"
 
 
 # --- two machines on one network (namespaces joined by a veth cable) -------------------------------
@@ -282,7 +292,7 @@ def test_a_second_hub_with_the_same_table_is_warned(netns):
         second = second_ns.popen(HUB.format(address="10.43.0.2"))
         assert second.stdout is not None
         ok, problem = __import__("json").loads(second.stdout.readline())
-        assert not ok and "another machine already announces table-kitchen" in problem
+        assert not ok and "another machine already announces Kitchen table (companion)" in problem
     finally:
         for proc in (first, second):
             if proc is not None and proc.stdin is not None:

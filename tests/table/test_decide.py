@@ -28,10 +28,10 @@ class Sabotage(FreeTimers):
     def start(self, setup):
         return 0
 
-    def replay(self, state, action):
+    def replay(self, state, ctx, action):
         return state + 1
 
-    def timer_flipped(self, state, seat, *, intent, ran_out):
+    def timer_flipped(self, state, ctx, seat, *, intent, ran_out):
         if seat.node != "red-1":
             return Decision(state)
         end = "red scored the last point" if state >= 2 else ""
@@ -40,10 +40,10 @@ class Sabotage(FreeTimers):
             actions=({"type": "hit"},),
             notes=("red hit",),
             show=(("yellow-1", "sabotaged"),),
-            end_clock=end,
+            ends_game=end,
         )
 
-    def player_action(self, state, player, action):
+    def player_action(self, state, ctx, player, action):
         if action.get("type") != "score":
             return Rejected("Only scoring is allowed here", "House rule")
         return Decision(state + 1, actions=({"type": "score"},), notes=(f"{player} scored",))
@@ -57,17 +57,19 @@ def table(referee=None) -> Table:
 def flip(node: str, seq: int, t_ms: int = 0) -> m.NodeReport:
     return m.NodeReport(
         node,
-        p.validate(
-            "event",
-            {
-                "v": 1,
-                "kind": "flip",
-                "boot": BOOT,
-                "seq": seq,
-                "t_ms": t_ms,
-                "upper_ms": 60000,
-                "lower_ms": 0,
-            },
+        m.report_of(
+            p.validate(
+                "event",
+                {
+                    "v": 1,
+                    "kind": "flip",
+                    "boot": BOOT,
+                    "seq": seq,
+                    "t_ms": t_ms,
+                    "upper_ms": 60000,
+                    "lower_ms": 0,
+                },
+            )
         ),
     )
 
@@ -224,17 +226,19 @@ def test_a_late_report_never_seen_is_applied_and_a_new_boot_keeps_the_old_verdic
     t = late.table
     reboot = m.NodeReport(
         "red-1",
-        p.validate(
-            "event",
-            {
-                "v": 1,
-                "kind": "flip",
-                "boot": "ffff0000",
-                "seq": 1,
-                "t_ms": 5,
-                "upper_ms": 60000,
-                "lower_ms": 0,
-            },
+        m.report_of(
+            p.validate(
+                "event",
+                {
+                    "v": 1,
+                    "kind": "flip",
+                    "boot": "ffff0000",
+                    "seq": 1,
+                    "t_ms": 5,
+                    "upper_ms": 60000,
+                    "lower_ms": 0,
+                },
+            )
         ),
     )
     t = decide(t, reboot, now_s=2.0).table
@@ -272,18 +276,20 @@ def test_losing_the_broker_takes_every_node_offline_and_shows_on_the_table():
 def test_a_node_that_dropped_buffered_events_says_so_and_the_table_counts_it():
     heartbeat = m.NodeReport(
         "red-1",
-        p.validate(
-            "event",
-            {
-                "v": 1,
-                "kind": "heartbeat",
-                "boot": BOOT,
-                "t_ms": 9,
-                "upper_ms": 0,
-                "lower_ms": 0,
-                "queued": 64,
-                "dropped": 236,
-            },
+        m.report_of(
+            p.validate(
+                "event",
+                {
+                    "v": 1,
+                    "kind": "heartbeat",
+                    "boot": BOOT,
+                    "t_ms": 9,
+                    "upper_ms": 0,
+                    "lower_ms": 0,
+                    "queued": 64,
+                    "dropped": 236,
+                },
+            )
         ),
     )
     outcome = decide(table(), heartbeat, now_s=1.0)
@@ -299,7 +305,7 @@ class Strict(FreeTimers):
     def start(self, setup):
         return 0
 
-    def timer_flipped(self, state, seat, *, intent, ran_out):
+    def timer_flipped(self, state, ctx, seat, *, intent, ran_out):
         if not ran_out:
             return Rejected("The sand has not run through yet", "Sandtimers")
         return Decision(state + 1, actions=({"type": "lift"},), notes=(f"{seat.player} lifted",))
@@ -308,17 +314,19 @@ class Strict(FreeTimers):
 def early_flip(node: str, seq: int, t_ms: int = 0) -> m.NodeReport:
     return m.NodeReport(
         node,
-        p.validate(
-            "event",
-            {
-                "v": 1,
-                "kind": "flip",
-                "boot": BOOT,
-                "seq": seq,
-                "t_ms": t_ms,
-                "upper_ms": 20000,
-                "lower_ms": 40000,
-            },
+        m.report_of(
+            p.validate(
+                "event",
+                {
+                    "v": 1,
+                    "kind": "flip",
+                    "boot": BOOT,
+                    "seq": seq,
+                    "t_ms": t_ms,
+                    "upper_ms": 20000,
+                    "lower_ms": 40000,
+                },
+            )
         ),
     )
 
@@ -384,18 +392,20 @@ def test_a_node_that_goes_quiet_shows_offline_and_comes_back_when_heard():
 def test_a_node_that_said_it_dropped_events_may_jump_that_much_further():
     hello = m.NodeReport(
         "red-1",
-        p.validate(
-            "event",
-            {
-                "v": 1,
-                "kind": "hello",
-                "boot": BOOT,
-                "t_ms": 0,
-                "sand_ms": 60000,
-                "node_kind": "sim",
-                "firmware": "x",
-                "dropped": 2000,
-            },
+        m.report_of(
+            p.validate(
+                "event",
+                {
+                    "v": 1,
+                    "kind": "hello",
+                    "boot": BOOT,
+                    "t_ms": 0,
+                    "sand_ms": 60000,
+                    "node_kind": "sim",
+                    "firmware": "x",
+                    "dropped": 2000,
+                },
+            )
         ),
     )
     t, _ = run(table(), flip("red-1", 1), hello)

@@ -28,37 +28,40 @@ class Counting(FreeTimers):
     def start(self, setup):
         return {"points": 0, "over": False}
 
-    def replay(self, state, action):
+    def replay(self, state, ctx, action):
+        return Decision(self.applied(state, action))
+
+    def applied(self, state, action):
         if action["type"] == "double" and state["points"] == 0:
             raise ValueError("nothing to double")
         points = state["points"] * 2 if action["type"] == "double" else state["points"] + 1
         return dict(state, points=points)
 
-    def player_action(self, state, player, action):
+    def player_action(self, state, ctx, player, action):
         if state["over"]:
             return Rejected(text("The game is over"), text("End"))
         if action.get("type") not in ("score", "double"):
             return Rejected(text("Only scoring is allowed here"), text("House rule"))
         return Decision(
-            self.replay(state, action),
+            self.applied(state, action),
             actions=(dict(action),),
             notes=(text("{player} scored", player=player),),
         )
 
-    def game_ended_early(self, state):
+    def game_ended_early(self, state, ctx):
         if not self.scorable:
             return Rejected(text("nobody has scored yet"), text("End"))
         return Decision(dict(state, over=True), actions=({"type": "end"},))
 
-    def scores(self, state):
+    def scores(self, state, ctx):
         if not state["over"]:
             return None
         return {"players": {"red": {"total": state["points"]}}, "ranking": ["red"], "winners": ["red"]}
 
-    def clock_expired(self, state):
-        return Decision(self.replay(state, {"type": "double"}), actions=({"type": "double"},))
+    def clock_expired(self, state, ctx):
+        return Decision(self.applied(state, {"type": "double"}), actions=({"type": "double"},))
 
-    def check_intent(self, state, seat, intent):
+    def check_intent(self, state, ctx, seat, intent):
         if intent.get("symbol") not in ("a", "b"):
             return Rejected(text("There is no such symbol"), text("Placing"))
         return None
@@ -82,7 +85,10 @@ def test_ending_early_asks_the_rules_to_score_the_game_as_it_stands():
     t, _ = run(table(), m.ClockCommand("start"), m.PlayerAction("red", {"type": "score"}))
     t, [ended] = run(t, m.ClockCommand("abort"), now_s=5.0)
     assert [type(e).__name__ for e in ended.logged] == ["ClockAborted", "GameStepped"]
-    assert t.state.clock.phase == "aborted" and t.referee.scores(t.state.game)["players"]["red"]["total"] == 1
+    assert (
+        t.state.clock.phase == "aborted"
+        and t.referee.scores(t.state.game, t.state.context)["players"]["red"]["total"] == 1
+    )
     snapshot = TableViews().snapshot(t, now_s=5.0, extra={})
     assert snapshot["over"] is True and snapshot["scores"]["winners"] == ["red"]
     _, [late] = run(t, m.PlayerAction("red", {"type": "score"}), now_s=6.0)
@@ -161,9 +167,9 @@ def test_a_repeated_warning_is_said_once_then_counted(caplog):
 def test_a_game_still_finishing_after_the_clock_ran_out_can_be_ended():
     t, _ = run(table(), m.ClockCommand("start"), m.PlayerAction("red", {"type": "score"}))
     t, _ = run(t, m.Tick(), now_s=t.state.clock.length_s + 1)
-    assert t.state.clock.phase == "expired" and t.referee.scores(t.state.game) is None
+    assert t.state.clock.phase == "expired" and t.referee.scores(t.state.game, t.state.context) is None
     t, [ended] = run(t, m.ClockCommand("abort"), now_s=t.state.clock.length_s + 2)
-    assert ended.refusal is None and t.referee.scores(t.state.game) is not None
+    assert ended.refusal is None and t.referee.scores(t.state.game, t.state.context) is not None
     _, [again] = run(t, m.ClockCommand("abort"), now_s=t.state.clock.length_s + 3)
     assert again.refusal is not None and "already over" in str(again.refusal.reason)
 
@@ -177,3 +183,17 @@ def test_an_undo_confirmed_for_one_step_does_not_take_back_another():
     [latest] = TableViews().snapshot(t, now_s=0, extra={})["undo"]
     t3, [done] = run(t, m.Undo(latest["step"]))
     assert done.refusal is None and t3.state.game["points"] == 1
+
+
+def test_a_long_game_remembers_a_bounded_number_of_steps_for_undo():
+    """A step costs the same at the thousandth step as at the first: the table keeps the latest
+    UNDO_DEPTH steps (each with the state it was decided on) and counts the rest."""
+    from companion.table.state import UNDO_DEPTH
+
+    t = table()
+    for _ in range(UNDO_DEPTH + 40):
+        t, _ = run(t, m.PlayerAction("red", {"type": "score"}))
+    assert t.state.step_count == UNDO_DEPTH + 40 and len(t.state.steps) == UNDO_DEPTH
+    assert t.state.steps[-1].index == t.state.events - 1
+    t, [undone] = run(t, m.Undo())
+    assert undone.refusal is None and t.state.game["points"] == UNDO_DEPTH + 39

@@ -1,11 +1,12 @@
-"""Logs written in format 1 (engine actions, replayed by the rules on every read) still open.
+"""Logs written in formats 1 and 2 still open, as the same games.
 
-The fixtures in ``tests/data/logs_v1`` are seeded random games (flips, taps, sand running out,
-undos, the master clock running out) played on the hub before the log recorded facts; beside
-each log are the scores, clock and timers that hub showed at the end. Reading such a log replays
-its actions once through today's rules and keeps the result as facts; the game must end exactly as
-it did. The views beside them are this version's English views of the same games (the wording
-changed when words became message ids), kept so that a change in what a page shows is seen.
+The fixtures in ``tests/data/logs_v1`` (engine actions replayed on every read) and
+``tests/data/logs_v2`` (facts, changes and each game's own JSON actions, its state in the
+referee's wrapper) are seeded random games of every game and variant (flips, taps, sand
+running out, undos, the master clock running out), played on the hub of their time. Beside
+each log is what that hub showed at the end. Reading such a log replays its actions once
+through today's rules (translated by the game's ``legacy_actions``) and keeps the result as
+facts; the game must end exactly as it did: the same scores, clock, timers and pages.
 """
 
 from __future__ import annotations
@@ -16,17 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from companion.clock import FakeClock
-from companion.core import protocol as p
 from companion.games import referee_for
 from companion.i18n import render_tree
 from companion.table import events as ev
 from companion.table.log import FORMAT, EventLog, read_log
-from companion.table.session import TableSession
 from companion.table.state import fold
+from companion.testing import SimulatedTable
 
-FIXTURES = Path(__file__).resolve().parents[1] / "data" / "logs_v1"
-LOGS = sorted(FIXTURES.glob("*.jsonl"))
+DATA = Path(__file__).resolve().parents[1] / "data"
+LOGS = sorted((DATA / "logs_v1").glob("*.jsonl")) + sorted((DATA / "logs_v2").glob("*.jsonl"))
 
 
 def expected(path: Path) -> dict:
@@ -34,85 +33,100 @@ def expected(path: Path) -> dict:
 
 
 def as_shown(view, recorded):
-    """``view`` as the old hub showed it: its texts in English, keys the old hub did not have (the picture)
-    left out."""
+    """``view`` as the old hub showed it: its texts in English, only the keys the old hub had, and without
+    the name of the move a form posts (``action_type``: a move is named by its class since format 3)."""
     shown = render_tree(view, "en")
-    return {k: v for k, v in shown.items() if k in recorded}
+    return without_action_type({k: v for k, v in shown.items() if k in recorded})
 
 
-@pytest.mark.parametrize("path", LOGS, ids=[p.stem for p in LOGS])
-def test_a_format_1_log_reads_as_the_same_game(path):
+def without_action_type(value):
+    if isinstance(value, dict):
+        return {k: without_action_type(v) for k, v in value.items() if k != "action_type"}
+    if isinstance(value, list):
+        return [without_action_type(v) for v in value]
+    return value
+
+
+def name_of(path: Path) -> str:
+    return f"{path.parent.name[-2:]}-{path.stem}"
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[name_of(p) for p in LOGS])
+def test_an_old_log_reads_as_the_same_game(path):
     saved = read_log(path)
     want = expected(path)
-    assert (
-        saved.migrated_from == 1 and saved.converted and "replayed once through the rules" in saved.notes[0]
-    )
-    assert not any(type(e).__name__ == "GameActed" for e in saved.events)
+    version = 1 if path.parent.name == "logs_v1" else 2
+    assert saved.migrated_from == version and saved.converted
+    assert "replayed once through the rules" in saved.notes[0]
     state = fold(saved.setup, saved.events, saved.start)
     referee = referee_for(state.setup)
-    assert as_shown(referee.view(state.game).to_dict(), want["view"]) == want["view"]
-    assert render_tree(referee.scores(state.game), "en") == want["scores"]
-    players = {
-        p: as_shown(referee.player_view(state.game, p).to_dict(), want["players"][p]) for p in want["players"]
-    }
-    assert players == want["players"]
+    ctx = state.context
+    assert render_tree(referee.scores(state.game, ctx), "en") == want["scores"]
     assert state.clock.phase == want["clock"]
     timers = [[t.node, t.phase, t.flips, str(t.refused)] for t in state.timers.values()]
     assert sorted(timers) == sorted(want["timers"])
+    view = as_shown(referee.view(state.game, ctx).to_dict(), {"summary", "panels"})
+    assert view == without_action_type({k: v for k, v in want["view"].items() if k in ("summary", "panels")})
+    players = {
+        p: as_shown(referee.player_view(state.game, ctx, p).to_dict(), {"summary", "panels"})
+        for p in want["players"]
+    }
+    assert players == {
+        p: without_action_type({k: v for k, v in shown.items() if k in ("summary", "panels")})
+        for p, shown in want["players"].items()
+    }
+    if "steps" in want:
+        assert state.step_count == want["steps"]
+        assert sum(s.undone for s in state.steps) == want["undone"]
 
 
 def test_the_fixtures_cover_every_game_and_undo():
-    games = {read_log(p).setup.game for p in LOGS}
-    assert games == {
-        "sandtimers",
-        "time-n-space",
-        "space-dealer",
-        "timeline",
-        "space-and-time",
-        "time-splicers",
-    }
-    assert sum('"StepUndone"' in p.read_text() for p in LOGS) >= 8
+    for folder in ("logs_v1", "logs_v2"):
+        logs = sorted((DATA / folder).glob("*.jsonl"))
+        games = {read_log(p).setup.game for p in logs}
+        assert games == {
+            "sandtimers",
+            "time-n-space",
+            "space-dealer",
+            "timeline",
+            "space-and-time",
+            "time-splicers",
+        }
+        assert sum('"StepUndone"' in p.read_text() for p in logs) >= 8
 
 
-@pytest.mark.parametrize("name", ["time-n-space-intro", "space-dealer-basic", "timeline-default"])
-def test_resuming_a_format_1_log_keeps_the_old_file_and_goes_on_in_format_2(tmp_path, name):
+@pytest.mark.parametrize(
+    "folder,name",
+    [
+        ("logs_v1", "time-n-space-intro"),
+        ("logs_v1", "space-dealer-basic"),
+        ("logs_v2", "timeline-default"),
+        ("logs_v2", "time-splicers-default"),
+    ],
+)
+def test_resuming_an_old_log_keeps_the_old_file_and_goes_on_in_todays_format(tmp_path, folder, name):
+    source = DATA / folder / f"{name}.jsonl"
     path = tmp_path / f"{name}.jsonl"
-    shutil.copy(FIXTURES / f"{name}.jsonl", path)
+    shutil.copy(source, path)
+    version = int(folder[-1])
     before = fold(*_saved(read_log(path)))
     log = EventLog.open_existing(path, fsync=False)
-    backup = tmp_path / f"{name}.v1-backup"
-    assert backup.read_bytes() == (FIXTURES / f"{name}.jsonl").read_bytes()
+    backup = tmp_path / f"{name}.v{version}-backup"
+    assert backup.read_bytes() == source.read_bytes()
     assert json.loads(path.read_text().splitlines()[0])["format"] == FORMAT
-    clock = FakeClock(start_s=10_000.0)
-    session = TableSession(log.setup, clock=clock, log=log)
-    assert session.state == before
+    table = SimulatedTable.resumed(log, start_s=10_000.0)
+    assert table.state == before
     node = log.setup.seats[0].node
-    hello = p.validate(
-        "event",
-        {
-            "v": 1,
-            "kind": "hello",
-            "boot": "0000beef",
-            "t_ms": 1,
-            "sand_ms": 60000,
-            "node_kind": "sim",
-            "firmware": "x",
-        },
-    )
-    session.node_message(node, hello)
-    flip = p.validate(
-        "event",
-        {"v": 1, "kind": "flip", "boot": "0000beef", "seq": 1, "t_ms": 2, "upper_ms": 60000, "lower_ms": 0},
-    )
-    session.node_message(node, flip)
-    session.log.close()
+    table.hello(node, boot="0000beef")
+    table.flip(node)
+    table.close()
     again = read_log(path)
-    assert again.migrated_from == 1 and not again.converted and again.notes == []
-    assert fold(*_saved(again)) == session.state
+    assert again.migrated_from == version and not again.converted and again.notes == []
+    assert fold(*_saved(again)) == table.state
     assert isinstance(again.events[-1], (ev.TimerFlipped, ev.FlipRefused))
-    resumed = TableSession(log.setup, clock=clock, log=EventLog.open_existing(path, fsync=False))
-    assert resumed.state == session.state  # a second resume appends to the migrated log as it is
-    assert backup.read_bytes() == (FIXTURES / f"{name}.jsonl").read_bytes()
+    resumed = SimulatedTable.resumed(EventLog.open_existing(path, fsync=False), start_s=10_000.0)
+    assert resumed.state == table.state  # a second resume appends to the migrated log as it is
+    assert backup.read_bytes() == source.read_bytes()
 
 
 def _saved(saved):

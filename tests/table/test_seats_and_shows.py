@@ -8,8 +8,10 @@ from companion.games.sandtimers import FreeTimers
 from companion.rules import Decision
 from companion.rules.setup import default_setup
 from companion.table import events as ev
+from companion.table import messages as tm
 from companion.table.commands import Show
-from companion.table.session import TableSession
+from companion.table.session import Changed, TableSession
+from companion.testing import deliver
 from tests.conftest import replays
 
 
@@ -21,10 +23,10 @@ class FactoryReferee(FreeTimers):
     def start(self, setup):
         return ()
 
-    def replay(self, state, action):
+    def replay(self, state, ctx, action):
         return (*state, action["type"])
 
-    def player_action(self, state, player, action):
+    def player_action(self, state, ctx, player, action):
         new = (*state, action["type"])
         if action["type"] == "factory":
             return Decision(new, actions=(action,), notes=("factory built",), add_seat=(player, 3))
@@ -44,26 +46,26 @@ def test_a_new_seat_takes_the_next_unseated_node_flipped():
         clock=FakeClock(),
         referee=FactoryReferee(default_setup("t1", players=2, timers=2)),
     )
-    seen = []
-    session.add_listener(lambda kind, data: seen.append((kind, data)))
-    [refused] = session.node_message("spare-9", flip("spare-9", 1))
+    [refused] = deliver(session, "spare-9", flip("spare-9", 1)).commands
     assert refused.fields["verdict"] == "rejected"
-    session.player_action("red", {"type": "factory"})
+    session.handle(tm.PlayerAction("red", {"type": "factory"}))
     assert session.snapshot()["seat_request"] == {"player": "red", "index": 3}
-    replies = session.node_message("spare-9", flip("spare-9", 2))
+    replies = deliver(session, "spare-9", flip("spare-9", 2)).commands
     assert [r.kind for r in replies] == ["ack", "show", "config"] and replies[0].fields[
         "verdict"
     ] == "accepted"
     assert session.setup.seat_of("spare-9").index == 3
     assert [t["node"] for t in session.snapshot()["players"][0]["timers"]] == ["red-1", "red-2", "spare-9"]
     assert isinstance(session.log.events()[-1], ev.SeatAdded)
-    [again] = session.node_message("spare-9", flip("spare-9", 3))
+    [again] = deliver(session, "spare-9", flip("spare-9", 3)).commands
     assert again.fields["verdict"] == "accepted" and session.state.timers["spare-9"].flips == 1
     assert replays(session)
     restarted = TableSession(
         session.log.setup, clock=FakeClock(), log=session.log, referee=FactoryReferee(session.log.setup)
     )
-    assert restarted.setup.seat_of("spare-9") is not None and "spare-9" in restarted.nodes
+    assert (
+        restarted.setup.seat_of("spare-9") is not None and restarted.table.link("spare-9").node == "spare-9"
+    )
 
 
 def test_a_referee_can_light_a_node():
@@ -73,10 +75,10 @@ def test_a_referee_can_light_a_node():
         referee=FactoryReferee(default_setup("t1", players=2, timers=1)),
     )
     seen = []
-    session.add_listener(lambda kind, data: seen.append((kind, data)))
-    session.player_action("yellow", {"type": "attack"})
-    [(kind, change)] = seen
-    assert kind == "change" and list(change["commands"]) == [Show("red-1", "sabotaged")]
+    session.add_listener(seen.append)
+    session.handle(tm.PlayerAction("yellow", {"type": "attack"}))
+    [change] = seen
+    assert isinstance(change, Changed) and list(change.commands) == [Show("red-1", "sabotaged")]
 
 
 class LastMarkerReferee(FreeTimers):
@@ -87,15 +89,15 @@ class LastMarkerReferee(FreeTimers):
     def start(self, setup):
         return 0
 
-    def replay(self, state, action):
-        return state + 1
+    def replay(self, state, ctx, action):
+        return Decision(state + 1)
 
-    def player_action(self, state, player, action):
+    def player_action(self, state, ctx, player, action):
         return Decision(
             state + 1,
             actions=(action,),
             notes=("last marker placed",),
-            end_clock="red placed the last marker",
+            ends_game="red placed the last marker",
         )
 
 
@@ -105,13 +107,11 @@ def test_the_rules_can_end_the_master_clock():
         clock=FakeClock(),
         referee=LastMarkerReferee(default_setup("t1", players=2, timers=1)),
     )
-    seen = []
-    session.add_listener(lambda kind, data: seen.append(kind))
-    session.start_clock()
-    session.player_action("red", {"type": "last"})
+    session.handle(tm.ClockCommand("start"))
+    session.handle(tm.PlayerAction("red", {"type": "last"}))
     assert session.state.clock.phase == "expired"
     assert [type(e).__name__ for e in session.log.events()][-2:] == ["GameStepped", "ClockExpired"]
-    [reply] = session.node_message("red-1", flip("red-1", 1))
+    [reply] = deliver(session, "red-1", flip("red-1", 1)).commands
     assert reply.fields["reason"] == (
         "The game has ended (red placed the last marker): no sandtimer may be started any more"
     )

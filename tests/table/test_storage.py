@@ -21,11 +21,17 @@ from companion.table import commands as cmd
 from companion.table import events as ev
 from companion.table import messages as m
 from companion.table.log import EventLog, read_log
-from companion.table.session import TableSession
+from companion.table.session import Changed, News, TableSession, next_deadline_s
 from companion.table.storage import FULL, PAUSE_AFTER_S, PROBE_EVERY_S, STORAGE_RULE, StorageGuard
 from tests.conftest import replays
 
 BOOT = "0a1b2c3d"
+
+
+def tick(session: TableSession) -> float | None:
+    """What the ticker does: a Tick, then the game seconds to the next deadline."""
+    outcome = session.handle(m.Tick())
+    return next_deadline_s(outcome.table, now_s=session.clock.now_s())
 
 
 class Disk:
@@ -66,19 +72,19 @@ class Heard:
         self.commands: list[cmd.Command] = []
         session.add_listener(self)
 
-    def __call__(self, kind: str, data: dict) -> None:
-        if kind == "change":
-            self.commands.extend(data["commands"])
+    def __call__(self, news: News) -> None:
+        if isinstance(news, Changed):
+            self.commands.extend(news.commands)
 
     def acks(self, node: str) -> list[tuple[int, str]]:
         return [(c.seq, c.verdict) for c in self.commands if isinstance(c, cmd.Ack) and c.node == node]
 
 
-def report(kind: str, **fields) -> p.Message:
-    return p.validate("event", dict({"v": 1, "kind": kind, "boot": BOOT}, **fields))
+def report(kind: str, **fields) -> m.Report:
+    return m.report_of(p.validate("event", dict({"v": 1, "kind": kind, "boot": BOOT}, **fields)))
 
 
-def flip(seq: int, t_ms: int) -> p.Message:
+def flip(seq: int, t_ms: int) -> m.Report:
     return report("flip", seq=seq, t_ms=t_ms, upper_ms=60000, lower_ms=0)
 
 
@@ -123,12 +129,13 @@ def test_a_full_disk_pauses_the_table_holds_every_report_and_goes_on_when_space_
     for _ in range(40):  # a busy table keeps going at the hub while the disk stays full
         clock.advance(0.25)
         monotonic.t += 0.25
-        session.tick()
+        tick(session)
         beat = report("heartbeat", t_ms=int((clock.now_s() - 90) * 1000), upper_ms=0, lower_ms=0, queued=1)
         session.handle(m.NodeReport("red-2", beat))
         session.handle(m.NodeReport("red-2", flip(1, 44_900)))  # the node sends it again
     assert set(heard.acks("red-2")) == {(1, "retry")}
-    for refused in (session.resume_clock(), session.abort_clock()):
+    for action in ("resume", "abort"):
+        refused = session.handle(m.ClockCommand(action)).refusal
         assert isinstance(refused, Rejected) and refused.rule == STORAGE_RULE
     assert len(session.log) == logged and read_log(session.log.path).events == session.log.events()
     assert session.stats.counts["held_for_storage"] >= 41
@@ -138,7 +145,7 @@ def test_a_full_disk_pauses_the_table_holds_every_report_and_goes_on_when_space_
 
     disk.full = False  # space returns: within a probe interval the table goes on, no restart
     monotonic.t += PROBE_EVERY_S
-    session.tick()
+    tick(session)
     assert session.snapshot()["storage"]["ok"] is True
     assert isinstance(heard.commands[-1], cmd.CallForReports), "the nodes are called to send what they kept"
     paused_at = failed_at + PAUSE_AFTER_S
@@ -152,7 +159,7 @@ def test_a_full_disk_pauses_the_table_holds_every_report_and_goes_on_when_space_
     assert [e.at_s for e in flipped] == [pytest.approx(failed_at - 0.1)], "dated when it happened on the node"
     session.handle(m.NodeReport("red-2", flip(1, 44_900)))  # a late copy: the same verdict, logged once
     assert len([e for e in session.log.events() if isinstance(e, ev.TimerFlipped) and e.node == "red-2"]) == 1
-    assert not isinstance(session.resume_clock(), Rejected)
+    assert session.handle(m.ClockCommand("resume")).refusal is None
     assert read_log(session.log.path).events == session.log.events()
     replays(session)
     warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
@@ -170,7 +177,7 @@ def test_a_report_made_during_the_storage_pause_is_decided_as_in_any_pause(table
     session.handle(m.NodeReport("red-2", flip(1, 23_000)))  # made 3 s into the pause
     disk.full = False
     monotonic.t += PROBE_EVERY_S
-    session.tick()
+    tick(session)
     verdicts = [
         session.handle(m.NodeReport(node, flip(1, t_ms))).commands[0]
         for node, t_ms in (("red-1", 20_000), ("red-2", 23_000))
@@ -192,11 +199,11 @@ def test_without_a_running_clock_the_probe_decides_when_it_is_back(table):
     assert not session.table.storage.ok and session.state.clock.phase == "ready"
     assert session.storage.owed == []
     monotonic.t += PROBE_EVERY_S
-    session.tick()
+    tick(session)
     assert not session.table.storage.ok, "the probe failed: still held"
     disk.full = False
     monotonic.t += PROBE_EVERY_S / 2
-    session.tick()
+    tick(session)
     assert not session.table.storage.ok, "at most one try a probe interval"
     monotonic.t += PROBE_EVERY_S / 2
     outcome = session.handle(m.NodeReport("red-1", flip(1, 11_000)))
@@ -236,10 +243,10 @@ def test_a_held_refusal_waits_for_the_disk_without_spinning_the_ticker(tmp_path)
     disk.full = True
     clock.advance(3)
     session.handle(m.ClockCommand("start"))  # meets the full disk
-    assert session.tick() is None, "its refusal cannot be logged: no deadline that is always due"
+    assert tick(session) is None, "its refusal cannot be logged: no deadline that is always due"
     assert "red-1" in session.table.held and not session.table.storage.ok
     disk.full = False
     monotonic.t += PROBE_EVERY_S
-    session.tick()
+    tick(session)
     assert "red-1" not in session.table.held and session.table.storage.ok
     assert isinstance(session.log.events()[-1], ev.FlipRefused)

@@ -11,9 +11,11 @@ from __future__ import annotations
 from companion.clock import FakeClock
 from companion.core import protocol as p
 from companion.rules.setup import Seat, default_setup, make_setup
+from companion.table import messages as tm
 from companion.table.deltas import json_diff, json_patch
 from companion.table.log import EventLog
 from companion.table.session import TableSession
+from companion.testing import deliver
 
 BOOT = "0a1b2c3d"
 
@@ -43,10 +45,10 @@ def test_a_report_rebuilds_only_its_own_timer_and_link(tmp_path):
     session = session_of(tmp_path)
     nodes = [seat.node for seat in session.setup.seats]
     for seq, node in enumerate(nodes, start=1):
-        session.node_message(node, flip(seq))
+        deliver(session, node, flip(seq))
     before = session.snapshot(live_sand=False)
     flipped = nodes[5]
-    session.node_message(flipped, flip(99))
+    deliver(session, flipped, flip(99))
     after = session.snapshot(live_sand=False)
 
     old_timers, new_timers = timers_by_node(before), timers_by_node(after)
@@ -77,7 +79,7 @@ def test_a_new_game_keeps_nothing_of_the_last_one(tmp_path):
         seats=tuple(Seat(s.player, s.index, s.node) for s in session.setup.seats),
         sand_s=90.0,
     )
-    session.reset(longer)
+    session.handle(tm.NewGame(longer))
     after = session.snapshot(live_sand=False)
     for node, timer in timers_by_node(after).items():
         assert timer is not timers_by_node(before)[node]

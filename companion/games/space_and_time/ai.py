@@ -8,7 +8,7 @@ the end of the look-ahead the player to move gets a bonus if one of their swaps
 would complete a molecule. Seeded randomness breaks ties and, at level 1, makes the
 opponent play a random swap now and then.
 
-This is a leaf module like the deal: it uses ``random.Random(seed)`` and never the
+This is a leaf module like the hub deck: it uses ``random.Random(seed)`` and never the
 global random state. The search re-implements the swap and trophy rules on a flat
 list for speed; ``tests/games/test_space_and_time_ai.py`` checks it against the engine.
 """
@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from companion.errors import CompanionError, ConfigError
 from companion.games.data import DataFileError, read_file, read_shipped
-from companion.games.space_and_time.engine import (
+from companion.games.space_and_time.engine import ORTHOGONAL, SPACE_NEIGHBOURS
+from companion.games.space_and_time.model import (
     CELLS,
     COLS,
-    ORTHOGONAL,
-    SPACE_NEIGHBOURS,
     TROPHIES_TO_END_ROUND,
     TROPHIES_TO_WIN,
     GameState,
@@ -107,14 +106,14 @@ def _bits(mask: int) -> tuple[int, ...]:
 
 
 def load_ai_levels(path: str | Path | None = None) -> dict[int, Level]:
-    """Read the difficulty levels from ``path`` (default: the packaged ``ai_levels.json``).
+    """Read the difficulty levels from ``path`` (default: the packaged ``data/ai_levels.json``).
 
     The file is read through :mod:`companion.games.data` (JSON or TOML). Raises
     :class:`ConfigError` with one sentence if the file is unreadable or broken.
     """
     try:
         if path is None:
-            return parse_ai_levels(read_shipped("companion.games.space_and_time", "ai_levels.json"))
+            return parse_ai_levels(read_shipped("companion.games.space_and_time", "data/ai_levels.json"))
         data = read_file(path, label="the AI levels file")
     except DataFileError as exc:
         raise ConfigError(str(exc)) from None

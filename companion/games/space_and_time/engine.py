@@ -1,7 +1,10 @@
 """Rules engine of Space and Time, the two-player coin game on a 4 x 6 board.
 
-The engine is pure: ``apply(state, move) -> Accepted | Rejected``. It never reads a
-clock, draws randomness or does I/O. The rulebook (``space-and-time.txt``) has no
+The engine is pure: ``apply(state, action) -> Accepted | Rejected`` for the game's typed
+actions (:mod:`.model`). It never reads a clock, draws randomness or does I/O. Inside, a
+broken rule is raised with :func:`~companion.rules.outcome.refuse`; the public functions
+(``apply``, ``check_move``) are :func:`~companion.rules.outcome.checked` and answer the
+:class:`~companion.rules.outcome.Rejected`. The rulebook (``space-and-time.txt``) has no
 numbered sections, so rules are cited by the topic of its paragraph:
 
 * *Setup*: the 24 coins (four suits of null, ace, 2, 3, 4, 5) dealt suit by suit
@@ -21,51 +24,55 @@ numbered sections, so rules are cited by the topic of its paragraph:
 Where issue 7 ("Space and Time, exactly") is more precise than the rulebook, it is
 followed: player ``A`` is Space in round 1, a swap must exchange two different
 ranks, and an illegal move leaves the same player to move again.
-
-Cells are ``(row, column)`` with row 0 at the top and column 0 at the left; a move
-is a pair of cells. Internally the board is also read as a flat tuple of 24 ranks,
-index ``row * 6 + column``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from dataclasses import replace
+from typing import Any
 
 from companion.errors import InvalidRecordError
-from companion.games.base import Accepted, Rejected
+from companion.rules.deck import Pile
+from companion.rules.outcome import Accepted, Rejected, checked, refuse
 from companion.rules.text import Text, text
 
-ROWS = 4
-COLS = 6
-CELLS = ROWS * COLS
-RANKS = tuple(range(6))
-"""Coin ranks: 0 = null, 1 = ace, then 2 to 5 (rulebook, *Time*)."""
-COINS_PER_RANK = 4
-"""One coin of each rank per suit, four suits (rulebook, *Setup*)."""
-TROPHIES_TO_END_ROUND = 5
-"""A round ends once five of its six trophies are gone (rulebook, *End of a round*)."""
-TROPHIES_TO_WIN = 6
-"""Holding six trophies ends the game at once (rulebook, *End of the game*)."""
-
-Player = Literal["A", "B"]
-Role = Literal["Space", "Time"]
-Cell = tuple[int, int]
-Move = tuple[Cell, Cell]
-Board = tuple[tuple[int, ...], ...]
-
-PLAYERS: tuple[Player, Player] = ("A", "B")
-ROUND_NAMES = {1: "Night", 2: "Day"}
-RANK_NAMES = {0: "null", 1: "ace", 2: "2", 3: "3", 4: "4", 5: "5"}
-SUIT_BLOCKS: tuple[tuple[str, tuple[int, int], tuple[int, int]], ...] = (
-    ("top-left", (0, 1), (0, 2)),
-    ("top-right", (0, 1), (3, 5)),
-    ("bottom-left", (2, 3), (0, 2)),
-    ("bottom-right", (2, 3), (3, 5)),
+from .model import (
+    BLOCK_CELLS,
+    CELLS,
+    CENTRE_CELLS,
+    COINS_PER_RANK,
+    COLS,
+    RANKS,
+    ROWS,
+    SUIT_BLOCKS,
+    TROPHIES_TO_END_ROUND,
+    TROPHIES_TO_WIN,
+    Board,
+    BoardCleared,
+    BoardDealt,
+    Cell,
+    CoinEntered,
+    CoinsSwapped,
+    CoinTakenBack,
+    Deal,
+    GameEnded,
+    GameState,
+    Move,
+    PlaceCoin,
+    Player,
+    Redeal,
+    RoundEnded,
+    ShowHints,
+    Swap,
+    TakeBackCoin,
+    TrophyTaken,
+    block_of,
+    flatten,
+    other,
+    rank_name,
+    unflatten,
 )
-"""The four 2 x 3 suit blocks: name, first and last row, first and last column."""
-CENTRE_CELLS: tuple[Cell, ...] = ((1, 2), (1, 3), (2, 2), (2, 3))
 
 RULE_SETUP = text("Space and Time rulebook, Setup")
 RULE_SPACE = text("Space and Time rulebook, Space")
@@ -80,6 +87,13 @@ ROUND_TEXTS: dict[int, Text] = {1: text("Night"), 2: text("Day")}
 """The rounds as players read them (Night: Moon trophies; Day: Sun trophies)."""
 RANK_TEXTS: dict[int, Text] = {0: text("null"), 1: text("ace")}
 """The ranks that have a name; the others are their number."""
+BLOCK_TEXTS: tuple[Text, ...] = (
+    text("the top-left block"),
+    text("the top-right block"),
+    text("the bottom-left block"),
+    text("the bottom-right block"),
+)
+"""The suit blocks as players read them, in the order of ``SUIT_BLOCKS``."""
 
 
 class InvalidBoardError(InvalidRecordError):
@@ -91,7 +105,8 @@ def _index(cell: Cell) -> int:
 
 
 def _cell(index: int) -> Cell:
-    return divmod(index, COLS)
+    r, c = divmod(index, COLS)
+    return (r, c)
 
 
 def _build_space_neighbours() -> tuple[tuple[int, ...], ...]:
@@ -126,11 +141,6 @@ ORTHOGONAL = _build_orthogonal_neighbours()
 """For each flat index, the cells sharing an edge with it, without wrapping (molecules)."""
 
 
-def rank_name(rank: int) -> str:
-    """How a player calls a rank: null, ace, 2, 3, 4 or 5."""
-    return RANK_NAMES.get(rank, str(rank))
-
-
 def rank_text(rank: int) -> Text | str:
     """A rank as players read it: null, ace, or its number."""
     return RANK_TEXTS.get(rank) or str(rank)
@@ -138,16 +148,6 @@ def rank_text(rank: int) -> Text | str:
 
 def _cell_text(cell: Cell) -> str:
     return f"({cell[0]}, {cell[1]})"  # coordinates, the same in every language
-
-
-def flatten(board: Board) -> tuple[int, ...]:
-    """The 24 ranks of a board, row by row."""
-    return tuple(rank for row in board for rank in row)
-
-
-def unflatten(flat: Sequence[int]) -> Board:
-    """Rows of six ranks from 24 ranks listed row by row."""
-    return tuple(tuple(flat[r * COLS : (r + 1) * COLS]) for r in range(ROWS))
 
 
 # --------------------------------------------------------------------------- setup
@@ -207,107 +207,146 @@ def is_valid_board(board: object) -> bool:
     return True
 
 
-# --------------------------------------------------------------------------- state
-
-
-@dataclass(frozen=True)
-class GameState:
-    """Everything needed to referee the next swap."""
-
-    starting_boards: tuple[Board, Board]
-    """Starting board of round 1 (Night) and of round 2 (Day)."""
-    board: Board
-    """The coins now on the table, 4 rows of 6 ranks."""
-    round: int = 1
-    """1 (Night: A is Space) or 2 (Day: B is Space)."""
-    to_move: Player = "A"
-    """Whose swap comes next."""
-    last_swap: frozenset[Cell] | None = None
-    """The two cells the previous player swapped in this round, which may not be swapped back."""
-    trophies: tuple[tuple[Player | None, ...], tuple[Player | None, ...]] = field(
-        default=((None,) * 6, (None,) * 6)
-    )
-    """``trophies[round - 1][rank]``: who holds that trophy, or None while it is free."""
-    winner: Player | None = None
-    """Set when the game has ended."""
-
-    @property
-    def is_over(self) -> bool:
-        """True once the game has ended (rulebook, *End of the game*)."""
-        return self.winner is not None
-
-    def role_of(self, player: Player) -> Role:
-        """Space or Time: A is Space at Night (round 1), B is Space by Day (round 2)."""
-        return "Space" if (player == "A") == (self.round == 1) else "Time"
-
-    @property
-    def role_to_move(self) -> Role:
-        """The role of the player whose swap comes next."""
-        return self.role_of(self.to_move)
-
-    def trophy_count(self, player: Player) -> int:
-        """How many trophies ``player`` holds over both rounds."""
-        return sum(holder == player for rnd in self.trophies for holder in rnd)
-
-    def free_ranks(self) -> tuple[int, ...]:
-        """Ranks whose trophy of the current round nobody has taken yet."""
-        return tuple(k for k, holder in enumerate(self.trophies[self.round - 1]) if holder is None)
-
-
-def new_game(round1_board: object, round2_board: object) -> GameState:
+def new_game(round1_board: object, round2_board: object | None = None) -> GameState:
     """Start a game: round 1 (Night) on the first board, A playing Space and moving first.
 
     Both boards are checked with :func:`validate_board`; a bad one raises
-    :class:`InvalidBoardError` naming the round.
+    :class:`InvalidBoardError` naming the round. Without a second board, the Day board is dealt
+    and entered when the Night round ends (:class:`~.model.Deal`).
     """
     b1 = validate_board(round1_board, label="the round 1 board")
+    if round2_board is None:
+        return GameState(starting_boards=(b1,), board=b1)
     b2 = validate_board(round2_board, label="the round 2 board")
     return GameState(starting_boards=(b1, b2), board=b1)
 
 
-def other(player: Player) -> Player:
-    """The opponent of ``player``."""
-    return "B" if player == "A" else "A"
+def new_table_game() -> GameState:
+    """A game at a table that plays with its box: the Night board is dealt by hand and entered coin by
+    coin (:func:`entered`) before anyone swaps."""
+    return GameState(starting_boards=(), board=(), deal=Deal(1))
 
 
-# --------------------------------------------------------------------------- events
+# --------------------------------------------------------------------------- a board dealt at the table
 
 
-@dataclass(frozen=True)
-class CoinsSwapped:
-    """A player swapped two coins."""
-
-    player: Player
-    role: Role
-    cells: Move
-    ranks: tuple[int, int]
-    """The ranks that were on ``cells[0]`` and ``cells[1]`` before the swap."""
-
-
-@dataclass(frozen=True)
-class TrophyTaken:
-    """A molecule was completed and its trophy taken."""
-
-    player: Player
-    round: int
-    rank: int
+def _open_deal(state: GameState) -> Deal:
+    """The deal of the round's board, refused when the board is not being entered."""
+    if state.deal is None:
+        refuse(
+            text(
+                "The {round} board is on the table already: its coins can no longer be entered or taken back",
+                round=ROUND_TEXTS[state.round],
+            ),
+            RULE_SETUP,
+        )
+    return state.deal
 
 
-@dataclass(frozen=True)
-class RoundEnded:
-    """Five trophies of the round are gone; the rest are set aside unscored."""
+def coins_left(deal: Deal, block: int) -> Pile:
+    """The coins of a block's suit not yet known on the board (one coin of each rank per suit)."""
+    coins = deal.coins()
+    known = {coins[r * COLS + c] for r, c in BLOCK_CELLS[block]}
+    return Pile.of(str(rank) for rank in RANKS if rank not in known)
 
-    round: int
-    set_aside: tuple[int, ...]
+
+def _with_deal(state: GameState, deal: Deal) -> GameState:
+    """The state with ``deal`` as the round's board being entered, its board on the table once complete."""
+    dealt = state.starting_boards[: state.round - 1]
+    if not deal.is_complete:
+        return replace(state, deal=deal, board=(), starting_boards=dealt)
+    ranks = [rank for rank in deal.coins() if rank is not None]
+    board = validate_board(unflatten(ranks), label=f"the round {deal.round} board")
+    return replace(state, deal=deal, board=board, starting_boards=(*dealt, board))
 
 
-@dataclass(frozen=True)
-class GameEnded:
-    """The game is over."""
+def entered(state: GameState, cell: object, rank: object) -> Accepted[GameState]:
+    """The table read the coin on ``cell``: it shows ``rank``.
 
-    winner: Player
-    trophies: tuple[int, int]
-    """Trophies of A and of B."""
+    Rules (rulebook, *Setup*): each suit, one coin of every rank, fills one 2 x 3 block, so a
+    block holds each rank once and its last coin follows from the other five; the four central
+    coins may not all show one rank (the coins are dealt again: :class:`~.model.Redeal`). An entry
+    the dealt coins cannot hold is refused with the reason and changes nothing.
+    """
+    deal = _open_deal(state)
+    if deal.is_complete:
+        refuse(
+            text(
+                "The {round} board is complete: take back the last coin to correct it",
+                round=ROUND_TEXTS[deal.round],
+            ),
+            RULE_SETUP,
+        )
+    where = _checked_cell(cell)
+    if isinstance(rank, bool) or not isinstance(rank, int) or rank not in RANKS:
+        refuse(text("A coin shows null, ace, 2, 3, 4 or 5, not {rank}", rank=repr(rank)), RULE_SETUP)
+    before = deal.coins()
+    known = before[_index(where)]
+    if known is not None:
+        refuse(
+            text(
+                "The coin at {cell} is known already: it is a {rank} (take back the last coin to correct it)",
+                cell=_cell_text(where),
+                rank=rank_text(known),
+            ),
+            RULE_SETUP,
+        )
+    block = block_of(where)
+    coins_left(deal, block).take(str(rank), pile=BLOCK_TEXTS[block], name=rank_text(rank))
+    after = Deal(deal.round, (*deal.placed, (where, rank)))
+    coins = after.coins()
+    centre = [coins[_index(c)] for c in CENTRE_CELLS]
+    if centre[0] is not None and centre.count(centre[0]) == len(centre):
+        refuse(
+            text(
+                'The four central coins would all show {rank}: by the rules the coins are shuffled and dealt again (tap "Deal again")',
+                rank=rank_text(centre[0]),
+            ),
+            RULE_SETUP,
+        )
+    follows = tuple(
+        (_cell(i), coin)
+        for i, coin in enumerate(coins)
+        if coin is not None and before[i] is None and i != _index(where)
+    )
+    events: list[object] = [CoinEntered(deal.round, where, rank, follows)]
+    new_state = _with_deal(state, after)
+    if after.is_complete:
+        events.append(BoardDealt(deal.round, new_state.board))
+    return Accepted(new_state, tuple(events))
+
+
+def taken_back(state: GameState) -> Accepted[GameState]:
+    """The latest coin entered is forgotten (a mistake at the table), with the coins that followed from it."""
+    deal = _open_deal(state)
+    if not deal.placed:
+        refuse(
+            text("No coin of the {round} board has been entered yet", round=ROUND_TEXTS[deal.round]),
+            RULE_SETUP,
+        )
+    (cell, rank) = deal.placed[-1]
+    return Accepted(
+        _with_deal(state, Deal(deal.round, deal.placed[:-1])), (CoinTakenBack(deal.round, cell, rank),)
+    )
+
+
+def redealt(state: GameState) -> Accepted[GameState]:
+    """The coins are shuffled and dealt again: every coin entered for the round's board is forgotten
+    (rulebook, *Setup*: "If the four central coins show the same rank, reshuffle and re-deal")."""
+    deal = _open_deal(state)
+    if not deal.placed:
+        refuse(
+            text("No coin of the {round} board has been entered yet", round=ROUND_TEXTS[deal.round]),
+            RULE_SETUP,
+        )
+    return Accepted(_with_deal(state, Deal(deal.round)), (BoardCleared(deal.round),))
+
+
+def board_kept(state: GameState) -> GameState:
+    """The round's first turn starts: the board entered stays as it is (no more taking back)."""
+    if state.deal is None or not state.deal.is_complete:
+        return state
+    return replace(state, deal=None)
 
 
 # --------------------------------------------------------------------------- rules
@@ -334,18 +373,16 @@ def is_molecule(flat: Sequence[int], rank: int) -> bool:
     return len(seen) == len(cells)
 
 
-def _check_cell(cell: object) -> Cell | Rejected:
+def _checked_cell(cell: object) -> Cell:
     if (
         not isinstance(cell, (list, tuple))
         or len(cell) != 2
         or not all(isinstance(x, int) and not isinstance(x, bool) for x in cell)
     ):
-        return Rejected(
-            text("A cell is given as (row, column), but {cell} is not one.", cell=repr(cell)), RULE_SETUP
-        )
+        refuse(text("A cell is given as (row, column), but {cell} is not one.", cell=repr(cell)), RULE_SETUP)
     r, c = cell
     if not (0 <= r < ROWS and 0 <= c < COLS):
-        return Rejected(
+        refuse(
             text(
                 "Cell {cell} is not on the board; rows run from 0 to {last_row} and columns from 0 to {last_column}.",
                 cell=_cell_text((r, c)),
@@ -357,8 +394,8 @@ def _check_cell(cell: object) -> Cell | Rejected:
     return (r, c)
 
 
-def check_move(state: GameState, move: object) -> Move | Rejected:
-    """Return the move as a pair of cells if it is legal for the player to move, else the rejection.
+def legal_swap(state: GameState, move: object) -> Move:
+    """The move as a pair of cells if it is a legal swap for the player to move; else it is refused.
 
     Rules, checked in this order: the game must not be over (*End of the game*); both
     cells on the board and different; the coins of different ranks (issue 7); Space
@@ -368,30 +405,27 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
     """
     player = state.to_move
     if state.is_over:
-        return Rejected(
+        refuse(
             text(
                 "The game is over and player {player} has won; no more swaps can be made.",
                 player=state.winner or "",
             ),
             RULE_END,
         )
+    if state.is_dealing:
+        refuse(not_dealt_yet(state), RULE_SETUP)
     if not isinstance(move, (list, tuple)) or len(move) != 2:
-        return Rejected(text("A swap names two cells, but {move} does not.", move=repr(move)), RULE_SWAP)
-    first = _check_cell(move[0])
-    if isinstance(first, Rejected):
-        return first
-    second = _check_cell(move[1])
-    if isinstance(second, Rejected):
-        return second
+        refuse(text("A swap names two cells, but {move} does not.", move=repr(move)), RULE_SWAP)
+    first, second = _checked_cell(move[0]), _checked_cell(move[1])
     if first == second:
-        return Rejected(
+        refuse(
             text("A swap needs two different coins, but both cells are {cell}.", cell=_cell_text(first)),
             RULE_SWAP,
         )
     rank1 = state.board[first[0]][first[1]]
     rank2 = state.board[second[0]][second[1]]
     if rank1 == rank2:
-        return Rejected(
+        refuse(
             text(
                 "Both coins at {cell} and {other} show rank {rank}; a swap must exchange coins of different ranks.",
                 cell=_cell_text(first),
@@ -400,10 +434,9 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
             ),
             RULE_SWAP,
         )
-    role = state.role_of(player)
-    if role == "Space":
+    if state.role_of(player) == "Space":
         if _index(second) not in SPACE_NEIGHBOURS[_index(first)]:
-            return Rejected(
+            refuse(
                 text(
                     "Player {player} plays Space and may only swap a coin with one of its eight neighbours (the board wraps at the edges); {cell} and {other} are not neighbours.",
                     player=player,
@@ -413,7 +446,7 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
                 RULE_SPACE,
             )
     elif (rank1 - rank2) % 6 not in (1, 5):
-        return Rejected(
+        refuse(
             text(
                 "Player {player} plays Time and may only swap coins whose ranks follow each other (null, ace, 2, 3, 4, 5, then null again); {rank} and {other} do not.",
                 player=player,
@@ -423,7 +456,7 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
             RULE_TIME,
         )
     if state.last_swap is not None and frozenset((first, second)) == state.last_swap:
-        return Rejected(
+        refuse(
             text(
                 "Player {player} may not swap back the two coins player {other} has just swapped, {cell} and {other_cell}.",
                 player=player,
@@ -434,6 +467,20 @@ def check_move(state: GameState, move: object) -> Move | Rejected:
             RULE_REVERSE,
         )
     return (first, second)
+
+
+def not_dealt_yet(state: GameState) -> Text:
+    """Why nobody may swap or start a turn: the round's board is still being entered."""
+    coins = state.deal.coins() if state.deal is not None else ()
+    return text(
+        "The {round} board is not entered yet ({count} of 24 coins): enter its coins on a phone first",
+        round=ROUND_TEXTS[state.round],
+        count=sum(coin is not None for coin in coins),
+    )
+
+
+check_move = checked(legal_swap)
+"""``legal_swap`` answering a :class:`Rejected` instead of raising: the move as cells, or why not."""
 
 
 def is_legal(state: GameState, move: object) -> bool:
@@ -449,8 +496,8 @@ def winner_of(trophies_a: int, trophies_b: int) -> Player:
     return "B" if trophies_b > trophies_a else "A"
 
 
-def apply(state: GameState, move: object) -> Accepted[GameState] | Rejected:
-    """Make a swap: the new state and its events, or a rejection leaving the same player to move.
+def swapped(state: GameState, move: object) -> Accepted[GameState]:
+    """Make a swap: the new state and its events (a broken rule is refused, the same player to move).
 
     After the swap, each of the two ranks that moved whose four coins now form a
     molecule wins the swapper that rank's trophy of the round if it is still free
@@ -460,10 +507,7 @@ def apply(state: GameState, move: object) -> Accepted[GameState] | Rejected:
     on its own board with roles switched, Space (B) first and no move to reverse
     (*End of a round*, *Roles and rounds*).
     """
-    checked = check_move(state, move)
-    if isinstance(checked, Rejected):
-        return checked
-    first, second = checked
+    first, second = legal_swap(state, move)
     player = state.to_move
     flat = list(flatten(state.board))
     i, j = _index(first), _index(second)
@@ -480,13 +524,15 @@ def apply(state: GameState, move: object) -> Accepted[GameState] | Rejected:
     all_trophies[state.round - 1] = tuple(round_trophies)
     trophies = (all_trophies[0], all_trophies[1])
 
-    new_state = GameState(
-        starting_boards=state.starting_boards,
+    new_state = replace(
+        state,
         board=unflatten(flat),
-        round=state.round,
         to_move=other(player),
         last_swap=frozenset((first, second)),
         trophies=trophies,
+        swaps=state.swaps + 1,
+        last_swap_by=player,
+        deal=None,
     )
     taken_this_round = sum(holder is not None for holder in round_trophies)
     count_a, count_b = new_state.trophy_count("A"), new_state.trophy_count("B")
@@ -498,10 +544,38 @@ def apply(state: GameState, move: object) -> Accepted[GameState] | Rejected:
         winner = winner_of(count_a, count_b)
         events.append(GameEnded(winner, (count_a, count_b)))
         new_state = replace(new_state, winner=winner)
-    elif round_over:
+    elif round_over and len(state.starting_boards) > 1:
         # Round 2 (Day): its own board, roles switch, Space (now B) moves first.
         new_state = replace(new_state, round=2, board=state.starting_boards[1], to_move="B", last_swap=None)
+    elif round_over:
+        # The same, on a board the table deals now and enters before anyone swaps.
+        new_state = replace(new_state, round=2, board=(), to_move="B", last_swap=None, deal=Deal(2))
     return Accepted(new_state, tuple(events))
+
+
+@checked
+def apply(state: GameState, action: Any) -> Accepted[GameState]:
+    """Apply one of the game's actions: a :class:`~.model.Swap` (the rules above), what the table
+    entered of a board it dealt (:class:`~.model.PlaceCoin`, :class:`~.model.TakeBackCoin`,
+    :class:`~.model.Redeal`) or :class:`~.model.ShowHints` (the table's hint switch, no rule of the
+    game); anything else is refused. A refusal changes nothing."""
+    if isinstance(action, Swap):
+        return swapped(state, action.cells)
+    if isinstance(action, ShowHints):
+        return Accepted(replace(state, hints=bool(action.show)))
+    if isinstance(action, PlaceCoin):
+        return entered(state, action.cell, action.rank)
+    if isinstance(action, TakeBackCoin):
+        return taken_back(state)
+    if isinstance(action, Redeal):
+        return redealt(state)
+    refuse(text("In Space and Time you swap two coins: tap them on the board"), RULE_SWAP)
+
+
+def pass_turn(state: GameState) -> GameState:
+    """The player to move loses the turn (hub rule: their turn timer ran out): no swap, the other
+    player moves, and since nobody has just swapped there is no swap to protect from reversing."""
+    return replace(state, to_move=other(state.to_move), last_swap=None)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -513,7 +587,7 @@ def legal_moves(state: GameState) -> list[Move]:
     Space: each coin with its eight wrapped neighbours; Time: each pair of coins with
     consecutive ranks. Pairs of equal ranks and the opponent's last swap are left out.
     """
-    if state.is_over:
+    if state.is_over or state.is_dealing:
         return []
     flat = flatten(state.board)
     moves: list[Move] = []
@@ -537,7 +611,7 @@ def legal_moves(state: GameState) -> list[Move]:
 
 def trophies_for(state: GameState, move: Move) -> tuple[int, ...]:
     """Ranks whose trophy ``move`` would take for the player to move (empty if none or illegal)."""
-    result = apply(state, move)
+    result = apply(state, Swap(move))
     if isinstance(result, Rejected):
         return ()
     return tuple(e.rank for e in result.events if isinstance(e, TrophyTaken))

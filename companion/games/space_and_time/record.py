@@ -4,6 +4,11 @@ Record format (issue 7, "Space and Time, exactly")::
 
     {"boards": [round1_board, round2_board], "moves": [[[r1, c1], [r2, c2]], ...]}
 
+The boards are given as the table dealt them (each a list of 4 rows of 6 ranks); the Day board
+may be left out of a record whose game never reaches the Day round. A move is the cells of a
+:class:`~.model.Swap`, read by the game's codec (``{"@": "Swap", "cells": ...}``, the form the
+phones post, is read as well).
+
 Output::
 
     {"results": [{"ok": true, "player": "A", "trophies": [ranks]} | {"ok": false, "reason": "..."}],
@@ -17,36 +22,18 @@ Top-level keys starting with ``_`` are comments and ignored.
 from __future__ import annotations
 
 import json
-from typing import Any, TypeGuard
+from typing import Any
 
 from companion.errors import InvalidRecordError
-from companion.games.space_and_time.engine import Cell, Move, TrophyTaken, apply, new_game
+from companion.rules.codec import Codec
 from companion.rules.outcome import Rejected
 
+from . import model
+from .engine import apply, new_game
+from .model import GameState, Swap, TrophyTaken
+
 _KEYS = ("boards", "moves")
-
-
-def _is_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _parse_cell(cell: object) -> Cell | None:
-    """``[row, column]`` as a cell, or None when it is not a pair of whole numbers."""
-    if isinstance(cell, list) and len(cell) == 2:
-        row, column = cell
-        if _is_int(row) and _is_int(column):
-            return (row, column)
-    return None
-
-
-def _parse_move(number: int, move: object) -> Move:
-    if isinstance(move, list) and len(move) == 2:
-        first, second = _parse_cell(move[0]), _parse_cell(move[1])
-        if first is not None and second is not None:
-            return (first, second)
-    raise InvalidRecordError(
-        f"move {number} is {_short(move)}, not a pair of cells [[row, column], [row, column]]"
-    )
+_CODEC = Codec.of_modules(model)
 
 
 def _short(value: object) -> str:
@@ -54,7 +41,19 @@ def _short(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def parse_record(record: object) -> tuple[Any, list[Move]]:
+def read_move(number: int, move: object) -> Swap:
+    """Move ``number`` of a record as a :class:`~.model.Swap`, checked by the codec."""
+    data = move if isinstance(move, dict) else {"@": "Swap", "cells": move}
+    try:
+        swap: Swap = _CODEC.read(data, (Swap,))
+    except InvalidRecordError as exc:
+        raise InvalidRecordError(
+            f"move {number} is {_short(move)}, not a pair of cells [[row, column], [row, column]] ({exc})"
+        ) from None
+    return swap
+
+
+def parse_record(record: object) -> tuple[GameState, list[Swap]]:
     """Check the record's shape and both starting boards; return the new game and the moves."""
     if not isinstance(record, dict):
         raise InvalidRecordError('a Space and Time record must be a JSON object with "boards" and "moves"')
@@ -67,13 +66,15 @@ def parse_record(record: object) -> tuple[Any, list[Move]]:
         if key not in record:
             raise InvalidRecordError(f'the record has no "{key}" list')
     boards = record["boards"]
-    if not isinstance(boards, list) or len(boards) != 2:
-        raise InvalidRecordError('"boards" must list exactly two starting boards, one per round')
+    if not isinstance(boards, list) or len(boards) not in (1, 2):
+        raise InvalidRecordError(
+            '"boards" must list the starting boards as dealt: the Night board, then the Day board'
+        )
     moves = record["moves"]
     if not isinstance(moves, list):
         raise InvalidRecordError('"moves" must be a list of swaps [[row, column], [row, column]]')
-    state = new_game(boards[0], boards[1])
-    return state, [_parse_move(n, m) for n, m in enumerate(moves, start=1)]
+    state = new_game(*boards)
+    return state, [read_move(n, m) for n, m in enumerate(moves, start=1)]
 
 
 def referee_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -85,7 +86,11 @@ def referee_record(record: dict[str, Any]) -> dict[str, Any]:
     """
     state, moves = parse_record(record)
     results: list[dict[str, Any]] = []
-    for move in moves:
+    for number, move in enumerate(moves, start=1):
+        if state.is_dealing:
+            raise InvalidRecordError(
+                f"move {number} comes in the Day round, but the record gives no Day board"
+            )
         player = state.to_move
         outcome = apply(state, move)
         if isinstance(outcome, Rejected):

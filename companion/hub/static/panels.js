@@ -34,7 +34,7 @@ function renderGrid(panel, onPick) {
           if (i >= 0) { picked.splice(i, 1); td.classList.remove("picked"); }
           else { picked.push([r, c]); td.classList.add("picked"); }
           if (picked.length === panel.select) {
-            onPick({ type: panel.action_type, cells: picked.slice() });
+            onPick({ "@": panel.action_type, cells: picked.slice() });
             picked.length = 0;
             table.querySelectorAll(".picked").forEach((x) => x.classList.remove("picked"));
           }
@@ -165,7 +165,7 @@ function renderCounterSheet(panel, onPick) {
   save.addEventListener("click", () => {
     draft.dirty = false;
     draft.saved = "";
-    onPick({ type: panel.action_type, sheet: { players: { [panel.player]: entry } } });
+    onPick({ "@": panel.action_type, sheet: { players: { [panel.player]: entry } } });
   });
   box.append(save);
   return box;

@@ -1,7 +1,7 @@
 // Pictures of the game for the dashboard: each game draws its view's "picture" (structured data from the
 // referee's view, companion/rules/pages.py) as one SVG, in companion/hub/static/pictures/<game>.js:
 //
-//   Pictures.register("space-dealer", (picture, ctx) => svgElement);
+//   Pictures.register("<game name>", (picture, ctx) => svgElement);
 //
 // ctx gives the drawing helpers every game shares: ctx.svg(tag, attrs, text) makes an SVG element,
 // ctx.tr(text) translates a hub text (i18n.js), ctx.colour(name) is a player's or a game colour as CSS.

@@ -225,13 +225,19 @@ function renderTimers() {
 
 const groupBoxes = new Map();  // group key → { section, title, row, more, buttons: Map(id → button) }
 const unfolded = new Set();    // group keys whose "more" toggle is open (kept across live updates)
+const searched = new Map();    // group key → what the player typed in its search box (long piles)
+
+// Lower case without accents, so "plantá" finds "Planta" (a search over what a pile can still hold).
+function folded(text) {
+  return String(text || "").normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+}
 
 function tap(button) {
   const item = button.menuItem;
   if (!item || !canAct()) return;
   const base = HUB + "/api/players/" + encodeURIComponent(meId);
   if (item.action) send(base + "/action", { action: item.action }, button, true);
-  else if (item.intent) send(base + "/intent", { node: item.intent.node, intent: item.intent }, button, true);
+  else if (item.intent) send(base + "/intent", { node: item.node, intent: item.intent }, button, true);
 }
 
 function groupBox(key) {
@@ -247,8 +253,12 @@ function groupBox(key) {
     if (unfolded.has(key)) unfolded.delete(key); else unfolded.add(key);
     renderMenu();
   });
-  section.append(title, row, more);
-  box = { section, title, row, more, buttons: new Map() };
+  const search = el("input", "search");
+  search.type = "search";
+  search.hidden = true;
+  search.addEventListener("input", () => { searched.set(key, search.value); renderMenu(); });
+  section.append(title, search, row, more);
+  box = { section, title, search, row, more, buttons: new Map() };
   groupBoxes.set(key, box);
   return box;
 }
@@ -277,7 +287,14 @@ function renderMenu() {
   for (const [key, items] of groups) {
     const box = groupBox(key);
     setText(box.title, tr(items[0].group));
-    const folds = items.length > FOLD_AT;
+    const searchable = items.some((item) => item.search);
+    box.search.hidden = !searchable;
+    if (searchable) {
+      const hint = t("Search");
+      if (box.search.placeholder !== hint) { box.search.placeholder = hint; box.search.setAttribute("aria-label", hint); }
+    }
+    const query = searchable ? folded(searched.get(key)) : "";
+    const folds = items.length > FOLD_AT && !query;
     const open = !folds || unfolded.has(key);
     let hidden = 0;
     const ids = new Set();
@@ -291,7 +308,8 @@ function renderMenu() {
       else button.removeAttribute("aria-pressed");
       const disabled = !canAct() || !!button.dataset.busy;
       if (button.disabled !== disabled) button.disabled = disabled;
-      const shown = open || i < FOLD_SHOW || !!item.selected;
+      const matches = !query || folded(button.textContent).includes(query);
+      const shown = matches && (open || i < FOLD_SHOW || !!item.selected);
       if (!shown) hidden += 1;
       if (button.hidden === shown) button.hidden = !shown;
       if (box.row.children[i] !== button) box.row.insertBefore(button, box.row.children[i] || null);
@@ -306,7 +324,7 @@ function renderMenu() {
     position += 1;
   }
   for (const [key, box] of groupBoxes) {
-    if (!groups.has(key)) { box.section.remove(); groupBoxes.delete(key); unfolded.delete(key); }
+    if (!groups.has(key)) { box.section.remove(); groupBoxes.delete(key); unfolded.delete(key); searched.delete(key); }
   }
 }
 
