@@ -40,6 +40,7 @@ from companion.table import messages as msg
 from companion.table.log import EventLog, last_event_time
 from companion.table.model import PairingChanged, TableReset
 from companion.table.session import Changed, ShuttingDown, TableSession
+from companion.table.storage import check_room
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +152,8 @@ class Table:
             raise RuntimeError("this table is already running")
         opts = self.options
         try:
+            if opts.hub.data_dir is not None:  # a full disk is one clear line, before anything starts
+                check_room(Path(opts.hub.data_dir) / "tables")
             if opts.resume is not None:
                 self.log = EventLog.open_existing(opts.resume, fsync=opts.hub.fsync)
                 self.resumed_events = len(self.log)

@@ -395,6 +395,7 @@ function renderTableState() {
 
 function renderAll() {
   renderTableState();
+  renderStorage(snap.table.storage);
   renderTimers();
   renderMenu();
   renderView();
