@@ -168,13 +168,25 @@ def _configure_logging(verbose: int) -> None:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 
-def _wait_for_interrupt() -> None:
+def _stop_on_signals() -> threading.Event:
+    """From now on Ctrl+C (SIGINT) and SIGTERM, once or many times and at any moment, only ask
+    to stop: set the returned event. No KeyboardInterrupt can cut into the settling of the heap
+    or into the stopping itself (click would end that with "Aborted!" and exit 1)."""
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
+
+    def asked(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, asked)
+    signal.signal(signal.SIGTERM, asked)
+    return stop
+
+
+def _serve_until_stopped(stop: threading.Event) -> None:
+    """Settle the heap (see companion.heap), then wait for a stop signal."""
+    if not stop.is_set():
+        heap.settle()
+    while not stop.wait(0.5):
         pass
 
 
@@ -526,12 +538,10 @@ def run(ctx: click.Context, **_options: Any) -> None:
             click.echo(
                 f"Give a real node its credentials with: companion node add NODE --table {setup.table}"
             )
+    stop = _stop_on_signals()  # before the line: a Ctrl+C right after it must find the handler
     click.echo("Press Ctrl+C to stop.")
     try:
-        heap.settle()  # inside: a Ctrl+C during it still stops the table in order
-        _wait_for_interrupt()
-    except KeyboardInterrupt:
-        pass
+        _serve_until_stopped(stop)
     finally:
         table_runtime.stop()
         click.echo("Table stopped.")
@@ -662,6 +672,12 @@ def sim(
     metavar="[PREFIX]",
     help="Publish Home Assistant MQTT discovery for every table (prefix: homeassistant).",
 )
+@click.option(
+    "--resume/--no-resume",
+    default=None,
+    help="Go on with the tables in play when the club last stopped (their newest game logs).  "
+    "[default: only after a crash or power cut]",
+)
 @click.option("-v", "--verbose", count=True)
 def club(
     tables: tuple[str, ...],
@@ -675,6 +691,7 @@ def club(
     pin: str | None,
     no_sim: bool,
     ha_discovery: str | None,
+    resume: bool | None,
     verbose: int,
 ) -> None:
     """Many tables in one process: one broker, one web port, a lobby at / and each table under /t/NAME/.
@@ -705,7 +722,10 @@ def club(
             simulate=not no_sim,
             pin=pin,
             ha_discovery=check_prefix(ha_discovery) if ha_discovery else None,
+            resume=resume,
         )
+        if resume and defaults.data_dir is None:
+            raise ConfigError("--resume needs --data-dir, where the tables' logs are")
         running = Club(options).start(plan.tables)
     except CompanionError as exc:
         _fail(str(exc))
@@ -713,10 +733,13 @@ def club(
     try:
         click.echo(f"club lobby: {running.url}  (club PIN {running.pin})")
         for name, table in running.tables.items():
-            click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game})")
+            resumed = (
+                "" if table.resumed is None else f", resumed: {table.resumed} events, master clock paused"
+            )
+            click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game}{resumed})")
+        stop = _stop_on_signals()
         click.echo("Ctrl-C ends every table (their logs are kept and can be resumed).")
-        heap.settle()
-        _wait_for_interrupt()
+        _serve_until_stopped(stop)
     finally:
         running.stop()
 

@@ -176,7 +176,9 @@ class Codec:
         if origin in (typing.Union, types.UnionType):
             present = [arg for arg in args if arg is not type(None)]
             if data is not None and len(present) == 1:
-                return self._structure(data, present[0], where)  # "X or null" given something: say what X lacks
+                return self._structure(
+                    data, present[0], where
+                )  # "X or null" given something: say what X lacks
             for arg in args:
                 try:
                     return self._structure(data, arg, where)
