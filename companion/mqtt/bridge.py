@@ -460,10 +460,12 @@ class HubBridge:
                 for kind in ("event", "status")
             ]
 
-        mids = []
+        mids: list[int] = []
         for start in range(0, len(added), 100):  # a few hundred filters per SUBSCRIBE at most
             chunk = set(sorted(added)[start : start + 100])
-            mids.append(self.client.subscribe([(f, protocol.QOS) for f in filters(chunk)])[1])
+            _, mid = self.client.subscribe([(f, protocol.QOS) for f in filters(chunk)])
+            if mid is not None:
+                mids.append(mid)
         if removed:
             self.client.unsubscribe(filters(removed))
         return mids
@@ -495,7 +497,8 @@ class HubBridge:
     ) -> None:
         if reason.is_failure:
             return  # the main connection says why
-        self._awaiting["side"] = {client.subscribe(self._side_filters())[1]}
+        _, mid = client.subscribe(self._side_filters())
+        self._awaiting["side"] = set() if mid is None else {mid}
         # For a moment the whole table too: the broker replays every retained message under it,
         # and what nobody owns (a retained command, a topic outside the schema) is cleared.
         sweep = protocol.hub_subscriptions(self.table)
