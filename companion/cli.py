@@ -509,6 +509,9 @@ def run(ctx: click.Context, **_options: Any) -> None:
         _fail(str(exc))
     except TypeError as exc:
         _fail(f"a setting in the config has the wrong type ({exc})")
+    # From the first line printed: a Ctrl+C right after any line (a script that waits for the
+    # dashboard's address, say) must find the handler, never click's "Aborted!".
+    stop = _stop_on_signals()
     broker = table_runtime.broker
     assert table_runtime.app is not None
     session = table_runtime.app.extensions["companion.session"]
@@ -538,7 +541,6 @@ def run(ctx: click.Context, **_options: Any) -> None:
             click.echo(
                 f"Give a real node its credentials with: companion node add NODE --table {setup.table}"
             )
-    stop = _stop_on_signals()  # before the line: a Ctrl+C right after it must find the handler
     click.echo("Press Ctrl+C to stop.")
     try:
         _serve_until_stopped(stop)
@@ -730,6 +732,7 @@ def club(
     except CompanionError as exc:
         _fail(str(exc))
         return
+    stop = _stop_on_signals()  # before the first line (see companion run)
     try:
         click.echo(f"club lobby: {running.url}  (club PIN {running.pin})")
         for name, table in running.tables.items():
@@ -737,7 +740,6 @@ def club(
                 "" if table.resumed is None else f", resumed: {table.resumed} events, master clock paused"
             )
             click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game}{resumed})")
-        stop = _stop_on_signals()
         click.echo("Ctrl-C ends every table (their logs are kept and can be resumed).")
         _serve_until_stopped(stop)
     finally:

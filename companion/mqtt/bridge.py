@@ -208,6 +208,11 @@ class HubBridge:
         self.address = address
         self.table = session.setup.table
         self.connected = threading.Event()
+        self.listening = threading.Event()
+        """Both connections' subscriptions are in force: any node's message from now on is heard."""
+        self._awaiting: dict[str, set[int]] = {"main": set(), "side": set()}
+        """SUBACKs each connection waits for since it connected (each set is touched in its own
+        connection's network thread only)."""
         self._stopping = False
         self.retained_cleared = 0
         """Retained messages under the table the hub did not own and cleared."""
@@ -228,6 +233,8 @@ class HubBridge:
         """The side connection: everything under the table that the main one does not take."""
         self.side.on_connect = self._on_side_connect
         self.side.on_message = self._on_side_message
+        self.client.on_subscribe = lambda c, u, mid, codes, props: self._subscribed_ack("main", mid)
+        self.side.on_subscribe = lambda c, u, mid, codes, props: self._subscribed_ack("side", mid)
         self._subscribed: set[str] = set()
         """Nodes whose topics the main connection subscribes to."""
         self._quarantine: dict[str, float] = {}
@@ -376,7 +383,8 @@ class HubBridge:
         client.unsubscribe(protocol.hub_subscriptions(self.table)[0][0])
         with self._subs_lock:
             self._subscribed = set()
-        self._sync_subscriptions()
+        self.listening.clear()
+        self._awaiting["main"] = set(self._sync_subscriptions())
         client.publish(
             protocol.hub_status_topic(self.table), protocol.status_payload(True), qos=1, retain=True
         )
@@ -385,10 +393,12 @@ class HubBridge:
             client.subscribe(self.ha.subscriptions())
             self.ha.on_connect()
         self.connected.set()
+        self._subscribed_ack("main", -1)  # none sent (no seated node yet), or all answered already
         log.info("hub connected to %s", self.address)
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self.connected.clear()
+        self.listening.clear()
         if not self._stopping:
             log.warning("hub lost the broker %s (%s); reconnecting", self.address, reason)
             self._broker_status(False, _lost(self.address))
@@ -435,8 +445,9 @@ class HubBridge:
             return None
         return node
 
-    def _sync_subscriptions(self) -> None:
-        """Make the main connection subscribe to exactly the seated, not quarantined nodes' topics."""
+    def _sync_subscriptions(self) -> list[int]:
+        """Make the main connection subscribe to exactly the seated, not quarantined nodes' topics;
+        the message ids of the SUBSCRIBEs sent."""
         with self._subs_lock:
             wanted = set(self._seated_nodes()) - set(self._quarantine)
             added, removed = wanted - self._subscribed, self._subscribed - wanted
@@ -449,11 +460,15 @@ class HubBridge:
                 for kind in ("event", "status")
             ]
 
+        mids: list[int] = []
         for start in range(0, len(added), 100):  # a few hundred filters per SUBSCRIBE at most
             chunk = set(sorted(added)[start : start + 100])
-            self.client.subscribe([(f, protocol.QOS) for f in filters(chunk)])
+            _, mid = self.client.subscribe([(f, protocol.QOS) for f in filters(chunk)])
+            if mid is not None:
+                mids.append(mid)
         if removed:
             self.client.unsubscribe(filters(removed))
+        return mids
 
     def _quarantine_node(self, node: str) -> None:
         """``node`` floods: its messages go to the side connection for a while (see the module docstring)."""
@@ -482,7 +497,8 @@ class HubBridge:
     ) -> None:
         if reason.is_failure:
             return  # the main connection says why
-        client.subscribe(self._side_filters())
+        _, mid = client.subscribe(self._side_filters())
+        self._awaiting["side"] = set() if mid is None else {mid}
         # For a moment the whole table too: the broker replays every retained message under it,
         # and what nobody owns (a retained command, a topic outside the schema) is cleared.
         sweep = protocol.hub_subscriptions(self.table)
@@ -490,6 +506,12 @@ class HubBridge:
         timer = threading.Timer(RETAINED_SWEEP_S, lambda: client.unsubscribe([f for f, _ in sweep]))
         timer.daemon = True
         timer.start()
+
+    def _subscribed_ack(self, connection: str, mid: int) -> None:
+        """A SUBACK: once neither connection waits for one, every node is heard (:attr:`listening`)."""
+        self._awaiting[connection].discard(mid)
+        if self.connected.is_set() and self.side.is_connected() and not any(self._awaiting.values()):
+            self.listening.set()
 
     def _pace_side(self) -> None:
         """Hold the side connection to :data:`SIDE_MAX_PER_S`, and let other threads run between messages."""
