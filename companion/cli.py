@@ -265,7 +265,20 @@ def _echo_checked(options: Any, config: str | None) -> None:
     f"[default: {TIMERS_ONLY}]",
 )
 @click.option(
-    "--variant", default=None, help="Variant of the game, e.g. intro, full or light for time-n-space."
+    "--variant", default=None, help="Variant of the game (the setup page lists each game's variants)."
+)
+@click.option(
+    "--deck",
+    type=click.Choice(["table", "hub"]),
+    default=None,
+    help="Where cards and tiles come from: the box on the table (players enter what they draw) "
+    "or the hub's own shuffle (a table without the box).  [default: table]",
+)
+@click.option(
+    "--components",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A corrected component file for the game (cards, tiles, counts): see docs/games/<game>.md.",
 )
 @click.option("--no-sim", is_flag=True, help="Do not start simulated nodes (a table with real hardware).")
 @click.option(
@@ -390,6 +403,8 @@ def run(ctx: click.Context, **_options: Any) -> None:
             "language": ("language", ctx.params["language"]),
             "game": ("game", ctx.params["game"]),
             "variant": ("variant", ctx.params["variant"]),
+            "deck": ("deck", ctx.params["deck"]),
+            "components": ("components", ctx.params["components"]),
         }
         for key, (param, value) in overrides.items():
             if value is not None and (opts.given(param) or (key == "clock_minutes" and full)):
@@ -664,8 +679,8 @@ def club(
 ) -> None:
     """Many tables in one process: one broker, one web port, a lobby at / and each table under /t/NAME/.
 
-    TABLES start at once, e.g. ``red:time-n-space:3 blue:space-dealer``; more are added from the
-    lobby with the club PIN. See docs/club.md.
+    TABLES start at once, each as NAME[:GAME[:PLAYERS]] (GAME as for ``companion run --game``); more are
+    added from the lobby with the club PIN. See docs/club.md.
     """
     from companion.club import Club, ClubOptions, ClubPlan
     from companion.hub import HubConfig

@@ -344,7 +344,7 @@ class Club:
             if not is_host():
                 return error(text("Only the club host can add tables: type the club PIN first"), 403)
             try:
-                body = read_json('{"table": "t2", "game": "space-dealer", "players": 3}')
+                body = read_json('{"table": "t2", "game": "<game>", "players": 3}')
             except BadRequestError as exc:
                 return error(
                     text("Send a table as a JSON object with a table name, a game and players"), exc.status

@@ -80,11 +80,13 @@ class SimulatedTable:
         deck: str = "hub",
         log_path: Path | None = None,
         start_s: float = 1000.0,
+        referee: Referee[Any] | None = None,
         **options: Any,
     ) -> None:
         """``setup`` as given, or one built from the keywords (``timers`` per player: the game's number by
         default; ``options`` are :func:`~companion.rules.setup.make_setup`'s). ``log_path`` keeps the log
-        on disk; without it the log lives in memory."""
+        on disk; without it the log lives in memory. ``referee``: a referee of the game built by the
+        test (a dealt record, a corrected data set) instead of the registry's."""
         if setup is None:
             from companion.games import find_game
 
@@ -101,8 +103,8 @@ class SimulatedTable:
                 **options,
             )
         self.clock = FakeClock(start_s)
-        log = EventLog.for_new_game(setup, log_path) if log_path is not None else None
-        self.session = TableSession(setup, clock=self.clock, log=log)
+        log = EventLog.for_new_game(setup, log_path, referee=referee) if log_path is not None else None
+        self.session = TableSession(setup, clock=self.clock, log=log, referee=referee)
         self.nodes: dict[str, SimulatedNode] = {}
         for seat in setup.seats:
             self._node(seat.node)

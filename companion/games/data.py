@@ -25,23 +25,32 @@ class DataFileError(InvalidRecordError):
 
 def read_shipped(package: str, name: str) -> Any:
     """The parsed content of the data file ``name`` shipped in ``package``."""
-    try:
-        text = resources.files(package).joinpath(name).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFileError(f"the shipped data file {name} of {package} cannot be read: {exc}") from None
-    return parse_text(text, suffix=Path(name).suffix, label=f"the shipped {name}")
+    return parse_text(shipped_text(package, name), suffix=Path(name).suffix, label=f"the shipped {name}")
 
 
 def read_file(path: str | Path, *, label: str = "data file") -> Any:
     """The parsed content of a user's data file (format by its suffix)."""
     where = Path(path)
+    return parse_text(read_text(where, label=label), suffix=where.suffix, label=f"{label} {where}")
+
+
+def read_text(path: str | Path, *, label: str = "data file") -> str:
+    """The text of a user's data file, for a game whose errors name the line of a field."""
+    where = Path(path)
     try:
-        text = where.read_text(encoding="utf-8")
+        return where.read_text(encoding="utf-8")
     except OSError as exc:
         raise DataFileError(f"cannot read {label} {where}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise DataFileError(f"{label} {where} is not UTF-8 text") from None
-    return parse_text(text, suffix=where.suffix, label=f"{label} {where}")
+
+
+def shipped_text(package: str, name: str) -> str:
+    """The text of the data file ``name`` shipped in ``package``."""
+    try:
+        return resources.files(package).joinpath(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataFileError(f"the shipped data file {name} of {package} cannot be read: {exc}") from None
 
 
 def parse_text(text: str, *, suffix: str, label: str) -> Any:

@@ -48,6 +48,11 @@ class HubConfig:
     """Real seconds a refused flip waits before it is flagged: turned back within them, it was a knock."""
     early_lifts: str = "refuse"
     """A sandtimer lifted before its sand ran through: refuse (the rules decide), warn or ignore."""
+    deck: str = "table"
+    """Where the game's cards and tiles come from: ``table`` (the box on the table: the players tell the
+    hub what they draw) or ``hub`` (the hub shuffles and shows what is drawn; a table without the box)."""
+    components: str = ""
+    """A table's own component file for the game (corrected card or tile data); "" for the shipped data."""
     data_dir: Path | None = None
     """Where event logs are written; None keeps the log in memory only."""
     fsync: bool = True
@@ -107,7 +112,13 @@ class HubConfig:
         )
         setup = replace(setup, turn_limit=self.turn_limit)
         return make_setup(
-            **{**_setup_fields(setup), "grace_s": self.grace_s, "early_lifts": self.early_lifts}
+            **{
+                **_setup_fields(setup),
+                "grace_s": self.grace_s,
+                "early_lifts": self.early_lifts,
+                "deck": self.deck,
+                "components": str(self.components or ""),
+            }
         )
 
 

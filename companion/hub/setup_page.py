@@ -35,6 +35,7 @@ from companion.hub.api import Answer, answers_of
 from companion.hub.auth import access_of, host_only
 from companion.hub.bodies import error_body, read_json
 from companion.hub.extensions import fleet_of, session_of
+from companion.rules.deck import DECK_MODES
 from companion.rules.pages import to_json
 from companion.rules.setup import (
     DEFAULT_GRACE_S,
@@ -67,6 +68,7 @@ def _game_dict(info: GameInfo) -> dict[str, Any]:
         "min_players": info.min_players,
         "max_players": info.max_players,
         "timers_per_player": info.timers_per_player,
+        "random_components": info.random_components,
         "variants": [
             {"name": v.name, "title": to_json(v.title), "clock_minutes": v.clock_minutes}
             for v in info.variants
@@ -127,6 +129,9 @@ def _setup_from(body: dict[str, Any], current: TableSetup, connected: list[str])
     if early_lifts not in EARLY_LIFTS:
         raise TextError(text("early_lifts must be one of {choices}", choices=tuple(EARLY_LIFTS)))
     seed = int(_number(body, "seed", 0, 0, 2**31))
+    deck = body.get("deck", current.deck if current.game == info.name else "table")
+    if deck not in DECK_MODES:
+        raise TextError(text("deck must be one of {choices}", choices=tuple(DECK_MODES)))
     colours = body.get("colours", [])
     if not isinstance(colours, list) or not all(isinstance(c, str) for c in colours):
         raise TextError(text("colours must be a list of colour names"))
@@ -146,6 +151,8 @@ def _setup_from(body: dict[str, Any], current: TableSetup, connected: list[str])
         colours=tuple(colours),
         grace_s=grace_s,
         early_lifts=early_lifts,
+        deck=deck,
+        components=current.components if current.game == info.name else "",
     )
     setup = replace(setup, turn_limit=bool(body.get("turn_limit", True)))
     if pairing == "keep":
@@ -202,7 +209,7 @@ def _repeats(app: Flask) -> RepeatedSetups:
 def new_game() -> Any:
     """Start a new game at this table. ``pairing``: ``flip`` (pair nodes by flipping) or ``keep``;
     ``request``: an id the page makes per click, so a repeated request starts nothing more."""
-    body = read_json('{"game": "time-n-space", "players": ["ana", "ben", "eva"], "request": "r1"}')
+    body = read_json('{"game": "<game>", "players": ["ana", "ben", "eva"], "request": "r1"}')
     session = session_of(current_app)
 
     def decide() -> Answer:

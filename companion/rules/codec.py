@@ -330,8 +330,18 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def _named(hint: Any) -> str:
-    if typing.get_origin(hint) is typing.Literal:
-        return "one of " + ", ".join(json.dumps(arg) for arg in typing.get_args(hint))
+    """What an annotation asks for, in words a record's author reads ("int or null", "one of "a", "b"")."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_named(arg) for arg in args)
+    if origin is typing.Literal:
+        return "one of " + ", ".join(json.dumps(arg) for arg in args)
+    if hint is None or hint is type(None):
+        return "null"
+    if origin is tuple:
+        return "a list"
+    if origin in (dict, Mapping, typing.Mapping) or hint in (dict, Mapping):
+        return "an object"
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 
 

@@ -18,7 +18,7 @@ EndedBy = Literal["", "rules", "clock", "host"]
 """How a game ended: not yet (""), by its rules (a winner is known), by the master clock running
 out, or by the host ("End game")."""
 
-RECENT_NOTES = 4
+RECENT_NOTES = 8
 """How many of the latest step notes the context keeps for the pages."""
 
 

@@ -111,9 +111,29 @@ class GameInfo:
         raise UnknownGameError(f"{self.title} has no variant {name!r}; choose one of: {choices}")
 
     def make_referee(self, setup: TableSetup) -> Referee[Any]:
-        """The referee of a table set up for this game (its variant's, if it has one)."""
+        """The referee of a table set up for this game (its variant's, if it has one), with the game's
+        data: the shipped one, or the table's own component file (``setup.components``)."""
         factory = self.referee
         for variant in self.variants:
             if variant.name == setup.variant and variant.referee is not None:
                 factory = variant.referee
-        return factory(setup, self.data)
+        return factory(setup, self.data_for(setup))
+
+    def data_for(self, setup: TableSetup) -> Any:
+        """The game's data for ``setup``: its own component file, read once per file and version of it,
+        or the data the game ships. A broken file raises the game's error naming the file, line and field."""
+        if not setup.components:
+            return self.data
+        if self.load_components is None:
+            raise UnknownGameError(f"{self.title} has no component file to replace: leave out --components")
+        import os
+
+        stamp = (setup.components, os.stat(setup.components).st_mtime_ns)
+        known = self._components.get(stamp)
+        if known is None:
+            known = self._components[stamp] = self.load_components(setup.components)
+        return known
+
+    @cached_property
+    def _components(self) -> dict[tuple[str, int], Any]:
+        return {}

@@ -153,17 +153,20 @@ class TurnSteps(Generic[T]):
     ends_game: Text | None = None
 
     def add(self, action: Any, applied: Applied[T], *, opens: bool = False) -> None:
+        """Record one applied action. An action that would end a turn ends one only if a turn runs (a
+        computer's move made outside every turn ends none)."""
         if opens and self.ends_turn:
             raise ValueError("one decision cannot end a turn and then open the next")
+        ends = applied.ends_turn and (self.ctx.turn_open or opens)
         self.state = applied.state
         self.actions.append(action)
         self.facts.extend(applied.facts)
         note = joined(list(applied.notes))
         if note:
             self.notes.append(note)
-        self.ctx = self.ctx.with_turn(opens=opens, ends=applied.ends_turn)
+        self.ctx = self.ctx.with_turn(opens=opens, ends=ends)
         self.opens_turn = self.opens_turn or opens
-        self.ends_turn = self.ends_turn or applied.ends_turn
+        self.ends_turn = self.ends_turn or ends
         self.ends_game = self.ends_game or applied.ends_game
 
     def decision(self) -> Decision:

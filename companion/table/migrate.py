@@ -97,6 +97,7 @@ def _step(info: Any, referee: Any, state: TableState, old: OldStep, where: str) 
     facts: list[Any] = []
     opens = ends = False
     ended: Text | None = None
+    notes: list[Text] = []
     for raw in old.actions:
         try:
             translated = info.legacy_actions(raw)
@@ -108,12 +109,13 @@ def _step(info: Any, referee: Any, state: TableState, old: OldStep, where: str) 
             ctx = ctx.with_turn(opens=decided.opens_turn, ends=decided.ends_turn)
             actions.append(action)
             facts.extend(decided.facts)
+            notes.extend(decided.notes)
             opens, ends = opens or decided.opens_turn, ends or decided.ends_turn
             ended = ended or decided.ends_game
     return ev.GameStepped(
         old.at_s,
         old.player,
-        old.note,
+        joined(notes) or old.note,
         tuple(facts),
         diff(state.game, game),
         tuple(actions),

@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable
 from functools import partial
 from typing import Any
 
+from companion.rules.deck import DECK_TITLES
 from companion.rules.outcome import Rejected
 from companion.rules.pages import to_json
 from companion.rules.setup import Seat, TableSetup, player_id
@@ -308,7 +309,7 @@ def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
         "unpaired": [reused.part(("link", link.node), (link,), link.to_dict) for link in table.unpaired()],
         "setup": reused.part("setup", (setup,), setup.to_dict),
         "view": referee.view(state.game, state.context).to_dict(),
-        "deck": setup.deck,
+        "deck": reused.part("deck", (setup.game, setup.deck), partial(_deck_text, setup)),
         "ended_by": state.ended_by,
         "scores": to_json(scores),
         "explanation": explain(scores).to_json() if scores else "",
@@ -320,6 +321,15 @@ def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
         "refusals": {player: refusal.to_dict() for player, refusal in table.refusals.items()},
         "broker": table.broker.to_dict(),
     }
+
+
+def _deck_text(setup: TableSetup) -> Any:
+    """Which deck the table plays with, in words, for a game with piles or decks ("" for one without)."""
+    from companion.games import find_game
+
+    if not find_game(setup.game).random_components:
+        return ""
+    return to_json(DECK_TITLES.get(setup.deck, DECK_TITLES["table"]))
 
 
 def game_codec(setup: TableSetup) -> Callable[[Any], Any]:

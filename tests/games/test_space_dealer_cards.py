@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games.space_dealer import GAME, CardDataError, load_card_data, setup
-from companion.games.space_dealer.actions import InShip, TransferGoods
-from companion.games.space_dealer.cards import PACKAGE, SHIPPED
+from companion.games.space_dealer import GAME
+from companion.games.space_dealer.cards import PACKAGE, SHIPPED, CardDataError, load_card_data
 from companion.games.space_dealer.engine import apply
-from companion.games.space_dealer.state import Goods
+from companion.games.space_dealer.hubdeck import deal as setup
+from companion.games.space_dealer.model import Act, Goods, InShip, TransferGoods
 
 TEXT = resources.files(PACKAGE).joinpath(SHIPPED).read_text(encoding="utf-8")
 """The shipped ``cards.toml``, as a user would copy it."""
@@ -92,7 +92,7 @@ def test_user_override_changes_the_engine(tmp_path: Path) -> None:
 
     state = state.with_ship(replace(ship_b, field=0, cargo=Goods.of(red=4)))
     state = replace(state, pool=state.pool - Goods.of(red=4))
-    result = apply(state, TransferGoods("b", InShip("b"), InShip("a"), Goods.of(red=4)))
+    result = apply(state, Act("b", TransferGoods(InShip("b"), InShip("a"), Goods.of(red=4))))
     assert not result.ok and "at most 3 goods" in str(result.reason)  # type: ignore[union-attr]
 
 
@@ -183,7 +183,9 @@ BROKEN = [
         "list colour names",
         id="no-colours",
     ),
-    pytest.param(("[box]\n", "[boxes]\n"), "missing 'box'", id="no-box"),
+    pytest.param(
+        ("[box]\n", "[boxes]\n"), r"line \d+: boxes is not a field of the card data \(a typo\?\)", id="no-box"
+    ),
 ]
 
 
@@ -203,7 +205,7 @@ def test_broken_card_data_is_one_clear_error(tmp_path: Path, change, message: st
 
 
 def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(CardDataError, match="cannot read card data"):
+    with pytest.raises(CardDataError, match="cannot read data file .*nope.toml"):
         load_card_data(tmp_path / "nope.toml")
 
 

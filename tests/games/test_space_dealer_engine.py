@@ -7,16 +7,29 @@ from typing import NamedTuple
 
 import pytest
 
-from companion.games.base import Accepted, Rejected
-from companion.games.space_dealer import GAME, score_record
-from companion.games.space_dealer.actions import (
+from companion.games.space_dealer import GAME, hubdeck
+from companion.games.space_dealer.dealing import SetupError
+from companion.games.space_dealer.engine import (
+    apply,
+    energised_units,
+    final_score,
+    planning_capacity,
+    site_problem,
+    timer_limit,
+)
+from companion.games.space_dealer.hubdeck import deal
+from companion.games.space_dealer.model import (
     AbandonJob,
+    Act,
     AtNeutralPlanet,
     BuildCard,
+    ChooseStart,
     DiscardCard,
     DrawTechCards,
     GameEndedEarly,
+    GameState,
     GiveCard,
+    Goods,
     InDepot,
     InShip,
     KeepDrawnCard,
@@ -24,6 +37,7 @@ from companion.games.space_dealer.actions import (
     MasterClockExpired,
     MoveShip,
     OnProbe,
+    Phase,
     PlaceBuiltCard,
     PlayCard,
     RaiseTechLevel,
@@ -32,22 +46,14 @@ from companion.games.space_dealer.actions import (
     SatisfyOrder,
     StartJob,
     TimerRanOut,
+    TimerStatus,
     TradeCards,
     TransferGoods,
     UseCard,
 )
-from companion.games.space_dealer.engine import (
-    SetupError,
-    Start,
-    apply,
-    energised_units,
-    final_score,
-    planning_capacity,
-    site_problem,
-    timer_limit,
-)
-from companion.games.space_dealer.engine import setup as deal
-from companion.games.space_dealer.state import GameState, Goods, Phase, TimerStatus
+from companion.games.space_dealer.scoring import score_record
+from companion.rules.deck import Pile
+from companion.rules.outcome import Accepted, Rejected
 from companion.rules.text import Text
 
 PLAYERS = ["red", "green", "blue"]
@@ -91,13 +97,56 @@ def rejected(state: GameState, action: object) -> Said:
     return Said(str(result.reason), str(result.rule))
 
 
+def with_hub(state: GameState, action: object) -> tuple[GameState, list[object]]:
+    """Apply an action that must be accepted, then what the hub deck turns up after it (its draw's
+    cards, the next neutral order), as the referee does at a hub-deck table: the state and every event."""
+    result = apply(state, action)  # type: ignore[arg-type]
+    assert isinstance(result, Accepted), f"{action} rejected: {result}"
+    state, events = hubdeck.follow(result.state, result.events), list(result.events)
+    player = getattr(action, "player", "")
+    while supplied := hubdeck.inputs(state, player):
+        result = apply(state, supplied[0])
+        assert isinstance(result, Accepted), f"the hub deck's {supplied[0]} rejected: {result}"
+        state, events = hubdeck.follow(result.state, result.events), events + list(result.events)
+    return state, events
+
+
+def hub_ok(state: GameState, *actions: object) -> GameState:
+    """Apply actions that must all be accepted, each followed by what the hub deck turns up."""
+    for action in actions:
+        state, _ = with_hub(state, action)
+    return state
+
+
+def take_out(state: GameState, card: str) -> GameState:
+    """Test set-up: ``card`` taken out of its common stack (and out of the hub deck's order)."""
+    level = state.card_type(card).level
+    if level not in (2, 3):
+        return state
+    stack = state.stack(level)
+    types = list(stack.types.items())
+    types.remove(state.cards[card].type)
+    cards = [c for c in stack.cards.items() if c != card]
+    state = state.with_stack(replace(stack, cards=Pile.of(cards), types=Pile.of(types)))
+    if state.hub is not None:
+        state = replace(
+            state, hub=state.hub.with_stack(level, tuple(c for c in state.hub.stack(level) if c != card))
+        )
+    return state
+
+
+def top(state: GameState, level: int) -> tuple[str, ...]:
+    """The hub deck's order of the TechLevel ``level`` stack, top first."""
+    assert state.hub is not None
+    return state.hub.stack(level)
+
+
 def plan(state: GameState, player: str, type_name: str) -> tuple[GameState, str]:
     """Test set-up: move a card of ``type_name`` from a stack into the player's planning area."""
-    for attr in ("stack2", "stack3"):
-        stack = getattr(state, attr)
-        card = next((c for c in stack if state.cards[c].type == type_name), None)
+    for level in (2, 3):
+        card = next((c for c in top(state, level) if state.cards[c].type == type_name), None)
         if card:
-            state = replace(state, **{attr: tuple(c for c in stack if c != card)})
+            state = take_out(state, card)
             break
     else:
         p = state.player(player)
@@ -167,7 +216,7 @@ def test_setup_for_every_player_count(n: int) -> None:
         assert p.tech_level == 1 and len(p.timers) == 2
         assert all(t.status is TimerStatus.INACTIVE for t in p.timers)
         assert state.ship(p.name).field == 2 * seat  # type: ignore[union-attr]
-    every = [c for p in state.players for c in p.stack] + list(state.stack2) + list(state.stack3)
+    every = [c for p in state.players for c in p.stack] + list(top(state, 2)) + list(top(state, 3))
     assert len(every) == len(set(every))
 
 
@@ -175,17 +224,17 @@ def test_setup_card_counts_three_and_four_players() -> None:
     three, four = setup(PLAYERS, seed=1), setup(PLAYERS + ["white"], seed=1)
     # 4 players: 28 level-2 and 20 level-3 cards (Components); 3 players remove 6 + 5 and add
     # back only 2 + 2 of the 5 + 5 experienced cards (rulebook 2 and 5.1).
-    assert (len(four.stack2), len(four.stack3)) == (28, 20)
-    assert (len(three.stack2), len(three.stack3)) == (19, 12)
+    assert (len(four.stack(2)), len(four.stack(3))) == (28, 20)
+    assert (len(three.stack(2)), len(three.stack(3))) == (19, 12)
     basic = setup(PLAYERS + ["white"], seed=1, experienced=False)
-    assert (len(basic.stack2), len(basic.stack3)) == (23, 15)
-    assert basic.order_stack == () and all(n.order is None for n in basic.neutral)
+    assert (len(basic.stack(2)), len(basic.stack(3))) == (23, 15)
+    assert len(basic.orders) == 0 and all(n.order is None for n in basic.neutral)
     assert basic.ship("neutral") is None
 
 
 def test_setup_is_seeded() -> None:
     assert new_game(3) == new_game(3)
-    assert new_game(3).stack2 != new_game(4).stack2
+    assert top(new_game(3), 2) != top(new_game(4), 2)
 
 
 @pytest.mark.parametrize(
@@ -195,9 +244,9 @@ def test_setup_is_seeded() -> None:
         ([f"p{i}" for i in range(9)], {}, "3 to 8 players"),
         (["a", "a", "b"], {}, "different and not empty"),
         (["a", "b", "neutral"], {}, "neutral spaceship's name"),
-        (["a", "b", "c"], {"starts": {"zed": Start()}}, "does not play in this game"),
-        (["a", "b", "c"], {"starts": {"a": Start(side="up")}}, "left or right"),
-        (["a", "b", "c"], {"starts": {"a": Start(x=5)}}, "power connection"),
+        (["a", "b", "c"], {"starts": {"zed": ChooseStart()}}, "does not play in this game"),
+        (["a", "b", "c"], {"starts": {"a": ChooseStart(side="up")}}, "left or right"),
+        (["a", "b", "c"], {"starts": {"a": ChooseStart(x=5)}}, "power connection"),
     ],
 )
 def test_setup_errors(players: list[str], kw: dict, message: str) -> None:
@@ -206,7 +255,7 @@ def test_setup_errors(players: list[str], kw: dict, message: str) -> None:
 
 
 def test_setup_start_choice() -> None:
-    state = setup(PLAYERS, seed=7, starts={"red": Start(side="right", x=3)})
+    state = setup(PLAYERS, seed=7, starts={"red": ChooseStart(side="right", x=3)})
     red = state.player("red")
     assert red is not None
     assert red.plants[0] == () and len(red.plants[1]) == 1
@@ -225,7 +274,7 @@ def _at_level_3(state: GameState) -> GameState:
 
 def _with_planned_depot(state: GameState) -> GameState:
     depot = next(c for c in state.player("red").stack if state.cards[c].type == "Depot")  # type: ignore[union-attr]
-    return ok(state, PlayCard("red", depot))
+    return ok(state, Act("red", PlayCard(depot)))
 
 
 def _planned(type_name: str):
@@ -440,25 +489,32 @@ def test_active_timer_takes_no_second_job() -> None:
 
 def test_raise_tech_level_then_draw_and_keep() -> None:
     state = new_game()
-    assert "needs technology level 2" in rejected(state, DrawTechCards("red", 2)).reason
+    assert "needs technology level 2" in rejected(state, Act("red", DrawTechCards(2))).reason
     state = ok(state, StartJob("red", 0, RaiseTechLevel()), TimerRanOut("red", 0))
     assert state.player("red").tech_level == 2  # type: ignore[union-attr]
-    assert "needs technology level 3" in rejected(state, DrawTechCards("red", 3)).reason
-    top = state.stack2[:2]
-    state = ok(state, DrawTechCards("red", 2))
-    assert "Keep one of the two" in rejected(state, DrawTechCards("red", 2)).reason
-    assert "Keep one of the two cards you drew" in rejected(state, KeepDrawnCard("red", "mine-red-1")).reason
-    state = ok(state, KeepDrawnCard("red", top[1]))
-    assert state.player("red").planning == (top[1],)  # type: ignore[union-attr]
-    assert state.stack2[-1] == top[0] and top[1] not in state.stack2
+    assert "needs technology level 3" in rejected(state, Act("red", DrawTechCards(3))).reason
+    drawn = top(state, 2)[:2]
+    state = hub_ok(state, Act("red", DrawTechCards(2)))
+    assert state.player("red").pending_draw == (2, drawn)  # type: ignore[union-attr]
+    assert "Keep one of the two" in rejected(state, Act("red", DrawTechCards(2))).reason
+    assert (
+        "Keep one of the two cards you drew"
+        in rejected(state, Act("red", KeepDrawnCard("mine-red-1"))).reason
+    )
+    state = hub_ok(state, Act("red", KeepDrawnCard(drawn[1])))
+    assert state.player("red").planning == (drawn[1],)  # type: ignore[union-attr]
+    assert top(state, 2)[-1] == drawn[0] and drawn[1] not in top(state, 2)
+    assert drawn[1] not in state.stack(2).cards and drawn[0] in state.stack(2).cards
 
 
 def test_planning_area_holds_two_cards() -> None:
     state = new_game()
     stack = state.player("red").stack  # type: ignore[union-attr]
-    state = ok(state, PlayCard("red", stack[0]), PlayCard("red", stack[1]))
-    assert "no free space" in rejected(state, PlayCard("red", stack[2])).reason
-    assert "personal technology stack" in rejected(state, PlayCard("red", mine_of(state, "green"))).reason
+    state = ok(state, Act("red", PlayCard(stack[0])), Act("red", PlayCard(stack[1])))
+    assert "no free space" in rejected(state, Act("red", PlayCard(stack[2]))).reason
+    assert (
+        "personal technology stack" in rejected(state, Act("red", PlayCard(mine_of(state, "green")))).reason
+    )
 
 
 def test_mine_production_goes_to_ship_at_planet_or_is_lost() -> None:
@@ -523,24 +579,25 @@ def test_build_without_site_waits_as_usable() -> None:
     timer = state.player("red").timer(0)  # type: ignore[union-attr]
     assert timer.status is TimerStatus.USABLE  # type: ignore[union-attr]
     assert "only an inactive timer" in rejected(state, StartJob("red", 0, RaiseTechLevel())).reason
-    assert "supplied by a power plant" in rejected(state, PlaceBuiltCard("red", 0, 6)).reason
-    state = ok(state, PlaceBuiltCard("red", 0, -1))
+    assert "supplied by a power plant" in rejected(state, Act("red", PlaceBuiltCard(0, 6))).reason
+    state = ok(state, Act("red", PlaceBuiltCard(0, -1)))
     assert state.player("red").built_card(card) is not None  # type: ignore[union-attr]
     assert state.player("red").timer(0).status is TimerStatus.INACTIVE  # type: ignore[union-attr]
-    assert "no finished build" in rejected(state, PlaceBuiltCard("red", 0, -1)).reason
+    assert "no finished build" in rejected(state, Act("red", PlaceBuiltCard(0, -1))).reason
 
 
 def test_abandon_usable_build_keeps_card_planned() -> None:
     state, card = plan(new_game(), "red", "Mining Complex")
-    state = ok(state, StartJob("red", 0, BuildCard(card)), TimerRanOut("red", 0), AbandonJob("red", 0))
+    state = ok(state, StartJob("red", 0, BuildCard(card)), TimerRanOut("red", 0), Act("red", AbandonJob(0)))
     assert card in state.player("red").planning  # type: ignore[union-attr]
-    assert "not usable" in rejected(state, AbandonJob("red", 1)).reason
+    assert "not usable" in rejected(state, Act("red", AbandonJob(1))).reason
 
 
 def test_discard_puts_card_under_its_stack() -> None:
     state, card = plan(new_game(), "red", "Solar Satellite")
-    state = ok(state, StartJob("red", 0, DiscardCard(card)), TimerRanOut("red", 0))
-    assert state.stack2[-1] == card and card not in state.player("red").planning  # type: ignore[union-attr]
+    state = hub_ok(state, StartJob("red", 0, DiscardCard(card)), TimerRanOut("red", 0))
+    assert top(state, 2)[-1] == card and card not in state.player("red").planning  # type: ignore[union-attr]
+    assert card in state.stack(2).cards
 
 
 def test_timer_ran_out_needs_running_timer() -> None:
@@ -586,7 +643,7 @@ def test_building_over_the_action_row_covers_the_card_below() -> None:
     assert "built over" in str(r.reason)
     # the covered mine's order still counts: it lies in the order row
     state = dock(load(state, "green", **state.cards[mine].order.goods_dict()), "green", 0)  # type: ignore[union-attr]
-    state = ok(state, SatisfyOrder("green", "green", mine))
+    state = ok(state, Act("green", SatisfyOrder("green", mine)))
 
 
 def test_upright_card_cannot_cover_order_row_but_across_card_can_be_covered_by_upright() -> None:
@@ -622,36 +679,38 @@ def test_depot_needs_a_neighbour_and_depot_under_planet_is_fine() -> None:
 
 def test_transfer_goods_between_ships_at_same_planet() -> None:
     state = dock(load(new_game(), "green", red=3), "green", 0)
-    state = ok(state, TransferGoods("green", InShip("green"), InShip("red"), Goods.of(red=2)))
+    state = ok(state, Act("green", TransferGoods(InShip("green"), InShip("red"), Goods.of(red=2))))
     assert state.ship("red").cargo.as_dict() == {"red": 2}  # type: ignore[union-attr]
-    r = rejected(state, TransferGoods("green", InShip("red"), InShip("green"), Goods.of(red=1)))
+    r = rejected(state, Act("green", TransferGoods(InShip("red"), InShip("green"), Goods.of(red=1))))
     assert "your own spaceship" in str(r.reason)
     far = dock(state, "blue", 4)
     far = load(far, "blue", red=1)
-    r = rejected(far, TransferGoods("blue", InShip("blue"), InShip("red"), Goods.of(red=1)))
+    r = rejected(far, Act("blue", TransferGoods(InShip("blue"), InShip("red"), Goods.of(red=1))))
     assert "same planet" in str(r.reason)
-    r = rejected(state, TransferGoods("green", InShip("green"), InShip("red"), Goods.of(red=5)))
+    r = rejected(state, Act("green", TransferGoods(InShip("green"), InShip("red"), Goods.of(red=5))))
     assert "not there" in str(r.reason)
 
 
 def test_transfer_respects_cargo_limit_of_8() -> None:
     state = dock(load(load(new_game(), "green", red=4), "red", blue=6), "green", 0)
-    r = rejected(state, TransferGoods("green", InShip("green"), InShip("red"), Goods.of(red=3)))
+    r = rejected(state, Act("green", TransferGoods(InShip("green"), InShip("red"), Goods.of(red=3))))
     assert "8 goods" in str(r.reason) and str(r.rule).startswith("rulebook 3.3")
-    state = ok(state, TransferGoods("green", InShip("green"), InShip("red"), Goods.of(red=2)))
+    state = ok(state, Act("green", TransferGoods(InShip("green"), InShip("red"), Goods.of(red=2))))
     assert state.ship("red").cargo.total == 8  # type: ignore[union-attr]
 
 
 def test_depot_exchange_and_return_goods() -> None:
     state, depot = build(new_game(), "red", "Depot", -3)
     state = load(state, "red", yellow=3)
-    state = ok(state, TransferGoods("red", InShip("red"), InDepot("red"), Goods.of(yellow=2)))
+    state = ok(state, Act("red", TransferGoods(InShip("red"), InDepot("red"), Goods.of(yellow=2))))
     assert state.player("red").built_card(depot).stored.as_dict() == {"yellow": 2}  # type: ignore[union-attr]
-    state = ok(state, ReturnGoods("red", InDepot("red"), Goods.of(yellow=1)))
+    state = ok(state, Act("red", ReturnGoods(InDepot("red"), Goods.of(yellow=1))))
     assert total_goods(state)["yellow"] == 10 and state.pool.count("yellow") == 8
     assert (
         "no Depot"
-        in rejected(state, TransferGoods("red", InShip("red"), InDepot("blue"), Goods.of(yellow=1))).reason
+        in rejected(
+            state, Act("red", TransferGoods(InShip("red"), InDepot("blue"), Goods.of(yellow=1)))
+        ).reason
     )
 
 
@@ -660,17 +719,17 @@ def test_satisfy_order_at_another_planet() -> None:
     order = mine_of(state, "green")
     wanted = state.cards[order].order.goods_dict()  # type: ignore[union-attr]
     state = load(state, "red", **wanted)
-    r = rejected(state, SatisfyOrder("red", "red", order))
+    r = rejected(state, Act("red", SatisfyOrder("red", order)))
     assert "at green's planet" in str(r.reason)
     state = dock(state, "red", 2)
-    state = ok(state, SatisfyOrder("red", "red", order))
+    state = ok(state, Act("red", SatisfyOrder("red", order)))
     red = state.player("red")
     assert red.markers_placed == 1 and state.ship("red").cargo.total == 0  # type: ignore[union-attr]
     score = final_score(state)
     points = state.cards[order].order.points  # type: ignore[union-attr]
     assert score.players["red"].total == points[0] and score.players["green"].total == points[1]
     state = load(state, "red", **wanted)
-    assert "already been satisfied" in rejected(state, SatisfyOrder("red", "red", order)).reason
+    assert "already been satisfied" in rejected(state, Act("red", SatisfyOrder("red", order))).reason
 
 
 @pytest.mark.parametrize(
@@ -678,20 +737,24 @@ def test_satisfy_order_at_another_planet() -> None:
     [
         (
             lambda s: load(s, "red", red=5, yellow=5),
-            lambda s: SatisfyOrder("red", "red", mine_of(s, "red")),
+            lambda s: Act("red", SatisfyOrder("red", mine_of(s, "red"))),
             "their own planet",
         ),
         (
             lambda s: dock(s, "red", 2),
-            lambda s: SatisfyOrder("red", "red", mine_of(s, "green")),
+            lambda s: Act("red", SatisfyOrder("red", mine_of(s, "green"))),
             "does not carry",
         ),
-        (lambda s: s, lambda s: SatisfyOrder("red", "green", mine_of(s, "green")), "spaceship you control"),
-        (lambda s: s, lambda s: SatisfyOrder("red", "red", "no-such-order"), "no order of that name"),
-        (lambda s: s, lambda s: SatisfyOrder("red", "red", s.stack2[0]), "no order of that name"),
+        (
+            lambda s: s,
+            lambda s: Act("red", SatisfyOrder("green", mine_of(s, "green"))),
+            "spaceship you control",
+        ),
+        (lambda s: s, lambda s: Act("red", SatisfyOrder("red", "no-such-order")), "no order of that name"),
+        (lambda s: s, lambda s: Act("red", SatisfyOrder("red", top(s, 2)[0])), "no order of that name"),
         (
             lambda s: dock(s, "red", 2),
-            lambda s: SatisfyOrder("red", "red", "gizzi-1"),
+            lambda s: Act("red", SatisfyOrder("red", "gizzi-1")),
             "neutral planet where your spaceship",
         ),
     ],
@@ -708,8 +771,8 @@ def test_neutral_order_card_scores_without_marker_and_is_replaced() -> None:
     assert planet is not None and planet.order
     spec = state.order_cards[planet.order]
     state = dock(load(state, "red", **spec.goods_dict()), "red", 1)
-    stack_top = state.order_stack[0]
-    state = ok(state, SatisfyOrder("red", "red", planet.order))
+    stack_top = state.hub.orders[0]  # type: ignore[union-attr]
+    state = hub_ok(state, Act("red", SatisfyOrder("red", planet.order)))
     red = state.player("red")
     assert red.markers_placed == 0 and red.neutral_cards == (planet.order,)  # type: ignore[union-attr]
     assert state.neutral_at(1).order == stack_top  # type: ignore[union-attr]
@@ -720,32 +783,32 @@ def test_new_neutral_order_redrawn_when_several_ships_could_satisfy_it() -> None
     state = new_game()
     first = state.neutral_at(1).order  # type: ignore[union-attr]
     spec = state.order_cards[first]  # type: ignore[index]
-    nxt = state.order_stack[0]
+    nxt = state.hub.orders[0]  # type: ignore[union-attr]
     nxt_goods = state.order_cards[nxt].goods_dict()
     state = dock(load(state, "red", **spec.goods_dict()), "red", 1)
     state = dock(load(state, "green", **nxt_goods), "green", 1)
     state = dock(load(state, "blue", **nxt_goods), "blue", 1)
-    result = apply(state, SatisfyOrder("red", "red", first))  # type: ignore[arg-type]
-    assert isinstance(result, Accepted)
-    shown = result.state.neutral_at(1).order  # type: ignore[union-attr]
+    after, events = with_hub(state, Act("red", SatisfyOrder("red", first)))  # type: ignore[arg-type]
+    shown = after.neutral_at(1).order  # type: ignore[union-attr]
     assert shown != nxt
-    assert nxt in result.state.order_stack
-    assert any(e.kind == "OrderRedrawn" and e.details["order"] == nxt for e in result.events)
+    assert nxt in after.orders and after.hub.orders[-1] == nxt  # type: ignore[union-attr]
+    assert any(type(e).__name__ == "OrderRedrawn" and e.order == nxt for e in events)
 
 
 def test_goods_left_at_neutral_planet_can_be_collected() -> None:
     state = dock(load(new_game(), "red", blue=2), "red", 1)
-    state = ok(state, TransferGoods("red", InShip("red"), AtNeutralPlanet(1), Goods.of(blue=2)))
+    state = ok(state, Act("red", TransferGoods(InShip("red"), AtNeutralPlanet(1), Goods.of(blue=2))))
     assert state.neutral_at(1).goods.as_dict() == {"blue": 2}  # type: ignore[union-attr]
     state = dock(state, "green", 1)
-    state = ok(state, TransferGoods("green", AtNeutralPlanet(1), InShip("green"), Goods.of(blue=1)))
+    state = ok(state, Act("green", TransferGoods(AtNeutralPlanet(1), InShip("green"), Goods.of(blue=1))))
     assert state.ship("green").cargo.as_dict() == {"blue": 1}  # type: ignore[union-attr]
-    r = rejected(state, TransferGoods("green", AtNeutralPlanet(1), InShip("red"), Goods.of(blue=1)))
+    r = rejected(state, Act("green", TransferGoods(AtNeutralPlanet(1), InShip("red"), Goods.of(blue=1))))
     assert "collected by a spaceship" in str(r.reason)
     assert (
         "not a neutral planet"
         in rejected(
-            dock(state, "red", 2), TransferGoods("red", InShip("red"), AtNeutralPlanet(2), Goods.of(blue=1))
+            dock(state, "red", 2),
+            Act("red", TransferGoods(InShip("red"), AtNeutralPlanet(2), Goods.of(blue=1))),
         ).reason
     )
 
@@ -764,14 +827,14 @@ def test_game_ends_when_last_marker_placed_and_running_timers_finish() -> None:
     order = mine_of(state, "green")
     state = dock(load(state, "red", **state.cards[order].order.goods_dict()), "red", 2)  # type: ignore[union-attr]
     state = ok(state, StartJob("blue", 0, UseCard(mine_of(state, "blue"))))
-    result = apply(state, SatisfyOrder("red", "red", order))
+    result = apply(state, Act("red", SatisfyOrder("red", order)))
     assert isinstance(result, Accepted)
     state = result.state
     assert state.phase is Phase.ENDING
-    assert any(e.kind == "GameEnded" for e in result.events)
+    assert any(type(e).__name__ == "GameEnded" for e in result.events)
     assert state.player("red").markers_placed == 10  # type: ignore[union-attr]
     assert "no new jobs" in rejected(state, StartJob("green", 0, RaiseTechLevel())).reason
-    assert "has ended" in rejected(state, PlayCard("green", state.player("green").stack[0])).reason  # type: ignore[union-attr]
+    assert "has ended" in rejected(state, Act("green", PlayCard(state.player("green").stack[0]))).reason  # type: ignore[union-attr]
     # the running timer is still used in the usual way
     blue_colour = state.cards[mine_of(state, "blue")].colour
     before = state.ship("blue").cargo.count(blue_colour)  # type: ignore[union-attr]
@@ -779,8 +842,8 @@ def test_game_ends_when_last_marker_placed_and_running_timers_finish() -> None:
     assert isinstance(result, Accepted)
     assert result.state.phase is Phase.OVER
     assert result.state.ship("blue").cargo.count(blue_colour) == before + 1  # type: ignore[union-attr]
-    over = [e for e in result.events if e.kind == "GameOver"]
-    assert over and over[0].details["winners"] == ["red"]
+    over = [e for e in result.events if type(e).__name__ == "GameOver"]
+    assert over and over[0].score.winners == ("red",)
 
 
 def test_no_marker_left_means_no_more_orders() -> None:
@@ -788,7 +851,7 @@ def test_no_marker_left_means_no_more_orders() -> None:
     state = state.with_player(replace(state.player("red"), markers_placed=10))  # type: ignore[arg-type]
     order = mine_of(state, "green")
     state = dock(load(state, "red", **state.cards[order].order.goods_dict()), "red", 2)  # type: ignore[union-attr]
-    assert "no victory-point markers left" in rejected(state, SatisfyOrder("red", "red", order)).reason
+    assert "no victory-point markers left" in rejected(state, Act("red", SatisfyOrder("red", order))).reason
 
 
 def test_master_clock_ends_game_immediately_without_running_timers() -> None:
@@ -802,10 +865,10 @@ def test_engine_final_score_equals_score_command() -> None:
     for deliverer, owner, field in (("red", "green", 2), ("blue", "red", 0)):
         order = mine_of(state, owner)
         state = dock(load(state, deliverer, **state.cards[order].order.goods_dict()), deliverer, field)  # type: ignore[union-attr]
-        state = ok(state, SatisfyOrder(deliverer, deliverer, order))
+        state = ok(state, Act(deliverer, SatisfyOrder(deliverer, order)))
     neutral = state.neutral_at(5).order  # type: ignore[union-attr]
     state = dock(load(state, "green", **state.order_cards[neutral].goods_dict()), "green", 5)  # type: ignore[index]
-    state = ok(state, SatisfyOrder("green", "green", neutral), MasterClockExpired())  # type: ignore[arg-type]
+    state = ok(state, Act("green", SatisfyOrder("green", neutral)), MasterClockExpired())  # type: ignore[arg-type]
     record = {
         "players": PLAYERS,
         "orders": [
@@ -844,14 +907,14 @@ def test_loading_attack_markers_at_most_two() -> None:
 
 def test_sabotaged_timer_runs_out_without_effect_and_is_reusable() -> None:
     state, _ = _armed(new_game(), "red", "Sabotage Probe", markers=2)
-    state = ok(state, StartJob("green", 0, RaiseTechLevel()), Sabotage("red", "green", 0))
+    state = ok(state, StartJob("green", 0, RaiseTechLevel()), Act("red", Sabotage("green", 0)))
     assert state.attack_pool == 8  # one marker on the probe, one on green's timer
-    assert "already carries an attack marker" in rejected(state, Sabotage("red", "green", 0)).reason
+    assert "already carries an attack marker" in rejected(state, Act("red", Sabotage("green", 0))).reason
     result = apply(state, TimerRanOut("green", 0))
     assert isinstance(result, Accepted)
     state = result.state
     assert state.player("green").tech_level == 1  # type: ignore[union-attr]
-    assert any(e.kind == "JobVoided" for e in result.events)
+    assert any(type(e).__name__ == "JobVoided" for e in result.events)
     assert state.attack_pool == 9
     assert state.player("green").timer(0).status is TimerStatus.INACTIVE  # type: ignore[union-attr]
     state = ok(state, StartJob("green", 0, RaiseTechLevel()), TimerRanOut("green", 0))
@@ -864,9 +927,9 @@ def test_the_host_ending_the_game_early_stops_every_timer_and_scores_it_as_it_st
     state = dock(load(state, "red", **state.cards[order].order.goods_dict()), "red", 2)  # type: ignore[union-attr]
     state = ok(
         state,
-        SatisfyOrder("red", "red", order),
+        Act("red", SatisfyOrder("red", order)),
         StartJob("green", 0, RaiseTechLevel()),
-        Sabotage("red", "green", 0),
+        Act("red", Sabotage("green", 0)),
         StartJob("blue", 1, MoveShip("blue", 3)),
     )
     pool = state.attack_pool
@@ -877,13 +940,13 @@ def test_the_host_ending_the_game_early_stops_every_timer_and_scores_it_as_it_st
     assert all(t.status is TimerStatus.INACTIVE and t.job is None for p in after.players for t in p.timers)
     assert after.attack_pool == pool + 1  # the sabotage's marker is back in the pool
     assert after.ship("blue").destination == 3  # type: ignore[union-attr]  # as it stands: still in flight
-    assert [e.kind for e in result.events] == ["GameEnded", "GameOver"]
-    assert result.events[1].details == final_score(after).to_json() == final_score(state).to_json()
+    assert [type(e).__name__ for e in result.events] == ["GameEnded", "GameOver"]
+    assert result.events[1].score == final_score(after) == final_score(state)
     assert final_score(after).winners == ("red",)
     # nothing happens any more: a timer's sand running out has no effect, and it cannot end twice
     assert "The game is over" in rejected(after, TimerRanOut("blue", 1)).reason
     assert "already over" in rejected(after, GameEndedEarly()).reason
-    assert "has ended" in rejected(after, PlayCard("red", after.player("red").stack[0])).reason  # type: ignore[union-attr]
+    assert "has ended" in rejected(after, Act("red", PlayCard(after.player("red").stack[0]))).reason  # type: ignore[union-attr]
 
 
 def test_the_game_can_be_ended_early_while_running_timers_complete() -> None:
@@ -895,7 +958,7 @@ def test_the_game_can_be_ended_early_while_running_timers_complete() -> None:
 
 def test_sabotaged_flight_returns_ship_to_its_field() -> None:
     state, _ = _armed(new_game(), "red", "Sabotage Probe")
-    state = ok(state, StartJob("green", 0, MoveShip("green", 3)), Sabotage("red", "green", 0))
+    state = ok(state, StartJob("green", 0, MoveShip("green", 3)), Act("red", Sabotage("green", 0)))
     assert state.ship("green").field == 2 and not state.ship("green").in_flight  # type: ignore[union-attr]
     # the sabotaged timer was set aside: the ship's timer space is free for the other timer
     state = ok(state, StartJob("green", 1, MoveShip("green", 1)), TimerRanOut("green", 0))
@@ -908,7 +971,7 @@ def test_sabotaged_flight_returns_ship_to_its_field() -> None:
 def test_sabotaged_timer_frees_its_space_at_once() -> None:
     state, _ = _armed(new_game(), "red", "Sabotage Probe")
     mine = mine_of(state, "green")
-    state = ok(state, StartJob("green", 0, UseCard(mine)), Sabotage("red", "green", 0))
+    state = ok(state, StartJob("green", 0, UseCard(mine)), Act("red", Sabotage("green", 0)))
     assert "only an inactive timer" in rejected(state, StartJob("green", 0, RaiseTechLevel())).reason
     state = ok(state, StartJob("green", 1, UseCard(mine)), TimerRanOut("green", 0), TimerRanOut("green", 1))
     assert state.ship("green").cargo.count(state.cards[mine].colour) == 1  # type: ignore[union-attr]
@@ -917,21 +980,21 @@ def test_sabotaged_timer_frees_its_space_at_once() -> None:
 @pytest.mark.parametrize(
     ("prepare", "action", "reason"),
     [
-        (lambda s: s, Sabotage("red", "green", 0), "need a built Sabotage Probe"),
+        (lambda s: s, Act("red", Sabotage("green", 0)), "need a built Sabotage Probe"),
         (
             lambda s: _armed(s, "red", "Sabotage Probe")[0],
-            Sabotage("red", "green", 0),
+            Act("red", Sabotage("green", 0)),
             "only an active timer",
         ),
         (
             lambda s: _armed(s, "red", "Sabotage Probe")[0],
-            Sabotage("red", "zed", 0),
+            Act("red", Sabotage("zed", 0)),
             "zed does not play in this game",
         ),
-        (lambda s: s, LaunchRocket("red", "green", "mine-x"), "need a built Interstellar Rocket"),
+        (lambda s: s, Act("red", LaunchRocket("green", "mine-x")), "need a built Interstellar Rocket"),
         (
             lambda s: _armed(s, "red", "Interstellar Rocket")[0],
-            LaunchRocket("red", "green", "nothing"),
+            Act("red", LaunchRocket("green", "nothing")),
             "timer space in the action row",
         ),
     ],
@@ -946,9 +1009,9 @@ def test_illegal_attacks(prepare, action, reason: str) -> None:
 def test_rocket_blocks_space_until_a_timer_ran_there() -> None:
     state, _ = _armed(new_game(), "red", "Interstellar Rocket", markers=2)
     target = mine_of(state, "green")
-    state = ok(state, LaunchRocket("red", "green", target))
+    state = ok(state, Act("red", LaunchRocket("green", target)))
     assert state.player("green").built_card(target).blocked_by == "red"  # type: ignore[union-attr]
-    assert "already blocked" in rejected(state, LaunchRocket("red", "green", target)).reason
+    assert "already blocked" in rejected(state, Act("red", LaunchRocket("green", target))).reason
     # a blocked card cannot be built over
     state, fusion = plan(state, "green", "Fusion Mine")
     r = rejected(state, StartJob("green", 1, BuildCard(fusion, -2)))
@@ -961,7 +1024,7 @@ def test_rocket_blocks_space_until_a_timer_ran_there() -> None:
     result = apply(result.state, TimerRanOut("green", 0))
     assert isinstance(result, Accepted)
     state = result.state
-    assert any(e.kind == "BlockCleared" for e in result.events)
+    assert any(type(e).__name__ == "BlockCleared" for e in result.events)
     assert state.ship("green").cargo == cargo_before  # type: ignore[union-attr]
     assert state.attack_pool == pool_before + 1
     assert state.player("green").built_card(target).blocked_by is None  # type: ignore[union-attr]
@@ -975,9 +1038,9 @@ def test_sabotaged_clearing_run_leaves_the_block() -> None:
     target = mine_of(state, "green")
     state = ok(
         state,
-        LaunchRocket("red", "green", target),
+        Act("red", LaunchRocket("green", target)),
         StartJob("green", 0, UseCard(target)),
-        Sabotage("blue", "green", 0),
+        Act("blue", Sabotage("green", 0)),
         TimerRanOut("green", 0),
     )
     assert state.player("green").built_card(target).blocked_by == "red"  # type: ignore[union-attr]
@@ -991,15 +1054,17 @@ def test_at_most_two_rocket_markers_on_one_player() -> None:
     state, extra2 = build(state, "green", "Generator", 2)
     state, extra3 = build(state, "green", "Multi-Mine", 2)
     state = ok(
-        state, LaunchRocket("red", "green", mine_of(state, "green")), LaunchRocket("red", "green", extra1)
+        state,
+        Act("red", LaunchRocket("green", mine_of(state, "green"))),
+        Act("red", LaunchRocket("green", extra1)),
     )
-    r = rejected(state, LaunchRocket("blue", "green", extra3))
+    r = rejected(state, Act("blue", LaunchRocket("green", extra3)))
     assert "already blocked by 2 attack markers" in str(r.reason)
     assert (
         "timer stands on"
         in rejected(
             ok(state, StartJob("blue", 1, UseCard(mine_of(state, "blue")))),
-            LaunchRocket("blue", "blue", mine_of(state, "blue")),
+            Act("blue", LaunchRocket("blue", mine_of(state, "blue"))),
         ).reason
     )
 
@@ -1008,21 +1073,21 @@ def test_rocket_cannot_hit_card_with_timer() -> None:
     state, _ = _armed(new_game(), "red", "Interstellar Rocket")
     target = mine_of(state, "green")
     state = ok(state, StartJob("green", 0, UseCard(target)))
-    assert "timer stands on" in rejected(state, LaunchRocket("red", "green", target)).reason
+    assert "timer stands on" in rejected(state, Act("red", LaunchRocket("green", target))).reason
 
 
 def test_transport_probe_stores_two_and_sends_them_to_the_ship() -> None:
     state, probe = build(four_players(), "red", "Transport Probe", -3)
     state = load(state, "red", green=3)
-    r = rejected(state, TransferGoods("red", InShip("red"), OnProbe("red", probe), Goods.of(green=3)))
+    r = rejected(state, Act("red", TransferGoods(InShip("red"), OnProbe("red", probe), Goods.of(green=3))))
     assert "stores at most 2 goods" in str(r.reason) and "5.1f" in str(r.rule)
-    state = ok(state, TransferGoods("red", InShip("red"), OnProbe("red", probe), Goods.of(green=2)))
+    state = ok(state, Act("red", TransferGoods(InShip("red"), OnProbe("red", probe), Goods.of(green=2))))
     state = ok(state, StartJob("red", 1, MoveShip("red", 1)), TimerRanOut("red", 1))
     state = ok(state, StartJob("red", 0, UseCard(probe)))
     assert (
         "no timer stands on it"
         in rejected(
-            state, TransferGoods("red", InShip("red"), OnProbe("red", probe), Goods.of(green=1))
+            state, Act("red", TransferGoods(InShip("red"), OnProbe("red", probe), Goods.of(green=1)))
         ).reason
     )
     state = ok(state, TimerRanOut("red", 0))
@@ -1066,16 +1131,16 @@ def test_orbital_station_provides_neutral_ship() -> None:
 def test_give_and_trade_cards_between_planning_areas() -> None:
     state, a = plan(new_game(), "red", "Converter")
     state, b = plan(state, "green", "Multi-Mine")
-    state = ok(state, TradeCards("red", a, "green", b))
+    state = ok(state, Act("red", TradeCards(a, "green", b)))
     assert state.player("red").planning == (b,) and state.player("green").planning == (a,)  # type: ignore[union-attr]
-    state = ok(state, GiveCard("red", "blue", b))
+    state = ok(state, Act("red", GiveCard("blue", b)))
     assert state.player("blue").planning == (b,)  # type: ignore[union-attr]
-    assert "Only cards in your planning area" in rejected(state, GiveCard("red", "blue", b)).reason
+    assert "Only cards in your planning area" in rejected(state, Act("red", GiveCard("blue", b))).reason
     state, c = plan(state, "blue", "Depot")
     state, d = plan(state, "green", "Depot")
-    assert "no free space" in rejected(state, GiveCard("green", "blue", d)).reason
+    assert "no free space" in rejected(state, Act("green", GiveCard("blue", d))).reason
     basic = setup(PLAYERS, seed=1, experienced=False)
-    assert "experienced" in rejected(basic, GiveCard("red", "blue", "x")).reason
+    assert "experienced" in rejected(basic, Act("red", GiveCard("blue", "x"))).reason
 
 
 # =====================================================================================
@@ -1098,7 +1163,7 @@ class FakeTable:
         result = apply(self.state, action)  # type: ignore[arg-type]
         assert isinstance(result, Accepted), f"{action}: {result}"
         self.state = result.state
-        self.events += [e.kind for e in result.events]
+        self.events += [type(e).__name__ for e in result.events]
         if isinstance(action, StartJob):
             self.due.append((self.now_s + self.TIMER_S, action.player, action.timer))
 
@@ -1119,7 +1184,7 @@ def test_sabotage_and_end_on_a_fake_clock() -> None:
     table.act(StartJob("green", 0, UseCard(mine)))
     table.act(StartJob("green", 1, MoveShip("green", 3)))
     table.advance(20)
-    table.act(Sabotage("red", "green", 0))
+    table.act(Act("red", Sabotage("green", 0)))
     table.advance(40)  # both green timers run out at 60 s
     green_ship = table.state.ship("green")
     assert green_ship is not None and green_ship.field == 3, "the unsabotaged flight landed"
@@ -1140,10 +1205,12 @@ def test_sabotage_and_end_on_a_fake_clock() -> None:
     assert table.state.ship("green").cargo.count(colour) == 1, "the last running timer was still used"  # type: ignore[union-attr]
 
 
-def test_snapshot_shows_track_ring_sabotage_and_blocks_as_json() -> None:
+def test_the_picture_shows_track_ring_sabotage_and_blocks_as_json() -> None:
     import json
 
-    from companion.games.space_dealer.view import snapshot
+    from companion.games.space_dealer.picture import picture
+    from companion.i18n import render_tree
+    from companion.rules.context import Context
 
     state, _ = _armed(new_game(), "red", "Sabotage Probe")
     state, _ = build(state, "blue", "Interstellar Rocket", -1)
@@ -1156,21 +1223,24 @@ def test_snapshot_shows_track_ring_sabotage_and_blocks_as_json() -> None:
     state = dock(load(state, "red", **state.cards[order].order.goods_dict()), "red", 2)  # type: ignore[union-attr]
     state = ok(
         state,
-        SatisfyOrder("red", "red", order),
+        Act("red", SatisfyOrder("red", order)),
         StartJob("green", 0, RaiseTechLevel()),
-        Sabotage("red", "green", 0),
-        LaunchRocket("blue", "red", mine_of(state, "red")),
+        Act("red", Sabotage("green", 0)),
+        Act("blue", LaunchRocket("red", mine_of(state, "red"))),
     )
-    view = json.loads(json.dumps(snapshot(state)))
+    view = json.loads(json.dumps(render_tree(picture(state, Context(started=True)), "en")))
+    players = {p["name"]: p for p in view["players"]}
     points = state.cards[order].order.points  # type: ignore[union-attr]
-    assert view["players"]["red"]["points"] == points[0] and view["players"]["red"]["markers_placed"] == 1
-    assert view["players"]["green"]["points"] == points[1]
-    assert view["players"]["green"]["timers"][0]["sabotaged_by"] == "red"
-    assert view["players"]["green"]["timers"][0]["job"] == {"job": "raise-tech-level"}
-    assert view["players"]["red"]["built"][0]["blocked_by"] == "blue"
-    assert next(b for b in view["players"]["green"]["built"] if b["card"] == order)["order_done"] is True
-    assert set(view["ring"][2]["ships"]) == {"green", "red"}
-    assert view["ring"][1]["planet"] == "neutral" and view["ring"][1]["order"]
+    assert players["red"]["points"] == points[0] and players["red"]["markers_placed"] == 1
+    assert players["green"]["points"] == points[1]
+    assert players["green"]["timers"][0]["sabotaged_by"] == "red"
+    assert players["green"]["timers"][0]["on"] == "planet" and players["green"]["planet_timer"] == 1
+    assert (
+        next(c for c in players["red"]["cards"] if c["card"] == mine_of(state, "red"))["blocked_by"] == "blue"
+    )
+    assert next(c for c in players["green"]["cards"] if c["card"] == order)["order"]["done"] is True
+    assert {s["id"] for s in view["ring"][2]["ships"]} == {"green", "red"}
+    assert view["ring"][1]["owner"] is None and view["ring"][1]["order"]["card"]
     assert view["phase"] == "running"
 
 
@@ -1187,7 +1257,7 @@ def _first_of(state: GameState, player: str, type_name: str) -> str:
 
 def _drawn(state: GameState) -> GameState:
     state = state.with_player(replace(state.player("red"), tech_level=3))  # type: ignore[arg-type]
-    return ok(state, DrawTechCards("red", 3))
+    return ok(state, Act("red", DrawTechCards(3)))
 
 
 def _full_planning(state: GameState) -> GameState:
@@ -1221,170 +1291,190 @@ def _flying(state: GameState) -> GameState:
 
 def _empty_stack3(state: GameState) -> GameState:
     state = state.with_player(replace(state.player("red"), tech_level=3))  # type: ignore[arg-type]
-    return replace(state, stack3=())
+    for card in list(state.stack(3).cards.items()):
+        state = take_out(state, card)
+    return state
 
 
 FREE = [
     pytest.param(
         _noop,
-        lambda s: DrawTechCards("red", 1),
+        lambda s: Act("red", DrawTechCards(1)),
         "TechLevel 2 or TechLevel 3 stack",
         "3.2.1",
         id="draw-level-1",
     ),
-    pytest.param(_full_planning, lambda s: DrawTechCards("red", 2), "no free space", "3.1", id="draw-full"),
     pytest.param(
-        _empty_stack3, lambda s: DrawTechCards("red", 3), "stack is empty", "3.2.1", id="draw-empty"
+        _full_planning, lambda s: Act("red", DrawTechCards(2)), "no free space", "3.1", id="draw-full"
     ),
     pytest.param(
-        _noop, lambda s: KeepDrawnCard("red", "x"), "not drawn any cards", "3.2.1", id="keep-nothing"
+        _empty_stack3, lambda s: Act("red", DrawTechCards(3)), "stack is empty", "3.2.1", id="draw-empty"
     ),
     pytest.param(
-        _drawn, lambda s: KeepDrawnCard("zed", "x"), "zed does not play in this game", "2", id="keep-unknown"
+        _noop, lambda s: Act("red", KeepDrawnCard("x")), "not drawn any cards", "3.2.1", id="keep-nothing"
+    ),
+    pytest.param(
+        _drawn,
+        lambda s: Act("zed", KeepDrawnCard("x")),
+        "zed does not play in this game",
+        "2",
+        id="keep-unknown",
     ),
     pytest.param(
         lambda s: ok(_drawn(s), MasterClockExpired()),
-        lambda s: KeepDrawnCard("red", "x"),
+        lambda s: Act("red", KeepDrawnCard("x")),
         "has ended",
         "4",
         id="keep-after-end",
     ),
     pytest.param(
-        _red_planned, lambda s: GiveCard("red", "red", _red_card(s)), "another player", "5.2", id="give-self"
+        _red_planned,
+        lambda s: Act("red", GiveCard("red", _red_card(s))),
+        "another player",
+        "5.2",
+        id="give-self",
     ),
     pytest.param(
         _red_planned,
-        lambda s: GiveCard("red", "zed", _red_card(s)),
+        lambda s: Act("red", GiveCard("zed", _red_card(s))),
         "zed does not play in this game",
         "2",
         id="give-unknown",
     ),
     pytest.param(
         _busy_planned,
-        lambda s: GiveCard("red", "blue", _red_card(s)),
+        lambda s: Act("red", GiveCard("blue", _red_card(s))),
         "timer stands on",
         "5.2",
         id="give-busy",
     ),
     pytest.param(
         _both_planned,
-        lambda s: TradeCards("red", _red_card(s), "red", _red_card(s)),
+        lambda s: Act("red", TradeCards(_red_card(s), "red", _red_card(s))),
         "another player",
         "5.2",
         id="trade-self",
     ),
     pytest.param(
         _both_planned,
-        lambda s: TradeCards("red", "x", "blue", "y"),
+        lambda s: Act("red", TradeCards("x", "blue", "y")),
         "two planning areas",
         "5.2",
         id="trade-unplanned",
     ),
     pytest.param(
         _busy_planned,
-        lambda s: TradeCards("red", _red_card(s), "blue", s.player("blue").planning[0]),
+        lambda s: Act("red", TradeCards(_red_card(s), "blue", s.player("blue").planning[0])),
         "timer stands on",
         "5.2",
         id="trade-busy",
     ),
     pytest.param(
         _noop,
-        lambda s: TransferGoods("red", InShip("red"), InShip("green"), Goods()),
+        lambda s: Act("red", TransferGoods(InShip("red"), InShip("green"), Goods())),
         "at least one good",
         "3.3",
         id="no-goods",
     ),
     pytest.param(
         _noop,
-        lambda s: TransferGoods("red", InShip("red"), InShip("green"), Goods.of(purple=1)),
+        lambda s: Act("red", TransferGoods(InShip("red"), InShip("green"), Goods.of(purple=1))),
         "Goods come in",
         "3.3",
         id="purple",
     ),
     pytest.param(
         _noop,
-        lambda s: TransferGoods("red", InShip("red"), InShip("red"), Goods.of(red=1)),
+        lambda s: Act("red", TransferGoods(InShip("red"), InShip("red"), Goods.of(red=1))),
         "two different",
         "3.3",
         id="same",
     ),
     pytest.param(
         _noop,
-        lambda s: TransferGoods("red", InShip("red"), InShip("ufo"), Goods.of(red=1)),
+        lambda s: Act("red", TransferGoods(InShip("red"), InShip("ufo"), Goods.of(red=1))),
         "no spaceship",
         "3.3",
         id="ufo",
     ),
     pytest.param(
         _flying,
-        lambda s: TransferGoods("red", InShip("red"), InDepot("red"), Goods.of(red=1)),
+        lambda s: Act("red", TransferGoods(InShip("red"), InDepot("red"), Goods.of(red=1))),
         "in flight",
         "3.3",
         id="flying",
     ),
     pytest.param(
         _noop,
-        lambda s: TransferGoods("red", InShip("red"), InDepot("zed"), Goods.of(red=1)),
+        lambda s: Act("red", TransferGoods(InShip("red"), InDepot("zed"), Goods.of(red=1))),
         "zed does not play in this game",
         "3.3",
         id="depot-zed",
     ),
     pytest.param(
         _noop,
-        lambda s: TransferGoods("red", InShip("red"), OnProbe("red", mine_of(s, "red")), Goods.of(red=1)),
+        lambda s: Act(
+            "red", TransferGoods(InShip("red"), OnProbe("red", mine_of(s, "red")), Goods.of(red=1))
+        ),
         "not a Transport Probe",
         "3.3",
         id="not-probe",
     ),
     pytest.param(
         _noop,
-        lambda s: ReturnGoods("red", InShip("green"), Goods.of(red=1)),
+        lambda s: Act("red", ReturnGoods(InShip("green"), Goods.of(red=1))),
         "your own spaceship",
         "3.3",
         id="return-others",
     ),
     pytest.param(
         _noop,
-        lambda s: ReturnGoods("red", InDepot("red"), Goods.of(red=1)),
+        lambda s: Act("red", ReturnGoods(InDepot("red"), Goods.of(red=1))),
         "no Depot",
         "3.3",
         id="return-no-depot",
     ),
     pytest.param(
         _noop,
-        lambda s: ReturnGoods("red", InShip("red"), Goods.of(red=1)),
+        lambda s: Act("red", ReturnGoods(InShip("red"), Goods.of(red=1))),
         "not there",
         "3.3",
         id="return-missing",
     ),
     pytest.param(
         _noop,
-        lambda s: ReturnGoods("zed", InShip("red"), Goods.of(red=1)),
+        lambda s: Act("zed", ReturnGoods(InShip("red"), Goods.of(red=1))),
         "zed does not play in this game",
         "2",
         id="return-zed",
     ),
     pytest.param(
         _flying,
-        lambda s: SatisfyOrder("red", "red", mine_of(s, "green")),
+        lambda s: Act("red", SatisfyOrder("red", mine_of(s, "green"))),
         "in flight",
         "3.4",
         id="order-flying",
     ),
-    pytest.param(_noop, lambda s: SatisfyOrder("red", "red", 42), "Name the order", "3.4", id="order-type"),
+    pytest.param(
+        _noop, lambda s: Act("red", SatisfyOrder("red", 42)), "Name the order", "3.4", id="order-type"
+    ),
     pytest.param(
         lambda s: dock(s, "red", 1),
-        lambda s: SatisfyOrder("red", "red", s.neutral_at(1).order),
+        lambda s: Act("red", SatisfyOrder("red", s.neutral_at(1).order)),
         "does not carry",
         "3.4",
         id="neutral-no-goods",
     ),
     pytest.param(
-        _noop, lambda s: Sabotage("zed", "green", 0), "zed does not play in this game", "2", id="sabotage-zed"
+        _noop,
+        lambda s: Act("zed", Sabotage("green", 0)),
+        "zed does not play in this game",
+        "2",
+        id="sabotage-zed",
     ),
     pytest.param(
         _noop,
-        lambda s: LaunchRocket("red", "zed", "x"),
+        lambda s: Act("red", LaunchRocket("zed", "x")),
         "zed does not play in this game",
         "2",
         id="rocket-zed",
@@ -1403,14 +1493,14 @@ FREE = [
     ),
     pytest.param(
         _noop,
-        lambda s: PlaceBuiltCard("red", 0, "left"),
+        lambda s: Act("red", PlaceBuiltCard(0, "left")),
         "no finished build",
         "3.2.2",
         id="place-nothing",
     ),
     pytest.param(
         lambda s: ok(_red_planned(s), MasterClockExpired()),
-        lambda s: PlaceBuiltCard("red", 0, 1),
+        lambda s: Act("red", PlaceBuiltCard(0, 1)),
         "game is over",
         "4",
         id="place-over",
@@ -1431,9 +1521,9 @@ def test_basic_game_has_no_experienced_actions() -> None:
     state, card = plan(state, "red", "Converter")
     assert "experienced" in rejected(state, StartJob("red", 0, DiscardCard(card))).reason
     state = dock(load(state, "red", blue=1), "red", 1)
-    r = rejected(state, TransferGoods("red", InShip("red"), AtNeutralPlanet(1), Goods.of(blue=1)))
+    r = rejected(state, Act("red", TransferGoods(InShip("red"), AtNeutralPlanet(1), Goods.of(blue=1))))
     assert "experienced" in str(r.reason) and "5.3" in str(r.rule)
-    assert "experienced" in rejected(state, TradeCards("red", card, "blue", "x")).reason
+    assert "experienced" in rejected(state, Act("red", TradeCards(card, "blue", "x"))).reason
 
 
 # =====================================================================================
@@ -1446,7 +1536,7 @@ def test_mining_complex_and_fusion_mine_produce_their_colour() -> None:
     colour = state.cards[complex_].colour
     state = ok(state, StartJob("red", 0, UseCard(complex_)), TimerRanOut("red", 0))
     assert state.ship("red").cargo.count(colour) == 2  # type: ignore[union-attr]
-    state = ok(state, ReturnGoods("red", InShip("red"), Goods.of({colour: 2})))
+    state = ok(state, Act("red", ReturnGoods(InShip("red"), Goods.of({colour: 2}))))
     state, fusion = build(state, "red", "Fusion Mine", -2)
     fcolour = state.cards[fusion].colour
     state = ok(state, StartJob("red", 0, UseCard(fusion)), TimerRanOut("red", 0))
@@ -1466,7 +1556,7 @@ def test_fusion_converter_exchanges_two_goods_from_the_depot() -> None:
     state, depot = build(new_game(), "red", "Depot", -3)
     state, conv = build(state, "red", "Fusion Converter", -2)  # lies across the Mine's action half
     state = load(state, "red", red=2)
-    state = ok(state, TransferGoods("red", InShip("red"), InDepot("red"), Goods.of(red=2)))
+    state = ok(state, Act("red", TransferGoods(InShip("red"), InDepot("red"), Goods.of(red=2))))
     job = UseCard(conv, exchanges=(("red", "green"), ("red", "blue")))
     state = ok(state, StartJob("red", 0, job), TimerRanOut("red", 0))
     assert state.player("red").built_card(depot).stored.as_dict() == {"green": 1, "blue": 1}  # type: ignore[union-attr]
@@ -1475,13 +1565,13 @@ def test_fusion_converter_exchanges_two_goods_from_the_depot() -> None:
 def test_building_over_a_depot_returns_its_goods_to_the_pool() -> None:
     state, depot = build(new_game(), "red", "Depot", -1)
     state = load(state, "red", yellow=2)
-    state = ok(state, TransferGoods("red", InShip("red"), InDepot("red"), Goods.of(yellow=2)))
+    state = ok(state, Act("red", TransferGoods(InShip("red"), InDepot("red"), Goods.of(yellow=2))))
     state, card = plan(state, "red", "Fusion Mine")
     result = apply(state, StartJob("red", 0, BuildCard(card, -2)))
     assert isinstance(result, Accepted)
     result = apply(result.state, TimerRanOut("red", 0))
     assert isinstance(result, Accepted)
-    assert any(e.kind == "GoodsLost" and e.details["goods"] == {"yellow": 2} for e in result.events)
+    assert any(type(e).__name__ == "GoodsLost" and e.goods == Goods.of(yellow=2) for e in result.events)
     assert result.state.pool.count("yellow") == 10
     assert result.state.player("red").built_card(depot).covered  # type: ignore[union-attr]
 
@@ -1497,11 +1587,13 @@ def test_building_over_the_orbital_station_releases_the_neutral_ship() -> None:
 def test_discard_returns_level_1_and_level_3_cards_to_their_stacks() -> None:
     state = new_game()
     depot = next(c for c in state.player("red").stack if state.cards[c].type == "Depot")  # type: ignore[union-attr]
-    state = ok(state, PlayCard("red", depot), StartJob("red", 0, DiscardCard(depot)), TimerRanOut("red", 0))
+    state = ok(
+        state, Act("red", PlayCard(depot)), StartJob("red", 0, DiscardCard(depot)), TimerRanOut("red", 0)
+    )
     assert state.player("red").stack[-1] == depot  # type: ignore[union-attr]
     state, big = plan(state, "red", "Megacity")
-    state = ok(state, StartJob("red", 0, DiscardCard(big)), TimerRanOut("red", 0))
-    assert state.stack3[-1] == big
+    state = hub_ok(state, StartJob("red", 0, DiscardCard(big)), TimerRanOut("red", 0))
+    assert top(state, 3)[-1] == big and big in state.stack(3).cards
 
 
 def test_loading_attack_marker_with_empty_pool_does_nothing() -> None:
@@ -1510,7 +1602,7 @@ def test_loading_attack_marker_with_empty_pool_does_nothing() -> None:
     result = apply(ok(state, StartJob("red", 0, UseCard(probe))), TimerRanOut("red", 0))
     assert isinstance(result, Accepted)
     assert result.state.player("red").built_card(probe).attack_markers == 0  # type: ignore[union-attr]
-    assert any(e.kind == "JobFizzled" for e in result.events)
+    assert any(type(e).__name__ == "JobFizzled" for e in result.events)
 
 
 def test_every_neutral_card_contested_leaves_the_last_one_drawn() -> None:
@@ -1522,19 +1614,20 @@ def test_every_neutral_card_contested_leaves_the_last_one_drawn() -> None:
         if c != first and len(spec.goods) == 2 and spec.points == (2,)
     ]
     a, b = small[:2]
-    state = replace(state, order_stack=(a, b))
+    state = replace(state, orders=Pile.of((a, b)), hub=replace(state.hub, orders=(a, b)))
     state = dock(load(state, "red", **state.order_cards[first].goods_dict()), "red", 1)  # type: ignore[index]
     for name in ("green", "blue"):
         state = dock(load(state, name, red=1, yellow=1, blue=1, green=1), name, 1)
-    result = apply(state, SatisfyOrder("red", "red", first))  # type: ignore[arg-type]
-    assert isinstance(result, Accepted)
-    assert result.state.neutral_at(1).order == b  # type: ignore[union-attr]
-    assert result.state.order_stack == (a,)
-    assert [e.details["order"] for e in result.events if e.kind == "OrderRedrawn"] == [a, b]
+    after, events = with_hub(state, Act("red", SatisfyOrder("red", first)))  # type: ignore[arg-type]
+    assert after.neutral_at(1).order == b  # type: ignore[union-attr]
+    assert after.orders == Pile.of((a,)) and after.hub.orders == (a,)  # type: ignore[union-attr]
+    assert [e.order for e in events if type(e).__name__ == "OrderRedrawn"] == [a]
 
 
-def test_snapshot_describes_every_job() -> None:
-    from companion.games.space_dealer.view import snapshot
+def test_the_picture_shows_every_job_on_its_timer_space() -> None:
+    from companion.games.space_dealer.picture import picture
+    from companion.i18n import render_tree
+    from companion.rules.context import Context
 
     state, card = plan(new_game(), "red", "Converter")
     state, other = plan(state, "green", "Multi-Mine")
@@ -1545,14 +1638,24 @@ def test_snapshot_describes_every_job() -> None:
         StartJob("green", 0, DiscardCard(other)),
         StartJob("blue", 0, UseCard(mine_of(state, "blue"))),
     )
-    view = snapshot(state)
-    jobs = {(n, t["index"]): t.get("job") for n, p in view["players"].items() for t in p["timers"]}
-    assert jobs[("red", 0)] == {"job": "build", "card": card, "x": -1}
-    assert jobs[("red", 1)] == {"job": "move", "ship": "red", "to": 1}
-    assert jobs[("green", 0)] == {"job": "discard", "card": other}
-    assert jobs[("blue", 0)] == {"job": "use", "card": mine_of(state, "blue")}
-    assert jobs[("blue", 1)] is None
-    assert view["ring"][1]["arriving"] == ["red"] and view["ships"]["red"]["destination"] == 1
+    view = render_tree(picture(state, Context(started=True)), "en")
+    spaces = {
+        (p["name"], t["number"] - 1): {k: t[k] for k in ("on", "card", "ship", "to") if k in t}
+        for p in view["players"]
+        for t in p["timers"]
+    }
+    labels = {(p["name"], t["number"] - 1): t["label"] for p in view["players"] for t in p["timers"]}
+    assert spaces[("red", 0)] == {"on": "planning", "card": card}
+    assert labels[("red", 0)] == "running: build Converter at unit -1"
+    assert spaces[("red", 1)] == {"on": "ship", "ship": "red", "to": 1}
+    assert spaces[("green", 0)] == {"on": "planning", "card": other}
+    assert labels[("green", 0)] == "running: discard Multi-Mine"
+    assert spaces[("blue", 0)] == {"on": "card", "card": mine_of(state, "blue")}
+    assert spaces[("blue", 1)] == {"on": "below"}
+    arriving = [s for s in view["ring"][1]["ships"] if s["arriving"]]
+    assert [s["id"] for s in arriving] == ["red"]
+    red = next(p for p in view["players"] if p["name"] == "red")
+    assert red["ship"]["destination"] == 1 and red["ship"]["field"] is None
 
 
 def test_rocket_block_on_a_fake_clock() -> None:
@@ -1562,11 +1665,11 @@ def test_rocket_block_on_a_fake_clock() -> None:
     colour = state.cards[mine].colour
     table.act(StartJob("green", 0, UseCard(mine)))  # runs out at 60 s
     table.advance(30)
-    r = rejected(table.state, LaunchRocket("blue", "green", mine))
+    r = rejected(table.state, Act("blue", LaunchRocket("green", mine)))
     assert "timer stands on" in str(r.reason)
     table.advance(30)
     assert table.state.ship("green").cargo.count(colour) == 1  # type: ignore[union-attr]
-    table.act(LaunchRocket("blue", "green", mine))  # at 60 s
+    table.act(Act("blue", LaunchRocket("green", mine)))  # at 60 s
     table.act(StartJob("green", 0, UseCard(mine)))  # the clearing run, 60 s to 120 s
     table.act(StartJob("blue", 0, UseCard(rocket)))  # blue reloads meanwhile
     table.advance(60)

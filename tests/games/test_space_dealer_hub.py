@@ -1,7 +1,8 @@
 """Space Dealer end to end: mosquitto, the hub, simulated sandtimer nodes over MQTT, at 200x speed.
 
-30 game minutes last 9 real seconds and a sandtimer minute 0.3 s. Seed 0 deals a Robot Factory near the
-top of the TechLevel 2 stack and a Sabotage Probe on top of the TechLevel 3 stack, so red can build both.
+30 game minutes last 9 real seconds and a sandtimer minute 0.3 s. The table plays with its box (the
+default): before the clock the phones tell the hub each player's Mines and Depot and the neutral orders
+turned up, and a draw is the card the player kept, so red keeps a Robot Factory and a Sabotage Probe.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ import urllib.request
 
 import pytest
 
-from companion.games.space_dealer.state import Phase, TimerStatus
+from companion.games.space_dealer.model import Phase, TimerStatus
 from companion.hub import HubConfig
 from companion.i18n import render_tree
 from companion.node.sim import SimNode
 from companion.runtime import RunOptions, Table
+from companion.table import messages as msg
 from tests.conftest import wait_until
 
 pytestmark = pytest.mark.broker
@@ -37,7 +39,7 @@ def table(mosquitto, table_id):
         assert table.fleet.wait_connected(10)
         session = table.app.extensions["companion.session"]
         wait_until(
-            lambda: all(info.online for info in session.nodes.values()),
+            lambda: all(info.online for info in session.table.links.values()),
             timeout_s=10,
             message="all simulated nodes online",
         )
@@ -62,6 +64,7 @@ def api(table: Table, path: str, body: dict | None = None) -> tuple[int, dict]:
 
 
 def act(table: Table, player: str, action: dict) -> None:
+    """Tap a move on the phone: posted as the game's codec writes it (``{"@": "PlayCard", ...}``)."""
     status, body = api(table, f"/api/players/{player}/action", {"action": action})
     assert status == 200 and body["ok"], body
 
@@ -70,7 +73,7 @@ def flip(table: Table, node: str, job: dict) -> tuple[str, str]:
     """Choose the job on the phone page, turn the simulated node over and wait for the hub's verdict."""
     session = table.app.extensions["companion.session"]
     player = session.setup.seat_of(node).player
-    status, body = api(table, f"/api/players/{player}/intent", {"node": node, "intent": {"job": job}})
+    status, body = api(table, f"/api/players/{player}/intent", {"node": node, "intent": job})
     assert status == 200, body
     sim = table.fleet.nodes[node]
     sim.flip()
@@ -87,7 +90,7 @@ def done(table: Table, *nodes: str) -> None:
     session = table.app.extensions["companion.session"]
 
     def free() -> bool:
-        game = session.state.game.game
+        game = session.state.game
         for node in nodes:
             seat = session.setup.seat_of(node)
             if game.player(seat.player).timers[seat.index - 1].status is not TimerStatus.INACTIVE:
@@ -100,27 +103,41 @@ def done(table: Table, *nodes: str) -> None:
 def test_a_game_on_the_hub_with_a_third_timer_and_a_sabotage_that_turns_a_node_red(table):
     session = table.app.extensions["companion.session"]
     assert session.referee.game == "space-dealer"
-    verdict, reason = flip(table, "red-1", {"type": "RaiseTechLevel"})
+    verdict, reason = flip(table, "red-1", {"@": "RaiseTechLevel"})
     assert verdict == "rejected" and "The game has not started" in reason
     # the refused flip still turned the glass: its sand must run through before red-1 takes a job
     wait_until(lambda: table.fleet.nodes["red-1"].core.sand.is_empty(), message="red-1's sand to run out")
-    session.start_clock()
+    refused = session.handle(msg.ClockCommand("start")).refusal
+    assert refused is not None and "tell the hub what the table dealt" in str(refused.reason)
+
+    # what the box dealt, told from the phones: each player's Mines and Depot, the orders turned up
+    for player, mines, depot in (
+        ("red", "red", "depot-1"),
+        ("yellow", "yellow", "depot-2"),
+        ("green", "green", "depot-3"),
+    ):
+        act(table, player, {"@": "TakeMines", "without": mines})
+        act(table, player, {"@": "TakeDepot", "card": depot})
+    for field, order in ((1, "gizzi-1"), (3, "gizzi-2"), (5, "gizzi-3")):
+        act(table, "red", {"@": "RevealOrder", "field": field, "order": order})
+    assert session.handle(msg.ClockCommand("start")).refusal is None
 
     # red raises the tech level and builds a second Generator; yellow breaks a rule
-    act(table, "red", {"type": "PlayCard", "card": "generator-4"})
-    assert flip(table, "red-1", {"type": "RaiseTechLevel"}) == ("accepted", "")
-    assert flip(table, "red-2", {"type": "BuildCard", "card": "generator-4", "x": 2}) == ("accepted", "")
-    verdict, reason = flip(table, "yellow-1", {"type": "BuildCard", "card": "depot-2", "x": 0})
+    generator = next(c for c in session.state.game.player("red").stack if c.startswith("generator"))
+    act(table, "red", {"@": "PlayCard", "card": generator})
+    assert flip(table, "red-1", {"@": "RaiseTechLevel"}) == ("accepted", "")
+    assert flip(table, "red-2", {"@": "BuildCard", "card": generator, "x": 2}) == ("accepted", "")
+    verdict, reason = flip(table, "yellow-1", {"@": "BuildCard", "card": "depot-2", "x": 0})
     assert verdict == "rejected" and "Only cards in your planning area can be built" in reason
     done(table, "red-1", "red-2")
 
     # level 2: a Robot Factory from the common stack; the hub asks for red's third sandtimer
-    act(table, "red", {"type": "DrawTechCards", "level": 2})
-    act(table, "red", {"type": "KeepDrawnCard", "card": "robot-factory-1"})
-    assert flip(table, "red-1", {"type": "BuildCard", "card": "robot-factory-1", "x": -1}) == ("accepted", "")
-    assert flip(table, "red-2", {"type": "RaiseTechLevel"}) == ("accepted", "")
+    act(table, "red", {"@": "DrawTechCards", "level": 2})
+    act(table, "red", {"@": "KeepDrawnCard", "card": "robot-factory-1"})
+    assert flip(table, "red-1", {"@": "BuildCard", "card": "robot-factory-1", "x": -1}) == ("accepted", "")
+    assert flip(table, "red-2", {"@": "RaiseTechLevel"}) == ("accepted", "")
     done(table, "red-1", "red-2")
-    assert session.seat_request == ("red", 3)
+    assert session.table.seat_request == ("red", 3)
     spare = SimNode(
         session.setup.table, "spare-9", table.broker_address, table.clock, sand_ms=60000, heartbeat_s=0.5
     )
@@ -138,18 +155,18 @@ def test_a_game_on_the_hub_with_a_third_timer_and_a_sabotage_that_turns_a_node_r
     )
 
     # level 3: a Sabotage Probe, built on the new Generator's connection and loaded by the third timer
-    act(table, "red", {"type": "DrawTechCards", "level": 3})
-    act(table, "red", {"type": "KeepDrawnCard", "card": "sabotage-probe-1"})
-    assert flip(table, "red-1", {"type": "BuildCard", "card": "sabotage-probe-1", "x": 2}) == ("accepted", "")
+    act(table, "red", {"@": "DrawTechCards", "level": 3})
+    act(table, "red", {"@": "KeepDrawnCard", "card": "sabotage-probe-1"})
+    assert flip(table, "red-1", {"@": "BuildCard", "card": "sabotage-probe-1", "x": 2}) == ("accepted", "")
     done(table, "red-1")
-    assert flip(table, "spare-9", {"type": "UseCard", "card": "sabotage-probe-1"}) == ("accepted", "")
+    assert flip(table, "spare-9", {"@": "UseCard", "card": "sabotage-probe-1"}) == ("accepted", "")
     done(table, "spare-9")
-    red = session.state.game.game.player("red")
+    red = session.state.game.player("red")
     assert red.built_card("sabotage-probe-1").attack_markers == 1
 
     # green raises the tech level; red sabotages that timer from the phone: the node turns red
-    assert flip(table, "green-1", {"type": "RaiseTechLevel"}) == ("accepted", "")
-    act(table, "red", {"type": "Sabotage", "target_player": "green", "target_timer": 1})
+    assert flip(table, "green-1", {"@": "RaiseTechLevel"}) == ("accepted", "")
+    act(table, "red", {"@": "Sabotage", "target_player": "green", "target_timer": 0})
     green_1 = table.fleet.nodes["green-1"]
     wait_until(lambda: green_1.show() == "sabotaged", timeout_s=2, message="green-1 to show sabotaged")
     dashboard = render_tree(api(table, "/api/state")[1]["view"], "en")
@@ -157,13 +174,13 @@ def test_a_game_on_the_hub_with_a_third_timer_and_a_sabotage_that_turns_a_node_r
     assert "green's timer 1 sabotaged by red: runs out with no effect" in attacks["lines"]
     done(table, "green-1")
     assert green_1.show() != "sabotaged"
-    game = session.state.game.game
+    game = session.state.game
     assert game.player("green").tech_level == 1  # the effect was voided
     assert game.player("green").timers[0].sabotaged_by is None
 
     # the master clock runs out; nothing runs any more, so the score is final at once
     wait_until(
-        lambda: session.state.game.game.phase is Phase.OVER,
+        lambda: session.state.game.phase is Phase.OVER,
         timeout_s=12,
         message="the master clock to run out",
     )

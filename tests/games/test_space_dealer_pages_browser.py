@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from companion.games.space_dealer import model as M
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
+from companion.table import messages as msg
 from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -46,27 +48,38 @@ def table(mosquitto, table_id):
 
 
 def play_a_few_steps(table: Table) -> None:
-    """The clock starts; red plans a Depot and puts timer 1 on the planet (raise the tech level), yellow
+    """The table tells the hub what the box dealt and the clock starts; red plans a Depot and puts timer 1 on the planet (raise the tech level), yellow
     uses the Mine, green's empty ship flies to field 3. The sand runs a minute: nothing ends during the test."""
     session = table.app.extensions["companion.session"]
     wait_until(
-        lambda: all(info.online for info in session.nodes.values()), timeout_s=10, message="the nodes online"
+        lambda: all(info.online for info in session.table.links.values()),
+        timeout_s=10,
+        message="the nodes online",
     )
-    session.start_clock()
-    assert session.player_action("red", {"type": "PlayCard", "card": "depot-3"}).changed
-    yellow_mine = session.state.game.game.player("yellow").built[0].card
+    for player, mines, depot in (
+        ("red", "red", "depot-3"),
+        ("yellow", "yellow", "depot-2"),
+        ("green", "green", "depot-1"),
+    ):
+        for move in (M.TakeMines(mines), M.TakeDepot(depot)):  # what the box dealt, told from the phones
+            assert session.handle(msg.PlayerAction(player, move)).refusal is None
+    for field, order in ((1, "gizzi-2"), (3, "gizzi-5"), (5, "gizzi-9")):
+        assert session.handle(msg.PlayerAction("red", M.RevealOrder(field, order))).refusal is None
+    assert session.handle(msg.ClockCommand("start")).refusal is None
+    assert session.handle(msg.PlayerAction("red", M.PlayCard("depot-3"))).decision.changed
+    yellow_mine = session.state.game.player("yellow").built[0].card
     jobs = {
-        "red-1": {"type": "RaiseTechLevel"},
-        "yellow-1": {"type": "UseCard", "card": yellow_mine},
-        "green-2": {"type": "MoveShip", "ship": "green", "to": 3},
+        "red-1": M.RaiseTechLevel(),
+        "yellow-1": M.UseCard(yellow_mine),
+        "green-2": M.MoveShip("green", 3),
     }
     for node, job in jobs.items():
         player = session.setup.seat_of(node).player
-        assert session.set_intent(player, node, {"job": job}) is None
+        assert session.handle(msg.ChooseIntent(player, node, job)).refusal is None
         table.fleet.nodes[node].flip()
 
     def running() -> bool:
-        game = session.state.game.game
+        game = session.state.game
         return all(
             game.player(session.setup.seat_of(n).player)
             .timers[session.setup.seat_of(n).index - 1]
@@ -81,7 +94,7 @@ def play_a_few_steps(table: Table) -> None:
 def test_the_dashboard_draws_the_ring_and_the_planets_as_the_game_stands(browser, table):
     session = table.app.extensions["companion.session"]
     play_a_few_steps(table)
-    game = session.state.game.game
+    game = session.state.game
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(table.url)
     page.wait_for_selector(f"{PICTURE} .sd-hourglass[data-on-timer='1'][data-status='active']")
@@ -151,6 +164,6 @@ def test_the_picture_in_spanish_on_a_phone_and_the_phone_page(browser, table):
     phone.wait_for_selector("#menu button[data-id]")
     ids = phone.locator("#menu button[data-id]").evaluate_all("els => els.map(e => e.dataset.id)")
     menu = table.app.extensions["companion.session"].player_snapshot("red")["menu"]
-    assert ids[0] == menu[0]["id"] and menu[0]["intent"]["job"]["type"] == "UseCard"  # the usual job first
+    assert ids[0] == menu[0]["id"] and menu[0]["intent"]["@"] == "UseCard"  # the usual job first
     screenshot(phone, "space-dealer-phone")
     phone.close()

@@ -9,15 +9,19 @@ from dataclasses import replace
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import Accepted, Rejected
 from companion.games.space_dealer import GAME
-from companion.games.space_dealer.actions import (
+from companion.games.space_dealer.engine import apply, final_score
+from companion.games.space_dealer.hubdeck import deal
+from companion.games.space_dealer.model import (
     AbandonJob,
+    Act,
     AtNeutralPlanet,
     BuildCard,
     DiscardCard,
     DrawTechCards,
+    GameState,
     GiveCard,
+    Goods,
     InDepot,
     InShip,
     KeepDrawnCard,
@@ -25,6 +29,7 @@ from companion.games.space_dealer.actions import (
     MasterClockExpired,
     MoveShip,
     OnProbe,
+    Phase,
     PlaceBuiltCard,
     PlayCard,
     RaiseTechLevel,
@@ -33,16 +38,16 @@ from companion.games.space_dealer.actions import (
     SatisfyOrder,
     StartJob,
     TimerRanOut,
+    TimerStatus,
     TradeCards,
     TransferGoods,
     UseCard,
 )
-from companion.games.space_dealer.engine import apply, final_score
-from companion.games.space_dealer.engine import setup as deal
-from companion.games.space_dealer.state import GameState, Goods, Phase, TimerStatus
 from companion.games.space_dealer.words import describe
 from companion.i18n import catalog_entries
+from companion.rules.outcome import Accepted, Rejected
 from companion.rules.text import PLACEHOLDER, Text, from_json
+from tests.games.test_space_dealer_engine import take_out
 
 NAMES = ["red", "green", "blue", "white", "black", "pink", "orange", "purple"]
 COLOURS = ["red", "yellow", "blue", "green"]
@@ -73,17 +78,13 @@ def start_state(seed: int, n: int, boost: bool) -> GameState:
     if not boost:
         return state
     for i, p in enumerate(state.players):
-        cards = (state.stack2[2 * i], state.stack3[2 * i])
+        cards = (state.hub.stack2[2 * i], state.hub.stack3[2 * i])  # type: ignore[union-attr]
         state = state.with_player(replace(p, planning=cards, tech_level=3))
         ship = state.ship(p.name)
         bag = Goods.of({COLOURS[i % 4]: 2, COLOURS[(i + 1) % 4]: 2})
         state = replace(state.with_ship(replace(ship, cargo=bag)), pool=state.pool - bag)  # type: ignore[arg-type]
-    used = {c for p in state.players for c in p.planning}
-    state = replace(
-        state,
-        stack2=tuple(c for c in state.stack2 if c not in used),
-        stack3=tuple(c for c in state.stack3 if c not in used),
-    )
+    for card in {c for p in state.players for c in p.planning}:
+        state = take_out(state, card)
     return state.with_player(replace(state.players[0], markers_placed=8))
 
 
@@ -126,24 +127,27 @@ def actions_for(state: GameState) -> st.SearchStrategy:
         st.builds(TimerRanOut, players, timers),
         st.builds(StartJob, players, timers, jobs),
         st.builds(StartJob, players, timers, jobs),
-        st.builds(PlayCard, players, cards),
-        st.builds(DrawTechCards, players, st.integers(1, 4)),
+        st.builds(Act, players, st.builds(PlayCard, cards)),
+        st.builds(Act, players, st.builds(DrawTechCards, st.integers(1, 4))),
         st.builds(
-            KeepDrawnCard,
+            Act,
             players,
-            st.sampled_from(list(state.stack2[:4]) + list(state.stack3[:4]) + ["nope"]),
+            st.builds(
+                KeepDrawnCard,
+                st.sampled_from(list(state.hub.stack2[:4]) + list(state.hub.stack3[:4]) + ["nope"]),  # type: ignore[union-attr]
+            ),
         ),
-        st.builds(PlaceBuiltCard, players, timers, x),
-        st.builds(AbandonJob, players, timers),
-        st.builds(TransferGoods, players, holders, holders, goods),
-        st.builds(ReturnGoods, players, holders, goods),
-        st.builds(SatisfyOrder, players, ships, st.sampled_from(orders + ["nope"])),
-        st.builds(Sabotage, players, players, timers),
-        st.builds(LaunchRocket, players, players, cards),
-        st.builds(GiveCard, players, players, cards),
-        st.builds(TradeCards, players, cards, players, cards),
+        st.builds(Act, players, st.builds(PlaceBuiltCard, timers, x)),
+        st.builds(Act, players, st.builds(AbandonJob, timers)),
+        st.builds(Act, players, st.builds(TransferGoods, holders, holders, goods)),
+        st.builds(Act, players, st.builds(ReturnGoods, holders, goods)),
+        st.builds(Act, players, st.builds(SatisfyOrder, ships, st.sampled_from(orders + ["nope"]))),
+        st.builds(Act, players, st.builds(Sabotage, players, timers)),
+        st.builds(Act, players, st.builds(LaunchRocket, players, cards)),
+        st.builds(Act, players, st.builds(GiveCard, players, cards)),
+        st.builds(Act, players, st.builds(TradeCards, cards, players, cards)),
         st.builds(StartJob, players, st.just("0"), st.just(RaiseTechLevel())),
-        st.builds(PlaceBuiltCard, players, timers, st.just("left")),
+        st.builds(Act, players, st.builds(PlaceBuiltCard, timers, st.just("left"))),
         st.just("not an action"),
     )
 
@@ -179,6 +183,18 @@ def check_invariants(
     assert order.index(state.phase) >= order.index(before.phase)
     orders = [o.order for o in state.satisfied]
     assert len(orders) == len(set(orders)), "each order once"
+    assert placed_once(state), "a card is in one place: a stack, a player's cards, or built"
+
+
+def placed_once(state: GameState) -> bool:
+    """Every card the stacks can no longer hold is somewhere on the table, and nowhere twice."""
+    on_table = [
+        c
+        for p in state.players
+        for c in (*p.stack, *p.planning, *p.plants[0], *p.plants[1], *(b.card for b in p.built))
+    ]
+    in_stacks = [c for s in state.stacks for c in s.cards.items()]
+    return len(on_table) == len(set(on_table)) and not set(on_table) & set(in_stacks)
 
 
 def untranslated(value: object) -> list[str]:
@@ -265,9 +281,12 @@ def sensible_actions(state: GameState, rng: random.Random) -> list[object]:
             if t.status is TimerStatus.ACTIVE:
                 out += [TimerRanOut(name, t.index)] * 4
                 for q in state.players:
-                    out.append(Sabotage(q.name, name, t.index))
+                    out.append(Act(q.name, Sabotage(name, t.index)))
             elif t.status is TimerStatus.USABLE:
-                out += [PlaceBuiltCard(name, t.index, rng.randint(-4, 5)), AbandonJob(name, t.index)]
+                out += [
+                    Act(name, PlaceBuiltCard(t.index, rng.randint(-4, 5))),
+                    Act(name, AbandonJob(t.index)),
+                ]
             else:
                 out.append(StartJob(name, t.index, RaiseTechLevel()))
                 for card in timer_cards:
@@ -294,45 +313,51 @@ def sensible_actions(state: GameState, rng: random.Random) -> list[object]:
                         out.append(StartJob(name, t.index, MoveShip(ship.id, (ship.field + step) % ring)))
                         out.append(StartJob(name, t.index, MoveShip(ship.id, rng.randrange(ring))))
         if p.stack:
-            out.append(PlayCard(name, rng.choice(p.stack)))
-        out.append(DrawTechCards(name, rng.choice([2, 3])))
+            out.append(Act(name, PlayCard(rng.choice(p.stack))))
+        out.append(Act(name, DrawTechCards(rng.choice([2, 3]))))
         if p.pending_draw:
-            out.append(KeepDrawnCard(name, rng.choice(p.pending_draw[1])))
+            level, shown = p.pending_draw  # shown by a hub deck, or named from the stack at a table deck
+            out.append(Act(name, KeepDrawnCard(rng.choice(shown or state.stack(level).cards.items()))))
         if own_ship is not None and own_ship.cargo:
             colour, _ = rng.choice(own_ship.cargo.items)
             bag = Goods.of({colour: 1})
             for other in state.ships:
-                out.append(TransferGoods(name, InShip(name), InShip(other.id), bag))
-            out.append(TransferGoods(name, InShip(name), InDepot(name), bag))
+                out.append(Act(name, TransferGoods(InShip(name), InShip(other.id), bag)))
+            out.append(Act(name, TransferGoods(InShip(name), InDepot(name), bag)))
             for b in p.built:
-                out.append(TransferGoods(name, InShip(name), OnProbe(name, b.card), bag))
+                out.append(Act(name, TransferGoods(InShip(name), OnProbe(name, b.card), bag)))
             if own_ship.field is not None:
-                out.append(TransferGoods(name, InShip(name), AtNeutralPlanet(own_ship.field), bag))
-            out.append(ReturnGoods(name, InShip(name), bag))
+                out.append(Act(name, TransferGoods(InShip(name), AtNeutralPlanet(own_ship.field), bag)))
+            out.append(Act(name, ReturnGoods(InShip(name), bag)))
         if own_ship is not None and own_ship.field is not None:
             planet = state.neutral_at(own_ship.field)
             if planet is not None and planet.goods:
                 colour, _ = planet.goods.items[0]
                 out.append(
-                    TransferGoods(name, AtNeutralPlanet(own_ship.field), InShip(name), Goods.of({colour: 1}))
+                    Act(
+                        name,
+                        TransferGoods(AtNeutralPlanet(own_ship.field), InShip(name), Goods.of({colour: 1})),
+                    )
                 )
         for ship in state.ships:
             if ship.controller == name and ship.field is not None:
                 owner = state.field_owner(ship.field)
                 if owner is not None:
                     q = state.player(owner)
-                    out += [SatisfyOrder(name, ship.id, b.card) for b in q.built] * 3  # type: ignore[union-attr]
+                    out += [Act(name, SatisfyOrder(ship.id, b.card)) for b in q.built] * 3  # type: ignore[union-attr]
                 else:
                     planet = state.neutral_at(ship.field)
                     if planet is not None and planet.order:
-                        out += [SatisfyOrder(name, ship.id, planet.order)] * 3
+                        out += [Act(name, SatisfyOrder(ship.id, planet.order))] * 3
         target = rng.choice(state.players)
         if target.built:
-            out.append(LaunchRocket(name, target.name, rng.choice(target.built).card))
+            out.append(Act(name, LaunchRocket(target.name, rng.choice(target.built).card)))
         if p.planning:
-            out.append(GiveCard(name, target.name, rng.choice(p.planning)))
+            out.append(Act(name, GiveCard(target.name, rng.choice(p.planning))))
             if target.planning:
-                out.append(TradeCards(name, rng.choice(p.planning), target.name, rng.choice(target.planning)))
+                out.append(
+                    Act(name, TradeCards(rng.choice(p.planning), target.name, rng.choice(target.planning)))
+                )
     return out
 
 

@@ -1,4 +1,4 @@
-"""Space Dealer game records: the JSON action codec and `companion referee space-dealer`."""
+"""Space Dealer game records: every action through the game's one codec, and `companion referee space-dealer`."""
 
 from __future__ import annotations
 
@@ -10,14 +10,18 @@ from pathlib import Path
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games.space_dealer import action_from_json, action_to_json, referee_record
-from companion.games.space_dealer.actions import (
+from companion.games.space_dealer import GAME
+from companion.games.space_dealer.model import (
     AbandonJob,
+    Act,
     AtNeutralPlanet,
     BuildCard,
+    ChooseStart,
     DiscardCard,
     DrawTechCards,
+    GameEndedEarly,
     GiveCard,
+    Goods,
     InDepot,
     InShip,
     KeepDrawnCard,
@@ -37,15 +41,15 @@ from companion.games.space_dealer.actions import (
     TransferGoods,
     UseCard,
 )
-from companion.games.space_dealer.state import Goods
+from companion.games.space_dealer.record import ACTIONS
 
 DATA = Path(__file__).parent / "data" / "space_dealer"
 ROOT = Path(__file__).resolve().parents[2]
 
 EVERY_ACTION = [
-    PlayCard("red", "depot-1"),
-    DrawTechCards("red", 2),
-    KeepDrawnCard("red", "solar-satellite-1"),
+    Act("red", PlayCard("depot-1")),
+    Act("red", DrawTechCards(2)),
+    Act("red", KeepDrawnCard("solar-satellite-1")),
     StartJob("red", 0, RaiseTechLevel()),
     StartJob("red", 1, BuildCard("depot-1", -3)),
     StartJob("red", 1, BuildCard("depot-1")),
@@ -53,24 +57,30 @@ EVERY_ACTION = [
     StartJob("red", 0, MoveShip("neutral", 3)),
     StartJob("red", 0, DiscardCard("x")),
     TimerRanOut("red", 0),
-    PlaceBuiltCard("red", 0, 2),
-    AbandonJob("red", 1),
-    TransferGoods("red", InShip("red"), InDepot("red"), Goods.of(red=2, blue=1)),
-    TransferGoods("red", AtNeutralPlanet(1), OnProbe("red", "transport-probe-1"), Goods.of(green=1)),
-    ReturnGoods("red", InShip("red"), Goods.of(yellow=1)),
-    SatisfyOrder("red", "red", "gizzi-3"),
-    Sabotage("red", "green", 1),
-    LaunchRocket("red", "green", "mine-red-10"),
-    GiveCard("red", "blue", "x"),
-    TradeCards("red", "x", "blue", "y"),
+    Act("red", PlaceBuiltCard(0, 2)),
+    Act("red", AbandonJob(1)),
+    Act("red", TransferGoods(InShip("red"), InDepot("red"), Goods.of(red=2, blue=1))),
+    Act("red", TransferGoods(AtNeutralPlanet(1), OnProbe("red", "transport-probe-1"), Goods.of(green=1))),
+    Act("red", ReturnGoods(InShip("red"), Goods.of(yellow=1))),
+    Act("red", SatisfyOrder("red", "gizzi-3")),
+    Act("red", Sabotage("green", 1)),
+    Act("red", LaunchRocket("green", "mine-red-10")),
+    Act("red", GiveCard("blue", "x")),
+    Act("red", TradeCards("x", "blue", "y")),
     MasterClockExpired(),
+    GameEndedEarly(),
+    Act("red", ChooseStart("right", "blue")),
 ]
 
 
+def referee_record(record: object) -> dict:
+    return GAME.referee_record(record)  # type: ignore[misc, arg-type]
+
+
 @pytest.mark.parametrize("action", EVERY_ACTION, ids=lambda a: type(a).__name__)
-def test_actions_round_trip_through_json(action: object) -> None:
-    encoded = action_to_json(action)
-    assert action_from_json(json.loads(json.dumps(encoded))) == action
+def test_actions_round_trip_through_the_games_codec(action: object) -> None:
+    encoded = GAME.codec.encode(action)
+    assert GAME.codec.read(json.loads(json.dumps(encoded)), ACTIONS) == action
 
 
 def test_replay_reports_rejections_and_score() -> None:
@@ -83,6 +93,58 @@ def test_replay_reports_rejections_and_score() -> None:
     assert out["rejected"][0]["rule"] == "rulebook 3.2.4, Moving a Spaceship"
     assert out["rejected"][1]["rule"] == "rulebook 4, End of Game"
     assert out["score"]["winners"] == ["red", "green", "blue"]
+
+
+def test_a_record_with_impossible_goods_is_replayed_with_that_action_rejected() -> None:
+    bad = [["red", -1]], [["red", 1], ["red", 1]], [["red", 0]]
+    actions = [
+        {
+            "@": "Act",
+            "player": "red",
+            "move": {
+                "@": "ReturnGoods",
+                "source": {"@": "InShip", "ship": "red"},
+                "goods": {"@": "Goods", "items": b},
+            },
+        }
+        for b in bad
+    ]
+    out = referee_record({**BASE, "actions": actions})
+    assert out["accepted"] == 0
+    assert [r["reason"] for r in out["rejected"]] == [
+        "Name each goods colour once, with at least one cube of it"
+    ] * 3
+
+
+def test_a_record_of_a_game_with_the_box_gives_each_entry_as_it_happened() -> None:
+    record = json.loads((DATA / "table-game.json").read_text())
+    assert record["deck"] == "table" and "seed" not in record
+    out = referee_record(record)
+    assert out == {
+        "phase": "over",
+        "accepted": 28,
+        "rejected": [],
+        "score": {
+            "players": {
+                "red": {"total": 2, "markers": 0},
+                "yellow": {"total": 0, "markers": 0},
+                "green": {"total": 0, "markers": 0},
+            },
+            "ranking": ["red", "yellow", "green"],
+            "winners": ["red"],
+        },
+    }
+    # an entry the box cannot hold is reported, and the game goes on without it
+    kept = next(i for i, a in enumerate(record["actions"]) if a.get("move", {}).get("@") == "KeepDrawnCard")
+    record["actions"][kept]["move"]["card"] = "megacity-1"  # a TechLevel 3 card
+    out = referee_record(record)
+    assert [(r["action"], r["type"]) for r in out["rejected"]] == [(kept + 1, "KeepDrawnCard")]
+    assert out["rejected"][0]["reason"] == (
+        "There is no Megacity (2 blue+2 red+2 yellow for 6/3) left in the TechLevel 2 stack"
+    )
+    assert out["rejected"][0]["rule"] == "What the table drew"
+    with pytest.raises(InvalidRecordError, match='"deck" is "table"'):
+        referee_record({**record, "deck": "shuffled"})
 
 
 def test_referee_command() -> None:
@@ -110,48 +172,65 @@ BASE = {"players": ["red", "green", "blue"], "seed": 1}
         ({**BASE, "experienced": "yes"}, "true or false"),
         ({**BASE, "actions": {}}, "must be a list"),
         ({**BASE, "players": ["a", "b"], "actions": []}, "3 to 8 players"),
-        ({**BASE, "actions": [{"type": "Teleport"}]}, "unknown type 'Teleport'"),
-        ({**BASE, "actions": [{"player": "red"}]}, '"type"'),
-        ({**BASE, "actions": [{"type": "PlayCard", "player": "red"}]}, "missing the field 'card'"),
+        ({**BASE, "actions": [{"@": "Teleport"}]}, "is not one of: Act, GameEndedEarly"),
+        ({**BASE, "actions": [{"type": "PlayCard", "player": "red", "card": "x"}]}, 'class in "@"'),
         (
-            {**BASE, "actions": [{"type": "PlayCard", "player": "red", "card": "x", "when": 3}]},
-            "unknown field 'when'",
+            {**BASE, "actions": [{"@": "Act", "player": "red", "move": {"@": "PlayCard"}}]},
+            'Act.move must be .* not {"@": "PlayCard"}',
+        ),
+        ({**BASE, "actions": [{"@": "PlayCard", "card": "x"}]}, "is not one of: Act, "),
+        (
+            {
+                **BASE,
+                "actions": [{"@": "Act", "player": "red", "move": {"@": "PlayCard", "card": "x", "when": 3}}],
+            },
+            '"when": 3',
+        ),
+        (
+            {**BASE, "actions": [{"@": "StartJob", "player": "red", "timer": 0, "job": {"@": "Dance"}}]},
+            'StartJob.job must be RaiseTechLevel or .*"Dance"',
+        ),
+        (
+            {**BASE, "actions": [{"@": "Act", "player": ["red"], "move": {"@": "PlayCard", "card": "x"}}]},
+            "Act.player must be str",
         ),
         (
             {
                 **BASE,
-                "actions": [{"type": "StartJob", "player": "red", "timer": 0, "job": {"type": "Dance"}}],
+                "actions": [{"@": "StartJob", "player": "red", "timer": "1", "job": {"@": "RaiseTechLevel"}}],
             },
-            "'Dance'",
+            "StartJob.timer must be int",
         ),
-        ({**BASE, "actions": [{"type": "PlayCard", "player": ["red"], "card": "x"}]}, "plain value"),
         (
             {
                 **BASE,
                 "actions": [
                     {
-                        "type": "ReturnGoods",
+                        "@": "Act",
                         "player": "red",
-                        "source": {"type": "InShip", "ship": "red"},
-                        "goods": {"red": -1},
+                        "move": {
+                            "@": "ReturnGoods",
+                            "source": {"@": "InShip", "ship": "red"},
+                            "goods": {"@": "Goods", "items": [["red", "many"]]},
+                        },
                     }
                 ],
             },
-            "whole numbers",
+            'Act.move must be .*"@": "ReturnGoods"',
         ),
         (
             {
                 **BASE,
                 "actions": [
                     {
-                        "type": "StartJob",
+                        "@": "StartJob",
                         "player": "red",
                         "timer": 0,
-                        "job": {"type": "UseCard", "card": "c", "exchanges": ["rb"]},
+                        "job": {"@": "UseCard", "card": "c", "exchanges": ["rb"]},
                     }
                 ],
             },
-            "colour pairs",
+            r'StartJob.job must be .*"exchanges": \["rb"\]',
         ),
     ],
 )
@@ -163,7 +242,7 @@ def test_broken_records(record: object, message: str) -> None:
 
 def test_referee_command_broken_record_exits_2(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
-    path.write_text(json.dumps({**BASE, "actions": [{"type": "Teleport"}]}))
+    path.write_text(json.dumps({**BASE, "actions": [{"@": "Teleport"}]}))
     proc = subprocess.run(
         [sys.executable, "-m", "companion", "referee", "space-dealer", str(path)],
         capture_output=True,

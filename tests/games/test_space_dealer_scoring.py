@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.errors import InvalidRecordError
-from companion.games.space_dealer import SatisfiedOrder, score_orders, score_record
+from companion.games.space_dealer.scoring import SatisfiedOrder, score_orders, score_record
 
 DATA = Path(__file__).parent / "data" / "space_dealer"
 ROOT = Path(__file__).resolve().parents[2]

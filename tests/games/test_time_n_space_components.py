@@ -12,9 +12,11 @@ import pytest
 
 from companion.errors import InvalidRecordError
 from companion.games.data import read_shipped
-from companion.games.time_n_space import GAME, ComponentDataError, load_components, setup_full, setup_intro
+from companion.games.time_n_space import GAME
+from companion.games.time_n_space.components import ComponentDataError, load_components
+from companion.games.time_n_space.setup import setup_full, setup_intro
 
-RAW = read_shipped("companion.games.time_n_space", "components.json")
+RAW = read_shipped("companion.games.time_n_space", "data/components.json")
 
 
 def test_shipped_numbers_match_the_components_list() -> None:

@@ -13,17 +13,19 @@ from dataclasses import replace
 import pytest
 
 from companion.games import referee_for
-from companion.games.time_n_space import GAME, ComponentDataError, components, engine, load_components
-from companion.games.time_n_space import actions as A
+from companion.games.time_n_space import GAME, components, engine
+from companion.games.time_n_space import model as A
+from companion.games.time_n_space.components import ComponentDataError, load_components
 from companion.games.time_n_space.light import LightReferee
-from companion.games.time_n_space.table import TimeNSpaceReferee
+from companion.games.time_n_space.referee import TimeNSpaceReferee
 from companion.rules.outcome import Decision
 from companion.rules.referee import Referee
 from companion.rules.setup import default_setup
 from companion.table import events as ev
 from tests.conftest import replays
 
-from .test_time_n_space_table import SHEET, Table
+from .test_time_n_space_helpers import Table, intent, score_sheet
+from .test_time_n_space_table import SHEET
 
 
 @pytest.fixture
@@ -78,17 +80,21 @@ def test_the_referee_returns_the_engines_events_as_facts(engine_calls):
     t.flip("red-1", symbol="b7")
     t.run(60)
     t.empty("red-1")
-    referee, state = t.session.referee, t.session.state.game
+    referee, state = t.session.referee, t.game
     engine_calls.clear()
     decision = referee.timer_flipped(
-        state, t.setup.seat_of("red-1"), intent={"symbol": "ship", "destination": "moon-1"}, ran_out=True
+        state,
+        t.session.state.context,
+        t.setup.seat_of("red-1"),
+        intent=intent(symbol="ship", destination="moon-1"),
+        ran_out=True,
     )
     assert isinstance(decision, Decision)
     assert len(engine_calls) == len(decision.actions) == 2
-    assert [a["action"] for a in decision.actions] == ["lift_timer", "place_timer"]
+    assert [type(a) for a in decision.actions] == [A.LiftTimer, A.PlaceTimer]
     assert fact_names(decision) == ["TimerLifted", "GoodsBeamed", "TimerPlaced"]
-    after = engine.replay(state.game, list(engine_calls))  # the same actions again, outside the decision
-    assert decision.state.game == after
+    after = engine.replay(state, list(engine_calls))  # the same actions again, outside the decision
+    assert decision.state == after
 
 
 def test_a_phone_lift_applies_one_action(engine_calls):
@@ -97,9 +103,9 @@ def test_a_phone_lift_applies_one_action(engine_calls):
     t.flip("red-1", symbol="b6")
     t.run(60)
     t.empty("red-1")
-    lift = t.menu("red")["t1-lift"]["action"]  # the menu previews what the tap would do
+    lift = GAME.codec.read(t.menu("red")["t1-lift"]["action"], GAME.moves)  # the menu previews the tap
     engine_calls.clear()
-    decision = t.session.player_action("red", lift)
+    decision = t.act("red", lift)
     assert isinstance(decision, Decision)
     assert [type(a) for a in engine_calls] == [A.LiftTimer]
     assert len(decision.actions) == 1
@@ -116,9 +122,9 @@ def test_finish_applies_each_lift_once(engine_calls):
     t.empty("red-1", "yellow-1", "green-2")
     t.run(720 - t.clock.now_s())
     assert t.game.phase == "ending"
-    finish = t.menu("green")["finish"]["action"]
+    finish = GAME.codec.read(t.menu("green")["finish"]["action"], GAME.moves)
     engine_calls.clear()
-    decision = t.session.player_action("green", finish)
+    decision = t.act("green", finish)
     assert isinstance(decision, Decision)
     assert [type(a) for a in engine_calls] == [A.LiftTimer] * 3
     assert len(engine_calls) == len(decision.actions) == 3
@@ -145,7 +151,7 @@ def test_light_mode_logs_its_own_facts():
     t.flip("red-1")
     t.run(720)
     t.empty("red-1")
-    t.session.player_action("red", {"type": "score-sheet", "sheet": {"players": {"red": SHEET["red"]}}})
+    t.act("red", score_sheet({"red": SHEET["red"]}))
     facts = [
         type(f).__name__ for e in t.session.log.events() if isinstance(e, ev.GameStepped) for f in e.facts
     ]
@@ -164,10 +170,10 @@ def test_light_mode_logs_its_own_facts():
 
 
 def test_the_referee_gets_the_games_data_and_hands_it_to_the_engine():
-    setup = default_setup("x", players=3, game="time-n-space", variant="full", seed=4)
+    setup = replace(default_setup("x", players=3, game="time-n-space", variant="full", seed=4), deck="hub")
     assert GAME.make_referee(setup).components is GAME.data
     box = replace(GAME.data, bonus_values=(3, 3, 1, 1))
-    game = TimeNSpaceReferee(setup, box).start(setup).game
+    game = TimeNSpaceReferee(setup, box).start(setup)
     assert game.planet_bonus == (3, 3, 1)
 
 
@@ -177,8 +183,8 @@ def test_nothing_reads_the_data_file_once_the_game_has_its_data(monkeypatch):
     def no_reading(*args, **kwargs):
         raise AssertionError("the component data was read again")
 
-    monkeypatch.setattr(components, "read_shipped", no_reading)
-    monkeypatch.setattr(components, "read_file", no_reading)
+    monkeypatch.setattr(components, "shipped_text", no_reading)
+    monkeypatch.setattr(components, "read_text", no_reading)
     assert not hasattr(components, "default_components")
     for variant in ("intro", "full", "light"):
         t = Table(variant=variant)
@@ -204,22 +210,22 @@ def arriving_together(path=None) -> Table:
     """Red's and yellow's ships stand finished on green's planet; both could pay green's gray 1."""
     t = Table(path=path)
     t.start()
-    for node, intent in [
+    for node, choices in [
         ("red-1", {"symbol": "b7"}),
         ("red-2", {"symbol": "ship", "destination": "moon-3"}),
         ("yellow-1", {"symbol": "b1"}),
         ("yellow-2", {"symbol": "ship", "destination": "moon-2"}),
     ]:
-        assert t.flip(node, **intent)["verdict"] == "accepted", node
+        assert t.flip(node, **choices)["verdict"] == "accepted", node
     t.run(60)
     t.empty("red-1", "red-2", "yellow-1", "yellow-2")
-    for node, intent in [
+    for node, choices in [
         ("red-1", {"symbol": "b8"}),  # red beams gray, gray
         ("red-2", {"symbol": "ship", "destination": "planet-3"}),
         ("yellow-1", {"symbol": "b7"}),  # yellow produces gray
         ("yellow-2", {"symbol": "ship", "destination": "planet-3"}),
     ]:
-        assert t.flip(node, **intent)["verdict"] == "accepted", node
+        assert t.flip(node, **choices)["verdict"] == "accepted", node
     t.run(60)
     t.empty("red-1", "red-2", "yellow-1", "yellow-2")
     assert t.flip("yellow-1", symbol="b8")["verdict"] == "accepted"  # yellow beams its gray too
@@ -236,10 +242,9 @@ def test_the_planet_owner_is_offered_the_order_of_ships_arriving_together():
     assert item["label"] == (
         "Lift the ships of yellow and red together: yellow first (fulfil gray 1), then red (fulfil nothing)"
     )
-    assert item["action"] == {
-        "type": "lift-together",
-        "lifts": [{"player": "yellow", "timer": 2}, {"player": "red", "timer": 2}],
-    }
+    assert GAME.codec.read(item["action"], GAME.moves) == A.LiftShipsTogether(
+        (A.Ship("yellow", 2), A.Ship("red", 2))
+    )
     assert not any(i.startswith("together-") for i in t.menu("red"))  # the owner decides
     assert not any(i.startswith("together-") for i in t.menu("yellow"))
 
@@ -248,12 +253,12 @@ def test_ships_arriving_together_are_lifted_as_one_step_in_the_owners_order(engi
     t = arriving_together()
     before = t.session.state.game
     steps = len([e for e in t.session.log.events() if isinstance(e, ev.GameStepped)])
-    together = t.menu("green")["together-yellow-red"]["action"]
+    together = GAME.codec.read(t.menu("green")["together-yellow-red"]["action"], GAME.moves)
     engine_calls.clear()
-    decision = t.session.player_action("green", together)
+    decision = t.act("green", together)
     assert isinstance(decision, Decision)
     assert [type(a) for a in engine_calls] == [A.LiftTogether]
-    assert [a["action"] for a in decision.actions] == ["lift_together"]
+    assert [type(a) for a in decision.actions] == [A.LiftTogether]
     assert len([e for e in t.session.log.events() if isinstance(e, ev.GameStepped)]) == steps + 1
     lifted = [(f.player, f.timer) for f in decision.facts if isinstance(f, A.TimerLifted)]
     assert lifted == [("yellow", 1), ("red", 1)]
@@ -270,8 +275,8 @@ def test_ships_arriving_together_are_lifted_as_one_step_in_the_owners_order(engi
     assert not any(i.startswith("together-") for i in t.menu("green"))
     assert replays(t.session)
     # an undo takes back the whole group
-    assert str(t.session.undo_preview()).startswith("green let the ships")
-    assert not hasattr(t.session.undo(), "reason")
+    assert str(t.undo_preview()).startswith("green let the ships")
+    assert t.undo() is None
     assert t.session.state.game == before
     assert t.timer("red", 2).symbol == "ship" and t.timer("yellow", 2).symbol == "ship"
     assert replays(t.session)
@@ -289,14 +294,12 @@ def test_the_other_order_gives_the_order_to_the_other_ship():
 
 def test_lifting_together_is_refused_with_the_rule():
     t = arriving_together()
-    lifts = [{"player": "yellow", "timer": 2}, {"player": "red", "timer": 2}]
-    refused = t.session.player_action("red", {"type": "lift-together", "lifts": lifts})
+    lifts = (A.Ship("yellow", 2), A.Ship("red", 2))
+    refused = t.act("red", A.LiftShipsTogether(lifts))
     assert str(refused.rule) == "1. Your spaceship" and "arriving at red's planet" in str(refused.reason)
-    one = t.session.player_action("green", {"type": "lift-together", "lifts": lifts[:1]})
+    one = t.act("green", A.LiftShipsTogether(lifts[:1]))
     assert str(one.rule) == "1. Your spaceship" and "two or more ships" in str(one.reason)
-    bad = t.session.player_action("green", {"type": "lift-together", "lifts": [{"player": "red"}] * 2})
+    bad = t.act("green", A.LiftShipsTogether((A.Ship("red", 3),) * 2))
     assert "timer 1 to 2" in str(bad.reason)
-    running = [{"player": "yellow", "timer": 1}, {"player": "red", "timer": 2}]  # yellow 1 is on b8
-    assert "arriving at green's planet" in str(
-        t.session.player_action("green", {"type": "lift-together", "lifts": running}).reason
-    )
+    running = (A.Ship("yellow", 1), A.Ship("red", 2))  # yellow 1 is on b8
+    assert "arriving at green's planet" in str(t.act("green", A.LiftShipsTogether(running)).reason)

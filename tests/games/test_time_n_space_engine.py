@@ -9,39 +9,33 @@ from typing import Any
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games.base import Accepted, Rejected
-from companion.games.time_n_space import (
+from companion.games.time_n_space import model as ev
+from companion.games.time_n_space.engine import apply, is_over, legal_placements, replay
+from companion.games.time_n_space.hubdeck import shuffled
+from companion.games.time_n_space.model import (
     Beam,
     Build,
+    Cube,
     Deliver,
     Delivery,
     LiftTimer,
     LiftTogether,
     MasterClockExpired,
     MoonTile,
+    Order,
     OrderPlacement,
     ParkTimer,
     PlaceStartingOrders,
     PlaceTimer,
     Produce,
     SandRanOut,
-    SetupError,
     StartGame,
     Trade,
     Upgrade,
-    apply,
-    final_scores,
-    is_over,
-    legal_placements,
-    replay,
-    score_record,
-    scoring_record,
-    setup_full,
-    setup_intro,
 )
-from companion.games.time_n_space import actions as ev
-from companion.games.time_n_space.engine import shuffled
-from companion.games.time_n_space.state import Cube, Order
+from companion.games.time_n_space.scoring import final_scores, score_record, scoring_record
+from companion.games.time_n_space.setup import SetupError, setup_full, setup_intro
+from companion.rules.outcome import Accepted, Rejected
 
 from .test_time_n_space_helpers import (
     BOX,
@@ -83,7 +77,8 @@ def test_full_setup_piles_bonus_counters_and_24_counters() -> None:
     for n, height in ((3, 8), (4, 6)):
         state = full_setup(n, seed=42)
         assert [len(p) for p in state.piles] == [height] * n
-        assert len({t.id for pile in state.piles for t in pile}) == 24
+        assert len({t for pile in state.piles for t in pile}) == 24
+        assert sorted(state.unseen.items()) == sorted(t for pile in state.piles for t in pile)
         assert state.planet_bonus == (2,) * n
         assert all(len(p.above) == 24 and not p.placed_orders() for p in state.players)
         assert state.supply == (12, 12, 12, 12)
@@ -136,7 +131,7 @@ def full_moon_research_busy() -> Any:
     state = full()
     red = state.player("red")
     assert red is not None
-    state = state.with_player(replace(red, research=state.piles[2][0]))
+    state = state.with_player(replace(red, research=state.top("moon-3")))
     return finished(state, "red", 0, "ship", "moon-1")
 
 
@@ -165,7 +160,8 @@ def stage_two(kind: str = "beam") -> Any:
     """Red has built a stage II tile of ``kind`` over b4 (full game, seed chosen so moon-1 is on top)."""
     for seed in range(200):
         state = full(seed=seed)
-        if state.piles[0][0].stage2.type == kind:
+        top = state.top("moon-1")
+        if top is not None and top.stage2.type == kind:
             state = ok(research_ready_from(state), LiftTimer("red", 1, Build("b4")))
             return state
     raise AssertionError("no seed puts that tile on top")
@@ -517,18 +513,6 @@ ILLEGAL: list[tuple[str, Callable[[], Any], Any, str, str]] = [
         "Setup for the Full Game",
     ),
     (
-        "starting-orders-twice",
-        lambda: ok(
-            full_setup(3),
-            PlaceStartingOrders(
-                "red", (OrderPlacement("gray", 1, "b1", 0), OrderPlacement("gray", 1, "b2", 0))
-            ),
-        ),
-        PlaceStartingOrders("red", (OrderPlacement("gray", 1, "b3", 0), OrderPlacement("gray", 1, "b4", 0))),
-        "already placed",
-        "Setup for the Full Game",
-    ),
-    (
         "starting-orders-late",
         full,
         PlaceStartingOrders("red", (OrderPlacement("gray", 1, "b3", 0), OrderPlacement("gray", 1, "b4", 0))),
@@ -823,6 +807,26 @@ def test_a_stage_two_tile_may_change_the_building_type() -> None:
     state = stage_two("trading")
     b4 = state.player("red").building("b4")  # type: ignore[union-attr]
     assert b4 is not None and b4.type == "trading" and b4.spec.capacity == 2
+
+
+def test_starting_orders_can_be_corrected_until_the_clock_starts() -> None:
+    """An entry may be corrected until the action that depends on it (here: the start of the clock)."""
+    first = (OrderPlacement("gray", 1, "b1", 0), OrderPlacement("gray", 1, "b2", 0))
+    state = ok(full_setup(3), PlaceStartingOrders("red", first))
+    again = (OrderPlacement("blue", 2, "b3", 0), OrderPlacement("gray", 1, "b4", 0))
+    state = ok(state, PlaceStartingOrders("red", again))
+    red = state.player("red")
+    assert red is not None and red.ready
+    assert sorted((bid, i, o.color, o.value) for bid, i, o in red.placed_orders()) == [
+        ("b3", 0, "blue", 2),
+        ("b4", 0, "gray", 1),
+    ]
+    assert len(red.above) == 22 and sum(o == Order("red", "gray", 1) for o in red.above) == 2
+    for name in ("green", "orange"):
+        state = ok(state, PlaceStartingOrders(name, first))
+    state = ok(state, StartGame())
+    late = apply(state, PlaceStartingOrders("red", first))
+    assert isinstance(late, Rejected) and "before the master clock starts" in str(late.reason)
 
 
 def test_moon_tile_under_the_pile() -> None:

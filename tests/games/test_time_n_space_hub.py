@@ -13,7 +13,10 @@ import pytest
 
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
+from companion.table import messages as msg
 from tests.conftest import wait_until
+
+from .test_time_n_space_helpers import intent as choice
 
 pytestmark = pytest.mark.broker
 
@@ -39,7 +42,7 @@ def table(mosquitto, table_id):
         assert table.fleet.wait_connected(10)
         session = table.app.extensions["companion.session"]
         wait_until(
-            lambda: all(info.online for info in session.nodes.values()),
+            lambda: all(link.online for link in session.table.seated_links()),
             timeout_s=10,
             message="all simulated nodes online",
         )
@@ -67,7 +70,8 @@ def flip(table: Table, node: str, **intent) -> tuple[str, str]:
     """Store the intent, turn the simulated node over and wait for the hub's verdict."""
     session = table.app.extensions["companion.session"]
     if intent:
-        assert session.set_intent(session.setup.seat_of(node).player, node, intent) is None
+        player = session.setup.seat_of(node).player
+        assert session.handle(msg.ChooseIntent(player, node, choice(**intent))).refusal is None
     sim = table.fleet.nodes[node]
     sim.flip()
     wait_until(
@@ -83,7 +87,7 @@ def finished(table: Table, *nodes: str) -> None:
     session = table.app.extensions["companion.session"]
 
     def done() -> bool:
-        game = session.state.game.game
+        game = session.state.game
         for node in nodes:
             seat = session.setup.seat_of(node)
             timer = game.player(seat.player).timers[seat.index - 1]
@@ -97,7 +101,15 @@ def finished(table: Table, *nodes: str) -> None:
 def test_a_short_introductory_game_on_the_hub_ends_with_the_scoring(table):
     session = table.app.extensions["companion.session"]
     assert session.referee.game == "time-n-space"
-    assert session.start_clock().__class__.__name__ == "ClockStarted"
+    # the table plays with its box: before the clock each player tells the hub the ocher tile they drew
+    refused = session.handle(msg.ClockCommand("start")).refusal
+    assert "still must tell the hub which ocher tile they drew" in str(refused.reason)
+    for player, tile in (("red", "t01"), ("yellow", "t03"), ("green", "t05")):
+        status, body = api(
+            table, f"/api/players/{player}/action", {"action": {"@": "OcherTile", "tile": tile}}
+        )
+        assert status == 200 and body["ok"], body
+    assert session.handle(msg.ClockCommand("start")).refusal is None
 
     # minute 1: red beams and flies towards green; yellow tries an empty research plant
     assert flip(table, "red-1", symbol="b7") == ("accepted", "")
@@ -108,25 +120,25 @@ def test_a_short_introductory_game_on_the_hub_ends_with_the_scoring(table):
     # minute 2: the beam station fills, the ship flies on to green's planet
     assert flip(table, "red-1", symbol="b8") == ("accepted", "")
     assert flip(table, "red-2", symbol="ship", destination="planet-3") == ("accepted", "")
-    red = session.state.game.game.player("red")
+    red = session.state.game.player("red")
     assert [c.color if c else None for c in red.building("b7").contents] == ["gray", "gray", None]
     finished(table, "red-1", "red-2")
     # minute 3: all gray counters go onto the control center; green's gray order is fulfilled
     assert flip(table, "red-1", trade=[["gray", 1]] * 3) == ("accepted", "")
     assert flip(table, "red-2") == ("accepted", "")
-    red = session.state.game.game.player("red")
+    red = session.state.game.player("red")
     assert [(c.color, c.value, c.source) for c in red.collected] == [("gray", 1, "green")]
     assert not any(o.color == "gray" for o in red.above)
 
     # the master clock runs out; the running sandtimers finish; the finished ones are lifted
     wait_until(
-        lambda: session.state.game.game.phase == "ending", timeout_s=8, message="the master clock to run out"
+        lambda: session.state.game.phase == "ending", timeout_s=8, message="the master clock to run out"
     )
     assert session.snapshot()["scores"] is None
     finished(table, "red-1", "red-2")
-    status, body = api(table, "/api/players/green/action", {"action": {"type": "finish"}})
+    status, body = api(table, "/api/players/green/action", {"action": {"@": "LiftEveryFinished"}})
     assert status == 200 and body["ok"], body
-    assert session.state.game.game.phase == "over"
+    assert session.state.game.phase == "over"
 
     scores = session.snapshot()["scores"]
     assert api(table, "/api/state")[1]["scores"] == scores

@@ -13,8 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from companion.games.time_n_space.model import OcherTile, OrderPlacement, StartingOrders
+from companion.table import messages as msg
 from tests.conftest import wait_until
 from tests.hub.test_pages_browser import start
+
+from .test_time_n_space_helpers import intent as choice
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -48,11 +52,11 @@ def place(table, node: str, **intent) -> None:
     """Choose where the sandtimer goes on the phone, turn the simulated node over, wait for the engine."""
     session = table.app.extensions["companion.session"]
     seat = session.setup.seat_of(node)
-    assert session.set_intent(seat.player, node, intent) is None
+    assert session.handle(msg.ChooseIntent(seat.player, node, choice(**intent))).refusal is None
     table.fleet.nodes[node].flip()
 
     def placed() -> bool:
-        timer = session.state.game.game.player(seat.player).timers[seat.index - 1]
+        timer = session.state.game.player(seat.player).timers[seat.index - 1]
         return timer.symbol == intent["symbol"]
 
     wait_until(placed, timeout_s=5, message=f"{node} on {intent['symbol']}")
@@ -62,7 +66,7 @@ def finished(table, *nodes: str) -> None:
     session = table.app.extensions["companion.session"]
 
     def done() -> bool:
-        game = session.state.game.game
+        game = session.state.game
         for node in nodes:
             seat = session.setup.seat_of(node)
             timer = game.player(seat.player).timers[seat.index - 1]
@@ -80,9 +84,13 @@ def table(mosquitto, table_id):
     ) as table:
         session = table.app.extensions["companion.session"]
         wait_until(
-            lambda: all(n.online for n in session.nodes.values()), timeout_s=10, message="nodes online"
+            lambda: all(link.online for link in session.table.seated_links()),
+            timeout_s=10,
+            message="nodes online",
         )
-        session.start_clock()
+        for player, tile in (("red", "t01"), ("yellow", "t03"), ("green", "t05")):  # drawn from the box
+            assert session.handle(msg.PlayerAction(player, OcherTile(tile))).refusal is None
+        assert session.handle(msg.ClockCommand("start")).refusal is None
         place(table, "red-1", symbol="b6")
         place(table, "red-2", symbol="ship", destination="moon-1")
         place(table, "yellow-1", symbol="b7")
@@ -91,7 +99,7 @@ def table(mosquitto, table_id):
 
 
 def test_the_dashboard_draws_the_board_the_ships_and_each_control_center(browser, table):  # noqa: F811
-    game = table.app.extensions["companion.session"].state.game.game
+    game = table.app.extensions["companion.session"].state.game
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(table.url)
     page.wait_for_selector("#picture svg.game-picture .tns-building[data-building='b6'] .tns-timer")
@@ -168,15 +176,86 @@ def test_a_typical_lift_takes_two_taps_on_one_phone_screen(browser, table):  # n
         assert on_screen(selector), f"{selector} needs scrolling at 390x844"
     save_screenshot(page, "time-n-space-phone", full_page=False)
 
-    supply = session.state.game.game.supply_of("gray")
+    supply = session.state.game.supply_of("gray")
     page.tap("button[data-id='t1-next-b1']")  # tap 1: where the sandtimer goes next
     page.wait_for_selector("button[data-id='t1-next-b1'].selected")
     page.tap(".timer[data-node='red-1'] button.flip")  # tap 2: lift (produce) and place it
     wait_until(
-        lambda: session.state.game.game.player("red").timers[0].symbol == "b1",
+        lambda: session.state.game.player("red").timers[0].symbol == "b1",
         timeout_s=5,
         message="red-1 lifted from b6 and placed on b1",
     )
-    assert session.state.game.game.supply_of("gray") == supply - 1  # b6 produced its gray cube
+    assert session.state.game.supply_of("gray") == supply - 1  # b6 produced its gray cube
     assert page.evaluate("window.scrollY") == 0
     page.close()
+
+
+def test_the_tile_found_on_top_of_a_moons_pile_takes_one_tap_and_the_flip(browser, mosquitto, table_id):
+    """A table deck's typical draw at 390×844, in Spanish: the tile buttons are one group of the lift, the
+    likeliest first (a beam station: 8 of the 24 tiles); one tap on the tile the player finds, then the flip."""
+    with start(
+        mosquitto, table_id, game="time-n-space", variant="full", players=3, timers=2, sand_s=1.0
+    ) as table:
+        session = table.app.extensions["companion.session"]
+        assert session.setup.deck == "table"
+        wait_until(
+            lambda: all(link.online for link in session.table.seated_links()),
+            timeout_s=10,
+            message="nodes online",
+        )
+        for player in session.setup.players:
+            pick = (OrderPlacement("gray", 1, "b1", 0), OrderPlacement("yellow", 1, "b2", 0))
+            assert session.handle(msg.PlayerAction(player, StartingOrders(pick))).refusal is None
+        assert session.handle(msg.ClockCommand("start")).refusal is None
+        place(table, "red-1", symbol="ship", destination="moon-1")
+        finished(table, "red-1")
+        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        page.goto(table.url + "play/red?lang=es")
+        buttons = "button[data-id^='t1-moon-research-']"
+        page.wait_for_selector(buttons)
+        labels = page.locator(buttons).all_text_contents()
+        assert labels[:2] == [
+            "Llevar estación de teletransporte II a la planta de investigación",
+            "Llevar centro comercial II a la planta de investigación",
+        ]
+        first = page.locator(buttons).first
+        box = first.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 844  # no scrolling
+        first.tap()  # tap 1: the beam station found on top
+        page.wait_for_selector(f"{buttons}.selected")
+        page.tap(".timer[data-node='red-1'] button.flip")  # tap 2: lift (take the tile) and place again
+        wait_until(
+            lambda: session.state.game.player("red").research is not None,
+            timeout_s=5,
+            message="the beam station in red's research plant",
+        )
+        assert session.state.game.player("red").research.stage2.type == "beam"
+        assert session.state.game.height("moon-1") == 7
+        page.close()
+
+
+def test_light_mode_score_sheets_are_saved_from_the_phones_form(browser, mosquitto, table_id):
+    """Light mode's end: each phone's "Enter my counters" form posts the score-sheet move the hub reads."""
+    with start(
+        mosquitto, table_id, game="time-n-space", variant="light", players=3, timers=2, time_scale=400.0
+    ) as table:
+        session = table.app.extensions["companion.session"]
+        assert session.handle(msg.ClockCommand("start")).refusal is None
+        wait_until(
+            lambda: session.state.game.phase == "over", timeout_s=10, message="the master clock to run out"
+        )
+        for player in ("red", "yellow", "green"):
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page.goto(table.url + f"play/{player}")
+            page.wait_for_selector(".counter-sheet button.save")
+            if player == "red":  # red collected one counter: the form's first choices (gray 1 from yellow)
+                page.locator(".counter-sheet .sheet-section").first.locator("button.add").click()
+            page.locator(".counter-sheet button.save").click()
+            wait_until(
+                lambda p=player: p in session.state.game.entries(),
+                timeout_s=5,
+                message=f"{player}'s sheet saved",
+            )
+            page.close()
+        scores = session.snapshot()["scores"]
+        assert scores["players"]["red"]["rows"]["gray"]["points"] == 1 and scores["winners"] == ["red"]

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from companion.i18n import render
 
-from .test_time_n_space_helpers import en, untranslated
-from .test_time_n_space_table import Table
+from .test_time_n_space_helpers import Table, en, untranslated
 
 
 def picture(t: Table) -> dict:

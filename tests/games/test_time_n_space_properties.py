@@ -16,13 +16,15 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import Accepted, Rejected
-from companion.games.time_n_space import (
-    COLORS,
+from companion.games.time_n_space import GAME
+from companion.games.time_n_space.components import COLORS
+from companion.games.time_n_space.engine import apply, replay
+from companion.games.time_n_space.model import (
     RESEARCH,
     SHIP,
     Beam,
     Build,
+    Cube,
     Deliver,
     Delivery,
     GameState,
@@ -30,6 +32,7 @@ from companion.games.time_n_space import (
     LiftTogether,
     MasterClockExpired,
     MoonTile,
+    Order,
     OrderPlacement,
     ParkTimer,
     PlaceStartingOrders,
@@ -37,18 +40,14 @@ from companion.games.time_n_space import (
     Produce,
     SandRanOut,
     StartGame,
+    TakeOcherTile,
     Trade,
     Upgrade,
-    action_from_json,
-    action_to_json,
-    apply,
-    final_scores,
-    replay,
-    setup_full,
-    setup_intro,
-    state_to_json,
 )
-from companion.games.time_n_space.state import Cube, Order
+from companion.games.time_n_space.record import state_to_json
+from companion.games.time_n_space.scoring import final_scores
+from companion.games.time_n_space.setup import setup_full, setup_intro
+from companion.rules.outcome import Accepted, Rejected
 
 from .test_time_n_space_helpers import BOX, NAMES
 
@@ -67,7 +66,7 @@ def counters_by_owner(state: GameState) -> Counter[tuple[str, str, int]]:
 
 
 def tiles_in_game(state: GameState) -> list[str]:
-    ids = [t.id for pile in state.piles for t in pile]
+    ids = [*state.unseen.items(), *state.ocher.items()]
     for p in state.players:
         if p.research is not None:
             ids.append(p.research.id)
@@ -86,6 +85,10 @@ def check_invariants(state: GameState, start: GameState) -> None:
     bonus_held = [v for p in state.players for v in p.bonus]
     assert sorted(bonus_left + bonus_held) == sorted(v for v in start.planet_bonus if v is not None)
     assert tiles_in_game(state) == tiles_in_game(start)
+    # the piles hold what the hub tracks: their heights add up, the tiles it knows are among them
+    known = Counter(t for pile in state.piles for t in pile if t is not None)
+    assert sum(len(pile) for pile in state.piles) == len(state.unseen)
+    assert not known - Counter(state.unseen.items())
     for p in state.players:
         for b in p.buildings:
             assert len(b.contents) == len(b.spec.spots)
@@ -119,7 +122,7 @@ def draw_choice(rng: random.Random, state: GameState, name: str, timer: int) -> 
         if owner is None:
             if state.variant == "intro" and roll < 8:
                 return None
-            return MoonTile(rng.random() < 0.5)
+            return MoonTile(rng.random() < 0.5, draw_tile(rng, state, here))
         shown = [(o.color, o.value, (bid, i)) for bid, i, o in owner.placed_orders()]
         if roll < 8:  # mostly ask only for orders the beam stations can serve
             have = Counter(
@@ -150,6 +153,18 @@ def draw_choice(rng: random.Random, state: GameState, name: str, timer: int) -> 
     return Trade(tuple(OrderPlacement(o.color, o.value, bid, i) for o, (bid, i) in places))
 
 
+def draw_tile(rng: random.Random, state: GameState, moon: str) -> str | None:
+    """What a player reads off the top of a moon's pile: mostly a tile it can hold, sometimes nothing
+    (the hub deck knows it), sometimes a tile it cannot hold (refused)."""
+    roll = rng.randint(0, 9)
+    possible = state.possible_tops(moon).items() if moon in state.moons else ()
+    if roll < 6 and possible:
+        return rng.choice(possible)
+    if roll < 8:
+        return None
+    return rng.choice([t.id for t in state.tiles] or ["t01"])
+
+
 def draw_sensible(rng: random.Random, state: GameState) -> Any:
     """An action that fits the chosen timer's situation (often legal, so games get deep)."""
     p = rng.choice(state.players)
@@ -175,6 +190,9 @@ def draw_action(rng: random.Random, state: GameState) -> Any:
     timer = rng.choice([0, 1, 0, 1, 2])
     if state.phase == "setup":
         p = state.player(name)
+        if state.variant == "intro" and p is not None and p.ocher is not None and rng.randint(0, 3):
+            pool = [*state.ocher.items(), *([p.ocher.tile] if p.ocher.tile else [])]
+            return TakeOcherTile(name, rng.choice(pool + ["t17"]))
         if state.variant == "full" and p is not None and not p.ready and rng.randint(0, 4):
             picks = [rng.choice(p.above) for _ in range(2)]
             where = [rng.choice(spots(state, name)) for _ in range(2)]
@@ -212,11 +230,13 @@ def draw_action(rng: random.Random, state: GameState) -> Any:
 
 SETUPS = st.one_of(
     st.builds(lambda n: setup_intro(NAMES[:n], components=BOX), st.sampled_from([3, 4])),
+    st.builds(lambda n: setup_intro(NAMES[:n], components=BOX, deck="table"), st.sampled_from([3, 4])),
     st.builds(
         lambda n, seed: setup_full(NAMES[:n], seed=seed, components=BOX),
         st.sampled_from([3, 4]),
         st.integers(0, 2**32),
     ),
+    st.builds(lambda n: setup_full(NAMES[:n], components=BOX), st.sampled_from([3, 4])),  # a table deck
 )
 
 
@@ -229,7 +249,7 @@ def test_random_play_keeps_every_invariant_and_replays_exactly(start: GameState,
     steps = rng.randint(50, 500)
     for _ in range(steps):
         action = draw_action(rng, state)
-        assert action_from_json(json.loads(json.dumps(action_to_json(action)))) == action
+        assert GAME.codec.decode(json.loads(json.dumps(GAME.codec.encode(action)))) == action
         result = apply(state, action)  # must never raise
         if isinstance(result, Rejected):
             assert result.reason and result.rule

@@ -11,7 +11,7 @@ import pytest
 
 from companion.errors import InvalidRecordError
 from companion.games import find_game
-from companion.games.time_n_space import score_record
+from companion.games.time_n_space.scoring import score_record
 
 DATA = Path(__file__).parent / "data" / "time_n_space"
 REPO = Path(__file__).resolve().parents[2]

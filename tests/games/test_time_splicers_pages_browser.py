@@ -16,13 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from companion.games.time_splicers import GAME, Layout
-from companion.games.time_splicers.table import SplicersReferee
+from companion.games.time_splicers import GAME
+from companion.games.time_splicers.referee import SplicersReferee
+from companion.games.time_splicers.setup import Layout, new_game
 from companion.games.time_splicers.words import timeline_text
 from companion.hub import HubConfig
 from companion.i18n import render
+from companion.rules.context import Context
 from companion.rules.setup import Seat, make_setup
 from companion.runtime import RunOptions, Table
+from companion.table import messages as msg
 from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -59,14 +62,27 @@ def start(mosquitto, table_id) -> Table:
 
 
 def game_of(session):
-    return session.state.game.game
+    return session.state.game
+
+
+def tap(session, player: str, item: dict) -> None:
+    """What the phone page does with a button: post its action, read back with the game's codec."""
+    outcome = session.handle(msg.PlayerAction(player, GAME.codec.read(item["action"], GAME.moves)))
+    assert outcome.refusal is None, outcome.refusal
+
+
+def turn_up_the_starting_card(session) -> None:
+    """A table that plays with its box enters the card turned up at setup (here the first offered)."""
+    player = game_of(session).current_player
+    while game_of(session).turning_up is not None:
+        tap(session, player, session.player_snapshot(player)["menu"][0])
 
 
 def begin_turn(table, session) -> str:
     """The player to move flips their turn timer; their turn is running once this returns."""
     player = game_of(session).current_player
     table.fleet.nodes[f"{player}-1"].flip()
-    wait_until(lambda: session.state.game.turn_open, message=f"{player}'s turn to start")
+    wait_until(lambda: session.state.context.turn_open, message=f"{player}'s turn to start")
     return player
 
 
@@ -76,8 +92,13 @@ def play_turn(table, session) -> None:
     item = next((i for i in menu if i["id"].startswith("place:")), None) or next(
         i for i in menu if i["id"].startswith(MAIN_ACTIONS)
     )
-    session.player_action(player, item["action"])
-    wait_until(lambda: game_of(session).current_player != player, message=f"the turn to pass from {player}")
+    tap(session, player, item)
+    while game_of(session).turning_up is not None:  # a collapse left no Timeline: the table turns one up
+        tap(session, player, session.player_snapshot(player)["menu"][0])
+    wait_until(
+        lambda: game_of(session).current_player != player,
+        message=f"the turn to pass from {player} ({item['id']}, {game_of(session).turning_up})",
+    )
 
 
 def shown_state(session) -> dict:
@@ -87,7 +108,7 @@ def shown_state(session) -> dict:
         "turn": game.current_player,
         "rows": {t.colour: list(t.cards) for t in game.timelines},
         "meeples": sorted(p.name for p in game.players if p.position is not None and not p.eliminated),
-        "hands": {p.name: len(p.hand) for p in game.players},
+        "hands": {p.name: p.hand_size for p in game.players},
         "crystals": {p.name: p.crystals for p in game.players},
     }
 
@@ -132,13 +153,12 @@ def corner_cases() -> dict:
         hands={"ana": ("red-6",), "ben": ("blue-6",), "cleo": ()},
         crystals={"ana": 3},
     )
-    referee = SplicersReferee(setup, GAME.data, layout=layout)
-    state = referee.start(setup)
-    game = state.game
+    referee = SplicersReferee.for_table(setup, GAME.data)
+    game = new_game(players, config=GAME.data, layout=layout)
     red = dataclasses.replace(game.timelines[0], freezes=(("time-freeze-1", "ben"),))
     cleo = dataclasses.replace(game.players[2], eliminated=True, position=None)
     game = dataclasses.replace(game, timelines=(red, game.timelines[1]), players=(*game.players[:2], cleo))
-    return referee.view(dataclasses.replace(state, game=game)).to_dict()["picture"]
+    return referee.view(game, Context()).to_dict()["picture"]
 
 
 def check_corner_cases(page) -> None:
@@ -167,7 +187,8 @@ def check_corner_cases(page) -> None:
 def test_the_dashboard_draws_the_timelines_the_game_has(browser, mosquitto, table_id):
     with start(mosquitto, table_id) as table:
         session = table.app.extensions["companion.session"]
-        session.start_clock()
+        session.handle(msg.ClockCommand("start"))
+        turn_up_the_starting_card(session)
         for _ in range(6):
             play_turn(table, session)
         player = begin_turn(table, session)  # the seventh turn is running: the picture and the phone show it

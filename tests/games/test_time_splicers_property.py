@@ -1,4 +1,9 @@
-"""Property tests: whatever is played, no Time Splicers card is ever in two places and no call raises."""
+"""Property tests: whatever is played, no Time Splicers card is ever in two places and no call raises.
+
+With the hub deck every card is known, so each one is in exactly one place; at a table deck the
+cards the hub has not seen are counts, and the counts must always add up to what the box still
+holds unseen, whatever the players (and the table, naming cards) enter.
+"""
 
 from __future__ import annotations
 
@@ -7,70 +12,76 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import Accepted, Rejected
-from companion.games.time_splicers import (
+from companion.games.time_splicers import model
+from companion.games.time_splicers.board import COMPLETE_COLLAPSE_CARDS
+from companion.games.time_splicers.components import load_components
+from companion.games.time_splicers.engine import all_card_ids, apply, unseen_cards
+from companion.games.time_splicers.model import (
+    CardPlaced,
     EnterPortal,
     ForfeitTurn,
     GameState,
+    HandLimitExceeded,
     Move,
     PlaceCard,
     PlaceTimeFreeze,
     RedrawHand,
+    RevealCard,
+    TimelineCollapsed,
     UseQuantumTunnel,
     UseTimeJump,
-    all_card_ids,
-    apply,
-    load_deck,
-    new_game,
 )
-from companion.games.time_splicers.engine import (
-    COMPLETE_COLLAPSE_CARDS,
-    CardPlaced,
-    HandLimitExceeded,
-    TimelineCollapsed,
-)
+from companion.games.time_splicers.setup import new_game
+from companion.rules.outcome import Rejected
 
-CONFIG = load_deck()
+CONFIG = load_components()
 ALL_CARDS = Counter(c.id for c in CONFIG.cards())
+FACES = sorted(CONFIG.faces)
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
 NUMBERS = {c.id: c.number for c in CONFIG.cards() if c.number is not None}
 
 
-def action_for(state: GameState, code: int) -> object:
-    """Decode one drawn number into an action a player might try now: mostly plausible, some nonsense."""
+def action_for(state: GameState, code: int) -> tuple[str, object]:
+    """Decode one drawn number into (who, action) a player might try now: mostly plausible, some nonsense."""
     on_table = [c for t in state.timelines for c in t.cards]
     targets = on_table + ["red-1", "blue-13", "time-portal", "nonsense"]
     me = state.current_player
-    hand = list(state.player(me).hand) + ["green-66"]
+    hand = list(state.player(me).hand) + ["green-66"] + (FACES if state.player(me).unseen else [])
     who = [*NAMES, "Zed"][code % 5] if code % 7 == 0 else me  # now and then another (or no) player
     code //= 7
-    kind, code = code % 10, code // 10
+    kind, code = code % 11, code // 11
     target = targets[code % len(targets)]
     card = hand[code % len(hand)]
     colours = [None, *CONFIG.colours, "purple"]
     if kind == 0:
-        return Move(who, target)
+        return who, Move(target)
     if kind == 1:
-        return EnterPortal(who)
+        return who, EnterPortal()
     if kind in (2, 3):
-        return PlaceCard(who, card)
+        return who, PlaceCard(card)
     if kind == 4:
         sequence = None if code % 3 else (code // 3) % 16 - 1
-        return PlaceCard(who, card, sequence, colours[(code // 48) % len(colours)])
+        return who, PlaceCard(card, sequence, colours[(code // 48) % len(colours)])
     if kind == 5:
-        return UseQuantumTunnel(who, target)
+        return who, UseQuantumTunnel(target)
     if kind == 6:
-        return UseTimeJump(who, target, bool(code % 2))
+        return who, UseTimeJump(target, bool(code % 2))
     if kind == 7:
-        return RedrawHand(who)
+        return who, RedrawHand()
     if kind == 8:
-        return ForfeitTurn(who)
-    return PlaceTimeFreeze(who)
+        return who, ForfeitTurn()
+    if kind == 9:
+        return who, RevealCard([*FACES, "nonsense", "time-portal"][code % (len(FACES) + 2)])
+    return who, PlaceTimeFreeze()
 
 
-def check_invariants(state: GameState, n_players: int) -> None:
-    # every card exactly once: deck + discard + hands + Timelines + freezes + removed (+ portal)
+def check_invariants(state: GameState) -> None:
+    # every card exactly once: deck + discard + hands + Timelines + freezes + removed (+ portal) + unseen
     assert Counter(all_card_ids(state)) == ALL_CARDS
+    unseen = sum(p.unseen for p in state.players) + state.deck_unseen + state.discard_unseen
+    assert len(unseen_cards(state)) == unseen, "the unseen counts add up to the cards nobody located"
+    if state.deck_mode == "hub":
+        assert unseen == 0 and state.turning_up is None
     colours = [t.colour for t in state.timelines]
     assert len(colours) == len(set(colours))
     for t in state.timelines:
@@ -86,10 +97,10 @@ def check_invariants(state: GameState, n_players: int) -> None:
     for p in state.players:
         assert p.freeze_markers + placed[p.name] == CONFIG.starting_time_freeze_markers
         if p.eliminated:
-            assert p.position is None and not p.hand
-        else:
+            assert p.position is None and not p.hand_size
+        elif state.turning_up is None or state.turning_up.why != "start":
             assert p.position in on_table
-            assert len(p.hand) <= CONFIG.hand_maximum
+            assert p.hand_size <= CONFIG.hand_maximum
 
 
 def check_events(before: GameState, events: tuple[object, ...]) -> None:
@@ -118,23 +129,24 @@ def check_events(before: GameState, events: tuple[object, ...]) -> None:
 @given(
     n_players=st.integers(2, 4),
     seed=st.integers(0, 10**6),
+    deck=st.sampled_from(["hub", "table"]),
     codes=st.lists(st.integers(0, 2**20), min_size=1, max_size=120),
 )
-def test_no_card_is_ever_in_two_places_and_nothing_raises(n_players, seed, codes):
-    state = new_game(NAMES[:n_players], seed=seed, config=CONFIG)
-    check_invariants(state, n_players)
+def test_no_card_is_ever_in_two_places_and_nothing_raises(n_players, seed, deck, codes):
+    state = new_game(NAMES[:n_players], seed=seed, config=CONFIG, deck=deck)
+    check_invariants(state)
     for code in codes:
         if state.is_over:
-            assert isinstance(apply(state, Move(state.current_player, "red-1")), Rejected)
+            assert isinstance(apply(state, Move("red-1")), Rejected)
             break
-        result = apply(state, action_for(state, code))
-        assert isinstance(result, (Accepted, Rejected))
-        if isinstance(result, Accepted):
+        who, action = action_for(state, code)
+        result = apply(state, action, by=who)
+        if not isinstance(result, Rejected):
             check_events(state, result.events)
             state = result.state
         else:
             assert result.reason and result.rule
-        check_invariants(state, n_players)
+        check_invariants(state)
 
 
 @settings(max_examples=25, deadline=None)
@@ -146,51 +158,42 @@ def test_a_game_of_only_plausible_placements_keeps_every_card(seed):
         if state.is_over:
             break
         me = state.current_player
-        tried = [PlaceCard(me, c) for c in sorted(state.player(me).hand)]
-        tried += [Move(me, c) for t in state.timelines for c in t.cards]
-        tried.append(EnterPortal(me))
+        tried: list[object] = [PlaceCard(c) for c in sorted(state.player(me).hand)]
+        tried += [Move(c) for t in state.timelines for c in t.cards]
+        tried.append(EnterPortal())
         for action in tried:
-            result = apply(state, action)
-            if isinstance(result, Accepted):
+            result = apply(state, action, by=me)
+            if not isinstance(result, Rejected):
                 check_events(state, result.events)
                 state = result.state
                 break
-        check_invariants(state, 3)
+        check_invariants(state)
 
 
 CARD_NAMES = sorted(ALL_CARDS) + ["red-0", "nonsense", ""]
+MOVE_NAMES = [cls.__name__ for cls in model.MOVES] + ["ForfeitTurn", "GameState", "Fly"]
 json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 20), st.sampled_from(CARD_NAMES))
 json_values = st.recursive(
     json_scalars,
     lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(["a", "to"]), inner, max_size=2)
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(["a", "to", "@", "@list", "@dict"]), inner, max_size=2),
     ),
     max_leaves=6,
 )
-raw_actions = st.fixed_dictionaries(
-    {
-        "player": st.one_of(st.sampled_from(["Ann", "Bob", "Zed"]), json_scalars),
-        "action": st.sampled_from(
-            [
-                "move",
-                "portal",
-                "place",
-                "quantum_tunnel",
-                "time_jump",
-                "redraw",
-                "time_freeze",
-                "time_out",
-                "fly",
-            ]
-        ),
-    },
+moves = st.fixed_dictionaries(
+    {"@": st.sampled_from(MOVE_NAMES)},
     optional={
         "to": json_values,
         "card": json_values,
         "sequence": json_values,
         "relocate_to": json_values,
-        "use": st.sampled_from(["card", "token", "x"]),
+        "token": json_values,
     },
+)
+raw_actions = st.fixed_dictionaries(
+    {"player": st.one_of(st.sampled_from(["Ann", "Bob", "Zed"]), json_scalars)},
+    optional={"action": st.one_of(moves, json_values)},
 )
 layouts = st.fixed_dictionaries(
     {
@@ -220,7 +223,11 @@ records = st.fixed_dictionaries(
         "players": st.one_of(st.just(["Ann", "Bob"]), json_values),
         "actions": st.one_of(st.lists(raw_actions, max_size=8), json_values),
     },
-    optional={"seed": json_scalars, "layout": st.one_of(layouts, json_values)},
+    optional={
+        "seed": json_scalars,
+        "deck": st.sampled_from(["hub", "table", "box"]),
+        "layout": st.one_of(layouts, json_values),
+    },
 )
 
 
@@ -228,7 +235,7 @@ records = st.fixed_dictionaries(
 @given(record=records)
 def test_referee_record_returns_a_report_or_one_invalid_record_error(record):
     from companion.errors import InvalidRecordError
-    from companion.games.time_splicers import referee_record
+    from companion.games.time_splicers.record import referee_record
 
     try:
         out = referee_record(record)

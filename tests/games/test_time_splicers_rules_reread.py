@@ -13,20 +13,13 @@ import dataclasses
 
 import pytest
 
-from companion.games.base import Rejected
-from companion.games.time_splicers import (
-    EnterPortal,
-    GameState,
-    Layout,
-    Move,
-    PlaceCard,
-    apply,
-    load_deck,
-    new_game,
-)
-from companion.games.time_splicers import engine as ts
+from companion.games.time_splicers import board, model, words
+from companion.games.time_splicers.components import load_components
+from companion.games.time_splicers.model import EnterPortal, GameState, Move, PlaceCard
+from companion.games.time_splicers.setup import Layout, SetupError, new_game
+from companion.rules.outcome import Rejected
 
-from .test_time_splicers import accept, cards_of, kinds, pos, table
+from .test_time_splicers import As, accept, cards_of, kinds, play, pos, table
 
 DECK_TOP = ["yellow-1", "yellow-2", "yellow-3", "yellow-4", "yellow-5", "yellow-6"]
 HAND = ["green-1", "green-2", "green-3", "green-4", "green-6", "green-7", "green-9"]
@@ -44,25 +37,25 @@ def hand_table(size: int, *, tokens: int = 2, players=("Ann", "Bob")) -> GameSta
     "action, size, hand_after, exceeded",
     [
         # 7 + 1 = 8: the penalty comes at once; the portal's second card is drawn afterwards.
-        (EnterPortal("Ann"), 7, ["yellow-2", "yellow-3", "yellow-4", "yellow-5", "yellow-6"], [8]),
+        (As("Ann", EnterPortal()), 7, ["yellow-2", "yellow-3", "yellow-4", "yellow-5", "yellow-6"], [8]),
         # 6 + 1 = 7 is allowed; the second card makes 8.
-        (EnterPortal("Ann"), 6, ["yellow-3", "yellow-4", "yellow-5", "yellow-6"], [8]),
-        (EnterPortal("Ann"), 5, [*HAND[:5], "yellow-1", "yellow-2"], []),
-        (Move("Ann", "red-8"), 7, ["yellow-2", "yellow-3", "yellow-4", "yellow-5"], [8]),
-        (Move("Ann", "red-8"), 6, [*HAND[:6], "yellow-1"], []),
+        (As("Ann", EnterPortal()), 6, ["yellow-3", "yellow-4", "yellow-5", "yellow-6"], [8]),
+        (As("Ann", EnterPortal()), 5, [*HAND[:5], "yellow-1", "yellow-2"], []),
+        (As("Ann", Move("red-8")), 7, ["yellow-2", "yellow-3", "yellow-4", "yellow-5"], [8]),
+        (As("Ann", Move("red-8")), 6, [*HAND[:6], "yellow-1"], []),
     ],
     ids=["portal-7", "portal-6", "portal-5", "move-7", "move-6"],
 )
 def test_hand_maximum_is_checked_after_each_card_drawn(action, size, hand_after, exceeded):
     state, events = accept(hand_table(size), action)
     assert sorted(state.player("Ann").hand) == sorted(hand_after)
-    assert [e.size for e in events if isinstance(e, ts.HandLimitExceeded)] == exceeded
+    assert [e.size for e in events if isinstance(e, model.HandLimitExceeded)] == exceeded
     assert state.player("Ann").time_jump_tokens == 2 - len(exceeded)
 
 
 def test_portal_with_seven_cards_reports_each_draw_around_the_penalty():
-    _, events = accept(hand_table(7), EnterPortal("Ann"))
-    drawn = [e.cards for e in events if isinstance(e, ts.CardsDrawn)]
+    _, events = accept(hand_table(7), As("Ann", EnterPortal()))
+    drawn = [e.cards for e in events if isinstance(e, model.CardsDrawn)]
     assert drawn == [("yellow-1",), ("yellow-2", "yellow-3", "yellow-4", "yellow-5"), ("yellow-6",)]
     assert kinds(events)[kinds(events).index("EnteredPortal") :] == [
         "EnteredPortal",
@@ -78,7 +71,7 @@ def test_portal_with_seven_cards_reports_each_draw_around_the_penalty():
 
 def test_an_eliminated_player_draws_no_further_card_of_the_action():
     state = hand_table(7, tokens=0, players=("Ann", "Bob", "Cy"))
-    state, events = accept(state, EnterPortal("Ann"))
+    state, events = accept(state, As("Ann", EnterPortal()))
     assert state.player("Ann").eliminated and "PlayerEliminated" in kinds(events)
     assert state.deck[0] == "yellow-2"  # the portal's second card stays on the deck
     assert state.current_player == "Bob"
@@ -103,8 +96,8 @@ def test_complete_collapse_exactly_on_the_fifth_card(row, where, card, complete)
     state = table(
         timelines=[row, ["blue-2"]], positions={"Ann": where, "Bob": "blue-2"}, hands={"Ann": [card]}
     )
-    state, events = accept(state, PlaceCard("Ann", card))
-    collapses = [e.kind for e in events if isinstance(e, ts.TimelineCollapsed)]
+    state, events = accept(state, As("Ann", PlaceCard(card)))
+    collapses = [e.kind for e in events if isinstance(e, model.TimelineCollapsed)]
     assert collapses == (["complete"] if complete else [])
     assert cards_of(state, "red") == ([] if complete else sorted([*row, card], key=lambda c: int(c[4:])))
 
@@ -120,9 +113,9 @@ def test_a_timeline_holding_the_singularity_never_grows_past_five(where, card):
         positions={"Ann": where, "Bob": "blue-2"},
         hands={"Ann": [card]},
     )
-    state, events = accept(state, PlaceCard("Ann", card))
-    collapse = next(e for e in events if isinstance(e, ts.TimelineCollapsed))
-    assert collapse.kind == "complete" and len(collapse.cards) == ts.COMPLETE_COLLAPSE_CARDS
+    state, events = accept(state, As("Ann", PlaceCard(card)))
+    collapse = next(e for e in events if isinstance(e, model.TimelineCollapsed))
+    assert collapse.kind == "complete" and len(collapse.cards) == board.COMPLETE_COLLAPSE_CARDS
     assert cards_of(state, "red") == []
 
 
@@ -136,7 +129,7 @@ def test_a_timeline_holding_the_singularity_never_grows_past_five(where, card):
     ],
 )
 def test_is_complete_collapse(size, numbers, expected):
-    assert ts.is_complete_collapse(size, numbers, 13) is expected
+    assert board.is_complete_collapse(size, numbers, 13) is expected
 
 
 # --------------------------------------------------------------------------- one Timeline per colour
@@ -152,15 +145,15 @@ def test_a_splice_of_a_colour_already_on_the_table_is_refused(where, card, colou
         positions={"Ann": where, "Bob": "green-1"},
         hands={"Ann": [card]},
     )
-    result = apply(state, PlaceCard("Ann", card))
+    result = play(state, As("Ann", PlaceCard(card)))
     assert isinstance(result, Rejected)
-    assert result.rule == ts.R_NEW and str(result.rule) == "Placing Cards in a New Timeline"
+    assert result.rule == words.R_NEW and str(result.rule) == "Placing Cards in a New Timeline"
     assert f"A {colour} Timeline is already on the table" in str(result.reason)
     assert "each colour has only one Timeline" in str(result.reason)
 
 
 def test_a_layout_with_two_timelines_of_one_colour_is_refused():
-    with pytest.raises(ts.SetupError, match="two red Timelines; each colour has only one"):
+    with pytest.raises(SetupError, match="two red Timelines; each colour has only one"):
         table(timelines=[["red-2"], ["red-9"]])
 
 
@@ -178,13 +171,13 @@ def test_quantum_tunnel_start_accepts_a_colour_that_already_has_a_timeline(card,
     state = table(
         start="quantum-tunnel-1", hands={"Ann": ["red-5"], "Bob": [card]}, players=("Ann", "Bob", "Cy")
     )
-    state, _ = accept(state, PlaceCard("Ann", "red-5"))
-    state, events = accept(state, PlaceCard("Bob", card))
-    placed = next(e for e in events if isinstance(e, ts.CardPlaced))
+    state, _ = accept(state, As("Ann", PlaceCard("red-5")))
+    state, events = accept(state, As("Bob", PlaceCard(card)))
+    placed = next(e for e in events if isinstance(e, model.CardPlaced))
     assert not placed.new_timeline and placed.shifted is shifted
     assert cards_of(state, "red") == row and [t.colour for t in state.timelines] == ["red"]
     assert pos(state, "Bob") == card and state.start_links == ("red-5", card)
-    state, _ = accept(state, Move("Cy", card))  # a card placed from the start card is one move away
+    state, _ = accept(state, As("Cy", Move(card)))  # a card placed from the start card is one move away
     assert state.start_card is None
 
 
@@ -195,16 +188,16 @@ def test_quantum_tunnel_start_card_between_two_cards_shifts_the_timeline():
         positions={"Ann": "quantum-tunnel-1", "Bob": "red-4"},
         hands={"Ann": ["red-7"]},
     )
-    state, events = accept(state, PlaceCard("Ann", "red-7"))
+    state, events = accept(state, As("Ann", PlaceCard("red-7")))
     assert cards_of(state, "red") == ["red-4", "red-7", "red-9"]
-    assert next(e for e in events if isinstance(e, ts.CardPlaced)).shifted
+    assert next(e for e in events if isinstance(e, model.CardPlaced)).shifted
 
 
 # --------------------------------------------------------------------------- ascending order with copies
 
 
 def _two_copies() -> GameState:
-    base = load_deck()
+    base = load_components()
     config = dataclasses.replace(
         base, copies_of_each_number_card=2, total_cards=base.total_cards + len(base.colours) * 13
     )
@@ -223,5 +216,5 @@ def test_a_second_card_of_an_era_cannot_join_the_same_timeline(where):
     state = dataclasses.replace(
         state, players=(dataclasses.replace(state.players[0], position=where), state.players[1])
     )
-    result = apply(state, PlaceCard("Ann", "red-5-b"))
-    assert isinstance(result, Rejected) and result.rule == ts.R_SAME
+    result = play(state, As("Ann", PlaceCard("red-5-b")))
+    assert isinstance(result, Rejected) and result.rule == words.R_SAME

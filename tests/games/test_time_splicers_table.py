@@ -1,22 +1,42 @@
-"""Time Splicers on the hub: a real TableSession on a fake clock, sandtimers as turn timers."""
+"""Time Splicers on the hub: a real table on a fake clock (``companion.testing``), sandtimers as turn timers.
+
+These tables deal from a layout with every card known, as the hub deck does;
+``test_time_splicers_table_deck.py`` plays tables whose players shuffle their own box.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from companion.clock import FakeClock
-from companion.core import protocol as p
 from companion.errors import ConfigError
 from companion.games import referee_for
-from companion.games.base import Rejected
-from companion.games.time_splicers import GAME, Layout, all_card_ids
-from companion.games.time_splicers.table import SplicersReferee
-from companion.rules import Decision
+from companion.games.time_splicers import GAME
+from companion.games.time_splicers.engine import all_card_ids
+from companion.games.time_splicers.model import (
+    EnterPortal,
+    ForfeitTurn,
+    GameStopped,
+    Move,
+    PlaceCard,
+    UseQuantumTunnel,
+)
+from companion.games.time_splicers.referee import SplicersReferee
+from companion.games.time_splicers.setup import Layout, new_game
+from companion.rules.context import Context
+from companion.rules.outcome import Decision, Rejected
 from companion.rules.setup import Seat, default_setup, make_setup
 from companion.rules.text import Text, from_json
-from companion.table.session import TableSession
-from tests.conftest import logged_actions, replays
+from companion.rules.turns import StartTurn, TimeOut
+from companion.table import events as ev
+from companion.table.log import EventLog
+from companion.testing import SimulatedTable, acks
+from tests.conftest import replays
 
-BOOT = "0a1b2c3d"
-SAND_MS = 60_000
+SAND_S = 60.0
 
 LAYOUT = Layout(
     start="red-5",
@@ -28,7 +48,7 @@ LAYOUT = Layout(
 )
 
 
-def english(value):
+def english(value: Any) -> Any:
     """What a page shows in English for a text from the hub: a message as JSON, a Text or a plain string."""
     if isinstance(value, Text):
         return str(value)
@@ -37,84 +57,74 @@ def english(value):
     return value
 
 
-def msg(kind, **fields):
-    return p.validate("event", dict({"v": 1, "kind": kind, "boot": BOOT}, **fields))
-
-
 class Table:
-    """A session plus the node side: hello, flips and run-outs with their sequence numbers."""
+    """A :class:`SimulatedTable` and what the tests read of it: menus, notes and the log's actions."""
 
-    def __init__(self, setup, referee=None, log=None):
-        self.clock = FakeClock(start_s=100.0)
-        self.setup = setup
-        self.session = TableSession(setup, clock=self.clock, referee=referee, log=log)
-        self.seq = {}
-        for seat in setup.seats:
-            self.session.node_message(
-                seat.node, msg("hello", t_ms=self.ms(), sand_ms=SAND_MS, node_kind="sim", firmware="x")
-            )
+    def __init__(self, sim: SimulatedTable) -> None:
+        self.sim = sim
+        for node in sim.nodes:
+            sim.hello(node)
 
-    def ms(self):
-        return int(self.clock.now_s() * 1000)
+    @property
+    def session(self):
+        return self.sim.session
 
-    def _next(self, node):
-        self.seq[node] = self.seq.get(node, 0) + 1
-        return self.seq[node]
+    @property
+    def game(self):
+        return self.sim.game
 
-    def flip(self, node, upper=SAND_MS, lower=0):
-        [reply] = self.session.node_message(
-            node, msg("flip", seq=self._next(node), t_ms=self.ms(), upper_ms=upper, lower_ms=lower)
-        )
-        return reply.fields
+    @property
+    def ctx(self) -> Context:
+        return self.sim.ctx
 
-    def empty(self, node):
-        [reply] = self.session.node_message(node, msg("empty", seq=self._next(node), t_ms=self.ms()))
-        return reply.fields
+    def flip(self, node: str) -> tuple[str, str]:
+        """(verdict, reason) of the flip's ack."""
+        [answer] = acks(self.sim.flip(node))
+        return answer
 
-    def tap(self, player, **action):
-        return self.session.player_action(player, action)
+    def turn(self, player: str) -> None:
+        """``player`` starts their turn the way a table does: the last turn's sand has run through, then
+        they flip their timer 1 (a sandtimer flipped with its sand below starts full again)."""
+        assert not self.ctx.turn_open
+        self.sim.advance(SAND_S)
+        assert self.flip(f"{player}-1") == ("accepted", "")
 
-    def menu(self, player):
-        return {item["id"]: item for item in self.session.player_snapshot(player)["menu"]}
+    def tap(self, player: str, action: Any) -> Rejected | None:
+        """The refusal of a tap, or None when the table took it."""
+        return self.sim.tap(player, action).refusal
 
-    def labels(self, player, prefix=""):
+    def menu(self, player: str) -> dict[str, Any]:
+        return {item.id: item for item in self.sim.menu(player)}
+
+    def labels(self, player: str, prefix: str = "") -> dict[str, tuple[str, str]]:
         """The player's menu in English: id -> (group, label), for the ids starting with ``prefix``."""
-        return {
-            k: (english(i["group"]), english(i["label"]))
-            for k, i in self.menu(player).items()
-            if k.startswith(prefix)
-        }
+        return {k: (str(i.group), str(i.label)) for k, i in self.menu(player).items() if k.startswith(prefix)}
 
-    def summary(self):
+    def press(self, player: str, item_id: str) -> None:
+        """Tap a button of the player's phone menu, as the page does."""
+        refused = self.tap(player, self.menu(player)[item_id].action)
+        assert refused is None, refused
+
+    def summary(self) -> str:
         return english(self.session.snapshot()["view"]["summary"])
 
-    def recent(self):
+    def recent(self) -> str:
         """The dashboard's latest happening, in English."""
         return english(self.session.snapshot()["recent"][0]["text"])
 
-    def refusal(self, player):
+    def refusal(self, player: str) -> tuple[str, str]:
         """The red message on ``player``'s phone, in English, and the rule it cites."""
         shown = self.session.player_snapshot(player)["refusal"]
         return english(shown["reason"]), english(shown.get("rule", ""))
 
-    def press(self, player, item_id):
-        """Tap a button of the player's phone menu, as the page does."""
-        step = self.session.player_action(player, self.menu(player)[item_id]["action"])
-        assert isinstance(step, Decision), step
-        return step
+    def steps(self) -> list[ev.GameStepped]:
+        return [e for e in self.session.log.events() if isinstance(e, ev.GameStepped)]
 
-    @property
-    def game(self):
-        return self.session.state.game.game
+    def acted(self) -> list[Any]:
+        """The typed actions of every game step in the log, in order."""
+        return [a for e in self.steps() for a in e.actions]
 
-    @property
-    def table(self):
-        return self.session.state.game
-
-    def acted(self):
-        return logged_actions(self.session)
-
-    def replays(self):
+    def replays(self) -> bool:
         return replays(self.session)
 
 
@@ -126,15 +136,19 @@ def two_player_setup(*, turn_limit=True, timers=1, seed=7, variant=""):
         players=("ana", "ben"),
         seats=seats,
         seed=seed,
-        sand_s=SAND_MS / 1000,
+        sand_s=SAND_S,
         turn_limit=turn_limit,
         variant=variant,
+        deck="hub",
     )
 
 
-def table_with(layout=LAYOUT, **kw):
+def table_with(layout: Layout = LAYOUT, *, path: Path | None = None, **kw: Any) -> Table:
+    """A table whose game starts from ``layout`` (its starting state is the log's, as a resumed hub's)."""
     setup = two_player_setup(**kw)
-    return Table(setup, SplicersReferee(setup, GAME.data, layout=layout))
+    start = new_game(setup.players, seed=setup.seed, config=GAME.data, layout=layout)
+    log = EventLog(setup, path, fsync=False, start=start, rules=GAME.rules_version)
+    return Table(SimulatedTable.resumed(log, start_s=100.0))
 
 
 @pytest.fixture
@@ -147,7 +161,7 @@ def test_the_hub_finds_the_referee_and_deals_from_the_seed():
     referee = referee_for(setup)
     assert isinstance(referee, SplicersReferee)
     state = referee.start(setup)
-    assert [len(p.hand) for p in state.game.players] == [4, 4] and not state.turn_open
+    assert [len(p.hand) for p in state.players] == [4, 4] and state.deck_mode == "hub"
     assert referee.start(setup) == state
 
 
@@ -165,54 +179,47 @@ def test_an_unknown_variant_is_a_config_error():
 def test_the_first_flip_of_the_first_player_starts_the_game(table):
     assert table.menu("ana") == {}
     assert table.summary() == "Turn 1: ana's turn: flip timer 1 to start"
-    assert table.flip("ana-1") == {"boot": BOOT, "seq": 1, "verdict": "accepted"}
-    assert table.table.turn_open and table.acted() == [{"type": "turn_started", "player": "ana"}]
+    assert table.flip("ana-1") == ("accepted", "")
+    assert table.ctx.turn_open and table.acted() == [StartTurn("ana")]
     assert table.summary() == "Turn 1: ana is playing"
 
 
 def test_a_flip_out_of_turn_is_refused_with_the_reason(table):
-    reply = table.flip("ben-1")
-    assert reply["verdict"] == "rejected" and english(reply["reason"]).startswith(
-        "It is ana's turn, not ben's"
-    )
+    answer, reason = table.flip("ben-1")
+    assert answer == "rejected" and reason.startswith("It is ana's turn, not ben's")
     assert table.refusal("ben") == ("It is ana's turn, not ben's", "How to Play")
     assert table.acted() == []
 
 
 def test_a_second_flip_during_the_turn_restarts_nothing(table):
-    table.flip("ana-1")
-    reply = table.flip("ana-1", upper=20_000, lower=40_000)
-    assert reply["verdict"] == "rejected" and "already running" in english(reply["reason"])
-    assert table.acted() == [{"type": "turn_started", "player": "ana"}]
+    table.turn("ana")
+    table.sim.advance(20)
+    answer, reason = table.flip("ana-1")
+    assert answer == "rejected" and "already running" in reason
+    assert table.acted() == [StartTurn("ana")]
 
 
 def test_a_second_timer_of_the_player_is_not_a_turn_timer():
     table = table_with(timers=2)
-    reply = table.flip("ana-2")
-    assert english(reply["reason"]).startswith(
-        "Timer 2 is not used in Time Splicers: flip timer 1 to start your turn"
-    )
+    answer, reason = table.flip("ana-2")
+    assert reason.startswith("Timer 2 is not used in Time Splicers: flip timer 1 to start your turn")
     assert table.refusal("ana")[1] == "Turn timer"
-    assert table.flip("ana-1")["verdict"] == "accepted"
+    assert table.flip("ana-1")[0] == "accepted"
 
 
 def test_phone_actions_need_the_turn_started_and_the_right_player(table):
-    refused = table.tap("ana", type="place", card="red-6")
-    assert (
-        isinstance(refused, Rejected) and str(refused.reason) == "Flip your timer 1 to start your turn first"
-    )
-    table.flip("ana-1")
-    refused = table.tap("ben", type="portal")
-    assert isinstance(refused, Rejected) and str(refused.reason) == "It is ana's turn, not ben's"
-    refused = table.tap("ana", type="place", card="red-4")
-    assert isinstance(refused, Rejected) and str(refused.reason) == "red 4 is not in your hand"
-    refused = table.tap("ana", type="time_out")
-    assert isinstance(refused, Rejected) and "Unknown action 'time_out'" in str(refused.reason)
-    assert table.game.current_player == "ana" and table.table.turn_open
+    refused = table.tap("ana", PlaceCard("red-6"))
+    assert str(refused.reason) == "Flip your timer 1 to start your turn first"
+    table.turn("ana")
+    assert str(table.tap("ben", EnterPortal()).reason) == "It is ana's turn, not ben's"
+    assert str(table.tap("ana", PlaceCard("red-4")).reason) == "red 4 is not in your hand"
+    refused = table.tap("ana", ForfeitTurn())  # the turn timer's own action is no button
+    assert "Unknown action ForfeitTurn" in str(refused.reason)
+    assert table.game.current_player == "ana" and table.ctx.turn_open
 
 
 def test_the_menu_lists_the_legal_actions_from_the_engine(table):
-    table.flip("ana-1")
+    table.turn("ana")
     menu = table.menu("ana")
     assert list(table.labels("ana").values()) == [  # what ends the turn first, then the free actions
         ("Place a card", "red 6"),
@@ -220,7 +227,7 @@ def test_the_menu_lists_the_legal_actions_from_the_engine(table):
         ("Time Portal", "step into the Time Portal (draw 2)"),
         ("Free: Time Jump token", "discard your hand, draw 4"),
     ]
-    assert menu["place:red-6::"]["action"] == {"type": "place", "card": "red-6"}
+    assert menu["place:red-6::"].action == PlaceCard("red-6")
     assert table.menu("ben") == {}
     hand = table.session.player_snapshot("ana")["view"]["panels"][0]
     assert hand["kind"] == "lines" and english(hand["title"]) == "Your hand (4)"
@@ -228,45 +235,47 @@ def test_the_menu_lists_the_legal_actions_from_the_engine(table):
 
 
 def test_a_placement_from_the_phone_moves_the_meeple_and_ends_the_turn(table):
-    table.flip("ana-1")
+    table.turn("ana")
     table.press("ana", "place:red-6::")
     game = table.game
     assert game.timelines[0].cards == ("red-5", "red-6") and game.player("ana").position == "red-6"
-    assert game.current_player == "ben" and not table.table.turn_open
+    assert game.current_player == "ben" and not table.ctx.turn_open
     assert len(game.player("ana").hand) == 4  # refilled to the hand minimum
-    assert table.acted()[-1] == {"type": "place", "player": "ana", "card": "red-6"}
+    assert table.acted()[-1] == PlaceCard("red-6")
+    assert table.steps()[-1].ends_turn
     assert "ana placed red 6" in table.recent()
     grid = table.session.snapshot()["view"]["panels"][0]
     assert grid["rows"][1][5:7] == ["5 ben", "6 ana"] and grid["highlight"] == [[1, 5]]  # whose turn
-    assert english(table.flip("ana-1")["reason"]).startswith("It is ben's turn, not ana's")
+    assert table.flip("ana-1")[1].startswith("It is ben's turn, not ana's")
 
 
 def test_free_actions_keep_the_turn_open_until_the_main_action(table):
-    table.flip("ana-1")
+    table.turn("ana")
     table.press("ana", "place:red-6::")
-    table.flip("ben-1")
+    table.turn("ben")
     table.press("ben", "place:red-3::")  # ben: red 3 left of red 5
     assert table.game.timelines[0].cards == ("red-3", "red-5", "red-6")
-    table.flip("ana-1")
+    table.turn("ana")
     assert "quantum_tunnel:red-3" in table.menu("ana")
     table.press("ana", "quantum_tunnel:red-3")  # a free action
-    assert table.table.turn_open and table.game.current_player == "ana"
+    assert table.ctx.turn_open and table.game.current_player == "ana"
+    assert not table.steps()[-1].ends_turn
     assert table.game.player("ana").position == "red-3"
     assert "move:red-5" in table.menu("ana") and "move:red-6" not in table.menu("ana")
     table.press("ana", "move:red-5")
-    assert not table.table.turn_open and table.game.current_player == "ben"
+    assert not table.ctx.turn_open and table.game.current_player == "ben"
     assert table.replays()
 
 
 def test_the_time_portal_takes_two_turns(table):
-    table.flip("ana-1")
+    table.turn("ana")
     table.press("ana", "portal")
     assert table.game.player("ana").position == "time-portal"
-    table.flip("ben-1")
+    table.turn("ben")
     table.press("ben", "place:red-3::")
-    table.flip("ana-1")
+    table.turn("ana")
     menu = table.menu("ana")
-    assert english(menu["move:red-3"]["group"]) == "Leave the Time Portal" and "portal" not in menu
+    assert str(menu["move:red-3"].group) == "Leave the Time Portal" and "portal" not in menu
     assert "In the Time Portal: ana" in [
         english(line) for line in table.session.snapshot()["view"]["panels"][2]["lines"]
     ]
@@ -280,35 +289,30 @@ def test_the_time_portal_takes_two_turns(table):
 
 
 def test_the_sand_running_out_forfeits_the_turn(table):
-    table.flip("ana-1")
-    table.clock.advance(60)
-    assert table.empty("ana-1")["verdict"] == "accepted"
-    assert table.acted()[-1] == {"type": "time_out", "player": "ana"}
+    table.turn("ana")
+    table.sim.run_out("ana-1")
+    assert table.acted()[-1] == TimeOut("ana") and table.steps()[-1].ends_turn
     game = table.game
-    assert (
-        game.current_player == "ben" and game.player("ana").position == "red-5" and not table.table.turn_open
-    )
+    assert game.current_player == "ben" and game.player("ana").position == "red-5" and not table.ctx.turn_open
     assert "ana's time ran out: the turn is forfeited" in table.recent()
-    assert table.flip("ben-1")["verdict"] == "accepted"
+    assert table.flip("ben-1")[0] == "accepted"
     assert table.replays()
 
 
 def test_without_a_turn_limit_the_sand_is_only_a_reminder():
     table = table_with(turn_limit=False)
-    table.flip("ana-1")
-    table.clock.advance(60)
-    table.empty("ana-1")
-    assert table.acted() == [{"type": "turn_started", "player": "ana"}]
-    assert table.game.current_player == "ana" and table.table.turn_open
+    table.turn("ana")
+    table.sim.run_out("ana-1")
+    assert table.acted() == [StartTurn("ana")]
+    assert table.game.current_player == "ana" and table.ctx.turn_open
 
 
 def test_an_old_timer_running_out_during_another_turn_changes_nothing(table):
-    table.flip("ana-1")
+    table.turn("ana")
     table.press("ana", "place:red-6::")
-    table.flip("ben-1")
-    table.clock.advance(60)
-    table.empty("ana-1")
-    assert table.game.current_player == "ben" and table.table.turn_open
+    table.turn("ben")
+    table.sim.run_out("ana-1")
+    assert table.game.current_player == "ben" and table.ctx.turn_open
 
 
 def test_the_menu_offers_each_collapse_choice():
@@ -322,7 +326,7 @@ def test_the_menu_offers_each_collapse_choice():
         },
     )
     table = table_with(layout)
-    table.flip("ana-1")
+    table.turn("ana")
     places = {k: label for k, (_, label) in table.labels("ana", "place:").items()}
     assert places == {"place:red-5:4:": "red 5, collapse 4-5-6", "place:red-5:5:": "red 5, collapse 5-6-7"}
     table.press("ana", "place:red-5:5:")
@@ -341,7 +345,7 @@ def test_the_menu_asks_where_displaced_meeples_go():
         },
     )
     table = table_with(layout)
-    table.flip("ana-1")
+    table.turn("ana")
     places = {k: label for k, (_, label) in table.labels("ana", "place:red-6").items()}
     assert places == {
         "place:red-6::blue": "red 6, meeples to the blue Timeline",
@@ -366,24 +370,23 @@ def test_a_game_to_the_seventh_crystal_with_scores_and_replay():
     table = table_with(layout)
     cards = sorted(all_card_ids(table.game))
     assert table.session.snapshot()["scores"] is None
-    table.flip("ana-1")
+    table.turn("ana")
     table.press("ana", "place:red-5::")  # red 4 5, ana on red 5
-    table.flip("ben-1")
-    table.press(
-        "ben", "place:green-5::"
-    )  # ben splices green 5 beside blue 5; blue is left empty and collapses
+    table.turn("ben")
+    table.press("ben", "place:green-5::")  # ben splices green 5 beside blue 5: blue is left empty, collapses
     assert table.game.player("ben").time_jump_tokens == 3  # a third 5 on the table: a fixed point in time
     assert [t.colour for t in table.game.timelines] == ["red", "green"]
-    table.flip("ana-1")
-    table.clock.advance(60)
-    table.empty("ana-1")  # ana's time runs out: turn forfeited
+    table.turn("ana")
+    table.sim.run_out("ana-1")  # ana's time runs out: turn forfeited
     assert table.game.current_player == "ben" and table.game.player("ana").position == "red-5"
-    table.flip("ben-1")
+    table.turn("ben")
     table.press("ben", "move:red-5")  # same Era in another Timeline; green is left empty
-    table.flip("ana-1")
+    table.turn("ana")
     table.press("ana", "place:red-6::")  # red 4-5-6 collapses: ana's seventh crystal
     game = table.game
     assert game.winner == "ana" and game.player("ana").crystals == 7
+    assert str(table.steps()[-1].ended) == "ana wins: found Time Crystal number 7"  # the step that ends it
+    assert table.ctx.ended_by == "rules"
     snapshot = table.session.snapshot()
     assert english(snapshot["view"]["summary"]) == "ana wins with 7 Time Crystals!"
     assert snapshot["scores"] == {
@@ -395,20 +398,20 @@ def test_a_game_to_the_seventh_crystal_with_scores_and_replay():
             "ben": {"total": 2, "crystals": 2, "tokens": 3, "eliminated": False},
         },
     }
-    assert english(table.flip("ben-1")["reason"]).startswith("The game is over: ana has won")
-    assert table.refusal("ben") == ("The game is over: ana has won", "Game End")
-    assert table.menu("ben") == {} and isinstance(table.tap("ben", type="portal"), Rejected)
-    assert [a["type"] for a in table.acted()] == [
-        "turn_started",
-        "place",
-        "turn_started",
-        "place",
-        "turn_started",
-        "time_out",
-        "turn_started",
-        "move",
-        "turn_started",
-        "place",
+    assert table.flip("ben-1")[1].startswith("The game is over")
+    assert table.menu("ben") == {} and table.tap("ben", EnterPortal()) is not None
+    assert str(table.tap("ben", EnterPortal()).reason) == "The game is over: ana has won"
+    assert table.acted() == [
+        StartTurn("ana"),
+        PlaceCard("red-5"),
+        StartTurn("ben"),
+        PlaceCard("green-5"),
+        StartTurn("ana"),
+        TimeOut("ana"),
+        StartTurn("ben"),
+        Move("red-5"),
+        StartTurn("ana"),
+        PlaceCard("red-6"),
     ]
     assert table.replays()
     assert sorted(all_card_ids(game)) == cards
@@ -416,28 +419,19 @@ def test_a_game_to_the_seventh_crystal_with_scores_and_replay():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_random_play_from_the_phone_menus_is_always_legal_and_replays(seed):
-    import random
-
     rng = random.Random(seed)
-    setup = make_setup(
-        table="ts",
-        game="time-splicers",
-        players=("ana", "ben", "cleo"),
-        seed=seed,
-        seats=tuple(Seat(n, 1, f"{n}-1") for n in ("ana", "ben", "cleo")),
-    )
-    table = Table(setup)
+    players = ("ana", "ben", "cleo")
+    table = Table(SimulatedTable(game="time-splicers", players=players, seed=seed, deck="hub"))
     cards = sorted(all_card_ids(table.game))
     for _ in range(80):
         if table.game.is_over:
             break
         player = table.game.current_player
-        assert table.flip(f"{player}-1")["verdict"] == "accepted"
-        while table.table.turn_open:
+        table.turn(player)
+        while table.ctx.turn_open:
             menu = list(table.menu(player))
             if not menu or rng.random() < 0.1:
-                table.clock.advance(60)
-                table.empty(f"{player}-1")
+                table.sim.run_out(f"{player}-1")
                 break
             table.press(player, rng.choice(menu))
         assert sorted(all_card_ids(table.game)) == cards
@@ -445,20 +439,18 @@ def test_random_play_from_the_phone_menus_is_always_legal_and_replays(seed):
 
 
 def test_a_hub_restarted_from_the_log_on_disk_goes_on_with_the_game(tmp_path):
-    from companion.table.log import EventLog
-
-    setup = two_player_setup(seed=11)
     path = tmp_path / "splicers.jsonl"
-    table = Table(setup, log=EventLog.for_new_game(setup, path, fsync=False))
+    sim = SimulatedTable(game="time-splicers", players=("ana", "ben"), seed=11, deck="hub", log_path=path)
+    table = Table(sim)
     for _ in range(4):
         player = table.game.current_player
-        table.flip(f"{player}-1")
+        table.turn(player)
         menu = table.menu(player)
         table.press(player, next(i for i in menu if i.startswith(("place:", "move:", "portal"))))
-    table.flip(f"{table.game.current_player}-1")
-    table.session.log.close()
-    resumed = TableSession(setup, clock=table.clock, log=EventLog.open_existing(path, fsync=False))
-    assert resumed.state == table.session.state and resumed.state.game.turn_open
+    table.turn(table.game.current_player)
+    sim.close()
+    resumed = SimulatedTable.resumed(EventLog.open_existing(path, fsync=False))
+    assert resumed.state == sim.state and resumed.ctx.turn_open
 
 
 # --- the host ends the game early, or the master clock runs out -----------------------------------------
@@ -475,22 +467,18 @@ LEAD_LAYOUT = Layout(
 
 
 def test_ending_early_scores_the_game_as_it_stands_everywhere(tmp_path):
-    from companion.table.log import EventLog
-
-    setup = two_player_setup()
     path = tmp_path / "early.jsonl"
-    referee = SplicersReferee(setup, GAME.data, layout=LEAD_LAYOUT)
-    table = Table(setup, referee, log=EventLog.for_new_game(setup, path, fsync=False, referee=referee))
-    table.session.start_clock()
-    table.flip("ana-1")
+    table = table_with(LEAD_LAYOUT, path=path)
+    table.sim.start()
+    table.turn("ana")
     table.press("ana", "place:red-6::")
     table.flip("ben-1")  # ben's turn is running when the host ends the game
     assert table.session.snapshot()["scores"] is None
 
-    table.session.abort_clock()
+    table.sim.clock_command("abort")
 
-    assert table.table.ended == "host" and not table.table.turn_open
-    assert table.acted()[-1] == {"type": "game_ended", "by": "host"}
+    assert table.ctx.ended_by == "host" and table.steps()[-1].facts == (GameStopped("host"),)
+    assert not table.ctx.turn_open  # ben's running turn stopped with the game
     snapshot = table.session.snapshot()
     assert snapshot["scores"] == {
         "winners": ["ben"],
@@ -503,34 +491,35 @@ def test_ending_early_scores_the_game_as_it_stands_everywhere(tmp_path):
         },
     }
     assert table.summary() == "The game was ended early: ben wins with 3 Time Crystals"
-    assert "The host ended the game: it is scored on the Time Crystals found so far" in table.recent()
+    latest = table.session.snapshot()["view"]["panels"][3]["lines"]
+    assert english(latest[-1]) == "The host ended the game: it is scored on the Time Crystals found so far"
     # nobody can go on playing: no buttons, taps and flips refused with the reason
     assert table.menu("ben") == {} and table.menu("ana") == {}
-    refused = table.tap("ben", type="portal")
-    assert isinstance(refused, Rejected) and str(refused.reason) == "The game is over: the host ended it"
-    assert table.flip("ana-1")["verdict"] == "rejected"
-    table.clock.advance(60)
-    table.empty("ben-1")  # the sand of the interrupted turn runs out: nothing is forfeited any more
-    assert table.acted()[-1] == {"type": "game_ended", "by": "host"}
+    assert str(table.tap("ben", EnterPortal()).reason) == "The game is over: the host ended it"
+    assert table.flip("ana-1")[0] == "rejected"
+    steps = len(table.steps())
+    table.sim.advance(SAND_S)  # the sand of the interrupted turn runs out: nothing is forfeited any more
+    assert len(table.steps()) == steps
     picture = snapshot["view"]["picture"]
     assert picture["turn"] is None and [p["state"] for p in picture["players"]] == ["", "winner"]
     # the log on disk reads back to the same ended game
     assert table.replays()
-    table.session.log.close()
-    resumed = TableSession(setup, clock=table.clock, log=EventLog.open_existing(path, fsync=False))
-    assert resumed.state == table.session.state and resumed.snapshot()["scores"] == snapshot["scores"]
+    table.sim.close()
+    resumed = SimulatedTable.resumed(EventLog.open_existing(path, fsync=False))
+    assert resumed.state == table.sim.state and resumed.snapshot()["scores"] == snapshot["scores"]
 
 
 def test_the_master_clock_running_out_ends_and_scores_the_game():
-    setup = two_player_setup()
-    table = Table(setup, SplicersReferee(setup, GAME.data, layout=LEAD_LAYOUT))
-    table.session.start_clock()
-    table.flip("ana-1")
-    table.clock.advance(setup.clock_length_s + 1)
-    table.session.tick()
-    assert table.table.ended == "clock" and table.acted()[-1] == {"type": "game_ended", "by": "clock"}
+    table = table_with(LEAD_LAYOUT)
+    table.sim.start()
+    table.turn("ana")
+    table.sim.advance(table.sim.setup.clock_length_s + 1)
+    assert table.ctx.ended_by == "clock" and table.steps()[-1].facts == (GameStopped("clock"),)
+    assert not table.ctx.turn_open and table.sim.state.clock.phase == "expired"
     assert table.session.snapshot()["scores"]["winners"] == ["ben"]
-    assert "The master clock ran out" in table.recent()
+    assert table.session.snapshot()["scores"]["ended"] == "clock"
+    latest = table.session.snapshot()["view"]["panels"][3]["lines"]
+    assert "The master clock ran out" in english(latest[-1])
     assert table.replays()
 
 
@@ -548,19 +537,19 @@ def test_the_master_clock_running_out_ends_and_scores_the_game():
 )
 def test_an_early_end_shares_a_tie_and_names_no_winner_without_crystals(crystals, winners, summary):
     setup = two_player_setup()
-    referee = SplicersReferee(
-        setup, GAME.data, layout=Layout(start="red-5", hands=LAYOUT.hands, crystals=crystals)
+    referee = SplicersReferee.for_table(setup, GAME.data)
+    state = new_game(
+        setup.players, config=GAME.data, layout=Layout(start="red-5", hands=LAYOUT.hands, crystals=crystals)
     )
-    state = referee.start(setup)
-    ended = referee.game_ended_early(state)
-    assert isinstance(ended, Decision) and ended.actions == ({"type": "game_ended", "by": "host"},)
-    assert referee.scores(ended.state)["winners"] == winners
-    assert str(referee.view(ended.state).summary) == summary
-    assert referee.replay(state, ended.actions[0]) == ended.state
+    ended = referee.game_ended_early(state, Context())
+    assert isinstance(ended, Decision) and ended.facts == (GameStopped("host"),) and not ended.actions
+    over = Context(ended_by="host")
+    assert referee.scores(ended.state, over)["winners"] == winners
+    assert str(referee.view(ended.state, over).summary) == summary
+    assert referee.scores(state, Context()) is None
 
 
 def test_ending_a_game_that_is_already_over_changes_nothing():
-    setup = two_player_setup()
     layout = Layout(
         start=None,
         timelines=(("red-4", "red-6", "red-9"),),
@@ -571,12 +560,21 @@ def test_ending_a_game_that_is_already_over_changes_nothing():
         },
         crystals={"ana": 6},
     )
-    table = Table(setup, SplicersReferee(setup, GAME.data, layout=layout))
-    table.flip("ana-1")
+    table = table_with(layout)
+    table.turn("ana")
     table.press("ana", "place:red-5::")  # 4-5-6 collapses: ana's seventh crystal
-    won = table.session.state.game
+    won, ctx = table.game, table.ctx
     referee = table.session.referee
     for end in (referee.game_ended_early, referee.clock_expired):
-        step = end(won)
+        step = end(won, ctx)
         assert isinstance(step, Decision) and step.state == won and not step.changed
-    assert referee.scores(won)["winners"] == ["ana"] and "ended" not in referee.scores(won)
+    assert referee.scores(won, ctx)["winners"] == ["ana"] and "ended" not in referee.scores(won, ctx)
+
+
+def test_every_action_a_phone_gets_is_one_of_the_games_moves_and_reads_back(table):
+    table.turn("ana")
+    codec = GAME.codec
+    for item in table.sim.menu("ana"):
+        posted = codec.encode(item.action)
+        assert codec.read(posted, GAME.moves) == item.action
+    assert isinstance(codec.read({"@": "UseQuantumTunnel", "to": "red-5"}, GAME.moves), UseQuantumTunnel)

@@ -1,24 +1,23 @@
-"""Timeline decks: the shipped Spanish deck, a user's CSV deck and its validation errors; table settings."""
+"""The hub deck's cards: the shipped Spanish deck, a user's CSV deck and its validation errors (the box's
+numbers are in test_timeline_box.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from companion.errors import InvalidRecordError
-from companion.games.timeline import (
+from companion.games.timeline.cards import (
+    SHIPPED_DECKS,
     Card,
     InvalidDeckError,
     deck_from_list,
     load_deck,
-    load_settings,
-    new_game,
     parse_deck_csv,
     shipped_deck,
 )
-from companion.games.timeline.cards import SHIPPED_DECKS
+from companion.games.timeline.engine import new_game
 
 DATA = Path(__file__).parent / "data" / "timeline"
 
@@ -138,7 +137,7 @@ def test_too_few_cards_for_the_players() -> None:
 def test_a_user_deck_can_be_played() -> None:
     deck = load_deck(DATA / "user_deck.csv", players=2, hand_size=2)
     state = new_game(deck, ["ana", "ben"], seed=3, hand_size=2)
-    assert len(state.deck) == 0 and len(state.timeline) == 1
+    assert len(state.piles.deck) == 0 and len(state.timeline) == 1
 
 
 @pytest.mark.parametrize(
@@ -170,39 +169,3 @@ def test_deck_given_as_a_list_is_checked(entries, message: str) -> None:
 
 def test_deck_list_accepts_numeric_ids_and_string_years() -> None:
     assert deck_from_list([{"id": 7, "year": "-218", "title": "Ampurias"}]) == (Card("7", -218, "Ampurias"),)
-
-
-def test_shipped_settings_mark_their_assumptions() -> None:
-    settings = load_settings()
-    assert (settings.hand_size, settings.min_players, settings.max_players) == (4, 2, 8)
-    raw = json.loads(
-        (Path(__file__).resolve().parents[2] / "companion/games/timeline/settings.json").read_text()
-    )
-    assert "assumption" in raw["max_players_assumption"].lower()
-    assert "assumption" in raw["min_players_assumption"].lower()
-
-
-def test_settings_file_can_be_overridden(tmp_path: Path) -> None:
-    path = tmp_path / "table.json"
-    path.write_text(json.dumps({"hand_size": 5, "max_players": 6}))
-    settings = load_settings(path)
-    assert (settings.hand_size, settings.min_players, settings.max_players) == (5, 2, 6)
-
-
-@pytest.mark.parametrize(
-    ("content", "message"),
-    [
-        ("{", "not valid JSON"),
-        ("[]", "the settings must be a JSON object"),
-        ('{"hand_size": 0}', "hand_size must be a whole number of at least 1, not 0"),
-        ('{"max_players": "8"}', "max_players must be a whole number of at least 1, not '8'"),
-        ('{"min_players": 5, "max_players": 3}', "min_players is larger than max_players"),
-    ],
-)
-def test_broken_settings_file(tmp_path: Path, content: str, message: str) -> None:
-    path = tmp_path / "table.json"
-    path.write_text(content)
-    with pytest.raises(InvalidRecordError) as info:
-        load_settings(path)
-    assert str(path) in str(info.value) and "\n" not in str(info.value)  # one sentence naming the file
-    assert message in str(info.value)

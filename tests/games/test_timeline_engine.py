@@ -6,27 +6,29 @@ from dataclasses import replace
 
 import pytest
 
-from companion.games.base import Accepted, Rejected
-from companion.games.timeline import (
-    Card,
+from companion.games.timeline.cards import Card, shipped_deck
+from companion.games.timeline.engine import (
+    TimelineSetupError,
+    apply,
+    fits,
+    game_from_deal,
+    is_legal,
+    new_game,
+)
+from companion.games.timeline.model import (
     CardDrawn,
     CardMisplaced,
     CardPlaced,
     DiscardReshuffled,
     GameShared,
     GameWon,
+    Laid,
     PlaceCard,
     PlayoffStarted,
     RoundEnded,
-    TimelineSetupError,
     TimelineState,
-    apply,
-    fits,
-    game_from_deal,
-    is_legal,
-    new_game,
-    shipped_deck,
 )
+from companion.rules.outcome import Accepted, Rejected
 
 
 def cards(**years: int) -> tuple[Card, ...]:
@@ -43,6 +45,16 @@ def play(state: TimelineState, player: str, card: str, gap: int) -> TimelineStat
     return accepted(apply(state, PlaceCard(player, card, gap))).state
 
 
+def with_timeline(state: TimelineState, *card_ids: str) -> TimelineState:
+    """``state`` with these cards of its deck face up in the timeline, left to right."""
+    return replace(state, timeline=tuple(Laid(state.piles.cards[c].year, c) for c in card_ids))
+
+
+def with_piles(state: TimelineState, **piles) -> TimelineState:
+    """``state`` with some of the hub deck's piles replaced (``hands``, ``deck``, ``discard``)."""
+    return replace(state, piles=replace(state.piles, **piles))
+
+
 # A timeline of 1000, 1500, 1800 with one card in ana's hand; ben waits with another card.
 TIMELINE = cards(t1000=1000, t1500=1500, t1800=1800)
 
@@ -56,7 +68,7 @@ def placement_state(year: int) -> TimelineState:
         reference="t1000",
         draw_pile=["spare"],
     )
-    return replace(state, timeline=("t1000", "t1500", "t1800"), deck=("spare",))
+    return with_piles(with_timeline(state, "t1000", "t1500", "t1800"), deck=("spare",))
 
 
 @pytest.mark.parametrize(
@@ -92,16 +104,16 @@ def test_placement_is_judged_by_year(year: int, gap: int, correct: bool) -> None
     assert "card" not in after.hand("ana")
     if correct:
         assert result.events == (CardPlaced("ana", "card", gap, year),)
-        assert after.timeline[gap] == "card"
+        assert after.timeline_cards()[gap] == "card"
         assert len(after.timeline) == 4
-        assert after.discard == ()
-        assert after.deck == ("spare",)
+        assert after.piles.discard == ()
+        assert after.piles.deck == ("spare",)
         assert after.hand("ana") == ("spare2",)
     else:
         assert result.events == (CardMisplaced("ana", "card", gap, year), CardDrawn("ana", "spare"))
         assert after.timeline == state.timeline
-        assert after.discard == ("card",)
-        assert after.deck == ()
+        assert after.piles.discard == ("card",)
+        assert after.piles.deck == ()
         assert after.hand("ana") == ("spare2", "spare")
     assert list(after.years()) == sorted(after.years())
     assert after.to_move == "ben"
@@ -142,7 +154,7 @@ def two_player_state() -> TimelineState:
 
 def finished_state() -> TimelineState:
     state = two_player_state()
-    state = replace(state, hands=(("a1",), ("b1", "b2")))
+    state = with_piles(state, hands=(("a1",), ("b1", "b2")))
     state = play(state, "ana", "a1", 0)
     return play(state, "ben", "b1", 0)
 
@@ -238,28 +250,28 @@ def test_wrong_card_is_discarded_and_the_top_card_drawn() -> None:
     result = accepted(apply(state, PlaceCard("ana", "a2", 0)))  # 1900 left of 1500: wrong
     assert result.events == (CardMisplaced("ana", "a2", 0, 1900), CardDrawn("ana", "d1"))
     assert result.state.hand("ana") == ("a1", "d1")
-    assert result.state.discard == ("a2",)
-    assert result.state.deck == ("d2",)
-    assert result.state.timeline == ("ref",)
+    assert result.state.piles.discard == ("a2",)
+    assert result.state.piles.deck == ("d2",)
+    assert result.state.timeline_cards() == ("ref",)
 
 
 def test_empty_deck_reshuffles_the_discard_pile_before_drawing() -> None:
-    state = replace(two_player_state(), deck=(), discard=("d1", "d2"))
+    state = with_piles(two_player_state(), deck=(), discard=("d1", "d2"))
     result = accepted(apply(state, PlaceCard("ana", "a2", 0)))
     events = result.events
     assert events[0] == CardMisplaced("ana", "a2", 0, 1900)
     assert events[1] == DiscardReshuffled(3)
     assert isinstance(events[2], CardDrawn) and events[2].card in {"d1", "d2", "a2"}
     after = result.state
-    assert after.discard == ()
-    assert sorted(after.deck + (events[2].card,)) == ["a2", "d1", "d2"]
-    assert after.rng != state.rng
+    assert after.piles.discard == ()
+    assert sorted(after.piles.deck + (events[2].card,)) == ["a2", "d1", "d2"]
+    assert after.piles.rng != state.piles.rng
     # Seeded: the same state always reshuffles the same way.
     assert accepted(apply(state, PlaceCard("ana", "a2", 0))).state == after
 
 
 def test_reshuffle_with_only_the_missed_card_gives_it_back() -> None:
-    state = replace(two_player_state(), deck=(), discard=())
+    state = with_piles(two_player_state(), deck=(), discard=())
     result = accepted(apply(state, PlaceCard("ana", "a2", 0)))
     assert result.events[1:] == (DiscardReshuffled(1), CardDrawn("ana", "a2"))
     assert result.state.hand("ana") == ("a1", "a2")
@@ -272,9 +284,9 @@ def test_reshuffle_order_depends_on_the_seed() -> None:
         state = game_from_deal(
             deck, ["ana", "ben"], hands={"ana": ["a1", "a2"], "ben": ["b1"]}, reference="ref", seed=seed
         )
-        state = replace(state, discard=state.deck, deck=())
+        state = with_piles(state, discard=state.piles.deck, deck=())
         after = play(state, "ana", "a2", 0)
-        orders.add(after.deck)
+        orders.add(after.piles.deck)
     assert len(orders) > 1
 
 
@@ -282,7 +294,7 @@ def test_reshuffle_order_depends_on_the_seed() -> None:
 
 
 def test_sole_player_to_empty_their_hand_wins_at_the_end_of_the_round() -> None:
-    state = replace(two_player_state(), hands=(("a1",), ("b1", "b2")))
+    state = with_piles(two_player_state(), hands=(("a1",), ("b1", "b2")))
     state = play(state, "ana", "a1", 0)
     assert state.winner is None and state.emptied == ("ana",)
     assert state.to_move == "ben"
@@ -347,7 +359,7 @@ def test_playoff_nobody_correct_plays_another_round_with_the_penalty_cards_and_a
     assert DiscardReshuffled(2) in result.events
     assert state.hand("ana")[0] == "d3" and state.hand("ben")[0] == "d4"
     assert sorted(state.hand("ana")[1:] + state.hand("ben")[1:]) == ["d1", "d2"]
-    assert state.discard == ()
+    assert state.piles.discard == ()
     assert state.to_move == "ana"
 
 
@@ -429,16 +441,16 @@ def test_new_game_deals_hands_reference_and_deck() -> None:
     state = new_game(deck, ["ana", "ben", "cara"], seed=7)
     assert [len(state.hand(p)) for p in state.players] == [4, 4, 4]
     assert len(state.timeline) == 1
-    assert len(state.deck) == len(deck) - 13
+    assert len(state.piles.deck) == len(deck) - 13
     assert sorted(state.all_card_ids()) == sorted(c.id for c in deck)
     assert state.to_move == "ana" and state.round == 1
     assert new_game(deck, ["ana", "ben", "cara"], seed=7) == state
-    assert new_game(deck, ["ana", "ben", "cara"], seed=8).hands != state.hands
+    assert new_game(deck, ["ana", "ben", "cara"], seed=8).piles.hands != state.piles.hands
 
 
 def test_hand_size_is_adjustable() -> None:
     state = new_game(shipped_deck(), ["ana", "ben"], seed=1, hand_size=6)
-    assert [len(h) for h in state.hands] == [6, 6]
+    assert [len(h) for h in state.piles.hands] == [6, 6]
 
 
 @pytest.mark.parametrize(
@@ -506,5 +518,5 @@ def test_explicit_deal_puts_unlisted_cards_under_the_draw_pile() -> None:
     state = game_from_deal(
         deck, ["ana", "ben"], hands={"ana": ["a"], "ben": ["b"]}, reference="c", draw_pile=["f"]
     )
-    assert state.deck[0] == "f"
-    assert sorted(state.deck[1:]) == ["d", "e"]
+    assert state.piles.deck[0] == "f"
+    assert sorted(state.piles.deck[1:]) == ["d", "e"]

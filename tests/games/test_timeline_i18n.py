@@ -19,12 +19,16 @@ from typing import Any
 
 import pytest
 
-from companion.games.base import Rejected
 from companion.games.timeline import GAME
-from companion.games.timeline.table import TimelineReferee, year_label
+from companion.games.timeline.model import NameYear, Place, PutIn, TurnOver
+from companion.games.timeline.pages import year_label
+from companion.games.timeline.referee import TimelineReferee
 from companion.i18n import catalog_entries, render
+from companion.rules.context import Context
+from companion.rules.outcome import Rejected
 from companion.rules.setup import Seat, make_setup
 from companion.rules.text import PLACEHOLDER, Text
+from companion.testing import SimulatedTable, play_randomly
 
 PACKAGE = Path(__file__).resolve().parents[2] / "companion" / "games" / "timeline"
 TURNS = PACKAGE.parents[1] / "rules" / "turns.py"
@@ -115,53 +119,73 @@ def is_joined(message: Text) -> bool:
 def played_game(seed: int) -> tuple[TimelineReferee, list[Any]]:
     """A three-player game played at random to its end, and everything it showed or said on the way."""
     players = ("ana", "ben", "cleo")
-    setup = make_setup(
-        table="tl",
-        game="timeline",
-        players=players,
-        seats=tuple(Seat(p, 1, f"{p}-1") for p in players),
-        seed=seed,
-        variant="hand-2",
-    )
-    referee = TimelineReferee.for_table(setup, GAME.data)
-    state = referee.start(setup)
+    table = SimulatedTable(game="timeline", players=players, seed=seed, variant="hand-2", deck="hub")
+    referee = table.referee
+    assert isinstance(referee, TimelineReferee)
     rng = random.Random(seed)
     seen: list[Any] = []
 
-    def look(state) -> None:
-        seen.append(referee.view(state))
+    def look() -> None:
+        seen.append(referee.view(table.game, table.ctx))
         for p in players:
-            seen.append(referee.player_view(state, p))
-            seen.append(referee.menu(state, p, intents={}))
-        seen.append(state.last)
+            seen.append(referee.player_view(table.game, table.ctx, p))
+            seen.append(table.menu(p))
+        seen.append(table.ctx.recent)
+
+    def flip_refused(player: str) -> Any:
+        return referee.timer_flipped(
+            table.game, table.ctx, table.setup.seat_of(f"{player}-1"), intent=None, ran_out=True
+        )
 
     for _ in range(200):
-        if state.is_over:
+        if table.game.is_over:
             break
-        mover = referee.player_to_move(state)
+        mover = table.game.to_move
         other = next(p for p in players if p != mover)
-        seen.append(referee.timer_flipped(state, setup.seat_of(f"{other}-1"), intent=None, ran_out=True))
-        seen.append(referee.player_action(state, mover, {"type": "place", "card": "x", "gap": 0}))
-        step = referee.timer_flipped(state, setup.seat_of(f"{mover}-1"), intent=None, ran_out=True)
-        state = step.state
-        seen.append(referee.timer_flipped(state, setup.seat_of(f"{mover}-1"), intent=None, ran_out=True))
-        look(state)
+        seen.append(flip_refused(other))
+        seen.append(table.tap(mover, Place("x", 0)).refusal)
+        table.flip(f"{mover}-1")
+        table.advance(2)
+        seen.append(flip_refused(mover))
+        look()
         if rng.random() < 0.1:
-            state = referee.timer_emptied(state, setup.seat_of(f"{mover}-1")).state
+            table.run_out(f"{mover}-1")
             continue
-        seen.append(referee.player_action(state, mover, {"type": "draw"}))
-        seen.append(referee.player_action(state, mover, {"type": "place", "card": 7, "gap": 0}))
-        item = rng.choice(referee.menu(state, mover, intents={}))
-        state = referee.player_action(state, mover, item.action).state
-        look(state)
-    assert state.is_over
-    seen.append(referee.player_action(state, "ana", {"type": "place", "card": "x", "gap": 0}))
+        seen.append(referee.player_action(table.game, table.ctx, mover, None))
+        seen.append(table.tap(mover, Place(table.game.hand(mover)[0], 99)).refusal)
+        item = rng.choice(table.menu(mover))
+        table.tap(mover, item.action)
+        look()
+    assert table.game.is_over
+    seen.append(table.tap("ana", Place("x", 0)).refusal)
     return referee, seen
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_a_whole_game_shows_only_words_the_catalogs_know(seed):
-    referee, seen = played_game(seed)
+def played_with_the_box(seed: int) -> tuple[TimelineReferee, list[Any]]:
+    """A table-deck game played by random taps of the phones' menus, and everything it showed or said."""
+    players = ("ana", "ben", "cleo")
+    table = SimulatedTable(game="timeline", players=players, seed=seed, variant="hand-2", deck="table")
+    referee = table.referee
+    assert isinstance(referee, TimelineReferee)
+    rng = random.Random(seed)
+    seen: list[Any] = []
+    table.start()
+    for _ in range(150):
+        seen.append(referee.view(table.game, table.ctx))
+        for p in players:
+            seen.append(referee.player_view(table.game, table.ctx, p))
+            seen.append(table.menu(p))
+        seen.append(table.ctx.recent)
+        mover = table.game.to_move or "ana"
+        for wrong in (TurnOver(), TurnOver(0, True), PutIn(99), NameYear(99, 5), Place("x", 0)):
+            seen.append(table.tap(mover, wrong).refusal)
+        play_randomly(table, rng, steps=3, undos=0)
+    return referee, seen
+
+
+@pytest.mark.parametrize(("seed", "deck"), [(1, "hub"), (2, "hub"), (1, "table"), (2, "table")])
+def test_a_whole_game_shows_only_words_the_catalogs_know(seed, deck):
+    referee, seen = played_game(seed) if deck == "hub" else played_with_the_box(seed)
     refusals = [s for s in seen if isinstance(s, Rejected)]
     seen += [r.reason for r in refusals] + [r.rule for r in refusals]
     texts = [t for t in texts_in(seen) if not t.verbatim and not is_joined(t)]
@@ -181,9 +205,10 @@ def test_spanish_and_german_tables_read_the_cards_and_years_in_their_language():
         game="timeline",
         players=("ana", "ben"),
         seats=(Seat("ana", 1, "ana-1"), Seat("ben", 1, "ben-1")),
+        deck="hub",
     )
     referee = TimelineReferee.for_table(setup, GAME.data)
-    first = referee.view(referee.start(setup)).panels[0]["rows"][0][1]
+    first = referee.view(referee.start(setup), Context()).panels[0]["rows"][0][1]
     card = next(c for c in GAME.data.deck if c.title_en == first.msgid)
     assert (render(first, "en"), render(first, "es")) == (card.title_en, card.title)
     assert [render(year_label(-218), lang) for lang in ("en", "es", "de")] == [

@@ -5,19 +5,17 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import Accepted, Rejected
-from companion.games.timeline import (
-    Card,
+from companion.games.timeline.cards import Card
+from companion.games.timeline.engine import apply, fits, new_game
+from companion.games.timeline.model import (
     CardDrawn,
     CardMisplaced,
     CardPlaced,
     PlaceCard,
     RoundEnded,
     TimelineState,
-    apply,
-    fits,
-    new_game,
 )
+from companion.rules.outcome import Accepted, Rejected
 
 
 @st.composite
@@ -39,7 +37,11 @@ def actions(draw: st.DrawFn, state: TimelineState) -> PlaceCard:
     if kind == 0:
         player = draw(st.sampled_from(state.players + ("nobody",)))
     hand = state.hand(player) if player in state.players else ()
-    card = draw(st.sampled_from(hand)) if hand and kind != 1 else draw(st.sampled_from(sorted(state.cards)))
+    card = (
+        draw(st.sampled_from(hand))
+        if hand and kind != 1
+        else draw(st.sampled_from(sorted(state.piles.cards)))
+    )
     gap = draw(st.integers(-1, len(state.timeline) + 1) if kind == 2 else st.integers(0, len(state.timeline)))
     return PlaceCard(player, card, gap)
 
@@ -72,7 +74,7 @@ def check_round_end(before: TimelineState, after: TimelineState, events: tuple, 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games(), st.data())
 def test_timeline_sorted_and_cards_conserved(state: TimelineState, data: st.DataObject) -> None:
-    all_ids = sorted(state.cards)
+    all_ids = sorted(state.piles.cards)
     check_invariants(state, all_ids)
     right: list[str] = []
     for _ in range(data.draw(st.integers(1, 60))):
@@ -84,7 +86,7 @@ def test_timeline_sorted_and_cards_conserved(state: TimelineState, data: st.Data
         assert isinstance(result, Accepted)
         placed = [e for e in result.events if isinstance(e, (CardPlaced, CardMisplaced))]
         assert len(placed) == 1
-        correct = fits(state.years(), action.gap, state.cards[action.card].year)
+        correct = fits(state.years(), action.gap, state.piles.cards[action.card].year)
         assert isinstance(placed[0], CardPlaced) is correct
         if correct:
             right.append(action.player)

@@ -14,7 +14,7 @@ import pytest
 
 from companion.errors import InvalidRecordError
 from companion.games import find_game
-from companion.games.timeline import referee_record
+from companion.games.timeline.record import referee_record
 
 DATA = Path(__file__).parent / "data" / "timeline"
 DOC = Path(__file__).resolve().parents[2] / "docs" / "games" / "timeline.md"
@@ -71,12 +71,18 @@ def test_playoff_game_from_stdin() -> None:
     assert "deal" not in out
 
 
-def test_documented_example_and_its_output_match_the_referee() -> None:
-    """The record and output printed in docs/games/timeline.md are the real ones."""
+def documented(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The record of docs/games/timeline.md that is the fixture ``name``, and the output printed after it."""
     text = DOC.read_text(encoding="utf-8")
-    blocks = re.findall(r"```json\n(.*?)```", text, flags=re.S)
-    record, output = json.loads(blocks[0]), json.loads(blocks[1])
-    assert record == load("playoff_game.json")
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, flags=re.S)]
+    index = blocks.index(load(name))
+    return blocks[index], blocks[index + 1]
+
+
+@pytest.mark.parametrize("name", ["playoff_game.json", "table_game.json"])
+def test_documented_example_and_its_output_match_the_referee(name: str) -> None:
+    """The records and outputs printed in docs/games/timeline.md are the real ones."""
+    record, output = documented(name)
     assert referee_record(record) == output
 
 
@@ -144,14 +150,14 @@ BASE = {"players": ["ana", "ben"], "seed": 1, "moves": []}
         ({"moves": [{"player": "ana", "card": "rae"}]}, "move 1 is missing gap"),
         (
             {"moves": [{"player": "ana", "card": "rae", "gap": "1"}]},
-            "move 1: the gap must be a whole number, not '1'",
+            'move 1: PlaceCard.gap must be int, not "1"',
         ),
         (
             {"moves": [{"player": "ana", "card": "rae", "gap": 1.0}]},
-            "move 1: the gap must be a whole number, not 1.0",
+            "move 1: PlaceCard.gap must be int, not 1.0",
         ),
-        ({"moves": [{"player": 1, "card": "rae", "gap": 1}]}, "move 1: the player must be a name"),
-        ({"moves": [{"player": "ana", "card": 5, "gap": 1}]}, "move 1: the card must be a card id"),
+        ({"moves": [{"player": 1, "card": "rae", "gap": 1}]}, "move 1: PlaceCard.player must be str, not 1"),
+        ({"moves": [{"player": "ana", "card": 5, "gap": 1}]}, "move 1: PlaceCard.card must be str, not 5"),
         (
             {"moves": [{"player": "ana", "card": "x", "gap": 1, "year": 5}]},
             "move 1 has an unknown field 'year'; known fields: player, card, gap",
@@ -218,3 +224,97 @@ def test_cli_missing_file_exits_2(tmp_path: Path) -> None:
     done = run_cli(str(tmp_path / "nope.json"))
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "cannot read" in done.stderr
+
+
+# --- a game played with the box --------------------------------------------------------------------
+
+
+def test_a_game_played_with_the_box_through_the_cli() -> None:
+    done = run_cli(str(DATA / "table_game.json"))
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    results = out["results"]
+    assert [r["ok"] for r in results] == [True, True, True, True, False, True, True, True, True, True, False]
+    assert [r.get("judged_by") for r in results if "gap" in r and r["ok"]] == [
+        "hub", "table", "hub", "table", "hub", "hub", "hub", "table",
+    ]  # fmt: skip
+    assert results[4]["reason"] == "It is ben's turn, not carla's"
+    assert results[6] == {"ok": True, "position": 3, "year": 1992}
+    assert results[7]["playoff"] == ["ana", "ben"] and results[7]["playoff_draws"] == ["ana", "ben"]
+    assert results[9]["winner"] == "ana" and results[10]["reason"] == "The game is over: ana has already won"
+    assert out["timeline"] == [-133, 1492, 1812, 1978, 1992, 2004, 2010]
+    assert out["hands"] == {"ana": 0, "ben": 1, "carla": 1}
+    assert (out["deck_left"], out["discard"]) == (55 - 7 - 1 - 2 - 1, 2)
+    assert out["winner"] == "ana" and out["eliminated"] == ["carla"]
+
+
+def test_a_table_record_replays_as_the_table_that_entered_it() -> None:
+    """The same entries on the phones of a hub table end the game as the record says."""
+    from companion.games.timeline.model import NameYear, PutIn, TurnOver
+    from companion.testing import SimulatedTable
+
+    record = load("table_game.json")
+    out = referee_record(record)
+    table = SimulatedTable(game="timeline", players=tuple(record["players"]), deck="table", variant="hand-2")
+    table.tap("ana", NameYear(0, record["reference"]))
+    for move in record["moves"]:
+        if "position" in move:
+            table.tap("ana", NameYear(move["position"], move["year"]))
+            continue
+        player = move["player"]
+        if table.game.to_move == player:
+            table.flip(f"{player}-1")
+            table.advance(1)
+        table.tap(player, PutIn(move["gap"]))
+        table.tap(player, TurnOver(move.get("year"), move.get("right")))
+    game = table.game
+    assert list(game.years()) == out["timeline"]
+    assert {p: game.held(p) for p in game.players} == out["hands"]
+    assert (game.piles.deck, game.piles.discard, game.winner, game.round) == (
+        out["deck_left"],
+        out["discard"],
+        out["winner"],
+        out["round"],
+    )
+
+
+TABLE_BASE = {"players": ["ana", "ben"], "deck": "table", "moves": []}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"moves": [{"player": "ana", "gap": 0}]},
+            "move 1 needs the year the card showed, or whether it was right",
+        ),
+        ({"moves": [{"player": "ana", "year": 5}]}, "move 1 is missing gap"),
+        (
+            {"moves": [{"player": "ana", "gap": 0, "year": "1492"}]},
+            'move 1: RevealCard.year must be int | None, not "1492"',
+        ),
+        (
+            {"moves": [{"player": "ana", "gap": 0, "right": "yes"}]},
+            'move 1: RevealCard.right must be bool | None, not "yes"',
+        ),
+        (
+            {"moves": [{"player": "ana", "gap": 0, "card": "granada"}]},
+            "move 1 has an unknown field 'card'; known fields: player, gap, year, right",
+        ),
+        ({"moves": [{"position": 0}]}, "move 1 is missing year"),
+        ({"reference": 0}, "the reference card's year cannot be 0: the year before 1 is 1 BCE (-1)"),
+        ({"reference": "1978"}, "the reference card's year must be a whole number, not '1978'"),
+        (
+            {"cards": 4},
+            "the box's 4 cards are too few for 2 players with 4 cards each (the deal and the reference card need 9)",
+        ),
+        (
+            {"seed": 3},
+            "the record has an unknown field 'seed'; known fields: players, deck, cards, hand_size, reference, moves",
+        ),
+    ],
+)
+def test_malformed_table_records_raise_one_sentence(change: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidRecordError) as info:
+        referee_record({**copy.deepcopy(TABLE_BASE), **change})
+    assert str(info.value) == message

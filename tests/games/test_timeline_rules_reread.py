@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from companion.games.timeline import (
-    Card,
+from companion.games.timeline.cards import Card
+from companion.games.timeline.engine import apply, game_from_deal
+from companion.games.timeline.model import (
     CardDrawn,
     GameShared,
     GameWon,
@@ -17,8 +18,6 @@ from companion.games.timeline import (
     PlayoffStarted,
     RoundEnded,
     TimelineState,
-    apply,
-    game_from_deal,
 )
 
 from .test_timeline_engine import accepted, play

@@ -57,7 +57,7 @@ def test_every_documented_variant_is_accepted_and_deals_its_cards(name, cards):
         variant=variant.name,
     )
     state = referee_for(setup).start(setup)
-    assert [len(state.game.hand(p)) for p in ("ana", "ben")] == [cards, cards]
+    assert [state.held(p) for p in ("ana", "ben")] == [cards, cards]
     app = create_app({"table": "t1", "players": 2, "timers": 1}, clock=FakeClock())
     body = {"game": "timeline", "variant": name, "players": ["ana", "ben"], "timers": 1}
     res = app.test_client().post("/api/setup", json=body)
@@ -73,14 +73,19 @@ def test_a_variant_the_docs_do_not_name_is_refused_with_the_choices(name):
         GAME.variant(name)
 
 
-def test_a_deck_too_small_for_the_deal_is_a_setup_error_in_the_hosts_language():
+@pytest.mark.parametrize(
+    ("deck", "spanish"), [("table", "La caja tiene 55 cartas"), ("hub", "El mazo tiene 79 cartas")]
+)
+def test_a_deck_too_small_for_the_deal_is_a_setup_error_in_the_hosts_language(deck, spanish):
+    """The box holds 55 cards (a table deck); the hub deck's card list 79."""
     setup = make_setup(
         table="tl",
         game="timeline",
         players=tuple(f"p{i}" for i in range(8)),
         seats=tuple(Seat(f"p{i}", 1, f"p{i}-1") for i in range(8)),
         variant="hand-10",
+        deck=deck,
     )
     with pytest.raises(ConfigError, match="too few to deal 10 cards to each of 8 players") as caught:
         referee_for(setup)
-    assert render(caught.value.text, "es").startswith("El mazo tiene 79 cartas")
+    assert render(caught.value.text, "es").startswith(spanish)

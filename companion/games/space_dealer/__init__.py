@@ -1,47 +1,20 @@
 """Space Dealer (eggertspiele, 2006): rules engine, final scoring and the hub's table referee.
 
-Public entry points:
-
-* :data:`GAME`: the game as the hub knows it; ``GAME.data`` is the shipped card data
-  (``cards.toml``, read once), ``GAME.make_referee(setup)`` the table referee of a setup
-  (:class:`~.table.SpaceDealerReferee` for the rules for experienced players,
-  :class:`~.table.BasicSpaceDealerReferee` for the basic game).
-* :func:`score_record` scores a JSON score sheet (``companion score space-dealer FILE``).
-* :func:`setup` and :func:`apply` run the pure rules engine (``engine`` module); the
-  actions are in ``actions``, the state in ``state``. ``setup`` takes the card data:
-  ``GAME.data``, or a corrected copy from :func:`load_card_data`.
-* :func:`final_score` scores an engine state with the same function as the command.
-* :func:`referee_record` replays a JSON game record (``companion referee space-dealer FILE``).
+The package's modules by role: :mod:`.model` (state, moves, actions) and :mod:`.events`,
+:mod:`.engine` with :mod:`.dealing`, :mod:`.jobs` and :mod:`.board` (the rules), :mod:`.hubdeck`
+(the hub's own shuffle, for a table without its box), :mod:`.referee` (the game at a hub table),
+:mod:`.pages`, :mod:`.menus` and :mod:`.picture` (what players see) with :mod:`.words` (the
+vocabulary), :mod:`.cards` (the component data in ``data/cards.toml``), :mod:`.scoring`
+(``companion score``), :mod:`.record` (``companion referee``) and :mod:`.legacy` (actions of old logs).
 """
 
-from typing import Any
-
-from companion.games.space_dealer import record as _record
-from companion.games.space_dealer.cards import CardData, CardDataError, load_card_data, shipped_card_data
-from companion.games.space_dealer.engine import (
-    SetupError,
-    Start,
-    apply,
-    final_score,
-    is_legal,
-    setup,
-)
-from companion.games.space_dealer.record import action_from_json, action_to_json
-from companion.games.space_dealer.scoring import (
-    FinalScore,
-    PlayerScore,
-    SatisfiedOrder,
-    score_orders,
-    score_record,
-)
-from companion.games.space_dealer.table import BasicSpaceDealerReferee, SpaceDealerReferee, default_referee
+from companion.games.space_dealer.cards import load_card_data, shipped_card_data
+from companion.games.space_dealer.legacy import legacy_action
+from companion.games.space_dealer.model import JOBS, MOVES
+from companion.games.space_dealer.record import replay_record
+from companion.games.space_dealer.referee import BasicSpaceDealerReferee, SpaceDealerReferee, default_referee
+from companion.games.space_dealer.scoring import score_record
 from companion.rules.game import GameInfo, Variant
-
-
-def referee_record(record: Any) -> dict[str, Any]:
-    """Replay a JSON game record with the shipped cards (``companion referee space-dealer FILE``)."""
-    return _record.referee_record(record, data=GAME.data)
-
 
 GAME = GameInfo(
     name="space-dealer",
@@ -56,39 +29,21 @@ GAME = GameInfo(
         Variant("experienced", "With the experienced rules", 30, referee=SpaceDealerReferee),
         Variant("basic", "Basic game", 30, referee=BasicSpaceDealerReferee),
     ),
-    engine="companion.games.space_dealer.engine",
+    package=__name__,
     rules_version=1,
     load_data=shipped_card_data,
+    random_components=True,
+    load_components=load_card_data,
     state_modules=(
-        "companion.games.space_dealer.actions",
-        "companion.games.space_dealer.state",
-        "companion.games.space_dealer.engine",
+        "companion.games.space_dealer.model",
+        "companion.games.space_dealer.events",
         "companion.games.space_dealer.cards",
         "companion.games.space_dealer.scoring",
-        "companion.games.space_dealer.table",
         "companion.rules.text",
     ),
+    moves=MOVES,
+    intents=JOBS,
+    legacy_actions=legacy_action,
     score_record=score_record,
-    referee_record=referee_record,
+    referee_record=replay_record,
 )
-
-__all__ = [
-    "GAME",
-    "CardData",
-    "CardDataError",
-    "FinalScore",
-    "PlayerScore",
-    "SatisfiedOrder",
-    "SetupError",
-    "Start",
-    "action_from_json",
-    "action_to_json",
-    "apply",
-    "final_score",
-    "is_legal",
-    "load_card_data",
-    "referee_record",
-    "score_orders",
-    "score_record",
-    "setup",
-]

@@ -1,21 +1,28 @@
-"""The Space Dealer pages: the dashboard's view of the table and each player's own page.
+"""The Space Dealer pages: the dashboard's view of the table, each player's page and their phone's buttons.
 
 ``title`` names the way the table plays ("experienced rules", "basic game"): the referee's variant.
-Every word is a :class:`~companion.rules.text.Text`; names and numbers are shown as they are.
-The dashboard's picture (``View.extra["picture"]``, drawn by ``static/pictures/space-dealer.js``)
-is the orbital ring and each player's planet as data: see :func:`picture`.
+Every word is a :class:`~companion.rules.text.Text`; names and numbers are shown as they are. The
+dashboard's picture is :mod:`.picture`.
+
+The phone's buttons are :mod:`.menus`.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
-from companion.games.space_dealer import actions as A
-from companion.games.space_dealer.engine import NEUTRAL_SHIP_IDS, final_score, planning_capacity, timer_limit
-from companion.games.space_dealer.names import PHASE_TEXT, side_text, type_text
-from companion.games.space_dealer.state import GameState, Goods, Phase, PlayerState, Timer, TimerStatus
+from companion.games.space_dealer.board import (
+    final_score,
+    open_orders,
+    planning_capacity,
+    timer_limit,
+)
+from companion.games.space_dealer.model import GameState, Goods, Phase, PlayerState
+from companion.games.space_dealer.picture import picture
 from companion.games.space_dealer.words import (
     NOTHING,
+    PHASE_TEXT,
     built_text,
     card_text,
     field_text,
@@ -25,11 +32,15 @@ from companion.games.space_dealer.words import (
     ship_text,
     timer_text,
 )
+from companion.rules.context import Context
 from companion.rules.pages import View
-from companion.rules.text import Text, as_text, text
+from companion.rules.text import Text, text, verbatim
 
 if TYPE_CHECKING:
-    from companion.games.space_dealer.table import DealerTable
+    pass
+
+LATEST = 8
+"""How many of the latest happenings the dashboard lists."""
 
 
 def _points(game: GameState) -> str:
@@ -38,10 +49,9 @@ def _points(game: GameState) -> str:
     return ", ".join(f"{n} {s.total}" for n, s in score.players.items())
 
 
-def summary(state: DealerTable, title: Text) -> Text:
+def summary(game: GameState, ctx: Context, title: Text) -> Text:
     """One line for the top of every page: the phase and the points."""
-    game = state.game
-    if not state.started:
+    if not ctx.started:
         return text("Space Dealer ({variant}): waiting for the master clock", variant=title)
     score = final_score(game)
     if game.phase is Phase.OVER:
@@ -64,18 +74,6 @@ def summary(state: DealerTable, title: Text) -> Text:
     )
 
 
-def _open_orders(game: GameState, owner: str) -> list[str]:
-    """The orders on ``owner``'s built cards nobody has satisfied yet."""
-    p = game.player(owner)
-    if p is None:
-        return []
-    return [
-        b.card
-        for b in p.built
-        if game.cards[b.card].order is not None and all(o.order != b.card for o in game.satisfied)
-    ]
-
-
 def _ships_at(game: GameState, field: int) -> list[Text]:
     ships = [ship_text(s.id) for s in game.ships if s.field == field]
     ships += [text("{ship} (arriving)", ship=ship_text(s.id)) for s in game.ships if s.destination == field]
@@ -90,11 +88,13 @@ def ring_panel(game: GameState) -> dict[str, Any]:
         ships = listed(_ships_at(game, field))
         if owner is not None:
             done = [o.by for o in game.satisfied if o.owner == owner]
-            orders = listed([order_text(game, c) for c in _open_orders(game, owner)], "; ")
+            orders = listed([order_text(game, c) for c in open_orders(game, owner)], "; ")
             rows.append([field, text("{player}'s planet", player=owner), ships, listed(done), orders])
         else:
             planet = game.neutral_at(field)
             order = order_text(game, planet.order) if planet and planet.order else NOTHING
+            if planet and planet.awaiting:
+                order = text("order card to turn up")
             if planet and planet.goods:
                 order = text(
                     "{order} \u00b7 goods left: {goods}", order=order, goods=goods_text(planet.goods)
@@ -167,10 +167,30 @@ def _depot_goods(game: GameState, p: PlayerState) -> Goods | None:
     return depot.stored if depot else None
 
 
-def view(state: DealerTable, title: Text) -> View:
+def latest(ctx: Context) -> list[Text]:
+    """The latest happenings, oldest first: the notes of the latest steps, one line per thing that happened."""
+    lines: list[Text] = []
+    for note in ctx.recent:
+        lines.extend(_parts(note))
+    return lines[-LATEST:]
+
+
+_JOINED = re.compile(r"\{p0\}(; \{p\d+\})*")
+
+
+def _parts(note: Text) -> list[Text]:
+    """The happenings a step's note joins ("{p0}; {p1}", or an old log's English sentence "a; b"),
+    each on its own."""
+    if note.verbatim:
+        return [verbatim(part) for part in note.msgid.split("; ") if part]
+    if not _JOINED.fullmatch(note.msgid):
+        return [note] if note else []
+    return [part for _, value in note.args if isinstance(value, Text) for part in _parts(value)]
+
+
+def view(game: GameState, ctx: Context, title: Text) -> View:
     """The dashboard: the picture; then the ring, the points, every player's timers and cards, the pool and
     the latest news as tables behind the page's details toggle."""
-    game = state.game
     rows = []
     for p in game.players:
         ship = game.ship(p.name)
@@ -201,8 +221,8 @@ def view(state: DealerTable, title: Text) -> View:
         text("{player}: {planet}", player=p.name, planet=listed(built_text(game, p), "; "))
         for p in game.players
     ]
-    if not state.started:
-        chosen = {p for p, _, _ in state.starts}
+    if not ctx.started:
+        chosen = {p.name for p in game.players if p.start is not None}
         built = [
             text("{player}: start chosen (secret until the master clock starts)", player=p.name)
             if p.name in chosen
@@ -213,11 +233,11 @@ def view(state: DealerTable, title: Text) -> View:
         ]
     stacks = text(
         "TechLevel 2 stack: {level2} \u00b7 TechLevel 3 stack: {level3}",
-        level2=len(game.stack2),
-        level3=len(game.stack3),
+        level2=len(game.stack(2)),
+        level3=len(game.stack(3)),
     )
     if game.order_cards:
-        stacks = text("{stacks} \u00b7 order cards: {cards}", stacks=stacks, cards=len(game.order_stack))
+        stacks = text("{stacks} \u00b7 order cards: {cards}", stacks=stacks, cards=len(game.orders))
     common = [
         text("Pool: {goods}", goods=goods_text(game.pool)),
         stacks,
@@ -247,15 +267,14 @@ def view(state: DealerTable, title: Text) -> View:
         {"kind": "lines", "title": text("Sabotage and rocket blocks"), "lines": attack_lines(game)},
         {"kind": "lines", "title": text("Planets"), "lines": built},
         {"kind": "lines", "title": text("Common pool"), "lines": common},
-        {"kind": "lines", "title": text("Latest events"), "lines": [as_text(n) for n in state.last]},
+        {"kind": "lines", "title": text("Latest events"), "lines": latest(ctx)},
     )
-    extra = {"phase": game.phase.value, "started": state.started, "picture": picture(state)}
-    return View(summary(state, title), panels, extra)
+    extra = {"phase": game.phase.value, "started": ctx.started, "picture": picture(game, ctx)}
+    return View(summary(game, ctx, title), panels, extra)
 
 
-def player_view(state: DealerTable, player: str, title: Text) -> View:
+def player_view(game: GameState, ctx: Context, player: str, title: Text) -> View:
     """A player's phone page: their timers, planning area, cards, goods and planet, then the ring and points."""
-    game = state.game
     me = game.player(player)
     if me is None:
         return View(text("{player} does not play in this game", player=player))
@@ -265,7 +284,7 @@ def player_view(state: DealerTable, player: str, title: Text) -> View:
         line = text("Timer {number}: {state}", number=t + 1, state=timer_text(game, tm))
         if t >= limit:
             line = text("{timer} (no Robot Factory: returns to the pool once free)", timer=line)
-        elif state.node_of(player, t + 1) is None:
+        elif game.node_of(player, t + 1) is None:
             line = text("{timer} \u00b7 flip a new sandtimer when the hub asks, to pair it", timer=line)
         timers.append(line)
     planning: list[Text] = [card_text(game, c) for c in me.planning]
@@ -279,9 +298,13 @@ def player_view(state: DealerTable, player: str, title: Text) -> View:
         ),
         text("Tech level {level}", level=me.tech_level),
     ]
-    if me.pending_draw is not None:
+    if me.pending_draw is not None and me.pending_draw[1]:
         cards.append(
             text("Drawn, keep one: {cards}", cards=listed([card_text(game, c) for c in me.pending_draw[1]]))
+        )
+    elif me.pending_draw is not None:
+        cards.append(
+            text("Drawn from the TechLevel {level} stack: tap the card you keep", level=me.pending_draw[0])
         )
     goods: list[Text] = []
     for ship in game.ships:
@@ -318,7 +341,7 @@ def player_view(state: DealerTable, player: str, title: Text) -> View:
         player=player,
         points=score.total,
         markers=me.markers_placed,
-        summary=summary(state, title),
+        summary=summary(game, ctx, title),
     )
     panels = (
         {"kind": "lines", "title": text("My timers"), "lines": timers},
@@ -330,220 +353,3 @@ def player_view(state: DealerTable, player: str, title: Text) -> View:
         score_panel(game),
     )
     return View(headline, panels)
-
-
-# --- the picture ---------------------------------------------------------------------------------
-
-
-def _cubes(goods: Goods) -> list[dict[str, Any]]:
-    """Goods as coloured cubes: ``[{"colour": "red", "count": 2}]``."""
-    return [{"colour": c, "count": n} for c, n in goods.items]
-
-
-def _order(game: GameState, card: str | None) -> dict[str, Any] | None:
-    """An order as the goods it wants and its printed points (3.4, 5.3)."""
-    if card is None:
-        return None
-    spec = game.order_cards.get(card)
-    if spec is None:
-        c = game.cards.get(card)
-        spec = c.order if c is not None else None
-    if spec is None:
-        return None
-    return {
-        "card": card,
-        "goods": [{"colour": c, "count": n} for c, n in spec.goods],
-        "points": list(spec.points),
-        "text": order_text(game, card),
-        "done": any(o.order == card for o in game.satisfied),
-    }
-
-
-def _timer_space(timer: Timer) -> dict[str, Any]:
-    """Where a timer stands (3.2): the planet, a card in the planning area or the action row, a spaceship."""
-    job = timer.job
-    if timer.status is TimerStatus.INACTIVE or job is None:
-        return {"on": "below"}
-    if isinstance(job, A.RaiseTechLevel):
-        return {"on": "planet"}
-    if isinstance(job, (A.BuildCard, A.DiscardCard)):
-        return {"on": "planning", "card": job.card}
-    if isinstance(job, A.UseCard):
-        return {"on": "card", "card": job.card}
-    return {"on": "ship", "ship": job.ship, "to": job.to}
-
-
-def _timers(state: DealerTable, game: GameState, p: PlayerState) -> list[dict[str, Any]]:
-    limit = timer_limit(game, p)
-    out = []
-    for t, timer in enumerate(p.timers):
-        status = timer.status.value
-        if timer.status is TimerStatus.ACTIVE:
-            word = text("running")
-        elif timer.status is TimerStatus.USABLE:
-            word = text("run out: choose a build site")
-        else:
-            word = text("free")
-        out.append(
-            {
-                "number": t + 1,
-                "name": text("Timer {number}", number=t + 1),
-                "node": state.node_of(p.name, t + 1),
-                "status": status,
-                "state": word,
-                "label": timer_text(game, timer),
-                "sabotaged_by": timer.sabotaged_by,
-                "clears_block": timer.clears_block,
-                "usable": t < limit,
-                **_timer_space(timer),
-            }
-        )
-    return out
-
-
-def _player_picture(state: DealerTable, game: GameState, p: PlayerState, points: int) -> dict[str, Any]:
-    timers = _timers(state, game, p)
-    on_card = {t["card"]: t["number"] for t in timers if t["on"] in ("card", "planning")}
-    plants = []
-    for side, stack in zip(("left", "right"), p.plants, strict=True):
-        plants.append(
-            {
-                "side": side,
-                "side_label": side_text(side),
-                "cards": [{"card": c, "name": type_text(game.cards[c].type)} for c in stack],
-            }
-        )
-    cards = []
-    for b in sorted(p.built, key=lambda b: b.x):
-        kind = game.card_type(b.card)
-        cards.append(
-            {
-                "card": b.card,
-                "name": card_text(game, b.card),
-                "colour": game.cards[b.card].colour or None,
-                "kind": kind.kind,
-                "x": b.x,
-                "layout": kind.layout,
-                "has_timer_space": kind.timer,
-                "covered": b.covered,
-                "blocked_by": b.blocked_by,
-                "attack_markers": b.attack_markers,
-                "goods": _cubes(b.stored),
-                "blocked": text("blocked by {player}'s rocket", player=b.blocked_by)
-                if b.blocked_by
-                else None,
-                "order": _order(game, b.card),
-                "timer": on_card.get(b.card),
-            }
-        )
-    ship = game.ship(p.name)
-    ship_data = None
-    if ship is not None:
-        ship_data = {
-            "id": ship.id,
-            "field": ship.field,
-            "destination": ship.destination,
-            "where": field_text(game, ship.field)
-            if ship.field is not None
-            else text("flying to {field}", field=field_text(game, ship.destination)),
-            "cargo": _cubes(ship.cargo),
-            "cargo_total": ship.cargo.total,
-            "timer": next((t["number"] for t in timers if t["on"] == "ship"), None),
-        }
-    neutral_ship = next(
-        (
-            {"id": s.id, "name": ship_text(s.id), "field": s.field, "cargo": _cubes(s.cargo)}
-            for s in game.ships
-            if s.controller == p.name and s.id in NEUTRAL_SHIP_IDS
-        ),
-        None,
-    )
-    return {
-        "name": p.name,
-        "points": points,
-        "markers_placed": p.markers_placed,
-        "markers_left": game.data.placeable_markers - p.markers_placed,
-        "tech_level": p.tech_level,
-        "max_tech_level": game.data.max_tech_level,
-        "tech_label": text("Tech level {level}", level=p.tech_level),
-        "points_label": text("{count} victory point", "{count} victory points", count=points),
-        "markers_label": text(
-            "{count} victory-point marker left",
-            "{count} victory-point markers left",
-            count=game.data.placeable_markers - p.markers_placed,
-        ),
-        "stack_label": text("stack: {cards}", cards=len(p.stack)),
-        "planet_timer": next((t["number"] for t in timers if t["on"] == "planet"), None),
-        "plants": plants,
-        "cards": cards,
-        "timers": timers,
-        "ship": ship_data,
-        "neutral_ship": neutral_ship,
-        "planning": [{"card": c, "name": card_text(game, c), "timer": on_card.get(c)} for c in p.planning],
-        "planning_capacity": planning_capacity(game, p),
-        "stack": len(p.stack),
-        "neutral_orders": len(p.neutral_cards),
-    }
-
-
-def picture(state: DealerTable) -> dict[str, Any]:
-    """What the dashboard draws: the orbital ring (also the victory-point track) and each player's planet.
-
-    The ring's fields carry the planet (a player's, or neutral with its face-up order and the goods
-    left there), the victory-point markers placed on the owner's orders and the spaceships docked or
-    arriving. Each player has their points, tech level, power plants, built cards (with the timer
-    standing on a card, running or run out), timers, spaceship and cargo, and planning area.
-    """
-    game = state.game
-    score = final_score(game)
-    fields = []
-    for field in range(game.ring_size):
-        owner = game.field_owner(field)
-        planet = game.neutral_at(field) if owner is None else None
-        ships = []
-        for s in game.ships:
-            if s.field == field or s.destination == field:
-                ships.append(
-                    {
-                        "id": s.id,
-                        "name": ship_text(s.id),
-                        "colour": s.controller if s.id not in NEUTRAL_SHIP_IDS else None,
-                        "controller": s.controller,
-                        "arriving": s.destination == field,
-                        "cargo": _cubes(s.cargo),
-                    }
-                )
-        fields.append(
-            {
-                "field": field,
-                "owner": owner,
-                "label": text("{player}'s planet", player=owner)
-                if owner is not None
-                else text("neutral planet"),
-                "markers": [o.by for o in game.satisfied if owner is not None and o.owner == owner],
-                "open_orders": len(_open_orders(game, owner)) if owner is not None else 0,
-                "order": _order(game, planet.order) if planet is not None else None,
-                "goods": _cubes(planet.goods) if planet is not None else [],
-                "ships": ships,
-            }
-        )
-    return {
-        "started": state.started,
-        "phase": game.phase.value,
-        "phase_label": PHASE_TEXT[game.phase] if state.started else text("waiting for the master clock"),
-        "ring": fields,
-        "players": [_player_picture(state, game, p, score.players[p.name].total) for p in game.players],
-        "pool": _cubes(game.pool),
-        "colours": list(game.data.colours),
-        "stacks": {"2": len(game.stack2), "3": len(game.stack3), "orders": len(game.order_stack)},
-        "words": {
-            "ring": text("Orbital ring (victory-point track)"),
-            "pool": text("Common pool"),
-            "planning": text("Planning area"),
-            "timers": text("Timers"),
-            "ship": text("Spaceship"),
-            "built_over": text("built over"),
-            "free_space": text("free space"),
-            "planet": text("Planet"),
-        },
-    }

@@ -1,133 +1,67 @@
-"""JSON form of Space Dealer actions, and replay of a game record (``companion referee space-dealer``).
+"""Replay of a Space Dealer game record (``companion referee space-dealer FILE``).
 
-An action is a JSON object naming its class in ``"type"`` with the class's fields beside it.
-A job (inside ``StartJob``) and a goods holder (in ``TransferGoods`` and ``ReturnGoods``) are
-nested objects of the same shape. Goods are ``{"colour": count}`` and converter exchanges are
-``[[give, take], ...]``:
+A record is ``{"players": [...], "deck": "table", "experienced": true, "actions": [...]}`` for a game
+played with the box: its actions carry everything the table drew, turned up or was dealt, each as it
+happened (each player's Mines and Depot, every neutral order turned up, every card kept from a draw).
+With ``"deck": "hub"`` (the default, and the form of earlier versions) the hub's deal of ``"seed"``
+is the box, and the hub turns up the draws and the neutral orders itself. Every action is written as
+the game's codec writes it (the same form as the hub's log and the phones), for example::
 
-    {"type": "StartJob", "player": "red", "timer": 0, "job": {"type": "UseCard", "card": "mine-red-4"}}
-    {"type": "TransferGoods", "player": "red", "source": {"type": "InShip", "ship": "red"},
-     "target": {"type": "InDepot", "player": "red"}, "goods": {"blue": 2}}
+    {"@": "StartJob", "player": "red", "timer": 0, "job": {"@": "UseCard", "card": "mine-red-4"}}
+    {"@": "Act", "player": "red", "move": {"@": "TransferGoods",
+      "source": {"@": "InShip", "ship": "red"}, "target": {"@": "InDepot", "player": "red"},
+      "goods": {"@": "Goods", "items": [["blue", 2]]}}}
 
-A record is ``{"players": [...], "seed": N, "experienced": true, "actions": [...]}``. The
-replay applies every action in order; rejected actions are reported and leave the state
+The replay applies every action in order; rejected actions are reported and leave the state
 unchanged, just as on the table.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from companion.errors import InvalidRecordError
-from companion.games.base import Accepted
-from companion.games.space_dealer import actions as A
+from companion.games.space_dealer import hubdeck
+from companion.games.space_dealer import model as M
+from companion.games.space_dealer.board import final_score
 from companion.games.space_dealer.cards import CardData
-from companion.games.space_dealer.engine import SetupError, apply, final_score, setup
-from companion.games.space_dealer.state import Goods
+from companion.games.space_dealer.dealing import SetupError, setup
+from companion.games.space_dealer.engine import apply
+from companion.games.space_dealer.model import GameState
+from companion.rules.codec import Codec
+from companion.rules.outcome import Accepted
 
-ACTION_TYPES: dict[str, type] = {
-    cls.__name__: cls
-    for cls in (
-        A.PlayCard,
-        A.DrawTechCards,
-        A.KeepDrawnCard,
-        A.StartJob,
-        A.TimerRanOut,
-        A.PlaceBuiltCard,
-        A.AbandonJob,
-        A.TransferGoods,
-        A.ReturnGoods,
-        A.SatisfyOrder,
-        A.Sabotage,
-        A.LaunchRocket,
-        A.GiveCard,
-        A.TradeCards,
-        A.MasterClockExpired,
-        A.GameEndedEarly,
-    )
-}
-JOB_TYPES: dict[str, type] = {
-    cls.__name__: cls for cls in (A.RaiseTechLevel, A.BuildCard, A.UseCard, A.MoveShip, A.DiscardCard)
-}
-HOLDER_TYPES: dict[str, type] = {
-    cls.__name__: cls for cls in (A.InShip, A.InDepot, A.OnProbe, A.AtNeutralPlanet)
-}
-
-RECORD_KEYS = ("players", "seed", "experienced", "actions")
+RECORD_KEYS = ("players", "deck", "seed", "experienced", "actions")
+ACTIONS: tuple[type, ...] = (M.Act, M.StartJob, M.TimerRanOut, M.MasterClockExpired, M.GameEndedEarly)
+"""What a record's actions may be: the engine's actions."""
 
 
-def _decode(raw: Any, kinds: dict[str, type], where: str) -> Any:
-    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-        raise InvalidRecordError(f'{where} must be an object with a "type" of: {", ".join(kinds)}')
-    cls = kinds.get(raw["type"])
-    if cls is None:
-        raise InvalidRecordError(
-            f"{where} has unknown type {raw['type']!r}; expected one of: {', '.join(kinds)}"
-        )
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    for key in raw:
-        if key != "type" and key not in fields:
-            raise InvalidRecordError(f"{where} ({raw['type']}) has an unknown field {key!r}")
-    values: dict[str, Any] = {}
-    for name, f in fields.items():
-        if name not in raw:
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise InvalidRecordError(f"{where} ({raw['type']}) is missing the field {name!r}")
-            continue
-        values[name] = _field(cls, name, raw[name], f"{where}.{name}")
-    return cls(**values)
+def read_actions(raw_actions: Any, codec: Codec) -> list[M.Action]:
+    """The record's actions, each read and checked by the codec (one sentence naming the action if not)."""
+    if not isinstance(raw_actions, list):
+        raise InvalidRecordError('"actions" must be a list of actions')
+    actions = []
+    for i, raw in enumerate(raw_actions, start=1):
+        if isinstance(raw, dict) and "type" in raw and "@" not in raw:
+            raise InvalidRecordError(
+                f'action #{i} names its class in "type", as records did before; write it as the log does, '
+                f'with the class in "@": {{"@": "{raw["type"]}", ...}}'
+            )
+        try:
+            actions.append(codec.read(raw, ACTIONS))
+        except InvalidRecordError as exc:
+            raise InvalidRecordError(f"action #{i}: {exc}") from None
+    return actions
 
 
-def _field(cls: type, name: str, value: Any, where: str) -> Any:
-    if name == "job" and cls is A.StartJob:
-        return _decode(value, JOB_TYPES, where)
-    if name in ("source", "target") and cls in (A.TransferGoods, A.ReturnGoods):
-        return _decode(value, HOLDER_TYPES, where)
-    if name == "goods":
-        if not isinstance(value, dict) or not all(
-            isinstance(c, str) and isinstance(n, int) and not isinstance(n, bool) and n >= 0
-            for c, n in value.items()
-        ):
-            raise InvalidRecordError(f"{where} must map goods colours to whole numbers")
-        return Goods.of(value)
-    if name == "exchanges":
-        if not isinstance(value, list) or not all(
-            isinstance(p, list) and len(p) == 2 and all(isinstance(c, str) for c in p) for p in value
-        ):
-            raise InvalidRecordError(f"{where} must be a list of [give, take] colour pairs")
-        return tuple(tuple(p) for p in value)
-    if isinstance(value, (dict, list)):
-        raise InvalidRecordError(f"{where} must be a plain value, not {type(value).__name__}")
-    return value
+def replay_record(record: Any) -> dict[str, Any]:
+    """Replay a game record with the shipped cards (``GAME.referee_record``)."""
+    from companion.games.space_dealer import GAME
+
+    return referee_record(record, data=GAME.data, codec=GAME.codec)
 
 
-def action_from_json(raw: Any, where: str = "action") -> A.Action:
-    """Decode one action; raises :class:`InvalidRecordError` with one sentence on bad input."""
-    return _decode(raw, ACTION_TYPES, where)
-
-
-def job_from_json(raw: Any, where: str = "the job") -> A.Job:
-    """Decode a job for a timer (the ``job`` of :class:`~.actions.StartJob`, a phone's intent)."""
-    return _decode(raw, JOB_TYPES, where)
-
-
-def action_to_json(action: Any) -> dict[str, Any]:
-    """Encode an action (or a job or holder) in the form :func:`action_from_json` reads."""
-    out: dict[str, Any] = {"type": type(action).__name__}
-    for f in dataclasses.fields(action):
-        value = getattr(action, f.name)
-        if isinstance(value, Goods):
-            value = value.as_dict()
-        elif dataclasses.is_dataclass(value):
-            value = action_to_json(value)
-        elif f.name == "exchanges":
-            value = [list(p) for p in value]
-        out[f.name] = value
-    return out
-
-
-def referee_record(record: dict[str, Any], *, data: CardData) -> dict[str, Any]:
+def referee_record(record: Any, *, data: CardData, codec: Codec) -> dict[str, Any]:
     """Replay a game record through the rules with the card ``data``; report rejected actions and the final score."""
     if not isinstance(record, dict):
         raise InvalidRecordError('the record must be a JSON object with "players", "seed" and "actions"')
@@ -145,12 +79,17 @@ def referee_record(record: dict[str, Any], *, data: CardData) -> dict[str, Any]:
     experienced = record.get("experienced", True)
     if not isinstance(experienced, bool):
         raise InvalidRecordError('"experienced" must be true or false')
-    raw_actions = record.get("actions", [])
-    if not isinstance(raw_actions, list):
-        raise InvalidRecordError('"actions" must be a list of actions')
-    actions = [action_from_json(raw, f"action #{i}") for i, raw in enumerate(raw_actions, start=1)]
+    deck = record.get("deck", "hub")
+    if deck not in ("hub", "table"):
+        raise InvalidRecordError(
+            f'"deck" is "table" (the box on the table) or "hub" (the hub\'s deal), not {deck!r}'
+        )
+    actions = read_actions(record.get("actions", []), codec)
     try:
-        state = setup(players, seed=seed, data=data, experienced=experienced)
+        if deck == "hub":
+            state = hubdeck.deal(players, seed=seed, data=data, experienced=experienced)
+        else:
+            state = setup(players, data=data, experienced=experienced)
     except SetupError as exc:
         raise InvalidRecordError(str(exc)) from exc
     rejected = []
@@ -158,16 +97,12 @@ def referee_record(record: dict[str, Any], *, data: CardData) -> dict[str, Any]:
     for i, action in enumerate(actions, start=1):
         result = apply(state, action)
         if isinstance(result, Accepted):
-            state = result.state
+            state = _hub_turns(hubdeck.follow(result.state, result.events), action)
             accepted += 1
         else:
+            kind = type(action.move if isinstance(action, M.Act) else action).__name__
             rejected.append(
-                {
-                    "action": i,
-                    "type": type(action).__name__,
-                    "reason": str(result.reason),
-                    "rule": str(result.rule),
-                }
+                {"action": i, "type": kind, "reason": str(result.reason), "rule": str(result.rule)}
             )
     return {
         "phase": state.phase.value,
@@ -175,3 +110,17 @@ def referee_record(record: dict[str, Any], *, data: CardData) -> dict[str, Any]:
         "rejected": rejected,
         "score": final_score(state).to_json(),
     }
+
+
+def _hub_turns(state: GameState, action: M.Action) -> GameState:
+    """With the hub deck, what the hub turns up after ``action`` (a draw's cards, the next neutral order)."""
+    player = action.player if isinstance(action, (M.Act, M.StartJob, M.TimerRanOut)) else ""
+    for _ in range(64):
+        supplied = hubdeck.inputs(state, player)
+        if not supplied:
+            break
+        result = apply(state, supplied[0])
+        if not isinstance(result, Accepted):
+            raise InvalidRecordError(f"the hub deck cannot turn up what the rules wait for: {result}")
+        state = hubdeck.follow(result.state, result.events)
+    return state

@@ -1,18 +1,96 @@
 """Space Dealer in words: goods, cards, jobs, timers and the engine's events, as the pages show them.
 
-Every function returns a :class:`~companion.rules.text.Text` (a message id with its arguments),
-translated where it is shown; names of players and numbers are arguments, shown as they are.
+The card data (``cards.toml``) names card types and colours in English; the pages show them through
+the texts of this module, so a Spanish or German table reads its own words (a name the data adds and
+this module does not know is shown as it is written in the data file). Every function returns a
+:class:`~companion.rules.text.Text` (a message id with its arguments), translated where it is shown;
+names of players and numbers are arguments, shown as they are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from companion.games.space_dealer import actions as A
-from companion.games.space_dealer.engine import EARLY_END, NEUTRAL_SHIP_IDS
-from companion.games.space_dealer.names import colour_text, side_text, type_text
-from companion.games.space_dealer.state import GameState, Goods, PlayerState, Timer, TimerStatus
+from companion.games.space_dealer import events as E
+from companion.games.space_dealer import model as M
+from companion.games.space_dealer.model import (
+    NEUTRAL_SHIP_IDS,
+    GameState,
+    Goods,
+    Phase,
+    PlayerState,
+    Timer,
+    TimerStatus,
+)
 from companion.rules.text import Text, joined, text, verbatim
+
+COLOURS: dict[str, Text] = {
+    "red": text("red"),
+    "yellow": text("yellow"),
+    "blue": text("blue"),
+    "green": text("green"),
+}
+"""The four goods colours of the box (cards.toml, ``box.goods_colours``)."""
+
+CARD_TYPES: dict[str, Text] = {
+    "Mine": text("Mine"),
+    "Generator": text("Generator"),
+    "Depot": text("Depot"),
+    "Solar Satellite": text("Solar Satellite"),
+    "Fusion Reactor": text("Fusion Reactor"),
+    "Mining Complex": text("Mining Complex"),
+    "Multi-Mine": text("Multi-Mine"),
+    "Fusion Mine": text("Fusion Mine"),
+    "Converter": text("Converter"),
+    "Fusion Converter": text("Fusion Converter"),
+    "Metropolis": text("Metropolis"),
+    "Megacity": text("Megacity"),
+    "TechCenter": text("TechCenter"),
+    "Robot Factory": text("Robot Factory"),
+    "Orbital Station": text("Orbital Station"),
+    "Sabotage Probe": text("Sabotage Probe"),
+    "Interstellar Rocket": text("Interstellar Rocket"),
+    "Transport Probe": text("Transport Probe"),
+}
+"""The technology cards by the English names of cards.toml (rulebook, "Card Terminology")."""
+
+SIDES: dict[str, Text] = {"left": text("left"), "right": text("right")}
+"""The two sides of the planet a power plant stands on (rulebook 3.2.2a)."""
+
+STATUS_TEXT: dict[TimerStatus, Text] = {
+    TimerStatus.INACTIVE: text("inactive"),
+    TimerStatus.ACTIVE: text("active"),
+    TimerStatus.USABLE: text("usable"),
+}
+"""The three positions of a timer (rulebook 2)."""
+
+PHASE_TEXT: dict[Phase, Text] = {
+    Phase.RUNNING: text("running"),
+    Phase.ENDING: text("ended: running timers complete"),
+    Phase.OVER: text("game over"),
+}
+"""The game's phases, for the summary line."""
+
+
+def colour_text(colour: str) -> Text:
+    """A goods colour in words ("red")."""
+    return COLOURS.get(colour) or verbatim(colour)
+
+
+def colours_text(colours: tuple[str, ...] | list[str]) -> tuple[Text, ...]:
+    """Several colours, as a list argument (shown "red, yellow and blue")."""
+    return tuple(colour_text(c) for c in colours)
+
+
+def type_text(card_type: str) -> Text:
+    """A technology card's name ("Robot Factory")."""
+    return CARD_TYPES.get(card_type) or verbatim(card_type)
+
+
+def side_text(side: str) -> Text:
+    """``left`` or ``right`` of the planet."""
+    return SIDES.get(side) or verbatim(side)
+
 
 NOTHING = verbatim("-")
 """An empty table cell."""
@@ -56,6 +134,15 @@ def card_text(game: GameState, card: str) -> Text:
     return text("{colour} {card}", colour=colour_text(c.colour), card=name) if c.colour else name
 
 
+def card_face_text(game: GameState, card: str) -> Text:
+    """A card as the table tells it apart: its name, and the order printed on it ("red Mining Complex
+    (red+blue for 3/1)")."""
+    c = game.cards.get(card)
+    if c is None or c.order is None:
+        return card_text(game, card)
+    return text("{card} ({order})", card=card_text(game, card), order=order_text(game, card))
+
+
 def order_text(game: GameState, card: str) -> Text:
     """ "red+blue for 3/1"."""
     spec = game.order_cards.get(card)
@@ -91,18 +178,18 @@ def site_text(game: GameState, card: str, x: int | None) -> Text:
     return text("at unit {x}", x=x)
 
 
-def job_text(game: GameState, job: A.Job | None) -> Text:
+def job_text(game: GameState, job: M.Job | None) -> Text:
     if job is None:
         return NOTHING
-    if isinstance(job, A.RaiseTechLevel):
+    if isinstance(job, M.RaiseTechLevel):
         return text("raise the tech level")
-    if isinstance(job, A.BuildCard):
+    if isinstance(job, M.BuildCard):
         return text(
             "build {card} {site}", card=card_text(game, job.card), site=site_text(game, job.card, job.x)
         )
-    if isinstance(job, A.DiscardCard):
+    if isinstance(job, M.DiscardCard):
         return text("discard {card}", card=card_text(game, job.card))
-    if isinstance(job, A.MoveShip):
+    if isinstance(job, M.MoveShip):
         if job.ship in NEUTRAL_SHIP_IDS:
             return text("fly the neutral spaceship to {field}", field=field_text(game, job.to))
         return text("fly the spaceship to {field}", field=field_text(game, job.to))
@@ -128,234 +215,146 @@ def timer_text(game: GameState, timer: Timer) -> Text:
     return text("running: {job}", job=job)
 
 
-def describe(game: GameState, events: Iterable[A.Event]) -> list[Text]:
-    """The engine's events in words for the dashboard."""
+def describe(game: GameState, events: Iterable[E.Event]) -> list[Text]:
+    """The engine's events in words for the dashboard (a timer running out and a re-drawn order say
+    nothing of their own)."""
     out: list[Text] = []
-    last_marker = ""
     for e in events:
-        d, who = e.details, e.player or ""
-        match e.kind:
-            case "CardPlanned":
-                out.append(text("{player} planned {card}", player=who, card=card_text(game, d["card"])))
-            case "CardsDrawn":
-                out.append(text("{player} drew 2 TechLevel {level} cards", player=who, level=d["level"]))
-            case "CardKept":
-                out.append(text("{player} kept {card}", player=who, card=card_text(game, d["card"])))
-            case "CardBuilt":
-                out.append(text("{player} built {card}", player=who, card=card_text(game, d["card"])))
-            case "CardBuiltOver":
-                out.append(
-                    text("{player}'s {card} was built over", player=who, card=card_text(game, d["card"]))
-                )
-            case "CardDiscarded":
-                out.append(text("{player} discarded {card}", player=who, card=card_text(game, d["card"])))
-            case "CardGiven":
-                out.append(
-                    text(
-                        "{player} gave {card} to {other}",
-                        player=who,
-                        card=card_text(game, d["card"]),
-                        other=d["to"],
-                    )
-                )
-            case "CardsTraded":
-                out.append(
-                    text(
-                        "{player} traded {card} for {other}'s {theirs}",
-                        player=who,
-                        card=card_text(game, d["gave"]),
-                        other=d["with"],
-                        theirs=card_text(game, d["got"]),
-                    )
-                )
-            case "BuildWaiting":
-                out.append(
-                    text(
-                        "{player}'s {card} waits for a build site",
-                        player=who,
-                        card=card_text(game, d["card"]),
-                    )
-                )
-            case "JobStarted":
-                out.append(text("{player} timer {number} started", player=who, number=d["timer"] + 1))
-            case "JobVoided":
-                out.append(
-                    text(
-                        "{player} timer {number} ran out sabotaged by {other}: no effect",
-                        player=who,
-                        number=d["timer"] + 1,
-                        other=d["by"],
-                    )
-                )
-            case "JobAbandoned":
-                out.append(
-                    text("{player} gave up the job of timer {number}", player=who, number=d["timer"] + 1)
-                )
-            case "JobFizzled":
-                out.append(_fizzled(game, who, d))
-            case "TimerAdded":
-                out.append(text("{player} now has {timers} timers", player=who, timers=d["timers"]))
-            case "ShipLaunched":
-                out.append(
-                    text(
-                        "{ship} left field {start} for field {end}",
-                        ship=spaceship_text(d["ship"]),
-                        start=d["from"],
-                        end=d["to"],
-                    )
-                )
-            case "ShipLanded":
-                out.append(
-                    text(
-                        "{ship} landed at {field}",
-                        ship=spaceship_text(d["ship"]),
-                        field=field_text(game, d["field"]),
-                    )
-                )
-            case "ShipRecalled":
-                out.append(text("the flight of {ship} was called off", ship=spaceship_text(d["ship"])))
-            case "NeutralShipTaken":
-                out.append(text("{player} took the neutral spaceship", player=who))
-            case "TechLevelRaised":
-                out.append(text("{player} reached tech level {level}", player=who, level=d["level"]))
-            case "GoodsProduced":
-                colour = colour_text(d["colour"])
-                if d.get("lost"):
-                    out.append(
-                        text(
-                            "{player} produced {colour} ({count} lost)",
-                            "{player} produced {colour} ({count} lost)",
-                            player=who,
-                            colour=colour,
-                            count=d["lost"],
-                        )
-                    )
-                else:
-                    out.append(text("{player} produced {colour}", player=who, colour=colour))
-            case "GoodsConverted":
-                swaps = [
-                    text("{give} to {take}", give=colour_text(g), take=colour_text(t))
-                    for g, t in d["exchanges"]
-                ]
-                out.append(
-                    text(
-                        "{player} converted {goods}",
-                        player=who,
-                        goods=listed(swaps) if swaps else text("nothing"),
-                    )
-                )
-            case "GoodsSent":
-                out.append(
-                    text(
-                        "{player}'s Transport Probe sent {goods}",
-                        player=who,
-                        goods=goods_text(Goods.of(d["goods"])),
-                    )
-                )
-            case "GoodsTransferred":
-                out.append(text("{player} moved {goods}", player=who, goods=goods_text(Goods.of(d["goods"]))))
-            case "GoodsReturned":
-                out.append(
-                    text(
-                        "{player} returned {goods} to the pool",
-                        player=who,
-                        goods=goods_text(Goods.of(d["goods"])),
-                    )
-                )
-            case "GoodsLost":
-                out.append(text("{player} lost {goods}", player=who, goods=goods_text(Goods.of(d["goods"]))))
-            case "OrderSatisfied":
-                if d.get("owner"):
-                    out.append(
-                        text(
-                            "{player} satisfied an order at {owner}'s planet (+{points})",
-                            player=who,
-                            owner=d["owner"],
-                            points=d["points"][0],
-                        )
-                    )
-                else:
-                    out.append(
-                        text(
-                            "{player} satisfied an order at a neutral planet (+{points})",
-                            player=who,
-                            points=d["points"][0],
-                        )
-                    )
-                if d.get("markers", 0) >= game.data.placeable_markers:
-                    last_marker = who
-            case "OrderRevealed":
-                out.append(
-                    text(
-                        "new order at field {field}: {order}",
-                        field=d["field"],
-                        order=order_text(game, d["order"]),
-                    )
-                )
-            case "TimerSabotaged":
-                out.append(
-                    text(
-                        "{player} sabotaged {other}'s timer {number}",
-                        player=who,
-                        other=d["target"],
-                        number=d["timer"] + 1,
-                    )
-                )
-            case "SpaceBlocked":
-                out.append(
-                    text(
-                        "{player}'s rocket blocks {other}'s {card}",
-                        player=who,
-                        other=d["target"],
-                        card=card_text(game, d["card"]),
-                    )
-                )
-            case "BlockCleared":
-                out.append(
-                    text(
-                        "{player} cleared the rocket block on {card}",
-                        player=who,
-                        card=card_text(game, d["card"]),
-                    )
-                )
-            case "AttackMarkerLoaded":
-                out.append(
-                    text(
-                        "{player} loaded an attack marker on {card}",
-                        player=who,
-                        card=card_text(game, d["card"]),
-                    )
-                )
-            case "GameEnded":
-                out.append(_ended(game, d.get("reason"), last_marker))
-            case "GameOver":
-                out.append(text("game over: every timer has run out"))
-            case "TimerRanOut" | "OrderRedrawn":
-                pass
-            case _:
-                out.append(text("{player}: {event}", player=who, event=e.kind))
+        line = _event_text(game, e)
+        if line is not None:
+            out.append(line)
     return out
 
 
-def _fizzled(game: GameState, who: str, d: dict[str, object]) -> Text:
-    """A job that had no effect; why, from the card it ran on (the fact keeps the engine's English)."""
-    card = d.get("card")
-    if d.get("why") and isinstance(card, str) and card in game.cards:
-        kind = game.card_type(card).kind
-        if kind in ("sabotage", "rocket"):
-            return text("{player}'s job had no effect (no attack marker left in the pool)", player=who)
-        if kind == "transport":
-            return text("{player}'s job had no effect (no spaceship of yours)", player=who)
-    return text("{player}'s job had no effect", player=who)
-
-
-def _ended(game: GameState, reason: object, last_marker: str) -> Text:
-    """Why the game ended: the host, a player's last victory-point marker, or the clock (rulebook 4)."""
-    if reason == EARLY_END:
-        return text("the game ends: the host ended it early, it is scored as it stands")
-    if last_marker:
-        return text("the game ends: {player} placed their last victory-point marker", player=last_marker)
-    return text("the game ends: the {minutes} minutes are over", minutes=game.data.game_minutes)
+def _event_text(game: GameState, e: E.Event) -> Text | None:  # noqa: C901 - one line per kind of event
+    match e:
+        case E.CardPlanned(player=who, card=card):
+            return text("{player} planned {card}", player=who, card=card_text(game, card))
+        case E.CardsDrawn(player=who, level=level):
+            return text("{player} drew 2 TechLevel {level} cards", player=who, level=level)
+        case E.KeptCardCorrected(player=who, card=card):
+            return text("{player} corrected the card kept: {card}", player=who, card=card_text(game, card))
+        case E.MinesTaken(player=who):
+            return text("{player} told the hub their Mines", player=who)
+        case E.DepotTaken(player=who):
+            return text("{player} told the hub their Depot", player=who)
+        case E.OrderCorrected(field=field, order=order):
+            return text(
+                "order at field {field} corrected: {order}", field=field, order=order_text(game, order)
+            )
+        case E.CardKept(player=who, card=card):
+            return text("{player} kept {card}", player=who, card=card_text(game, card))
+        case E.StartChosen(player=who):
+            return text("{player} chose where to start", player=who)
+        case E.CardBuilt(player=who, card=card):
+            return text("{player} built {card}", player=who, card=card_text(game, card))
+        case E.CardBuiltOver(player=who, card=card):
+            return text("{player}'s {card} was built over", player=who, card=card_text(game, card))
+        case E.CardDiscarded(player=who, card=card):
+            return text("{player} discarded {card}", player=who, card=card_text(game, card))
+        case E.CardGiven(player=who, card=card, to=to):
+            return text("{player} gave {card} to {other}", player=who, card=card_text(game, card), other=to)
+        case E.CardsTraded(player=who, gave=gave, got=got, other=other):
+            return text(
+                "{player} traded {card} for {other}'s {theirs}",
+                player=who,
+                card=card_text(game, gave),
+                other=other,
+                theirs=card_text(game, got),
+            )
+        case E.BuildWaiting(player=who, card=card):
+            return text("{player}'s {card} waits for a build site", player=who, card=card_text(game, card))
+        case E.JobStarted(player=who, timer=timer):
+            return text("{player} timer {number} started", player=who, number=timer + 1)
+        case E.JobVoided(player=who, timer=timer, by=by):
+            return text(
+                "{player} timer {number} ran out sabotaged by {other}: no effect",
+                player=who,
+                number=timer + 1,
+                other=by,
+            )
+        case E.JobAbandoned(player=who, timer=timer):
+            return text("{player} gave up the job of timer {number}", player=who, number=timer + 1)
+        case E.JobFizzled(player=who, why=why):
+            if why == "no attack marker":
+                return text("{player}'s job had no effect (no attack marker left in the pool)", player=who)
+            if why == "no spaceship":
+                return text("{player}'s job had no effect (no spaceship of yours)", player=who)
+            return text("{player}'s job had no effect", player=who)
+        case E.TimerAdded(player=who, timers=timers):
+            return text("{player} now has {timers} timers", player=who, timers=timers)
+        case E.ShipLaunched(ship=ship, origin=origin, to=to):
+            return text(
+                "{ship} left field {start} for field {end}", ship=spaceship_text(ship), start=origin, end=to
+            )
+        case E.ShipLanded(ship=ship, field=field):
+            return text("{ship} landed at {field}", ship=spaceship_text(ship), field=field_text(game, field))
+        case E.ShipRecalled(ship=ship):
+            return text("the flight of {ship} was called off", ship=spaceship_text(ship))
+        case E.NeutralShipTaken(player=who):
+            return text("{player} took the neutral spaceship", player=who)
+        case E.TechLevelRaised(player=who, level=level):
+            return text("{player} reached tech level {level}", player=who, level=level)
+        case E.GoodsProduced(player=who, colour=colour, lost=lost):
+            if lost:
+                return text(
+                    "{player} produced {colour} ({count} lost)",
+                    "{player} produced {colour} ({count} lost)",
+                    player=who,
+                    colour=colour_text(colour),
+                    count=lost,
+                )
+            return text("{player} produced {colour}", player=who, colour=colour_text(colour))
+        case E.GoodsConverted(player=who, exchanges=exchanges):
+            swaps = [text("{give} to {take}", give=colour_text(g), take=colour_text(t)) for g, t in exchanges]
+            return text(
+                "{player} converted {goods}", player=who, goods=listed(swaps) if swaps else text("nothing")
+            )
+        case E.GoodsSent(player=who, goods=goods):
+            return text("{player}'s Transport Probe sent {goods}", player=who, goods=goods_text(goods))
+        case E.GoodsTransferred(player=who, goods=goods):
+            return text("{player} moved {goods}", player=who, goods=goods_text(goods))
+        case E.GoodsReturned(player=who, goods=goods):
+            return text("{player} returned {goods} to the pool", player=who, goods=goods_text(goods))
+        case E.GoodsLost(player=who, goods=goods):
+            return text("{player} lost {goods}", player=who, goods=goods_text(goods))
+        case E.OrderSatisfied(player=who, owner=owner, points=points):
+            if owner:
+                return text(
+                    "{player} satisfied an order at {owner}'s planet (+{points})",
+                    player=who,
+                    owner=owner,
+                    points=points[0],
+                )
+            return text(
+                "{player} satisfied an order at a neutral planet (+{points})", player=who, points=points[0]
+            )
+        case E.OrderRevealed(order=order, field=field):
+            return text("new order at field {field}: {order}", field=field, order=order_text(game, order))
+        case E.TimerSabotaged(player=who, target=target, timer=timer):
+            return text(
+                "{player} sabotaged {other}'s timer {number}", player=who, other=target, number=timer + 1
+            )
+        case E.SpaceBlocked(player=who, target=target, card=card):
+            return text(
+                "{player}'s rocket blocks {other}'s {card}",
+                player=who,
+                other=target,
+                card=card_text(game, card),
+            )
+        case E.BlockCleared(player=who, card=card):
+            return text("{player} cleared the rocket block on {card}", player=who, card=card_text(game, card))
+        case E.AttackMarkerLoaded(player=who, card=card):
+            return text("{player} loaded an attack marker on {card}", player=who, card=card_text(game, card))
+        case E.GameEnded(by="host"):
+            return text("the game ends: the host ended it early, it is scored as it stands")
+        case E.GameEnded(by="marker", player=who):
+            return text("the game ends: {player} placed their last victory-point marker", player=who)
+        case E.GameEnded():
+            return text("the game ends: the {minutes} minutes are over", minutes=game.data.game_minutes)
+        case E.GameOver():
+            return text("game over: every timer has run out")
+    return None
 
 
 def built_text(game: GameState, p: PlayerState) -> list[Text]:

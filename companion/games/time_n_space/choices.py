@@ -1,9 +1,10 @@
 """What a flip or a tap does in Time 'n' Space: the player's choices from the phone, else the defaults.
 
-Pure functions of an engine state, an *intent* (the choices a player stored for one
-sandtimer, see :mod:`.table`) and the planet owners' standing hand-over picks. They
-build engine actions and never apply one: the referee applies each action once, and
-the menus preview with them.
+Pure functions of an engine state and an :class:`~.model.Intent` (the choices a player
+stored for one sandtimer). They build engine actions and never apply one: the referee
+applies each action once, and the menus preview with them. Which of several identical
+counters a planet's owner hands over is the owner's standing pick in the state, applied by
+the engine.
 """
 
 from __future__ import annotations
@@ -11,12 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, TypeAlias
 
-from companion.games.time_n_space import actions as A
-from companion.games.time_n_space.engine import legal_placements, unreachable
-from companion.games.time_n_space.scoring import COLORS, ORDER_VALUES
-from companion.games.time_n_space.state import (
+from companion.games.time_n_space import model as M
+from companion.games.time_n_space.components import COLORS, ORDER_VALUES, Tile
+from companion.games.time_n_space.engine import legal_placements
+from companion.games.time_n_space.model import (
     PHASE_RUNNING,
     PHASE_SETUP,
     RESEARCH,
@@ -24,7 +24,7 @@ from companion.games.time_n_space.state import (
     Building,
     Cube,
     GameState,
-    Order,
+    Intent,
     PlayerState,
 )
 from companion.games.time_n_space.words import (
@@ -32,41 +32,28 @@ from companion.games.time_n_space.words import (
     GENERAL,
     RESEARCH_RULE,
     SPACESHIP,
-    TABLE_RULE,
     TRADING,
     color_word,
+    place_word,
+    tile_words,
+    unreachable,
 )
-from companion.rules.text import Text, TextError, text
+from companion.rules.deck import Pile
+from companion.rules.outcome import refuse
+from companion.rules.text import Text, text
 
-Handover: TypeAlias = tuple[tuple[str, str, int, str, int], ...]
-"""(owner, colour, value, building, spot): which of several identical order counters each planet
-owner hands over first ("1. Your spaceship")."""
-
-
-def handover_pick(handover: Handover, owner: PlayerState, color: str, value: int) -> tuple[str, int] | None:
-    """The owner's standing pick for (colour, value), if that spot still holds such a counter."""
-    for name, c, v, bid, i in handover:
-        if (name, c, v) == (owner.name, color, value):
-            b = owner.building(bid)
-            if b is not None and 0 <= i < len(b.contents) and b.contents[i] == Order(owner.name, c, v):
-                return bid, i
-    return None
-
+NO_CHOICE = Intent()
+"""Every choice left to its default."""
 
 # --- lifting ---------------------------------------------------------------------------------------
 
 
-def lift_choice(
-    game: GameState, name: str, t: int, intent: dict[str, Any], handover: Handover = ()
-) -> A.Choice | None:
-    """The choice a lift of this sandtimer carries now: the intent's, else the default; None forfeits.
-
-    Deliveries hand over the counters the planet's owner picked (``handover``), else the first.
-    """
+def lift_choice(game: GameState, name: str, t: int, intent: Intent = NO_CHOICE) -> M.Choice | None:
+    """The choice a lift of this sandtimer carries now: the intent's, else the default; None forfeits."""
     player = game.player(name)
     assert player is not None
     timer = player.timers[t]
-    if intent.get("forfeit") or timer.symbol is None:
+    if intent.forfeit or timer.symbol is None:
         return None
     symbol = timer.symbol
     if symbol == SHIP:
@@ -75,52 +62,37 @@ def lift_choice(
         if owner is not None:
             if owner.name == name:
                 return None
-            wanted = pairs(intent["deliver"]) if "deliver" in intent else default_deliver(game, player, owner)
-            return A.Deliver(_deliveries(owner, wanted, handover, set())) if wanted else None
+            wanted = (
+                list(intent.deliver) if intent.deliver is not None else default_deliver(game, player, owner)
+            )
+            return M.Deliver(tuple(M.Delivery(c, v) for c, v in wanted)) if wanted else None
         if game.variant == "intro":
             return None
-        mode = intent.get("moon")
-        if mode not in ("research", "bottom", "skip"):
-            mode = default_moon(game, player, here)
+        mode = intent.moon or default_moon(game, player, here)
         if mode == "skip":
             return None
-        return A.MoonTile(mode == "research")
+        return M.MoonTile(mode == "research", moon_tile(game, here, intent) if mode == "research" else None)
     if symbol == RESEARCH:
-        target = intent.get("build") or default_build(player)
-        return A.Build(target) if target is not None else None
+        target = intent.build or default_build(player)
+        return M.Build(target) if target is not None else None
     b = player.building(symbol)
     if b is None:
         return None
-    if intent.get("upgrade"):
-        return A.Upgrade()
+    if intent.upgrade:
+        return M.Upgrade()
     if b.type == "production":
         if not any(game.supply_of(c) > 0 for i in b.free_spots() if (c := b.spec.spots[i])):
             return None
-        return A.Produce()
+        return M.Produce()
     if b.type == "beam":
-        cubes = pairs(intent["beam"]) if "beam" in intent else default_beam(game, player, b)
-        return A.Beam(tuple(cubes)) if cubes else None
+        cubes = list(intent.beam) if intent.beam is not None else default_beam(game, player, b)
+        return M.Beam(tuple(cubes)) if cubes else None
     counters, spaces = trade_selection(player, b, intent)
     if not counters:
         return None
-    return A.Trade(
-        tuple(A.OrderPlacement(c, v, s[0], s[1]) for (c, v), s in zip(counters, spaces, strict=False))
+    return M.Trade(
+        tuple(M.OrderPlacement(c, v, s[0], s[1]) for (c, v), s in zip(counters, spaces, strict=False))
     )
-
-
-def _deliveries(
-    owner: PlayerState, wanted: list[tuple[Any, Any]], handover: Handover, picked: set[tuple[str, int]]
-) -> tuple[A.Delivery, ...]:
-    """Deliveries of ``wanted``; the owner's pick goes to the first delivery of its kind (``picked``)."""
-    orders = []
-    for c, v in wanted:
-        space = handover_pick(handover, owner, c, v)
-        if space in picked:
-            space = None
-        if space is not None:
-            picked.add(space)
-        orders.append(A.Delivery(c, v, space))
-    return tuple(orders)
 
 
 def waiting_ships(game: GameState, owner: PlayerState) -> list[tuple[str, int]]:
@@ -134,9 +106,7 @@ def waiting_ships(game: GameState, owner: PlayerState) -> list[tuple[str, int]]:
     ]
 
 
-def together(
-    game: GameState, owner: str, ships: Sequence[tuple[str, int]], handover: Handover = ()
-) -> A.LiftTogether:
+def together(game: GameState, owner: str, ships: Sequence[tuple[str, int]]) -> M.LiftTogether:
     """Ships lifted at the same moment at ``owner``'s planet, in the order the owner decided.
 
     Each lifter fulfils by default (what their beam stations pay, the most valuable first)
@@ -145,7 +115,6 @@ def together(
     """
     planet = game.player(owner)
     taken: Counter[tuple[str, int]] = Counter()
-    picked: set[tuple[str, int]] = set()
     lifts = []
     for name, t in ships:
         me = game.player(name)
@@ -154,32 +123,29 @@ def together(
             wanted = default_deliver(game, me, planet, taken)
             taken.update(wanted)
             if wanted:
-                choice = A.Deliver(_deliveries(planet, wanted, handover, picked))
-        lifts.append(A.LiftTimer(name, t, choice))
-    return A.LiftTogether(owner, tuple(lifts))
+                choice = M.Deliver(tuple(M.Delivery(c, v) for c, v in wanted))
+        lifts.append(M.LiftTimer(name, t, choice))
+    return M.LiftTogether(owner, tuple(lifts))
 
 
 # --- placing ---------------------------------------------------------------------------------------
 
 
-def placement(
-    game: GameState, name: str, t: int, intent: dict[str, Any], *, previous: str | None
-) -> A.PlaceTimer:
+def placement(game: GameState, name: str, t: int, intent: Intent, *, previous: str | None) -> M.PlaceTimer:
     """The next placement: the intent's symbol, else the default (same symbol, else a useful one)."""
-    symbol = intent.get("symbol")
-    if symbol is not None:
-        return A.PlaceTimer(name, t, symbol, intent.get("destination"))
+    if intent.symbol is not None:
+        return M.PlaceTimer(name, t, intent.symbol, intent.destination)
     default = default_placement(game, name, t, previous=previous)
     # nothing is legal: try the obvious one anyway so the engine names the reason
-    return default if default is not None else A.PlaceTimer(name, t, previous or SHIP)
+    return default if default is not None else M.PlaceTimer(name, t, previous or SHIP)
 
 
-def default_placement(game: GameState, name: str, t: int, *, previous: str | None) -> A.PlaceTimer | None:
+def default_placement(game: GameState, name: str, t: int, *, previous: str | None) -> M.PlaceTimer | None:
     legal = legal_placements(running(game), name, t)
     if not legal:
         return None
     if previous is not None:
-        again = A.PlaceTimer(name, t, previous)
+        again = M.PlaceTimer(name, t, previous)
         if again in legal:
             return again
     player = game.player(name)
@@ -191,8 +157,8 @@ def default_placement(game: GameState, name: str, t: int, *, previous: str | Non
             and useful(game, player, option.symbol)
         ):
             return option
-    if A.PlaceTimer(name, t, RESEARCH) in legal:
-        return A.PlaceTimer(name, t, RESEARCH)
+    if M.PlaceTimer(name, t, RESEARCH) in legal:
+        return M.PlaceTimer(name, t, RESEARCH)
     return legal[0]
 
 
@@ -205,15 +171,15 @@ def running(game: GameState) -> GameState:
 
 
 def trade_selection(
-    player: PlayerState, center: Building, intent: dict[str, Any]
-) -> tuple[list[tuple[Any, Any]], list[tuple[Any, Any]]]:
+    player: PlayerState, center: Building, intent: Intent
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """(counters, spaces) a trading center lift places: chosen ones first, then defaults."""
     free = order_spaces(player)
-    if "trade" in intent:
-        counters = pairs(intent["trade"])
+    if intent.trade is not None:
+        counters = list(intent.trade)
     else:
         counters = default_counters(player, min(center.spec.capacity, len(free)))
-    chosen = [s for s in pairs(intent.get("spaces")) if s in free]
+    chosen = [s for s in intent.spaces if s in free]
     spaces = chosen + [s for s in free if s not in chosen]
     return counters, spaces[: len(counters)]
 
@@ -227,13 +193,6 @@ def order_spaces(player: PlayerState) -> list[tuple[str, int]]:
         for i in b.free_spots()
     ]
     return [(bid, i) for *_, bid, i in sorted(spaces)]
-
-
-def pairs(value: Any) -> list[tuple[Any, Any]]:
-    """A list of 2-item lists from an intent, as tuples (bad items are kept so the engine names them)."""
-    if not isinstance(value, list):
-        return []
-    return [tuple(x) if isinstance(x, list) and len(x) == 2 else (x, None) for x in value]
 
 
 def useful(game: GameState, me: PlayerState, symbol: str) -> bool:
@@ -302,13 +261,43 @@ def default_counters(me: PlayerState, n: int) -> list[tuple[str, int]]:
     return chosen
 
 
-def default_moon(game: GameState, me: PlayerState, moon: str) -> str:
-    pile = game.pile(moon)
-    if not pile:
+def default_moon(game: GameState, me: PlayerState, moon: str) -> M.MoonChoice:
+    height = game.height(moon)
+    if not height:
         return "skip"
     if me.research is None:
         return "research"
-    return "bottom" if len(pile) > 1 else "skip"
+    return "bottom" if height > 1 else "skip"
+
+
+def moon_tile(game: GameState, moon: str, intent: Intent) -> str | None:
+    """The tile a lift takes at ``moon``: the one the player read off the table, else the top tile the hub
+    knows (the hub deck supplies it, so the action is the one a player would have entered), else the only
+    kind of tile the pile can still hold; ``None`` when the player has to say."""
+    if intent.tile is not None:
+        return intent.tile
+    top = game.top(moon)
+    if top is not None:
+        return top.id
+    kinds = tile_kinds(game, game.possible_tops(moon))
+    return kinds[0][1][0] if len(kinds) == 1 else None
+
+
+def tile_kinds(game: GameState, pile: Pile) -> list[tuple[Tile, list[str]]]:
+    """The different tiles ``pile`` can hold (identical tiles are one kind), the likeliest first: (a tile
+    of the kind, the ids of its copies in the pile)."""
+    kinds: list[tuple[Tile, list[str]]] = []
+    for tile_id in pile.items():
+        tile = game.tile(tile_id)
+        if tile is None:
+            continue
+        for known, ids in kinds:
+            if (known.stage2, known.stage3) == (tile.stage2, tile.stage3):
+                ids.append(tile_id)
+                break
+        else:
+            kinds.append((tile, [tile_id]))
+    return sorted(kinds, key=lambda kind: -len(kind[1]))
 
 
 def default_build(me: PlayerState) -> str | None:
@@ -328,10 +317,12 @@ def default_build(me: PlayerState) -> str | None:
 # --- before the clock (full game) -------------------------------------------------------------------
 
 
-def starting_selection(me: PlayerState, intent: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+def starting_selection(
+    me: PlayerState, intent: Intent
+) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """(counters, spaces) of the 2 starting orders: chosen ones, else two colours at their lowest values."""
-    if "start_orders" in intent:
-        counters = pairs(intent["start_orders"])
+    if intent.start_orders is not None:
+        counters = list(intent.start_orders)
     else:  # two different colours, the lowest values: easy for the others to fulfil
         counters = []
         for color in COLORS:
@@ -339,84 +330,69 @@ def starting_selection(me: PlayerState, intent: dict[str, Any]) -> tuple[list[An
             if values and len(counters) < 2:
                 counters.append((color, values[0]))
     free = order_spaces(me)
-    chosen = [s for s in pairs(intent.get("start_spaces")) if s in free]
+    chosen = [s for s in intent.start_spaces if s in free]
     spaces = (chosen + [s for s in free if s not in chosen])[: len(counters)]
     return counters, spaces
 
 
-def starting_placements(orders: Any) -> tuple[A.OrderPlacement, ...]:
-    """The starting orders of a phone action; :class:`TextError` (a ValueError) with a sentence if malformed."""
-    if not isinstance(orders, list):
-        raise TextError(text("List the 2 starting orders as colour, value, building and spot"))
-    out = []
-    for o in orders:
-        if not isinstance(o, dict) or not {"color", "value", "building", "spot"} <= set(o):
-            raise TextError(text("Each starting order needs a colour, a value, a building and a spot"))
-        out.append(A.OrderPlacement(o["color"], o["value"], o["building"], o["spot"]))
-    return tuple(out)
-
-
 # --- checking a phone's intent --------------------------------------------------------------------
 
-INTENT_KEYS = (
-    "symbol",
-    "destination",
-    "forfeit",
-    "upgrade",
-    "beam",
-    "deliver",
-    "trade",
-    "spaces",
-    "build",
-    "moon",
-    "start_orders",
-    "start_spaces",
-)
-"""What an intent may hold (see :mod:`.table`); the table adds ``node``."""
 
-MOON_CHOICES = ("research", "bottom", "skip")
+def check_intent(game: GameState, name: str, t: int, intent: Intent) -> None:
+    """Refuse an intent naming something that does not exist for this sandtimer.
 
-
-def intent_refusal(game: GameState, name: str, t: int, intent: Any) -> tuple[Text, Text] | None:
-    """(reason, rule) when ``intent`` names something that does not exist for this sandtimer, else None.
-
-    Only what can never become right is refused: an unknown key, time symbol, place, building,
-    spot, colour, value or moon choice, or a place no wormhole from the spaceship's possible
-    positions reaches. Whether the choice can be carried out (a cube is there, a spot is free)
-    is the engine's to say when the sandtimer is flipped.
+    Only what can never become right is refused: an unknown time symbol, place, building,
+    spot, colour or value, another player's symbol, or a place no wormhole from the
+    spaceship's possible positions reaches. Whether the choice can be carried out (a cube is
+    there, a spot is free) is the engine's to say when the sandtimer is flipped. (The codec
+    has already checked every field's type.)
     """
-    if not isinstance(intent, dict):
-        return text("A choice for a sandtimer is a set of named choices"), TABLE_RULE
     player = game.player(name)
-    if player is None:
-        return text("{player} does not play in this game", player=name), TABLE_RULE
-    for key in intent:
-        if key != "node" and key not in INTENT_KEYS:
-            return text("A sandtimer has no choice {choice} in Time 'n' Space", choice=repr(key)), TABLE_RULE
-    checks = (
-        _symbol_refusal(game, player, intent),
-        _flags_refusal(intent),
-        _spots_refusal(player, intent.get("beam"), "beam", production_only=True),
-        _spots_refusal(player, intent.get("spaces"), "spaces", production_only=False),
-        _spots_refusal(player, intent.get("start_spaces"), "start_spaces", production_only=False),
-        _counters_refusal(intent, "deliver"),
-        _counters_refusal(intent, "trade"),
-        _counters_refusal(intent, "start_orders"),
-        _build_refusal(player, intent.get("build")),
-        _moon_refusal(intent.get("moon")),
-    )
-    return next((c for c in checks if c is not None), None)
+    assert player is not None
+    _check_symbol(game, player, intent)
+    for refs in intent.beam or ():
+        _check_spot(player, refs, production_only=True)
+    for refs in (*intent.spaces, *intent.start_spaces):
+        _check_spot(player, refs, production_only=False)
+    _check_counters(intent.deliver or (), SPACESHIP)
+    _check_counters((*(intent.trade or ()), *(intent.start_orders or ())), TRADING)
+    if intent.tile is not None:
+        _check_tile(game, player, t, intent.tile)
+    if intent.build is not None and player.building(intent.build) is None:
+        refuse(
+            text("There is no building {building} on your control center", building=repr(intent.build)),
+            RESEARCH_RULE,
+        )
 
 
-def _symbol_refusal(game: GameState, player: PlayerState, intent: dict[str, Any]) -> tuple[Text, Text] | None:
-    symbol = intent.get("symbol")
-    destination = intent.get("destination")
+def _check_tile(game: GameState, player: PlayerState, t: int, tile_id: str) -> None:
+    """A tile named for a moon must be one the pile there can still hold (when the ship is headed there)."""
+    tile = game.tile(tile_id)
+    if tile is None:
+        refuse(text("There is no tile {tile} in the box", tile=repr(tile_id)), text("What the table drew"))
+    timer = player.timers[t]
+    moon = timer.destination or player.ship
+    if timer.symbol != SHIP or moon not in game.moons or not game.height(moon):
+        return  # where the ship will be when this sandtimer is lifted is not known yet
+    top = game.top(moon)
+    possible = [top] if top is not None else [kind for kind, _ in tile_kinds(game, game.possible_tops(moon))]
+    if not any((k.stage2, k.stage3) == (tile.stage2, tile.stage3) for k in possible):
+        refuse(
+            text(
+                "There is no {item} left in {pile}",
+                item=tile_words(tile),
+                pile=text("the pile at {moon}", moon=place_word(game, moon)),
+            ),
+            text("What the table drew"),
+        )
+
+
+def _check_symbol(game: GameState, player: PlayerState, intent: Intent) -> None:
+    symbol = intent.symbol
     if symbol is not None:
-        if not isinstance(symbol, str):
-            return text("{symbol} is not a time symbol", symbol=repr(symbol)), GENERAL
         owner, _, own = symbol.rpartition(":")
         if owner and owner != player.name:
-            return (
+            refuse(
                 text(
                     "You may only place a sandtimer on your own control center or spaceship, "
                     "never on another player's"
@@ -424,7 +400,7 @@ def _symbol_refusal(game: GameState, player: PlayerState, intent: dict[str, Any]
                 GENERAL,
             )
         if own not in (SHIP, RESEARCH) and player.building(own) is None:
-            return (
+            refuse(
                 text(
                     "There is no time symbol {symbol} on your control center or spaceship",
                     symbol=repr(symbol),
@@ -432,104 +408,49 @@ def _symbol_refusal(game: GameState, player: PlayerState, intent: dict[str, Any]
                 GENERAL,
             )
         symbol = own
+    destination = intent.destination
     if destination is None:
-        return None
+        return
     if symbol != SHIP:
-        return text("Only a sandtimer on your spaceship takes a destination"), SPACESHIP
+        refuse(text("Only a sandtimer on your spaceship takes a destination"), SPACESHIP)
     # the ship is where it stands, or where a sandtimer on it takes it when that one is lifted first
     positions = {player.ship} | {
         tm.destination for tm in player.timers if tm.symbol == SHIP and tm.destination
     }
     reachable = set(positions).union(*(game.neighbours(p) for p in positions))
     if destination not in reachable:
-        return unreachable(game, player.ship, destination), SPACESHIP
-    return None
+        refuse(unreachable(game, player.ship, destination), SPACESHIP)
 
 
-def _flags_refusal(intent: dict[str, Any]) -> tuple[Text, Text] | None:
-    for key in ("forfeit", "upgrade"):
-        if key in intent and not isinstance(intent[key], bool):
-            return text("The choice {choice} is yes or no", choice=repr(key)), TABLE_RULE
-    return None
+def _check_spot(player: PlayerState, ref: tuple[str, int], *, production_only: bool) -> None:
+    bid, spot = ref
+    b = player.building(bid)
+    rule = BEAM if production_only else TRADING
+    if b is None:
+        refuse(text("There is no building {building} on your control center", building=repr(bid)), rule)
+    if production_only and b.type != "production":
+        refuse(
+            text(
+                "You can only beam goods from your production plants; {building} is not one",
+                building=repr(bid),
+            ),
+            BEAM,
+        )
+    if not production_only and b.type == "trading":
+        refuse(
+            text("You may never place order counters on trading centers; use a free production or beam spot"),
+            TRADING,
+        )
+    if not 0 <= spot < len(b.contents):
+        refuse(text("Building {building} has no spot {spot}", building=b.id, spot=repr(spot)), rule)
 
 
-def _pair_list(value: Any) -> list[tuple[Any, Any]] | None:
-    if not isinstance(value, list) or not all(isinstance(x, list) and len(x) == 2 for x in value):
-        return None
-    return [(x[0], x[1]) for x in value]
-
-
-def _spots_refusal(
-    player: PlayerState, value: Any, key: str, *, production_only: bool
-) -> tuple[Text, Text] | None:
-    if value is None:
-        return None
-    refs = _pair_list(value)
-    if refs is None:
-        return text("The choice {choice} lists pairs of building and spot", choice=repr(key)), TABLE_RULE
-    for bid, spot in refs:
-        b = player.building(bid) if isinstance(bid, str) else None
-        if b is None:
-            return (
-                text("There is no building {building} on your control center", building=repr(bid)),
-                BEAM if production_only else TRADING,
-            )
-        if production_only and b.type != "production":
-            return (
-                text(
-                    "You can only beam goods from your production plants; {building} is not one",
-                    building=repr(bid),
-                ),
-                BEAM,
-            )
-        if not production_only and b.type == "trading":
-            return (
-                text(
-                    "You may never place order counters on trading centers; use a free production or beam spot"
-                ),
-                TRADING,
-            )
-        if not isinstance(spot, int) or isinstance(spot, bool) or not 0 <= spot < len(b.contents):
-            return (
-                text("Building {building} has no spot {spot}", building=b.id, spot=repr(spot)),
-                BEAM if production_only else TRADING,
-            )
-    return None
-
-
-def _counters_refusal(intent: dict[str, Any], key: str) -> tuple[Text, Text] | None:
-    if key not in intent:
-        return None
-    refs = _pair_list(intent[key])
-    if refs is None:
-        return text("The choice {choice} lists pairs of colour and value", choice=repr(key)), TABLE_RULE
-    rule = SPACESHIP if key == "deliver" else TRADING
-    for color, value in refs:
+def _check_counters(counters: Sequence[tuple[str, int]], rule: Text) -> None:
+    for color, value in counters:
         if color not in COLORS:
             colors = tuple(color_word(c) for c in COLORS)
-            return text(
-                "{color} is not an order colour; use {colors}", color=repr(color), colors=colors
-            ), rule
-        if value not in ORDER_VALUES or isinstance(value, bool):
-            return text("Order counters show 1, 2 or 3, not {value}", value=repr(value)), rule
-    return None
-
-
-def _build_refusal(player: PlayerState, building: Any) -> tuple[Text, Text] | None:
-    if building is None or (isinstance(building, str) and player.building(building) is not None):
-        return None
-    return text(
-        "There is no building {building} on your control center", building=repr(building)
-    ), RESEARCH_RULE
-
-
-def _moon_refusal(choice: Any) -> tuple[Text, Text] | None:
-    if choice is None or choice in MOON_CHOICES:
-        return None
-    return (
-        text(
-            "At a moon you take the top tile (research), put it under the pile (bottom) or skip; not {choice}",
-            choice=repr(choice),
-        ),
-        SPACESHIP,
-    )
+            refuse(
+                text("{color} is not an order colour; use {colors}", color=repr(color), colors=colors), rule
+            )
+        if value not in ORDER_VALUES:
+            refuse(text("Order counters show 1, 2 or 3, not {value}", value=repr(value)), rule)

@@ -3,29 +3,35 @@
 The rulebook text names the components ("Components") but not every number on them:
 the board's wormholes, the spots per building and stage, the trading capacities, the
 values of the order counters, the bonus values and the introductory setup picture.
-Those live in ``components.json`` beside this module, each block with an
+Those live in ``data/components.json`` in this package, each block with an
 ``assumption`` note to check against the box. Both files are read through
 :mod:`companion.games.data`: the shipped one once per process by
 :func:`shipped_components` (``GAME.data``), a table's own copy with other numbers by
-:func:`load_components`. A broken file raises :class:`ComponentDataError` with one
-sentence naming the file and the field.
+:func:`load_components` (``GAME.load_components``). A broken file raises
+:class:`ComponentDataError` with one sentence naming the file, the line and the field.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from companion.errors import InvalidRecordError
-from companion.games.data import DataFileError, read_file, read_shipped
-from companion.games.time_n_space.scoring import COLORS, ORDER_VALUES
+from companion.games.data import DataFileError, parse_text, read_text, shipped_text
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 PACKAGE = "companion.games.time_n_space"
-SHIPPED = "components.json"
+SHIPPED = "data/components.json"
 """The data file shipped in :data:`PACKAGE`."""
+FILE_LABEL = "components file"
+"""What the errors call a table's own file (for the terminal: they name JSON fields)."""
+COLORS: tuple[str, ...] = ("gray", "yellow", "blue", "brown")
+"""The four goods and order colours, in the order score rows are listed and bonus ties are broken."""
+ORDER_VALUES = (1, 2, 3)
+"""Printed values of order counters (the introductory setup returns the 2s and 3s)."""
 BUILDING_TYPES = ("production", "beam", "trading")
 """Production plant (ocher), beam station (black), trading center (white)."""
 
@@ -121,14 +127,62 @@ class Components:
         return dict(self.master_clock_s)[variant]
 
 
-class _Reader:
-    """Small helpers that name the file and field in every error."""
+def field_lines(source: str) -> dict[str, int]:
+    """The line each field of a JSON document starts on, by its path as the errors name it
+    (``tiles.tiles[3].stage2.capacity``); the document must be valid JSON."""
+    lines: dict[str, int] = {}
+    starts = [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
+    decoder = json.JSONDecoder()
 
-    def __init__(self, label: str) -> None:
+    def line(pos: int) -> int:
+        low, high = 0, len(starts)
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (mid, high) if starts[mid] <= pos else (low, mid)
+        return low + 1
+
+    def skip(pos: int) -> int:
+        while pos < len(source) and source[pos] in " \t\r\n":
+            pos += 1
+        return pos
+
+    def value(pos: int, path: str) -> int:
+        pos = skip(pos)
+        lines[path] = line(pos)
+        if source[pos] == "{":
+            pos = skip(pos + 1)
+            while source[pos] != "}":
+                key, pos = decoder.raw_decode(source, pos)
+                pos = value(skip(pos) + 1, f"{path}.{key}" if path else str(key))
+                pos = skip(pos)
+                pos = skip(pos + 1) if source[pos] == "," else pos
+            return pos + 1
+        if source[pos] == "[":
+            pos, index = skip(pos + 1), 0
+            while source[pos] != "]":
+                pos = skip(value(pos, f"{path}[{index}]"))
+                pos, index = (skip(pos + 1) if source[pos] == "," else pos), index + 1
+            return pos + 1
+        return int(decoder.raw_decode(source, pos)[1])
+
+    value(0, "")
+    return lines
+
+
+class _Reader:
+    """Small helpers that name the file, the line and the field in every error."""
+
+    def __init__(self, label: str, lines: dict[str, int] | None = None) -> None:
         self.label = label
+        self.lines = lines or {}
 
     def fail(self, where: str, problem: str) -> ComponentDataError:
-        return ComponentDataError(f"components file {self.label}: {where} {problem}")
+        path = where
+        while path and path not in self.lines:  # a missing field: the line of the object that lacks it
+            path = path[: max(path.rfind("."), path.rfind("["), 0)]
+        number = self.lines.get(path, 1) if self.lines else None
+        at = f"{self.label}, line {number}" if number is not None else self.label
+        return ComponentDataError(f"components file {at}: {where} {problem}")
 
     def obj(self, data: Any, key: str, where: str) -> dict[str, Any]:
         if not isinstance(data, dict) or key not in data:
@@ -183,9 +237,10 @@ class _Reader:
         return BuildingSpec(kind, (), self.int_(data, "capacity", where, 1))
 
 
-def parse_components(data: Any, label: str = "<data>") -> Components:
-    """Validate a decoded components document and build :class:`Components`."""
-    r = _Reader(label)
+def parse_components(data: Any, label: str = "<data>", lines: dict[str, int] | None = None) -> Components:
+    """Validate a decoded components document and build :class:`Components`; ``lines``: where each field
+    starts in the file (:func:`field_lines`), for the errors."""
+    r = _Reader(label, lines)
     if not isinstance(data, dict):
         raise r.fail("the document", "must be a JSON object")
     colors = r.lst(r.obj(data, "colors", "the document"), "values", "colors")
@@ -311,6 +366,13 @@ def parse_components(data: Any, label: str = "<data>") -> Components:
                 if not is_order and final[bid].spots[idx] not in (None, color):
                     raise r.fail(swhere, f"puts a {color} cube on a {final[bid].spots[idx]} production spot")
                 placed.append(OrderSpot(color, value, bid, idx))
+        ocher = next((bid for bid, tid in covers.items() if tile_ids[tid].stage3.type == "production"), None)
+        for j, p in enumerate(x for x in placed if x.value):
+            if p.building == ocher:
+                raise r.fail(
+                    f"{where}.orders[{j}]",
+                    f"lies on the random ocher tile of {ocher}; orders go on the other buildings",
+                )
         seat = IntroSeat(
             tuple(covers.items()),
             tuple(p for p in placed if p.value),
@@ -337,13 +399,17 @@ def parse_components(data: Any, label: str = "<data>") -> Components:
 
 def shipped_components() -> Components:
     """The component data shipped with the game (``GAME.load_data``; use ``GAME.data``, read once)."""
-    return parse_components(read_shipped(PACKAGE, SHIPPED), SHIPPED)
+    source = shipped_text(PACKAGE, SHIPPED)
+    data = parse_text(source, suffix=".json", label=f"the shipped {SHIPPED}")
+    return parse_components(data, SHIPPED, field_lines(source))
 
 
 def load_components(path: str | Path) -> Components:
-    """A table's own component data, e.g. a copy of ``components.json`` corrected against the box."""
+    """A table's own component data, e.g. a copy of ``data/components.json`` corrected against the box
+    (``GAME.load_components``, for ``--components FILE``)."""
     try:
-        data = read_file(path, label="components file")
+        source = read_text(path, label=FILE_LABEL)
+        data = parse_text(source, suffix=".json", label=f"components file {path}")
     except DataFileError as exc:
         raise ComponentDataError(str(exc)) from None
-    return parse_components(data, str(path))
+    return parse_components(data, str(path), field_lines(source))

@@ -1,23 +1,24 @@
 """The pure rules engine of Time 'n' Space: setups, ``apply(state, action)``, and final scoring.
 
-``apply`` returns :class:`~companion.games.base.Accepted` (new state and past-tense
-events) or :class:`~companion.games.base.Rejected` (a reason a player understands and
-the rulebook section it comes from). It never reads a clock, never draws global
-randomness and does no I/O: the full setup shuffles with a seed kept in the state.
+``apply`` returns :class:`~companion.rules.outcome.Accepted` (new state and past-tense
+events) or :class:`~companion.rules.outcome.Rejected` (a reason a player understands and
+the rulebook section it comes from): every broken rule inside is raised with
+:func:`~companion.rules.outcome.refuse`, and ``apply`` is :func:`~companion.rules.outcome.checked`.
+It never reads a clock, never draws global randomness and does no I/O. The states a game starts
+from are built by :mod:`.setup`; whatever the table drew (a moon's top tile, an ocher tile) arrives
+as part of an action and is checked against what the pile can still hold.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 from companion.errors import InvalidRecordError
-from companion.games.base import Accepted, Rejected
-from companion.games.time_n_space import actions as A
-from companion.games.time_n_space.components import Components
-from companion.games.time_n_space.scoring import COLORS, RecordTextError, score_record
-from companion.games.time_n_space.state import (
+from companion.games.time_n_space import model as M
+from companion.games.time_n_space.components import COLORS, Tile
+from companion.games.time_n_space.model import (
     PHASE_ENDING,
     PHASE_OVER,
     PHASE_RUNNING,
@@ -52,110 +53,14 @@ from companion.games.time_n_space.words import (
     counter_text,
     place_word,
     symbol_name,
+    tile_words,
+    unreachable,
 )
+from companion.rules.deck import Pile
+from companion.rules.outcome import Accepted, IllegalAction, Rejected, checked, refuse
 from companion.rules.text import Text, text
 
-__all__ = [
-    "BEAM",
-    "END",
-    "GENERAL",
-    "PLAYING",
-    "PRODUCTION",
-    "RESEARCH_RULE",
-    "SETUP_FULL",
-    "SETUP_INTRO",
-    "SPACESHIP",
-    "TRADING",
-    "UPGRADING",
-    "SetupError",
-    "apply",
-    "final_scores",
-    "is_legal",
-    "is_over",
-    "legal_placements",
-    "replay",
-    "scoring_record",
-    "setup_full",
-    "setup_intro",
-    "shuffled",
-]
-
-
-class SetupError(RecordTextError):
-    """The table asked for a setup the rules do not allow (e.g. 5 players); its message is a Text."""
-
-
-class _Refusal(Exception):
-    """Internal: an action broke a rule. Always turned into :class:`Rejected` by :func:`apply`."""
-
-    def __init__(self, reason: Text, rule: Text) -> None:
-        super().__init__(str(reason))
-        self.reason = reason
-        self.rule = rule
-
-
-# --- seeded shuffle (no global randomness) ----------------------------------------------
-
-_MASK = (1 << 64) - 1
-
-
-def shuffled(items: Sequence[Any], seed: int) -> list[Any]:
-    """Fisher-Yates shuffle driven by a splitmix64 stream of ``seed`` (same seed, same order)."""
-    out = list(items)
-    x = seed & _MASK
-
-    def draw() -> int:
-        nonlocal x
-        x = (x + 0x9E3779B97F4A7C15) & _MASK
-        z = x
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        return z ^ (z >> 31)
-
-    for i in range(len(out) - 1, 0, -1):
-        j = draw() % (i + 1)
-        out[i], out[j] = out[j], out[i]
-    return out
-
-
-# --- setups -----------------------------------------------------------------------------
-
-
-def _check_players(players: Sequence[str]) -> list[str]:
-    names = list(players)
-    if len(names) not in (3, 4):
-        raise SetupError(
-            text("Time 'n' Space is played by 3 or 4 players, not {players}", players=len(names))
-        )
-    if any(not isinstance(n, str) or not n.strip() for n in names):
-        raise SetupError(text("every player needs a non-empty name"))
-    if len(set(names)) != len(names):
-        raise SetupError(text("two players have the same name"))
-    return names
-
-
-def _counters(name: str, table: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[Order, ...]:
-    counters = [Order(name, color, v) for color, values in table for v in values]
-    return tuple(sorted(counters, key=lambda o: (COLORS.index(o.color), o.value)))
-
-
-def _new_player(name: str, seat: int, comps: Components, table: Any, *, ready: bool) -> PlayerState:
-    buildings = tuple(
-        Building(bid, spec, 1, None, (None,) * len(spec.spots)) for bid, spec in comps.buildings
-    )
-    planet = f"planet-{seat}"
-    return PlayerState(
-        name=name,
-        planet=planet,
-        buildings=buildings,
-        research=None,
-        above=_counters(name, table),
-        collected=(),
-        bonus=(),
-        ship=planet,
-        timers=tuple(Timer() for _ in range(comps.timers_per_player)),
-        ready=ready,
-    )
+# --- small helpers ----------------------------------------------------------------------
 
 
 def _remove_above(player: PlayerState, color: str, value: int) -> tuple[Order, ...] | None:
@@ -168,94 +73,6 @@ def _remove_above(player: PlayerState, color: str, value: int) -> tuple[Order, .
     return tuple(above)
 
 
-def setup_intro(players: Sequence[str], *, components: Components) -> GameState:
-    """Introductory setup ("Setup for the Introductory Game").
-
-    Value-1 counters only (12 per player), three stage III tiles per player as the data
-    file lists them, 2 pre-placed orders and 2 goods per player, no tiles at the moons and
-    no bonus counters. Players sit in the order given; the N-th player owns ``planet-N``.
-    ``components`` is the game's data (``GAME.data``, or a table's own file read with
-    :func:`~companion.games.time_n_space.components.load_components`).
-    """
-    names = _check_players(players)
-    board = components.board(len(names))
-    supply = [components.goods_per_color] * len(COLORS)
-    built = []
-    for seat, name in enumerate(names, start=1):
-        p = _new_player(name, seat, components, components.counters_intro, ready=True)
-        layout = components.intro_seats[seat - 1]
-        for bid, tid in layout.tiles:
-            tile = components.tile(tid)
-            p = p.with_building(Building(bid, tile.stage3, 3, tile, (None,) * len(tile.stage3.spots)))
-        for spot in layout.orders:
-            above = _remove_above(p, spot.color, spot.value)
-            if above is None:
-                raise SetupError(
-                    text(
-                        "the introductory setup of seat {seat} needs a {counter} counter it does not have",
-                        seat=seat,
-                        counter=counter_text(spot.color, spot.value),
-                    )
-                )
-            b = p.building(spot.building)
-            assert b is not None
-            p = replace(p, above=above).with_building(_put(b, spot.spot, Order(name, spot.color, spot.value)))
-        for spot in layout.goods:
-            b = p.building(spot.building)
-            assert b is not None
-            p = p.with_building(_put(b, spot.spot, Cube(spot.color)))
-            supply[COLORS.index(spot.color)] -= 1
-        built.append(p)
-    if min(supply) < 0:
-        raise SetupError(text("the introductory setup places more goods than the supply holds"))
-    return GameState(
-        variant="intro",
-        players=tuple(built),
-        supply=tuple(supply),
-        goods_total=components.goods_per_color * len(COLORS),
-        moons=board.moons,
-        wormholes=board.wormholes,
-        piles=tuple(() for _ in board.moons),
-        planet_bonus=tuple(None for _ in names),
-        phase=PHASE_SETUP,
-    )
-
-
-def setup_full(players: Sequence[str], *, seed: int, components: Components) -> GameState:
-    """Full setup ("Setup for the Full Game").
-
-    The tiles are shuffled with ``seed`` into one pile of equal height per moon (stage II
-    up), one bonus counter lies on every planet, every player has 24 counters above the
-    control center and still has to pick 2 starting orders (:class:`PlaceStartingOrders`).
-    ``components`` is the game's data, as for :func:`setup_intro`.
-    """
-    names = _check_players(players)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise SetupError(text("the seed must be a whole number"))
-    board = components.board(len(names))
-    tiles = shuffled(components.tiles, seed)
-    height = len(tiles) // len(board.moons)
-    piles = tuple(tuple(tiles[i * height : (i + 1) * height]) for i in range(len(board.moons)))
-    return GameState(
-        variant="full",
-        players=tuple(
-            _new_player(n, seat, components, components.counters_full, ready=False)
-            for seat, n in enumerate(names, start=1)
-        ),
-        supply=(components.goods_per_color,) * len(COLORS),
-        goods_total=components.goods_per_color * len(COLORS),
-        moons=board.moons,
-        wormholes=board.wormholes,
-        piles=piles,
-        planet_bonus=tuple(components.bonus_values[: len(names)]),
-        phase=PHASE_SETUP,
-        seed=seed,
-    )
-
-
-# --- small helpers ----------------------------------------------------------------------
-
-
 def _put(building: Building, spot: int, content: Any) -> Building:
     contents = list(building.contents)
     contents[spot] = content
@@ -265,13 +82,13 @@ def _put(building: Building, spot: int, content: Any) -> Building:
 def _player(state: GameState, name: Any) -> PlayerState:
     player = state.player(name) if isinstance(name, str) else None
     if player is None:
-        raise _Refusal(text("There is no player {player} at this table", player=repr(name)), PLAYING)
+        refuse(text("There is no player {player} at this table", player=repr(name)), PLAYING)
     return player
 
 
 def _timer(player: PlayerState, index: Any) -> Timer:
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(player.timers):
-        raise _Refusal(
+        refuse(
             text(
                 "{player} has sandtimers 0 to {last}; there is no sandtimer {index}",
                 player=player.name,
@@ -299,34 +116,32 @@ def _colors() -> tuple[Text | str, ...]:
 
 def _check_color_value(color: Any, value: Any, rule: Text) -> None:
     if color not in COLORS:
-        raise _Refusal(
+        refuse(
             text("{color} is not an order colour; use {colors}", color=repr(color), colors=_colors()), rule
         )
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _Refusal(
-            text("the value of an order must be a whole number, not {value}", value=repr(value)), rule
-        )
+        refuse(text("the value of an order must be a whole number, not {value}", value=repr(value)), rule)
 
 
 def _spot_ref(ref: Any, rule: Text) -> tuple[str, int]:
     if not (isinstance(ref, tuple) and len(ref) == 2 and isinstance(ref[0], str)):
-        raise _Refusal(text("{spot} does not name a spot as (building, spot)", spot=repr(ref)), rule)
+        refuse(text("{spot} does not name a spot as (building, spot)", spot=repr(ref)), rule)
     if not isinstance(ref[1], int) or isinstance(ref[1], bool):
-        raise _Refusal(text("{spot} does not name a spot as (building, spot)", spot=repr(ref)), rule)
+        refuse(text("{spot} does not name a spot as (building, spot)", spot=repr(ref)), rule)
     return ref[0], ref[1]
 
 
 def _place_orders(player: PlayerState, placements: Any, rule: Text) -> PlayerState:
     """Move own counters from above the control center onto free order spaces."""
     if not isinstance(placements, tuple):
-        raise _Refusal(text("the orders to place must be given as a list"), rule)
+        refuse(text("the orders to place must be given as a list"), rule)
     for item in placements:
-        if not isinstance(item, A.OrderPlacement):
-            raise _Refusal(text("{item} is not an order placement", item=repr(item)), rule)
+        if not isinstance(item, M.OrderPlacement):
+            refuse(text("{item} is not an order placement", item=repr(item)), rule)
         _check_color_value(item.color, item.value, rule)
         above = _remove_above(player, item.color, item.value)
         if above is None:
-            raise _Refusal(
+            refuse(
                 text(
                     "You have no {counter} order counter left above your control center",
                     counter=counter_text(item.color, item.value),
@@ -335,12 +150,12 @@ def _place_orders(player: PlayerState, placements: Any, rule: Text) -> PlayerSta
             )
         b = player.building(item.building) if isinstance(item.building, str) else None
         if b is None:
-            raise _Refusal(
+            refuse(
                 text("There is no building {building} on your control center", building=repr(item.building)),
                 rule,
             )
         if b.type == "trading":
-            raise _Refusal(
+            refuse(
                 text(
                     "You may never place order counters on trading centers; use a free production or beam spot"
                 ),
@@ -351,11 +166,9 @@ def _place_orders(player: PlayerState, placements: Any, rule: Text) -> PlayerSta
             or isinstance(item.spot, bool)
             or not 0 <= item.spot < len(b.contents)
         ):
-            raise _Refusal(
-                text("Building {building} has no spot {spot}", building=b.id, spot=repr(item.spot)), rule
-            )
+            refuse(text("Building {building} has no spot {spot}", building=b.id, spot=repr(item.spot)), rule)
         if b.contents[item.spot] is not None:
-            raise _Refusal(
+            refuse(
                 text(
                     "Spot {spot} of building {building} is occupied; orders go only onto free order spaces",
                     spot=item.spot,
@@ -375,7 +188,7 @@ def _all_timers_down(state: GameState) -> bool:
 
 def _maybe_end(state: GameState, events: list[Any]) -> GameState:
     if state.phase == PHASE_ENDING and _all_timers_down(state):
-        events.append(A.GameEnded())
+        events.append(M.GameEnded())
         return replace(state, phase=PHASE_OVER)
     return state
 
@@ -383,73 +196,149 @@ def _maybe_end(state: GameState, events: list[Any]) -> GameState:
 # --- handlers ---------------------------------------------------------------------------
 
 
-def _starting_orders(state: GameState, action: A.PlaceStartingOrders) -> tuple[GameState, list[Any]]:
+def _starting_orders(state: GameState, action: M.PlaceStartingOrders) -> tuple[GameState, list[Any]]:
     player = _player(state, action.player)
     if state.variant != "full":
-        raise _Refusal(
+        refuse(
             text("Only the full game has players pick starting orders; the introductory setup places them"),
             SETUP_INTRO,
         )
     if state.phase != PHASE_SETUP:
-        raise _Refusal(text("Starting orders are placed before the master clock starts"), SETUP_FULL)
-    if player.ready:
-        raise _Refusal(text("You already placed your 2 starting orders"), SETUP_FULL)
+        refuse(text("Starting orders are placed before the master clock starts"), SETUP_FULL)
     if not isinstance(action.orders, tuple) or len(action.orders) != 2:
-        raise _Refusal(text("Each player picks exactly 2 order counters to start with"), SETUP_FULL)
+        refuse(text("Each player picks exactly 2 order counters to start with"), SETUP_FULL)
+    if player.ready:  # a correction before the clock: the earlier pick goes back above
+        player = orders_back_above(player)
     player = replace(_place_orders(player, action.orders, SETUP_FULL), ready=True)
-    return state.with_player(player), [A.StartingOrdersPlaced(player.name, action.orders)]
+    return state.with_player(player), [M.StartingOrdersPlaced(player.name, action.orders)]
 
 
-def _start(state: GameState, action: A.StartGame) -> tuple[GameState, list[Any]]:
+def orders_back_above(player: PlayerState) -> PlayerState:
+    """The player with every order counter of the control center back above it."""
+    for bid, i, order in player.placed_orders():
+        b = player.building(bid)
+        assert b is not None
+        player = player.with_building(_put(b, i, None))
+        player = replace(player, above=_sorted_orders((*player.above, order)))
+    return player
+
+
+def _sorted_orders(orders: Iterable[Order]) -> tuple[Order, ...]:
+    return tuple(sorted(orders, key=lambda o: (COLORS.index(o.color), o.value)))
+
+
+def _take_ocher(state: GameState, action: M.TakeOcherTile) -> tuple[GameState, list[Any]]:
+    """Introductory setup, steps 7 and 8: the random ocher tile covers its building, with the goods on it."""
+    player = _player(state, action.player)
+    if state.variant != "intro":
+        refuse(text("Only the introductory game has players draw an ocher tile"), SETUP_FULL)
     if state.phase != PHASE_SETUP:
-        raise _Refusal(text("The game has already started"), PLAYING)
+        refuse(
+            text("The ocher tile is put onto the control center before the master clock starts"), SETUP_INTRO
+        )
+    cover = player.ocher
+    if cover is None:
+        refuse(text("Your introductory setup has no random ocher tile"), SETUP_INTRO)
+    pool, supply = state.ocher, list(state.supply)
+    b = player.building(cover.building)
+    assert b is not None
+    if cover.tile is not None:  # a correction: the tile drawn before goes back, and its goods
+        pool = pool.put(cover.tile)
+        for c in b.contents:
+            if isinstance(c, Cube):
+                supply[COLORS.index(c.color)] += 1
+    tile_id = _drawn(state, pool, action.tile, text("the ocher tiles"), stage=3)
+    pool = pool.take(tile_id, pile=text("the ocher tiles"))
+    tile = state.tile(tile_id)
+    assert tile is not None
+    contents: list[Any] = [None] * len(tile.stage3.spots)
+    for spot in cover.goods:
+        color = tile.stage3.spots[spot] if spot < len(contents) else None
+        if color is not None and supply[COLORS.index(color)] > 0:
+            supply[COLORS.index(color)] -= 1
+            contents[spot] = Cube(color)
+    built = Building(cover.building, tile.stage3, 3, tile, tuple(contents))
+    player = replace(player.with_building(built), ready=True, ocher=replace(cover, tile=tile_id))
+    state = replace(state.with_player(player), ocher=pool, supply=tuple(supply))
+    return state, [M.OcherTileTaken(player.name, tile_id, cover.building)]
+
+
+def _drawn(state: GameState, pile: Pile, tile_id: str, where: Text, *, stage: int = 2) -> str:
+    """The tile of ``pile`` the table found: ``tile_id``, or an identical tile of its kind that the pile
+    holds (identical tiles cannot be told apart at the table); refused when the pile holds none."""
+    if tile_id in pile:
+        return tile_id
+    tile = state.tile(tile_id)
+    if tile is None:
+        refuse(text("There is no tile {tile} in the box", tile=repr(tile_id)), text("What the table drew"))
+    same = next((t for t in pile.kinds() if _identical(state, t, tile)), None)
+    if same is not None:
+        return same
+    pile.take(tile_id, pile=where, name=tile_words(tile, stage))  # refuses, naming the tile in words
+    raise AssertionError("unreachable")
+
+
+def _identical(state: GameState, tile_id: str, tile: Tile) -> bool:
+    other = state.tile(tile_id)
+    return other is not None and (other.stage2, other.stage3) == (tile.stage2, tile.stage3)
+
+
+def _start(state: GameState, action: M.StartGame) -> tuple[GameState, list[Any]]:
+    if state.phase != PHASE_SETUP:
+        refuse(text("The game has already started"), PLAYING)
     waiting = tuple(p.name for p in state.players if not p.ready)
+    if waiting and state.variant == "intro":
+        refuse(
+            text(
+                "{players} still must tell the hub which ocher tile they drew before the clock starts",
+                players=waiting,
+            ),
+            SETUP_INTRO,
+        )
     if waiting:
-        raise _Refusal(
+        refuse(
             text("{players} still must place 2 starting orders before the clock starts", players=waiting),
             SETUP_FULL,
         )
-    return replace(state, phase=PHASE_RUNNING), [A.GameStarted()]
+    return replace(state, phase=PHASE_RUNNING), [M.GameStarted()]
 
 
-def _place_timer(state: GameState, action: A.PlaceTimer) -> tuple[GameState, list[Any]]:
+def _place_timer(state: GameState, action: M.PlaceTimer) -> tuple[GameState, list[Any]]:
     player, symbol, destination = _check_placement(state, action)
     player = _set_timer(player, action.timer, Timer(symbol, True, destination))
-    return state.with_player(player), [A.TimerPlaced(player.name, action.timer, symbol, destination)]
+    return state.with_player(player), [M.TimerPlaced(player.name, action.timer, symbol, destination)]
 
 
-def _check_placement(state: GameState, action: A.PlaceTimer) -> tuple[PlayerState, str, str | None]:
-    """The player, symbol and destination of a legal placement; :class:`_Refusal` if it is not legal.
+def _check_placement(state: GameState, action: M.PlaceTimer) -> tuple[PlayerState, str, str | None]:
+    """The player, symbol and destination of a legal placement; refused if it is not legal.
 
     Only checks: :func:`legal_placements` asks it without making the placement.
     """
     player = _player(state, action.player)
     timer = _timer(player, action.timer)
     if state.phase == PHASE_SETUP:
-        raise _Refusal(REASON_NOT_STARTED, SETUP_INTRO if state.variant == "intro" else SETUP_FULL)
+        refuse(REASON_NOT_STARTED, SETUP_INTRO if state.variant == "intro" else SETUP_FULL)
     if state.phase in (PHASE_ENDING, PHASE_OVER):
-        raise _Refusal(REASON_CLOCK_OVER, END)
+        refuse(REASON_CLOCK_OVER, END)
     if timer.symbol is not None:
         if timer.running:
-            raise _Refusal(
+            refuse(
                 text("This sandtimer is still running on {symbol}", symbol=_symbol_name(timer.symbol)),
                 GENERAL,
             )
-        raise _Refusal(
+        refuse(
             text("This sandtimer still stands on {symbol}; lift it first", symbol=_symbol_name(timer.symbol)),
             GENERAL,
         )
     symbol = action.symbol
     if symbol is None:
-        raise _Refusal(
-            text("You may never start a sandtimer unless you place it on a time symbol at once"), GENERAL
-        )
+        refuse(text("You may never start a sandtimer unless you place it on a time symbol at once"), GENERAL)
     if not isinstance(symbol, str):
-        raise _Refusal(text("{symbol} is not a time symbol", symbol=repr(symbol)), GENERAL)
+        refuse(text("{symbol} is not a time symbol", symbol=repr(symbol)), GENERAL)
     if ":" in symbol:
         owner, symbol = symbol.split(":", 1)
         if owner != player.name:
-            raise _Refusal(
+            refuse(
                 text(
                     "You may only place a sandtimer on your own control center or spaceship, "
                     "never on another player's"
@@ -457,12 +346,12 @@ def _check_placement(state: GameState, action: A.PlaceTimer) -> tuple[PlayerStat
                 GENERAL,
             )
     if symbol not in (SHIP, RESEARCH) and player.building(symbol) is None:
-        raise _Refusal(
+        refuse(
             text("There is no time symbol {symbol} on your control center or spaceship", symbol=repr(symbol)),
             GENERAL,
         )
     if any(t.symbol == symbol for t in player.timers):
-        raise _Refusal(
+        refuse(
             text(
                 "Each time symbol holds one sandtimer at a time; {symbol} is occupied",
                 symbol=_symbol_name(symbol),
@@ -470,62 +359,41 @@ def _check_placement(state: GameState, action: A.PlaceTimer) -> tuple[PlayerStat
             GENERAL,
         )
     if symbol == RESEARCH and player.research is None:
-        raise _Refusal(
+        refuse(
             text("Your research plant is empty; take a tile at a moon before placing a sandtimer here"),
             RESEARCH_RULE,
         )
     destination = action.destination
     if destination is not None and symbol != SHIP:
-        raise _Refusal(text("Only a sandtimer on your spaceship takes a destination"), SPACESHIP)
+        refuse(text("Only a sandtimer on your spaceship takes a destination"), SPACESHIP)
     if symbol == SHIP and destination is not None:
         if destination == player.ship:
             destination = None
         elif destination not in state.neighbours(player.ship):
-            raise _Refusal(unreachable(state, player.ship, destination), SPACESHIP)
+            refuse(unreachable(state, player.ship, destination), SPACESHIP)
     return player, symbol, destination
 
 
-def unreachable(state: GameState, here: str, destination: Any) -> Text:
-    """Why a spaceship at ``here`` cannot fly to ``destination`` ("1. Your spaceship")."""
-    places = tuple(place_word(state, n) for n in state.neighbours(here))
-    known = isinstance(destination, str) and (
-        destination in state.moons or state.owner_of(destination) is not None
-    )
-    if not known:
-        return text(
-            "{destination} is not a place on the board; from {place} you can fly to {places}",
-            destination=repr(destination),
-            place=place_word(state, here),
-            places=places,
-        )
-    return text(
-        "{destination} is not one wormhole away from {place}; you can fly to {places}",
-        destination=place_word(state, destination),
-        place=place_word(state, here),
-        places=places,
-    )
-
-
-def _sand_ran_out(state: GameState, action: A.SandRanOut) -> tuple[GameState, list[Any]]:
+def _sand_ran_out(state: GameState, action: M.SandRanOut) -> tuple[GameState, list[Any]]:
     player = _player(state, action.player)
     timer = _timer(player, action.timer)
     if timer.symbol is None or not timer.running:
-        raise _Refusal(text("This sandtimer is not running on a time symbol"), GENERAL)
+        refuse(text("This sandtimer is not running on a time symbol"), GENERAL)
     player = _set_timer(player, action.timer, replace(timer, running=False))
-    return state.with_player(player), [A.SandRanThrough(player.name, action.timer)]
+    return state.with_player(player), [M.SandRanThrough(player.name, action.timer)]
 
 
-def _lift(state: GameState, action: A.LiftTimer) -> tuple[GameState, list[Any]]:
+def _lift(state: GameState, action: M.LiftTimer) -> tuple[GameState, list[Any]]:
     player = _player(state, action.player)
     timer = _timer(player, action.timer)
     if timer.symbol is None:
-        raise _Refusal(text("This sandtimer is not standing on a time symbol"), GENERAL)
+        refuse(text("This sandtimer is not standing on a time symbol"), GENERAL)
     if timer.running:
-        raise _Refusal(REASON_NOT_THROUGH, GENERAL)
+        refuse(REASON_NOT_THROUGH, GENERAL)
     symbol = timer.symbol
     player = _set_timer(player, action.timer, Timer())
     state = state.with_player(player)
-    events: list[Any] = [A.TimerLifted(player.name, action.timer, symbol)]
+    events: list[Any] = [M.TimerLifted(player.name, action.timer, symbol)]
     choice = action.choice
     if symbol == SHIP:
         state = _ship_action(state, player.name, timer.destination, choice, events)
@@ -537,7 +405,7 @@ def _lift(state: GameState, action: A.LiftTimer) -> tuple[GameState, list[Any]]:
 
 
 def _forfeit(state: GameState, player: str, symbol: str, events: list[Any]) -> GameState:
-    events.append(A.ActionForfeited(player, symbol))
+    events.append(M.ActionForfeited(player, symbol))
     return state
 
 
@@ -548,28 +416,28 @@ def _ship_action(
     if destination is not None:
         player = replace(player, ship=destination)
         state = state.with_player(player)
-        events.append(A.ShipArrived(name, destination))
+        events.append(M.ShipArrived(name, destination))
     here = player.ship
     owner = state.owner_of(here)
     if owner is not None and owner.name == name:
         if choice is not None:
-            raise _Refusal(text("Nothing happens at your own planet"), SPACESHIP)
+            refuse(text("Nothing happens at your own planet"), SPACESHIP)
         return _forfeit(state, name, SHIP, events)
     if owner is not None:
         if choice is None:
             return _forfeit(state, name, SHIP, events)
-        if not isinstance(choice, A.Deliver):
-            raise _Refusal(text("At another player's planet you can only fulfil orders"), SPACESHIP)
+        if not isinstance(choice, M.Deliver):
+            refuse(text("At another player's planet you can only fulfil orders"), SPACESHIP)
         return _deliver(state, name, owner.name, choice, events)
     # at a moon
     if state.variant == "intro":
         if choice is not None:
-            raise _Refusal(text("In the introductory game there is nothing to do at a moon"), SPACESHIP)
+            refuse(text("In the introductory game there is nothing to do at a moon"), SPACESHIP)
         return _forfeit(state, name, SHIP, events)
     pile = state.pile(here)
     if choice is None:
         if len(pile) > 1:
-            raise _Refusal(
+            refuse(
                 text(
                     "At a moon you must take the top tile into your research plant or put it under the pile; "
                     "you may only skip this when one or no tile is left there"
@@ -577,33 +445,63 @@ def _ship_action(
                 SPACESHIP,
             )
         return _forfeit(state, name, SHIP, events)
-    if not isinstance(choice, A.MoonTile):
-        raise _Refusal(text("At a moon you can only take the top tile or put it under its pile"), SPACESHIP)
+    if not isinstance(choice, M.MoonTile):
+        refuse(text("At a moon you can only take the top tile or put it under its pile"), SPACESHIP)
     if not pile:
-        raise _Refusal(text("There is no building tile left at this moon"), SPACESHIP)
-    top, rest = pile[0], pile[1:]
+        refuse(text("There is no building tile left at this moon"), SPACESHIP)
     index = state.moons.index(here)
+    unseen = state.unseen
     if choice.research:
         if player.research is not None:
-            raise _Refusal(
-                text("Your research plant is occupied; build its tile before taking another"), SPACESHIP
-            )
-        state = state.with_player(replace(player, research=top))
-        new_pile = rest
-        events.append(A.TileTaken(name, here, top.id))
+            refuse(text("Your research plant is occupied; build its tile before taking another"), SPACESHIP)
+        top = _top_tile(state, here, choice.tile, needed=True)
+        assert top is not None
+        unseen = unseen.take(top, pile=text("the moons' piles"))
+        state = state.with_player(replace(player, research=state.tile(top)))
+        new_pile = pile[1:]
+        events.append(M.TileTaken(name, here, top))
     else:
-        new_pile = rest + (top,)
-        events.append(A.TilePutUnder(name, here, top.id))
+        seen = _top_tile(state, here, choice.tile, needed=False)
+        new_pile = (*pile[1:], seen)
+        events.append(M.TilePutUnder(name, here, seen))
     piles = tuple(new_pile if i == index else p for i, p in enumerate(state.piles))
-    return replace(state, piles=piles)
+    return replace(state, piles=piles, unseen=unseen)
 
 
-def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, events: list[Any]) -> GameState:
+def _top_tile(state: GameState, moon: str, given: str | None, *, needed: bool) -> str | None:
+    """The tile on top at ``moon``: the one the hub knows (a tile given must be that one, or identical),
+    else the one the table found there (checked against what the pile can still hold)."""
+    top = state.pile(moon)[0]
+    if top is not None:
+        known = state.tile(top)
+        if given is not None and given != top and (known is None or not _identical(state, given, known)):
+            shown = tile_words(known) if known is not None else top
+            refuse(
+                text("The top tile at {moon} is {tile}", moon=place_word(state, moon), tile=shown),
+                text("What the table drew"),
+            )
+        return top
+    if given is None:
+        if needed:
+            refuse(
+                text(
+                    "Which tile lies on top at {moon}? Choose it on your phone before you lift the sandtimer",
+                    moon=place_word(state, moon),
+                ),
+                SPACESHIP,
+            )
+        return None
+    return _drawn(
+        state, state.possible_tops(moon), given, text("the pile at {moon}", moon=place_word(state, moon))
+    )
+
+
+def _deliver(state: GameState, name: str, owner_name: str, choice: M.Deliver, events: list[Any]) -> GameState:
     if not isinstance(choice.orders, tuple):
-        raise _Refusal(text("the orders to fulfil must be given as a list"), SPACESHIP)
+        refuse(text("the orders to fulfil must be given as a list"), SPACESHIP)
     for item in choice.orders:
-        if not isinstance(item, A.Delivery):
-            raise _Refusal(text("{item} is not an order to fulfil", item=repr(item)), SPACESHIP)
+        if not isinstance(item, M.Delivery):
+            refuse(text("{item} is not an order to fulfil", item=repr(item)), SPACESHIP)
         _check_color_value(item.color, item.value, SPACESHIP)
         deliverer = _player(state, name)
         owner = _player(state, owner_name)
@@ -611,7 +509,7 @@ def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, ev
             (bid, i) for bid, i, o in owner.placed_orders() if (o.color, o.value) == (item.color, item.value)
         ]
         if not candidates:
-            raise _Refusal(
+            refuse(
                 text(
                     "{player} shows no {counter} order on the control center",
                     player=owner_name,
@@ -622,7 +520,7 @@ def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, ev
         if item.space is not None:
             space = _spot_ref(item.space, SPACESHIP)
             if space not in candidates:
-                raise _Refusal(
+                refuse(
                     text(
                         "{player} has no {counter} order on {building} spot {spot}",
                         player=owner_name,
@@ -633,7 +531,7 @@ def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, ev
                     SPACESHIP,
                 )
         else:
-            space = candidates[0]
+            space = state.handover_pick(owner, item.color, item.value) or candidates[0]
         beam_cubes = [
             (b.id, i)
             for b in deliverer.buildings
@@ -644,7 +542,7 @@ def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, ev
         if item.cubes is None:
             cubes = beam_cubes[: item.value]
             if len(cubes) < item.value:
-                raise _Refusal(
+                refuse(
                     text(
                         "You need {needed} {color} goods in your beam stations to fulfil that order; you have {have}",
                         needed=item.value,
@@ -655,10 +553,10 @@ def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, ev
                 )
         else:
             if not isinstance(item.cubes, tuple):
-                raise _Refusal(text("the cubes to deliver must be given as a list"), SPACESHIP)
+                refuse(text("the cubes to deliver must be given as a list"), SPACESHIP)
             cubes = [_spot_ref(ref, SPACESHIP) for ref in item.cubes]
             if len(set(cubes)) != len(cubes) or len(cubes) != item.value:
-                raise _Refusal(
+                refuse(
                     text(
                         "That order needs exactly {needed} different {color} cubes",
                         needed=item.value,
@@ -668,7 +566,7 @@ def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, ev
                 )
             for ref in cubes:
                 if ref not in beam_cubes:
-                    raise _Refusal(
+                    refuse(
                         text(
                             "You can only deliver {color} goods from your own beam stations; "
                             "{building} spot {spot} has none",
@@ -690,14 +588,14 @@ def _deliver(state: GameState, name: str, owner_name: str, choice: A.Deliver, ev
         )
         supply = list(state.supply)
         supply[COLORS.index(item.color)] += item.value
-        events.append(A.OrderFulfilled(name, owner_name, item.color, item.value, space))
+        events.append(M.OrderFulfilled(name, owner_name, item.color, item.value, space))
         index = [p.name for p in state.players].index(owner_name)
         bonus = state.planet_bonus[index]
         planet_bonus = state.planet_bonus
         if bonus is not None:
             deliverer = replace(deliverer, bonus=deliverer.bonus + (bonus,))
             planet_bonus = tuple(None if i == index else v for i, v in enumerate(planet_bonus))
-            events.append(A.BonusTaken(name, owner_name, bonus))
+            events.append(M.BonusTaken(name, owner_name, bonus))
         state = replace(
             state.with_player(deliverer).with_player(owner), supply=tuple(supply), planet_bonus=planet_bonus
         )
@@ -708,25 +606,23 @@ def _research_action(state: GameState, name: str, choice: Any, events: list[Any]
     player = _player(state, name)
     if choice is None:
         return _forfeit(state, name, RESEARCH, events)
-    if isinstance(choice, A.Upgrade):
-        raise _Refusal(text("Only a stage II building can be upgraded, not the research plant"), UPGRADING)
-    if not isinstance(choice, A.Build):
-        raise _Refusal(
-            text("The research plant builds its waiting tile onto a free stage I building"), RESEARCH_RULE
-        )
+    if isinstance(choice, M.Upgrade):
+        refuse(text("Only a stage II building can be upgraded, not the research plant"), UPGRADING)
+    if not isinstance(choice, M.Build):
+        refuse(text("The research plant builds its waiting tile onto a free stage I building"), RESEARCH_RULE)
     tile = player.research
     if tile is None:
-        raise _Refusal(text("Your research plant is empty"), RESEARCH_RULE)
+        refuse(text("Your research plant is empty"), RESEARCH_RULE)
     target = player.building(choice.building) if isinstance(choice.building, str) else None
     if target is None:
-        raise _Refusal(
+        refuse(
             text("There is no building {building} on your control center", building=repr(choice.building)),
             RESEARCH_RULE,
         )
     if target.stage != 1:
-        raise _Refusal(text("You can never build over a stage II or stage III building"), RESEARCH_RULE)
+        refuse(text("You can never build over a stage II or stage III building"), RESEARCH_RULE)
     if not target.is_unoccupied():
-        raise _Refusal(
+        refuse(
             text(
                 "Building {building} is occupied by goods or orders; only free stage I buildings can be built over",
                 building=target.id,
@@ -734,7 +630,7 @@ def _research_action(state: GameState, name: str, choice: Any, events: list[Any]
             RESEARCH_RULE,
         )
     if any(t.symbol == target.id for t in player.timers):
-        raise _Refusal(
+        refuse(
             text(
                 "A sandtimer stands on building {building}; a tile cannot be built under it",
                 building=target.id,
@@ -743,7 +639,7 @@ def _research_action(state: GameState, name: str, choice: Any, events: list[Any]
         )
     built = Building(target.id, tile.stage2, 2, tile, (None,) * len(tile.stage2.spots))
     player = replace(player.with_building(built), research=None)
-    events.append(A.BuildingBuilt(name, target.id, tile.id))
+    events.append(M.BuildingBuilt(name, target.id, tile.id))
     return state.with_player(player)
 
 
@@ -753,21 +649,21 @@ def _building_action(state: GameState, name: str, bid: str, choice: Any, events:
     assert building is not None  # a timer only stands on an existing building
     if choice is None:
         return _forfeit(state, name, bid, events)
-    if isinstance(choice, A.Upgrade):
+    if isinstance(choice, M.Upgrade):
         if building.stage != 2 or building.tile is None:
-            raise _Refusal(text("Only a stage II building can be upgraded to stage III"), UPGRADING)
+            refuse(text("Only a stage II building can be upgraded to stage III"), UPGRADING)
         if not building.is_unoccupied():
-            raise _Refusal(
+            refuse(
                 text("Only an unoccupied stage II building (no goods, no orders) can be upgraded"), UPGRADING
             )
         spec = building.tile.stage3
         player = player.with_building(Building(bid, spec, 3, building.tile, (None,) * len(spec.spots)))
-        events.append(A.BuildingUpgraded(name, bid))
+        events.append(M.BuildingUpgraded(name, bid))
         return state.with_player(player)
-    expected: type[A.Produce] | type[A.Beam] | type[A.Trade] = {
-        "production": A.Produce,
-        "beam": A.Beam,
-        "trading": A.Trade,
+    expected: type[M.Produce] | type[M.Beam] | type[M.Trade] = {
+        "production": M.Produce,
+        "beam": M.Beam,
+        "trading": M.Trade,
     }[building.type]
     if not isinstance(choice, expected):
         rule = {"production": PRODUCTION, "beam": BEAM, "trading": TRADING}[building.type]
@@ -776,7 +672,7 @@ def _building_action(state: GameState, name: str, bid: str, choice: Any, events:
             "beam": text("beam goods"),
             "trading": text("place orders"),
         }[building.type]
-        raise _Refusal(
+        refuse(
             text(
                 "Building {building} is a {kind}; its action is to {action}",
                 building=bid,
@@ -785,28 +681,28 @@ def _building_action(state: GameState, name: str, bid: str, choice: Any, events:
             ),
             rule,
         )
-    if isinstance(choice, A.Produce):
+    if isinstance(choice, M.Produce):
         return _produce(state, player, building, choice, events)
-    if isinstance(choice, A.Beam):
+    if isinstance(choice, M.Beam):
         return _beam(state, player, building, choice, events)
     return _trade(state, player, building, choice, events)
 
 
 def _produce(
-    state: GameState, player: PlayerState, b: Building, choice: A.Produce, events: list[Any]
+    state: GameState, player: PlayerState, b: Building, choice: M.Produce, events: list[Any]
 ) -> GameState:
     free = b.free_spots()
     if choice.spots is None:
         spots = free
     else:
         if not isinstance(choice.spots, tuple):
-            raise _Refusal(text("the spots to produce on must be given as a list"), PRODUCTION)
+            refuse(text("the spots to produce on must be given as a list"), PRODUCTION)
         spots = list(choice.spots)
         if len(set(spots)) != len(spots):
-            raise _Refusal(text("Each spot produces at most one cube"), PRODUCTION)
+            refuse(text("Each spot produces at most one cube"), PRODUCTION)
         for i in spots:
             if i not in free:
-                raise _Refusal(
+                refuse(
                     text(
                         "Spot {spot} of production plant {building} is not a free spot",
                         spot=repr(i),
@@ -824,18 +720,18 @@ def _produce(
             supply[k] -= 1
             b = _put(b, i, Cube(color))
             made.append(color)
-    events.append(A.GoodsProduced(player.name, b.id, tuple(made)))
+    events.append(M.GoodsProduced(player.name, b.id, tuple(made)))
     return replace(state.with_player(player.with_building(b)), supply=tuple(supply))
 
 
 def _beam(
-    state: GameState, player: PlayerState, station: Building, choice: A.Beam, events: list[Any]
+    state: GameState, player: PlayerState, station: Building, choice: M.Beam, events: list[Any]
 ) -> GameState:
     if not isinstance(choice.cubes, tuple):
-        raise _Refusal(text("the cubes to beam must be given as a list"), BEAM)
+        refuse(text("the cubes to beam must be given as a list"), BEAM)
     free = station.free_spots()
     if len(choice.cubes) > len(free):
-        raise _Refusal(
+        refuse(
             text(
                 "Beam station {building} has only {count} free spot",
                 "Beam station {building} has only {count} free spots",
@@ -846,12 +742,12 @@ def _beam(
         )
     refs = [_spot_ref(ref, BEAM) for ref in choice.cubes]
     if len(set(refs)) != len(refs):
-        raise _Refusal(text("Each cube can be beamed only once"), BEAM)
+        refuse(text("Each cube can be beamed only once"), BEAM)
     colors = []
     for slot, (bid, i) in zip(free, refs, strict=False):
         source = player.building(bid)
         if source is None or source.type != "production":
-            raise _Refusal(
+            refuse(
                 text(
                     "You can only beam goods from your production plants; {building} is not one",
                     building=repr(bid),
@@ -859,7 +755,7 @@ def _beam(
                 BEAM,
             )
         if not 0 <= i < len(source.contents) or not isinstance(source.contents[i], Cube):
-            raise _Refusal(
+            refuse(
                 text(
                     "There is no goods cube on production plant {building} spot {spot}", building=bid, spot=i
                 ),
@@ -870,17 +766,17 @@ def _beam(
         player = player.with_building(_put(source, i, None))
         station = _put(station, slot, cube)
         colors.append(cube.color)
-    events.append(A.GoodsBeamed(player.name, station.id, tuple(colors)))
+    events.append(M.GoodsBeamed(player.name, station.id, tuple(colors)))
     return state.with_player(player.with_building(station))
 
 
 def _trade(
-    state: GameState, player: PlayerState, center: Building, choice: A.Trade, events: list[Any]
+    state: GameState, player: PlayerState, center: Building, choice: M.Trade, events: list[Any]
 ) -> GameState:
     if not isinstance(choice.orders, tuple):
-        raise _Refusal(text("the orders to place must be given as a list"), TRADING)
+        refuse(text("the orders to place must be given as a list"), TRADING)
     if len(choice.orders) > center.spec.capacity:
-        raise _Refusal(
+        refuse(
             text(
                 "Trading center {building} places at most {count} order",
                 "Trading center {building} places at most {count} orders",
@@ -890,35 +786,35 @@ def _trade(
             TRADING,
         )
     player = _place_orders(player, choice.orders, TRADING)
-    events.append(A.OrdersPlaced(player.name, choice.orders))
+    events.append(M.OrdersPlaced(player.name, choice.orders))
     return state.with_player(player)
 
 
-def _park(state: GameState, action: A.ParkTimer) -> tuple[GameState, list[Any]]:
+def _park(state: GameState, action: M.ParkTimer) -> tuple[GameState, list[Any]]:
     player = _player(state, action.player)
     timer = _timer(player, action.timer)
     if timer.symbol is None:
-        return state, [A.TimerParked(player.name, action.timer)]
-    state, events = _lift(state, A.LiftTimer(action.player, action.timer, None))
-    events.append(A.TimerParked(player.name, action.timer))
+        return state, [M.TimerParked(player.name, action.timer)]
+    state, events = _lift(state, M.LiftTimer(action.player, action.timer, None))
+    events.append(M.TimerParked(player.name, action.timer))
     return state, events
 
 
-def _together(state: GameState, action: A.LiftTogether) -> tuple[GameState, list[Any]]:
+def _together(state: GameState, action: M.LiftTogether) -> tuple[GameState, list[Any]]:
     owner = _player(state, action.owner)
     if not isinstance(action.lifts, tuple) or not action.lifts:
-        raise _Refusal(
+        refuse(
             text("List the sandtimers lifted together, in the order the planet's owner decides"), SPACESHIP
         )
     events: list[Any] = []
     for lift in action.lifts:
-        if not isinstance(lift, A.LiftTimer):
-            raise _Refusal(text("{lift} is not a lifted sandtimer", lift=repr(lift)), SPACESHIP)
+        if not isinstance(lift, M.LiftTimer):
+            refuse(text("{lift} is not a lifted sandtimer", lift=repr(lift)), SPACESHIP)
         player = _player(state, lift.player)
         timer = _timer(player, lift.timer)
         target = timer.destination or player.ship
         if timer.symbol != SHIP or target != owner.planet or player.name == owner.name:
-            raise _Refusal(
+            refuse(
                 text(
                     "Only spaceships of other players arriving at {player}'s planet wait for its owner's decision",
                     player=owner.name,
@@ -930,41 +826,65 @@ def _together(state: GameState, action: A.LiftTogether) -> tuple[GameState, list
     return state, events
 
 
-def _clock_expired(state: GameState, action: A.MasterClockExpired) -> tuple[GameState, list[Any]]:
+def _choose_handover(state: GameState, action: M.ChooseHandover) -> tuple[GameState, list[Any]]:
+    """The planet's owner picks which of several identical counters goes first ("1. Your spaceship")."""
+    owner = _player(state, action.owner)
+    b = owner.building(action.building)
+    if (
+        b is None
+        or not 0 <= action.spot < len(b.contents)
+        or (b.contents[action.spot] != Order(owner.name, action.color, action.value))
+    ):
+        refuse(
+            text(
+                "You show no {counter} order on {building} spot {spot}",
+                counter=counter_text(action.color, action.value),
+                building=action.building,
+                spot=action.spot + 1,
+            ),
+            SPACESHIP,
+        )
+    kept = tuple(
+        h for h in state.handover if (h.owner, h.color, h.value) != (owner.name, action.color, action.value)
+    )
+    pick = M.Handover(owner.name, action.color, action.value, action.building, action.spot)
+    chosen = M.HandoverChosen(owner.name, action.color, action.value, action.building, action.spot)
+    return replace(state, handover=(*kept, pick)), [chosen]
+
+
+def _clock_expired(state: GameState, action: M.MasterClockExpired) -> tuple[GameState, list[Any]]:
     if state.phase == PHASE_SETUP:
-        raise _Refusal(text("The master clock has not started yet"), PLAYING)
+        refuse(text("The master clock has not started yet"), PLAYING)
     if state.phase != PHASE_RUNNING:
-        raise _Refusal(text("The master clock has already run out"), END)
-    events: list[Any] = [A.ClockRanOut()]
+        refuse(text("The master clock has already run out"), END)
+    events: list[Any] = [M.ClockRanOut()]
     return _maybe_end(replace(state, phase=PHASE_ENDING), events), events
 
 
 _HANDLERS: dict[type, Any] = {
-    A.PlaceStartingOrders: _starting_orders,
-    A.StartGame: _start,
-    A.PlaceTimer: _place_timer,
-    A.SandRanOut: _sand_ran_out,
-    A.LiftTimer: _lift,
-    A.ParkTimer: _park,
-    A.LiftTogether: _together,
-    A.MasterClockExpired: _clock_expired,
+    M.PlaceStartingOrders: _starting_orders,
+    M.StartGame: _start,
+    M.PlaceTimer: _place_timer,
+    M.SandRanOut: _sand_ran_out,
+    M.LiftTimer: _lift,
+    M.ParkTimer: _park,
+    M.LiftTogether: _together,
+    M.ChooseHandover: _choose_handover,
+    M.TakeOcherTile: _take_ocher,
+    M.MasterClockExpired: _clock_expired,
 }
 
 
 # --- public API -------------------------------------------------------------------------
 
 
-def apply(state: GameState, action: Any) -> Accepted[GameState] | Rejected:
+@checked
+def apply(state: GameState, action: Any) -> Accepted[GameState]:
     """Apply one action: the new state and its events, or a rejection naming the rule broken."""
     handler = _HANDLERS.get(type(action))
     if handler is None:
-        return Rejected(
-            text("{action} is not an action of Time 'n' Space", action=type(action).__name__), PLAYING
-        )
-    try:
-        new_state, events = handler(state, action)
-    except _Refusal as refusal:
-        return Rejected(refusal.reason, refusal.rule)
+        refuse(text("{action} is not an action of Time 'n' Space", action=type(action).__name__), PLAYING)
+    new_state, events = handler(state, action)
     return Accepted(new_state, tuple(events))
 
 
@@ -973,7 +893,7 @@ def is_legal(state: GameState, action: Any) -> bool:
     return apply(state, action).ok
 
 
-def legal_placements(state: GameState, player: str, timer: int) -> list[A.PlaceTimer]:
+def legal_placements(state: GameState, player: str, timer: int) -> list[M.PlaceTimer]:
     """Every :class:`PlaceTimer` the rules allow now for this sandtimer (for a one-tap menu).
 
     The spaceship appears once to stay and once per wormhole from its location. The
@@ -982,17 +902,17 @@ def legal_placements(state: GameState, player: str, timer: int) -> list[A.PlaceT
     p = state.player(player)
     if p is None:
         return []
-    candidates = [A.PlaceTimer(player, timer, SHIP)]
-    candidates += [A.PlaceTimer(player, timer, SHIP, d) for d in state.neighbours(p.ship)]
-    candidates += [A.PlaceTimer(player, timer, b.id) for b in p.buildings]
-    candidates.append(A.PlaceTimer(player, timer, RESEARCH))
+    candidates = [M.PlaceTimer(player, timer, SHIP)]
+    candidates += [M.PlaceTimer(player, timer, SHIP, d) for d in state.neighbours(p.ship)]
+    candidates += [M.PlaceTimer(player, timer, b.id) for b in p.buildings]
+    candidates.append(M.PlaceTimer(player, timer, RESEARCH))
     return [c for c in candidates if _is_legal_placement(state, c)]
 
 
-def _is_legal_placement(state: GameState, action: A.PlaceTimer) -> bool:
+def _is_legal_placement(state: GameState, action: M.PlaceTimer) -> bool:
     try:
         _check_placement(state, action)
-    except _Refusal:
+    except IllegalAction:
         return False
     return True
 
@@ -1010,22 +930,3 @@ def replay(state: GameState, actions: Iterable[Any]) -> GameState:
 def is_over(state: GameState) -> bool:
     """The master clock ran out and every sandtimer has been lifted ("End of the Game")."""
     return state.phase == PHASE_OVER
-
-
-def scoring_record(state: GameState) -> dict[str, Any]:
-    """The score sheet of a state, in the format of ``companion score time-n-space``."""
-    return {
-        "players": {
-            p.name: {
-                "collected": [{"color": c.color, "value": c.value, "from": c.source} for c in p.collected],
-                "bonus": list(p.bonus),
-                "above": [{"color": o.color, "value": o.value} for o in p.above],
-            }
-            for p in state.players
-        }
-    }
-
-
-def final_scores(state: GameState) -> dict[str, Any]:
-    """Final scoring of a state through the same :func:`score_record` the command line uses."""
-    return score_record(scoring_record(state))

@@ -4,11 +4,11 @@ No engine state: :class:`LightState` knows the phase, whether each sandtimer is 
 running or finished, and the score sheet entered so far. A flip is accepted when the
 sand ran through (not before the start, not after the master clock ran out); the game
 is over when the clock ran out and no sandtimer runs. At the end every player enters
-their counters on the phone (``{"type": "score-sheet", "sheet": {"players": {...}}}``)
-and, once all have, the table shows :func:`~companion.games.time_n_space.scoring.score_record`.
+their counters on the phone (the move :class:`~.model.ScoreSheet`, which the form posts) and, once all have,
+the table shows :func:`~companion.games.time_n_space.scoring.score_record`.
 
-Each step is one light action (JSON, logged for an undo) decided by :func:`light_apply`,
-which also gives the step's facts.
+Each step is one light action (a frozen dataclass of this module, logged for an undo)
+decided by :func:`light_apply`, which also gives the step's facts.
 
 Ending early ("End game", confirmed by the host) ends the game at once: no sandtimer runs
 any more, and the players enter their score sheets as at the normal end.
@@ -16,16 +16,28 @@ any more, and the players enter their score sheets as at the normal end.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.errors import InvalidRecordError
-from companion.games.time_n_space.actions import ClockRanOut, GameEnded, GameStarted, SandRanThrough
-from companion.games.time_n_space.components import Components
-from companion.games.time_n_space.scoring import COLORS, RecordTextError, parse_record, score_record
-from companion.games.time_n_space.shared import GAME_NAME, check_setup
-from companion.games.time_n_space.state import PHASE_ENDING, PHASE_OVER, PHASE_RUNNING, PHASE_SETUP
+from companion.games.time_n_space.components import COLORS, Components
+from companion.games.time_n_space.model import (
+    PHASE_ENDING,
+    PHASE_OVER,
+    PHASE_RUNNING,
+    PHASE_SETUP,
+    ClockRanOut,
+    GameEnded,
+    GameStarted,
+    Intent,
+    SandRanThrough,
+    ScoreSheet,
+    SheetCounter,
+    SheetEntry,
+)
+from companion.games.time_n_space.referee import GAME_NAME, GAME_OVER_NOTE, check_setup
+from companion.games.time_n_space.scoring import RecordTextError, parse_record, score_record
 from companion.games.time_n_space.words import (
     COLOR_WORDS,
     END,
@@ -41,7 +53,8 @@ from companion.games.time_n_space.words import (
     TABLE_RULE,
     counters_text,
 )
-from companion.rules.outcome import Decision, Rejected, Step
+from companion.rules.context import Context
+from companion.rules.outcome import Decision, checked, refuse
 from companion.rules.pages import View
 from companion.rules.referee import Referee
 from companion.rules.setup import Seat, TableSetup
@@ -57,11 +70,13 @@ class LightState:
     """Light mode: the phase, each sandtimer's status and the score sheet entered so far."""
 
     players: tuple[str, ...]
+    """The players, in seat order."""
     phase: str = PHASE_SETUP
+    """One of the ``PHASE_*`` values of :mod:`.model`."""
     timers: tuple[tuple[str, int, str], ...] = ()
     """(player, timer 0-based, ``idle`` | ``running`` | ``finished``)."""
-    sheet: tuple[tuple[str, str], ...] = ()
-    """(player, canonical JSON of their score-sheet entry), in seat order."""
+    sheet: tuple[SheetEntry, ...] = ()
+    """The score-sheet entries entered so far, in seat order."""
 
     def status(self, player: str, timer: int) -> str:
         for p, t, s in self.timers:
@@ -73,19 +88,80 @@ class LightState:
         timers = tuple((p, t, status if (p, t) == (player, timer) else s) for p, t, s in self.timers)
         return replace(self, timers=timers)
 
-    def entries(self) -> dict[str, Any]:
-        return {p: json.loads(e) for p, e in self.sheet}
+    def entries(self) -> dict[str, dict[str, Any]]:
+        """Each entered player's counters, in the form of ``companion score time-n-space``."""
+        return {e.player: entry_record(e) for e in self.sheet}
 
 
-# --- facts (besides the engine's GameStarted, SandRanThrough, ClockRanOut and GameEnded) --------------
+def entry_record(entry: SheetEntry) -> dict[str, Any]:
+    """A score-sheet entry in the form of ``companion score time-n-space``."""
+    return {
+        "collected": [{"color": c.color, "value": c.value, "from": c.source} for c in entry.collected],
+        "bonus": list(entry.bonus),
+        "above": [{"color": c.color, "value": c.value} for c in entry.above],
+    }
+
+
+# --- light mode's actions (logged for an undo) -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LightStart:
+    """The master clock started."""
+
+
+@dataclass(frozen=True)
+class LightFlip:
+    """A sandtimer was flipped after its sand ran through and runs again."""
+
+    player: str
+    """Whose sandtimer."""
+    timer: int
+    """Which of theirs (0-based)."""
+
+
+@dataclass(frozen=True)
+class LightRanOut:
+    """A sandtimer's sand ran through."""
+
+    player: str
+    """Whose sandtimer."""
+    timer: int
+    """Which of theirs (0-based)."""
+
+
+@dataclass(frozen=True)
+class LightExpired:
+    """The master clock ran out."""
+
+
+@dataclass(frozen=True)
+class LightEnd:
+    """The host ended the game early: no sandtimer runs any more."""
+
+
+@dataclass(frozen=True)
+class LightSheet:
+    """These score-sheet entries were entered (each replaces that player's earlier one)."""
+
+    entries: tuple[SheetEntry, ...]
+    """The entries, as the players saved them."""
+
+
+LightAction = LightStart | LightFlip | LightRanOut | LightExpired | LightEnd | LightSheet
+
+
+# --- facts (besides GameStarted, SandRanThrough, ClockRanOut and GameEnded of the model) -----------------
 
 
 @dataclass(frozen=True)
 class TimerStarted:
-    """A sandtimer was flipped after its sand ran through and runs again (timer 0-based)."""
+    """A sandtimer was flipped after its sand ran through and runs again."""
 
     player: str
+    """Whose sandtimer."""
     timer: int
+    """Which of theirs (0-based)."""
 
 
 @dataclass(frozen=True)
@@ -93,30 +169,29 @@ class ScoreSheetEntered:
     """These players' score-sheet entries were entered (or replaced)."""
 
     players: tuple[str, ...]
+    """Whose entries."""
 
 
-def light_apply(state: LightState, action: dict[str, Any]) -> tuple[LightState, tuple[Any, ...]]:
+def light_apply(state: LightState, action: Any) -> tuple[LightState, tuple[Any, ...]]:
     """The state after one light action and the facts it made; :class:`InvalidRecordError` if it is none."""
-    kind = action.get("action")
-    if kind == "light_start":
-        return replace(state, phase=PHASE_RUNNING), (GameStarted(),)
-    if kind == "light_flip":
-        player, timer = action["player"], action["timer"]
-        return state.with_status(player, timer, "running"), (TimerStarted(player, timer),)
-    if kind == "light_ran_out":
-        player, timer = action["player"], action["timer"]
-        return _maybe_over(state.with_status(player, timer, "finished"), SandRanThrough(player, timer))
-    if kind == "light_expired":
-        return _maybe_over(replace(state, phase=PHASE_ENDING), ClockRanOut())
-    if kind == "light_end":
-        timers = tuple((p, t, "finished" if s == "running" else s) for p, t, s in state.timers)
-        ended: tuple[Any, ...] = (ClockRanOut(),) if state.phase == PHASE_RUNNING else ()
-        return replace(state, phase=PHASE_OVER, timers=timers), ended + (GameEnded(),)
-    if kind == "light_sheet":
-        entries = state.entries()
-        entries.update(action["players"])
-        sheet = tuple((p, json.dumps(entries[p], sort_keys=True)) for p in state.players if p in entries)
-        return replace(state, sheet=sheet), (ScoreSheetEntered(tuple(action["players"])),)
+    match action:
+        case LightStart():
+            return replace(state, phase=PHASE_RUNNING), (GameStarted(),)
+        case LightFlip(player=player, timer=timer):
+            return state.with_status(player, timer, "running"), (TimerStarted(player, timer),)
+        case LightRanOut(player=player, timer=timer):
+            return _maybe_over(state.with_status(player, timer, "finished"), SandRanThrough(player, timer))
+        case LightExpired():
+            return _maybe_over(replace(state, phase=PHASE_ENDING), ClockRanOut())
+        case LightEnd():
+            timers = tuple((p, t, "finished" if s == "running" else s) for p, t, s in state.timers)
+            ended: tuple[Any, ...] = (ClockRanOut(),) if state.phase == PHASE_RUNNING else ()
+            return replace(state, phase=PHASE_OVER, timers=timers), ended + (GameEnded(),)
+        case LightSheet(entries=entries):
+            given = {e.player: e for e in entries}
+            kept = {e.player: e for e in state.sheet} | given
+            sheet = tuple(kept[p] for p in state.players if p in kept)
+            return replace(state, sheet=sheet), (ScoreSheetEntered(tuple(given)),)
     raise InvalidRecordError(f"the logged action {action} is not a light-mode action of Time 'n' Space")
 
 
@@ -142,26 +217,28 @@ class LightReferee(Referee[LightState]):
         players = tuple(setup.players)
         return LightState(players, timers=tuple((p, t, "idle") for p in players for t in range(self.timers)))
 
-    def replay(self, state: LightState, action: dict[str, Any]) -> LightState:
-        return light_apply(state, action)[0]
-
-    def _step(self, state: LightState, action: dict[str, Any], note: Text) -> Decision:
+    def replay(self, state: LightState, ctx: Context, action: Any) -> Decision:
         after, facts = light_apply(state, action)
-        return Decision(after, actions=(action,), facts=facts, notes=(note,))
+        return Decision(after, actions=(action,), facts=facts, ends_game=_ended(facts))
+
+    def _step(self, state: LightState, action: LightAction, note: Text) -> Decision:
+        after, facts = light_apply(state, action)
+        return Decision(after, actions=(action,), facts=facts, notes=(note,), ends_game=_ended(facts))
 
     # --- what happens at the table ---------------------------------------------------------------
-    def clock_started(self, state: LightState) -> Step:
-        return self._step(state, {"action": "light_start"}, text("master clock started"))
+    def clock_started(self, state: LightState, ctx: Context) -> Decision:
+        return self._step(state, LightStart(), text("master clock started"))
 
-    def clock_expired(self, state: LightState) -> Step:
+    def clock_expired(self, state: LightState, ctx: Context) -> Decision:
         if state.phase != PHASE_RUNNING:
             return Decision(state)
-        return self._step(state, {"action": "light_expired"}, text("master clock ran out"))
+        return self._step(state, LightExpired(), text("master clock ran out"))
 
-    def game_ended_early(self, state: LightState) -> Step:
+    @checked
+    def game_ended_early(self, state: LightState, ctx: Context) -> Decision:
         """The host ended the game: no sandtimer runs any more; the players enter their score sheets."""
         if state.phase == PHASE_SETUP:
-            return Rejected(
+            refuse(
                 text(
                     "The master clock never started, so there is nothing to score: "
                     "every player still holds all their order counters"
@@ -171,62 +248,63 @@ class LightReferee(Referee[LightState]):
         if state.phase == PHASE_OVER:
             return Decision(state)
         note = text("The game was ended early: enter your counters on your phones for the final scoring")
-        return self._step(state, {"action": "light_end"}, note)
+        return self._step(state, LightEnd(), note)
 
-    def check_intent(self, state: LightState, seat: Seat, intent: dict[str, Any]) -> Rejected | None:
+    @checked
+    def check_intent(self, state: LightState, ctx: Context, seat: Seat, intent: Any) -> None:
         """Light mode keeps no choices for a sandtimer: the players move the pieces themselves."""
-        if any(key != "node" for key in intent):
-            return Rejected(
+        if intent != Intent():
+            refuse(
                 text("In light mode the hub tracks only timers and clock; a sandtimer takes no choices"),
                 TABLE_RULE,
             )
-        return None
 
-    def timer_emptied(self, state: LightState, seat: Seat) -> Step:
+    def timer_emptied(self, state: LightState, ctx: Context, seat: Seat) -> Decision:
         t = seat.index - 1
         if state.status(seat.player, t) != "running":
             return Decision(state)
-        action = {"action": "light_ran_out", "player": seat.player, "timer": t}
         return self._step(
             state,
-            action,
+            LightRanOut(seat.player, t),
             text("{player} timer {index}: sand ran through", player=seat.player, index=seat.index),
         )
 
+    @checked
     def timer_flipped(
-        self, state: LightState, seat: Seat, *, intent: dict[str, Any] | None, ran_out: bool
-    ) -> Step:
+        self, state: LightState, ctx: Context, seat: Seat, *, intent: Any, ran_out: bool
+    ) -> Decision:
         t = seat.index - 1
         if state.phase == PHASE_SETUP:
-            return Rejected(REASON_NOT_STARTED, PLAYING)
+            refuse(REASON_NOT_STARTED, PLAYING)
         if state.phase in (PHASE_ENDING, PHASE_OVER):
-            return Rejected(REASON_CLOCK_OVER, END)
+            refuse(REASON_CLOCK_OVER, END)
         if not ran_out:
             running = state.status(seat.player, t) == "running"
-            return Rejected(REASON_NOT_THROUGH if running else REASON_FULL_SAND, GENERAL)
-        action = {"action": "light_flip", "player": seat.player, "timer": t}
+            refuse(REASON_NOT_THROUGH if running else REASON_FULL_SAND, GENERAL)
         return self._step(
-            state, action, text("{player} timer {index} started", player=seat.player, index=seat.index)
+            state,
+            LightFlip(seat.player, t),
+            text("{player} timer {index} started", player=seat.player, index=seat.index),
         )
 
-    def player_action(self, state: LightState, player: str, action: dict[str, Any]) -> Step:
-        if not isinstance(action, dict) or action.get("type") != "score-sheet":
-            return Rejected(
+    @checked
+    def player_action(self, state: LightState, ctx: Context, player: str, action: Any) -> Decision:
+        if not isinstance(action, ScoreSheet):
+            refuse(
                 text(
                     "In light mode the hub tracks only timers and clock; enter the collected counters as a score sheet"
                 ),
                 TABLE_RULE,
             )
-        sheet = action.get("sheet")
-        if not isinstance(sheet, dict) or not isinstance(sheet.get("players"), dict) or not sheet["players"]:
-            return Rejected(
+        given = _plain(action.sheet).get("players")
+        if not isinstance(given, dict) or not given:
+            refuse(
                 text("The score sheet must list players with their collected, bonus and above counters"),
                 SCORING,
             )
-        given = sheet["players"]
         strangers = [p for p in given if p not in state.players]
         if strangers:
-            return Rejected(
+            refuse(
                 text(
                     "{player} does not play at this table ({players})",
                     player=repr(strangers[0]),
@@ -234,23 +312,32 @@ class LightReferee(Referee[LightState]):
                 ),
                 SCORING,
             )
-        entries = state.entries()
-        entries.update(given)
+        entries = state.entries() | given
         try:
-            parse_record({"players": {p: entries.get(p, EMPTY_ENTRY) for p in state.players}})
+            sheets = parse_record({"players": {p: entries.get(p, EMPTY_ENTRY) for p in state.players}})
         except RecordTextError as exc:
-            return Rejected(exc.text, SCORING)
+            refuse(exc.text, SCORING)
+        typed = tuple(
+            SheetEntry(
+                s.name,
+                tuple(SheetCounter(c.color, c.value, c.source) for c in s.collected),
+                s.bonus,
+                tuple(SheetCounter(color, value) for color, value in s.above),
+            )
+            for s in sheets
+            if s.name in given
+        )
         note = text("score sheet entered for {players}", players=tuple(given))
-        return self._step(state, {"action": "light_sheet", "players": given}, note)
+        return self._step(state, LightSheet(typed), note)
 
     # --- what the pages show ---------------------------------------------------------------------
-    def scores(self, state: LightState) -> dict[str, Any] | None:
+    def scores(self, state: LightState, ctx: Context) -> dict[str, Any] | None:
         entries = state.entries()
         if set(entries) != set(state.players):
             return None
         return score_record({"players": {p: entries[p] for p in state.players}})
 
-    def view(self, state: LightState) -> View:
+    def view(self, state: LightState, ctx: Context) -> View:
         running = [
             text("{player} timer {index}", player=p, index=t + 1)
             for p, t, s in state.timers
@@ -260,7 +347,7 @@ class LightReferee(Referee[LightState]):
             text("{player} timer {index}: {status}", player=p, index=t + 1, status=STATUS_WORDS[s])
             for p, t, s in state.timers
         ]
-        entered = tuple(p for p, _ in state.sheet)
+        entered = tuple(e.player for e in state.sheet)
         missing = tuple(p for p in state.players if p not in entered)
         sheet = [text("entered: {players}", players=entered) if entered else text("entered: nobody yet")]
         if missing:
@@ -279,7 +366,7 @@ class LightReferee(Referee[LightState]):
             {"phase": state.phase, "variant": "light"},
         )
 
-    def player_view(self, state: LightState, player: str) -> View:
+    def player_view(self, state: LightState, ctx: Context, player: str) -> View:
         mine = [
             text("Timer {index}: {status}", index=t + 1, status=STATUS_WORDS[s])
             for p, t, s in state.timers
@@ -318,7 +405,7 @@ class LightReferee(Referee[LightState]):
             "color_names": {c: COLOR_WORDS[c] for c in COLORS},
             "values": [1, 2, 3],
             "entry": entry if entry is not None else dict(EMPTY_ENTRY),
-            "action_type": "score-sheet",
+            "action_type": ScoreSheet.__name__,
         }
         return View(
             text("{player}: light mode, {phase}", player=player, phase=PHASE_WORDS[state.phase]),
@@ -328,3 +415,17 @@ class LightReferee(Referee[LightState]):
                 form,
             ),
         )
+
+
+def _ended(facts: tuple[Any, ...]) -> Text | None:
+    """Why the rules ended the game, when ``facts`` hold its end."""
+    return GAME_OVER_NOTE if any(isinstance(f, GameEnded) for f in facts) else None
+
+
+def _plain(value: Any) -> Any:
+    """A move's JSON as ``companion score time-n-space`` reads it (lists, not the codec's tuples)."""
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

@@ -24,6 +24,8 @@
     beam: { fill: "#2b2b2b", ink: INK, stroke: "#8a8f94" },
     trading: { fill: "#e9e9e9", ink: DARK, stroke: "#ffffff" },
   };
+  // A pile whose top tile the hub does not know (a table deck: the players shuffled it).
+  const UNSEEN = { fill: "#6d7a86", ink: INK, stroke: "#aab4bd" };
 
   function luminance(hex) {
     const m = /^#?([0-9a-f]{6})$/i.exec(String(hex || ""));
@@ -131,7 +133,7 @@
           pg.setAttribute("data-pile", p.pile);
           pg.append(S("circle", { cx: x, cy: y, r: 27, fill: "#c9ced8", stroke: "#eef1f6", "stroke-width": 2 }));
           if (p.pile > 0) {
-            const kind = BUILDINGS[p.top] || BUILDINGS.trading;
+            const kind = BUILDINGS[p.top] || UNSEEN;
             const pile = S("g", { class: "tns-pile", "data-pile": p.pile, "data-top": p.top || "" });
             for (let k = Math.min(p.pile, 4) - 1; k >= 0; k--) {
               pile.append(S("rect", { x: x - 13 + k * 2, y: y - 13 - k * 3, width: 26, height: 26, rx: 3,

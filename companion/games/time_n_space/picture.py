@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from companion.games.time_n_space.scoring import COLORS
-from companion.games.time_n_space.state import (
+from companion.games.time_n_space.components import COLORS
+from companion.games.time_n_space.model import (
     RESEARCH,
     SHIP,
     Building,
@@ -193,14 +193,15 @@ def _place(game: GameState, location: str, colours: dict[str, str]) -> dict[str,
             if bonus is None
             else joined([place_word(game, location), text("bonus counter {value}", value=bonus)], " · "),
         }
-    pile = game.pile(location) if location in game.moons else ()
-    top = pile[0].stage2.type if pile else None
-    tiles = text("{count} tile", "{count} tiles", count=len(pile))
+    height = game.height(location) if location in game.moons else 0
+    known = game.top(location) if location in game.moons else None
+    top = known.stage2.type if known is not None else None
+    tiles = text("{count} tile", "{count} tiles", count=height)
     return {
         "id": location,
         "kind": "moon",
         "name": place_word(game, location),
-        "pile": len(pile),
+        "pile": height,
         "top": top,
         "tiles": tiles,
         "title": joined(

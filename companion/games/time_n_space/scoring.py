@@ -29,16 +29,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.errors import InvalidRecordError
+from companion.games.time_n_space.components import COLORS, ORDER_VALUES
+from companion.games.time_n_space.model import GameState
 from companion.rules.text import Text, TextError, text
-
-COLORS: tuple[str, ...] = ("gray", "yellow", "blue", "brown")
-"""The four order colours, in the order rows are listed and bonus ties are broken."""
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 4
-ORDER_VALUES = (1, 2, 3)
-"""Printed values of order counters (the introductory setup returns the 2s and 3s)."""
-
 _PLAYER_KEYS = ("collected", "bonus", "above")
 _COLOR_LIST = ", ".join(COLORS)
 """The colours as a score sheet spells them (JSON values, shown as they are)."""
@@ -333,3 +329,22 @@ def score_record(record: Any) -> dict[str, Any]:
     Raises :class:`~companion.errors.InvalidRecordError` with one sentence for bad input.
     """
     return score_sheets(parse_record(record))
+
+
+def scoring_record(state: GameState) -> dict[str, Any]:
+    """The score sheet of a game state, in the format of ``companion score time-n-space``."""
+    return {
+        "players": {
+            p.name: {
+                "collected": [{"color": c.color, "value": c.value, "from": c.source} for c in p.collected],
+                "bonus": list(p.bonus),
+                "above": [{"color": o.color, "value": o.value} for o in p.above],
+            }
+            for p in state.players
+        }
+    }
+
+
+def final_scores(state: GameState) -> dict[str, Any]:
+    """Final scoring of a game state through the same :func:`score_record` the command line uses."""
+    return score_record(scoring_record(state))

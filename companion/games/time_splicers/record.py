@@ -1,44 +1,36 @@
 """Replay a JSON game record through the Time Splicers engine (``companion referee time-splicers``).
 
-The record format and the output are documented with a full example in
+The record format and the output are documented with full examples in
 docs/games/time-splicers.md. In short::
 
-    {"players": ["Ann", "Bob"], "seed": "demo",
-     "layout": {"start": "red-5", "hands": {...}, "deck": [...]},   # optional
-     "deck_file": "my-deck.json",                                    # optional
-     "actions": [{"player": "Ann", "action": "place", "card": "red-6"}, ...]}
+    {"players": ["Ann", "Bob"], "deck": "table",                    # "hub" (default): seeded from "seed"
+     "layout": {"start": "red-5", "hands": {...}, "deck": [...]},   # optional: the cards as laid out
+     "deck_file": "my-deck.csv",                                     # optional: the box's own counts
+     "actions": [{"player": "Ann", "action": {"@": "PlaceCard", "card": "red-6"}}, ...]}
 
-Structural mistakes raise :class:`~companion.errors.InvalidRecordError` with one
+Each action is one of the game's moves (or ``ForfeitTurn``) in the codec's form, the same JSON a
+phone posts. Structural mistakes raise :class:`~companion.errors.InvalidRecordError` with one
 sentence; an action that breaks a rule becomes ``{"ok": false, "reason": ...}`` and the
 same player acts again.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
+from typing import Any, cast
 
 from companion.errors import InvalidRecordError
-from companion.games.base import Accepted
+from companion.rules.deck import DECK_MODES, DeckMode
+from companion.rules.outcome import Rejected
 
-from .deck import DeckConfig, DeckFileError, load_deck
-from .engine import (
-    Action,
-    EnterPortal,
-    ForfeitTurn,
-    GameState,
-    Layout,
-    Move,
-    PlaceCard,
-    PlaceTimeFreeze,
-    RedrawHand,
-    UseQuantumTunnel,
-    UseTimeJump,
-    apply,
-    new_game,
-)
+from .components import DeckConfig, DeckFileError, load_components
+from .engine import apply
+from .model import MOVES, ForfeitTurn, GameState
+from .setup import Layout, new_game
 
-_RECORD_KEYS = {"players", "seed", "layout", "deck_file", "actions"}
+RECORD_ACTIONS: tuple[type, ...] = (*MOVES, ForfeitTurn)
+"""What a record's action may be: every move of a phone, and a turn timer running out."""
+
+_RECORD_KEYS = {"players", "seed", "deck", "layout", "deck_file", "actions"}
 _LAYOUT_KEYS = {
     "start",
     "hands",
@@ -50,17 +42,6 @@ _LAYOUT_KEYS = {
     "positions",
     "first_player",
     "reshuffles",
-}
-_ACTION_FIELDS: dict[str, tuple[set[str], set[str]]] = {
-    # action name: (required fields, optional fields), besides "player" and "action"
-    "move": ({"to"}, set()),
-    "portal": (set(), set()),
-    "place": ({"card"}, {"sequence", "relocate_to"}),
-    "quantum_tunnel": ({"to"}, set()),
-    "time_jump": ({"to"}, {"use"}),
-    "redraw": (set(), set()),
-    "time_freeze": (set(), set()),
-    "time_out": (set(), set()),
 }
 
 
@@ -74,7 +55,7 @@ def _str_list(value: Any, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _parse_layout(raw: Any) -> Layout:
+def _parse_layout(raw: Any, deck: DeckMode) -> Layout:
     if not isinstance(raw, dict):
         raise _fail("'layout' must be an object")
     extra = set(raw) - _LAYOUT_KEYS
@@ -84,14 +65,14 @@ def _parse_layout(raw: Any) -> Layout:
     rows = raw.get("timelines", [])
     if not isinstance(rows, list):
         raise _fail("layout 'timelines' must be a list of lists of card names")
-    if start is None and not rows:
+    if start is None and not rows and deck == "hub":
         raise _fail("'layout' needs 'start', the name of the face-up starting card, or 'timelines'")
     if start is not None and not isinstance(start, str):
         raise _fail("layout 'start' must be a card name")
     positions = raw.get("positions", {})
     if not isinstance(positions, dict) or not all(isinstance(v, str) for v in positions.values()):
         raise _fail("layout 'positions' must be an object of player name to card name")
-    hands = raw.get("hands")
+    hands = raw.get("hands", {} if deck == "table" else None)
     if not isinstance(hands, dict):
         raise _fail("'layout' needs 'hands', an object of player name to list of cards")
     counts: dict[str, dict[str, int]] = {}
@@ -120,56 +101,28 @@ def _parse_layout(raw: Any) -> Layout:
     )
 
 
-def _parse_action(raw: Any, i: int) -> Action:
+def _parse_action(raw: Any, i: int, codec: Any) -> tuple[str, Any]:
     where = f"action {i}"
     if not isinstance(raw, dict):
         raise _fail(f"{where} must be an object")
-    name = raw.get("action")
-    if name not in _ACTION_FIELDS:
-        raise _fail(f"{where} has action {name!r}; use one of: {', '.join(_ACTION_FIELDS)}")
+    extra = sorted(set(raw) - {"player", "action"})
+    if extra:
+        raise _fail(f"{where} has an unknown field {extra[0]!r}")
     player = raw.get("player")
     if not isinstance(player, str):
         raise _fail(f"{where} needs 'player', the name of the player acting")
-    required, optional = _ACTION_FIELDS[name]
-    for key in raw:
-        if key not in required | optional | {"player", "action"}:
-            raise _fail(f"{where} ({name}) has an unknown field {key!r}")
-    for key in required:
-        if not isinstance(raw.get(key), str):
-            raise _fail(f"{where} ({name}) needs {key!r}, a card name")
-    if name == "move":
-        return Move(player, raw["to"])
-    if name == "portal":
-        return EnterPortal(player)
-    if name == "place":
-        sequence = raw.get("sequence")
-        if sequence is not None and (isinstance(sequence, bool) or not isinstance(sequence, int)):
-            raise _fail(f"{where} (place): 'sequence' must be the lowest number of the sequence to collapse")
-        relocate = raw.get("relocate_to")
-        if relocate is not None and not isinstance(relocate, str):
-            raise _fail(f"{where} (place): 'relocate_to' must be a Timeline colour")
-        return PlaceCard(player, raw["card"], sequence, relocate)
-    if name == "quantum_tunnel":
-        return UseQuantumTunnel(player, raw["to"])
-    if name == "time_jump":
-        use = raw.get("use", "card")
-        if use not in ("card", "token"):
-            raise _fail(f'{where} (time_jump): \'use\' must be "card" or "token"')
-        return UseTimeJump(player, raw["to"], use == "token")
-    if name == "redraw":
-        return RedrawHand(player)
-    if name == "time_out":
-        return ForfeitTurn(player)
-    return PlaceTimeFreeze(player)
-
-
-def event_to_dict(event: Any) -> dict[str, Any]:
-    """An engine event as JSON: ``{"event": "CardPlaced", ...its fields}``."""
-    out: dict[str, Any] = {"event": type(event).__name__}
-    for f in dataclasses.fields(event):
-        value = getattr(event, f.name)
-        out[f.name] = list(value) if isinstance(value, tuple) else value
-    return out
+    move = raw.get("action")
+    if not isinstance(move, dict) or not isinstance(move.get("@"), str):
+        raise _fail(f'{where} needs \'action\', a move such as {{"@": "PlaceCard", "card": "red-6"}}')
+    try:
+        return player, codec.read(move, RECORD_ACTIONS)
+    except (
+        InvalidRecordError,
+        TypeError,
+        ValueError,
+        RecursionError,
+    ) as exc:  # a malformed value of any kind
+        raise _fail(f"{where}: {exc}") from None
 
 
 def summary(state: GameState) -> dict[str, Any]:
@@ -187,6 +140,8 @@ def summary(state: GameState) -> dict[str, Any]:
 
 def referee_record(record: dict[str, Any]) -> dict[str, Any]:
     """Replay a Time Splicers record and report every action and the final standing."""
+    from companion.games.time_splicers import GAME
+
     if not isinstance(record, dict):
         raise _fail("a Time Splicers record must be a JSON object")
     extra = set(record) - _RECORD_KEYS
@@ -198,43 +153,45 @@ def referee_record(record: dict[str, Any]) -> dict[str, Any]:
     seed = record.get("seed", "0")
     if isinstance(seed, bool) or not isinstance(seed, (str, int)):
         raise _fail("'seed' must be a string or a whole number")
+    deck = record.get("deck", "hub")
+    if deck not in DECK_MODES:
+        raise _fail('\'deck\' is "table" (the players shuffled the box) or "hub" (dealt from the seed)')
+    mode = cast(DeckMode, deck)
     deck_file = record.get("deck_file")
     if deck_file is not None and not isinstance(deck_file, str):
-        raise _fail("'deck_file' must be the path of a deck JSON file")
+        raise _fail("'deck_file' must be the path of a component file")
     actions = record.get("actions")
     if not isinstance(actions, list):
         raise _fail("'actions' must be a list of actions")
-    layout = _parse_layout(record["layout"]) if record.get("layout") is not None else None
-    parsed = [_parse_action(a, i) for i, a in enumerate(actions)]
+    layout = _parse_layout(record["layout"], mode) if record.get("layout") is not None else None
+    parsed = [_parse_action(a, i, GAME.codec) for i, a in enumerate(actions)]
     config: DeckConfig
     if deck_file is None:
-        from companion.games.time_splicers import GAME
-
         config = GAME.data
     else:
         try:
-            config = load_deck(deck_file)
+            config = load_components(deck_file)
         except DeckFileError as exc:
             raise _fail(str(exc)) from exc
-    state = new_game(players, seed=seed, config=config, layout=layout)
+    state = new_game(players, seed=seed, config=config, layout=layout, deck=mode)
     setup = {
         "start": layout.start if layout is not None else state.players[0].position,
         "hands": {p.name: list(p.hand) for p in state.players},
     }
     results: list[dict[str, Any]] = []
-    for i, (raw, action) in enumerate(zip(actions, parsed, strict=True)):
-        outcome = apply(state, action)
+    for i, (player, action) in enumerate(parsed):
+        outcome = apply(state, action, by=player)
         entry: dict[str, Any] = {
             "index": i,
-            "player": raw["player"],
-            "action": raw["action"],
-            "ok": outcome.ok,
+            "player": player,
+            "action": GAME.codec.encode(action),
+            "ok": not isinstance(outcome, Rejected),
         }
-        if isinstance(outcome, Accepted):
-            state = outcome.state
-            entry["events"] = [event_to_dict(e) for e in outcome.events]
-        else:
+        if isinstance(outcome, Rejected):
             entry["reason"] = str(outcome.reason)  # the record's report is in English
             entry["rule"] = str(outcome.rule)
+        else:
+            state = outcome.state
+            entry["events"] = [GAME.codec.encode(e) for e in outcome.events]
         results.append(entry)
     return {"setup": setup, "results": results, **summary(state)}

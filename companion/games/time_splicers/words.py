@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 from companion.rules.text import Text, text, verbatim
 
-from .deck import NUMBER, QUANTUM_TUNNEL, TIME_FREEZE, TIME_JUMP, TIME_PORTAL, Card
+from .components import NUMBER, QUANTUM_TUNNEL, TIME_FREEZE, TIME_JUMP, TIME_PORTAL, Card
 
 COLOURS: dict[str, Text] = {
     "red": text("red"),
@@ -70,3 +70,28 @@ def card_text(index: Mapping[str, Card], card: str) -> Text:
             return named(info.number or 0)
         return text("{colour} {number}", colour=verbatim(info.colour or ""), number=info.number or 0)
     return SPECIAL_CARDS.get(info.kind) or verbatim(card)
+
+
+# Rulebook section names, cited in rejections (headings of time-splicers.txt, as message ids).
+R_TURN = text("How to Play")
+R_MOVING = text("Moving (Main Action)")
+R_ADJACENT = text("Moving a. Move to an Adjacent Card, then Draw 1 Card")
+R_PORTAL = text("Moving b. Move to the Time Portal, then Draw 2 Cards")
+R_PLACE = text("Moving c. Place a Card & Move Onto It")
+R_SAME = text("Placing Cards in the Same Timeline")
+R_NEW = text("Placing Cards in a New Timeline")
+R_FIXED = text("Fixed Point in Time")
+R_HAND_MIN = text("Hand Minimum")
+R_HAND_MAX = text("Hand Maximum")
+R_SPECIAL = text("Special Cards")
+R_QT = text("Quantum Tunnel")
+R_TJ = text("Time Jump")
+R_TF = text("Time Freeze")
+R_EMPTY = text("a. Empty Timeline Collapse")
+R_PARTIAL = text("b. Partial Timeline Collapse")
+R_COMPLETE = text("c. Complete Timeline Collapse")
+R_END = text("Game End")
+R_SETUP = text("Setup")
+
+UNSEEN = text("the hands and the draw pile")
+"""Where a card the hub has not seen can be, named when a table names a card that cannot be there."""

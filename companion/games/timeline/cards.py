@@ -1,4 +1,8 @@
-"""Timeline cards and decks: the shipped Spanish deck and a loader for a user's CSV deck.
+"""The hub deck's cards: the shipped Spanish card list and a loader for a user's CSV deck.
+
+Only a hub deck (a table without the box, a demo) needs these: the hub deals them and reveals
+their years. A table that plays with its box tells the hub each year as it is turned over, so it
+needs no card list at all (see :mod:`.box`).
 
 A Timeline card shows an event on its front and the year on its back ("Contents").
 A deck is a CSV file with one card per line and the columns ``id``, ``year``, ``title``
@@ -30,7 +34,7 @@ OPTIONAL_COLUMNS = ("title_en",)
 """Columns a deck CSV may have."""
 
 SHIPPED_DECKS = ("espana",)
-"""Decks that ship with the companion, by name (files in ``companion/games/timeline/decks``)."""
+"""Decks that ship with the companion, by name (``companion/games/timeline/data/<name>-deck.csv``)."""
 
 
 class InvalidDeckError(InvalidRecordError):
@@ -203,7 +207,8 @@ def shipped_deck(name: str = "espana") -> tuple[Card, ...]:
     """One of the decks shipped with the companion, by name (see :data:`SHIPPED_DECKS`)."""
     if name not in SHIPPED_DECKS:
         raise InvalidDeckError(f"unknown deck {name!r}; shipped decks: {', '.join(SHIPPED_DECKS)}")
-    return parse_deck_csv(read_shipped("companion.games.timeline.decks", f"{name}.csv"), f"{name}.csv")
+    file = f"{name}-deck.csv"
+    return parse_deck_csv(read_shipped("companion.games.timeline.data", file), file)
 
 
 def deck_from_list(entries: Any, source: str = "deck") -> tuple[Card, ...]:

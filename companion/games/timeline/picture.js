@@ -1,7 +1,9 @@
 // Timeline: España on the dashboard: the time line of face-up cards, left to right with their years, the
 // card placed last (or the one just discarded), the deck and the discard pile, and each player's hand as
 // a fan of card backs with its count. Drawn from the referee's view ("picture", built by
-// TimelineReferee.picture in companion/games/timeline/table.py); every word comes from its texts.
+// Pages.picture in companion/games/timeline/pages.py); every word comes from its texts. At a table
+// deck the hub knows only the years (a card whose year nobody entered shows "?") and draws the card
+// put in a gap, not turned over yet, dashed in its place.
 //
 // Layout: a wide dashboard (760 px and more) puts seven cards in a row on a 960-unit picture, a phone
 // three on a 400-unit one, so labels stay at least 12 px high. The line wraps from row to row.
@@ -99,12 +101,15 @@
       inRow.forEach((card, i) => {
         const x = M + i * (cardW + gap);
         const g = S("g", { "data-card": card.id, "data-year": card.year, "data-index": r * perRow + i,
-          "data-last": card.last ? "true" : "false", class: "card" });
+          "data-last": card.last ? "true" : "false", "data-placing": card.placing ? "true" : "false",
+          class: "card" });
         const year = tr(card.year_label);
         const title = tr(card.title);
-        g.append(S("title", {}, `${year} · ${title}`));
+        g.append(S("title", {}, [year, title].filter(Boolean).join(" · ")));
+        // a card put in its gap and not turned over yet: dashed, in the colour of whose turn it is
         g.append(S("rect", { x, y: top, width: cardW, height: cardH, rx: 8, fill: FACE,
-          stroke: card.last ? LAST : EDGE, "stroke-width": card.last ? 5 : 2 }));
+          stroke: card.placing ? TURN : card.last ? LAST : EDGE, "stroke-width": card.last || card.placing ? 5 : 2,
+          "stroke-dasharray": card.placing ? "10 6" : undefined }));
         const yearFont = Math.min(wide ? 24 : 22, (cardW - 10) / (Math.max(year.length, 1) * 0.62));
         g.append(S("text", { x: x + cardW / 2, y: top + 30, fill: YEAR, "font-size": yearFont.toFixed(1),
           "font-weight": 700, "text-anchor": "middle", class: "year" }, year));
@@ -121,8 +126,9 @@
     // the card placed last: kept in the line (marked above), or discarded
     if (pic.last) {
       const ok = Boolean(pic.last.correct);
-      const text = `${tr(pic.labels.last)}: ${tr(pic.last.year_label)} · ${tr(pic.last.title)} · ` +
-        tr(ok ? pic.labels.correct : pic.labels.wrong);
+      const text = `${tr(pic.labels.last)}: ` +
+        [tr(pic.last.year_label), tr(pic.last.title), tr(ok ? pic.labels.correct : pic.labels.wrong)]
+          .filter(Boolean).join(" · ");
       const g = S("g", { "data-last-card": pic.last.id, "data-correct": ok ? "true" : "false" });
       g.append(S("rect", { x: M, y: y - 2, width: 14, height: 14, rx: 3, fill: ok ? LAST : WRONG }));
       for (const line of wrap(text, Math.floor((W - 2 * M - 22) / (font * 0.55)), 3)) {

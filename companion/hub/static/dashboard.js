@@ -203,6 +203,7 @@ function renderLists() {
     }
   }
   setText(document.getElementById("rejected"), String(snapshot.stats.counts.rejected || 0));
+  setText(document.getElementById("deck"), snapshot.deck ? " · " + tr(snapshot.deck) : "");
 }
 
 // --- the game's picture at the top; its tables behind "Details" --------------------------------------

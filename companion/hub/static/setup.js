@@ -31,6 +31,10 @@ function fillVariants(preset) {
   const wanted = preset && preset.players ? preset.players.length : 4;
   $("count").value = String(Math.min(g.max_players, Math.max(g.min_players, wanted)));
   $("timers").value = preset && preset.timers ? preset.timers : g.timers_per_player;
+  $("deck-box").hidden = !g.random_components;  // only a game with piles, decks or hidden choices asks
+  const deck = preset && preset.deck ? preset.deck : "table";
+  const chosen = document.querySelector(`input[name=deck][value=${deck}]`);
+  if (chosen) chosen.checked = true;
   fillClock(preset);
   fillNames(preset);
 }
@@ -93,6 +97,7 @@ async function submit(ev) {
     colours: [...$("names").querySelectorAll("select")].map((s) => s.value),
     timers: Number($("timers").value), clock_minutes: Number($("clock").value), sand_s: Number($("sand").value),
     grace_s: Number($("grace").value), early_lifts: $("early").value,
+    deck: document.querySelector("input[name=deck]:checked").value,
     pairing: document.querySelector("input[name=pairing]:checked").value,
     request: requestId(),
   };
