@@ -17,6 +17,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
@@ -71,6 +72,13 @@ class ClubOptions:
     ha_discovery: str | None = None
     """Publish Home Assistant discovery for every table under this prefix (``"homeassistant"``);
     None leaves it to each table's own setting (see docs/club.md#home-assistant)."""
+    lan: bool = False
+    """Serve the lobby, the tables and the broker on the machine's network address, lock the broker
+    (every node of every table has its own credentials) and announce each table with mDNS."""
+    lan_address: str | None = None
+    """With ``lan``: the interface or address to serve on (default: the one with the default route)."""
+    config_path: Path | None = None
+    """The config file the club was started from."""
 
 
 @dataclass
@@ -271,6 +279,19 @@ class Club:
             log.info("table %s started: %s", name, setup.game)
             return table
 
+    def add_missing(self, tables: Iterable[HubConfig]) -> list[str]:
+        """Start each of ``tables`` the club does not run yet (a reloaded config file); their names."""
+        added = []
+        for config in tables:
+            if config.table not in self.tables:
+                self.add_table(config)
+                added.append(config.table)
+        return added
+
+    def network_lines(self) -> list[str]:
+        """What the terminal says about the network (with ``lan``): where phones and nodes connect."""
+        return []
+
     def _tell_dashboard_url(self, table: ClubTable) -> None:
         """Give Home Assistant's table device the link to the table's dashboard (if discovery is on)."""
         bridge = table.app.extensions.get("companion.bridge")
@@ -376,6 +397,52 @@ class Club:
             return jsonify({"ok": True})
 
         return lobby
+
+
+def club_options_from(
+    settings: Any, file_settings: dict[str, dict[str, Any]], params: dict[str, Any]
+) -> tuple[ClubOptions, ClubPlan]:
+    """The club's options and its first tables, from ``companion club``'s command line (``params``;
+    ``settings.get(param, section, key)`` gives an option given there, else the config file's key,
+    else the option's default)."""
+    from companion.mqtt.auth import check_prefix
+
+    club_file = file_settings.get("club", {})
+    time_scale = float(settings.get("time_scale", "club", "time_scale"))
+    if time_scale <= 0:
+        raise ConfigError("--time-scale must be more than 0")
+    data_dir = settings.get("data_dir", "club", "data_dir")
+    defaults = HubConfig(
+        data_dir=Path(data_dir) if data_dir else None,
+        language=settings.get("language", "club", "language"),
+        time_scale=time_scale,
+        fsync=bool(club_file.get("fsync", True)),
+        audio=dict(file_settings["audio"]) if "audio" in file_settings else None,
+    )
+    items = tuple(params["tables"]) or tuple(club_file.get("tables", ())) or ("table-1",)
+    plan = ClubPlan.parse(items, defaults)
+    simulate = not params["no_sim"] if settings.given("no_sim") else bool(club_file.get("simulate", True))
+    ha = settings.get("ha_discovery", "club", "ha_discovery")
+    lan_address = settings.get("lan_address", "club", "lan_address")
+    broker_file = file_settings.get("broker", {})
+    options = ClubOptions(
+        defaults=defaults,
+        broker_url=params["broker_url"] if settings.given("broker_url") else broker_file.get("url"),
+        embedded=broker_file.get("embedded", "auto"),
+        mqtt_host=broker_file.get("host", "127.0.0.1"),
+        mqtt_port=params["mqtt_port"] if settings.given("mqtt_port") else broker_file.get("port", 1883),
+        http_host=settings.get("host", "club", "host"),
+        http_port=settings.get("port", "club", "port"),
+        simulate=simulate,
+        pin=settings.get("pin", "club", "pin"),
+        ha_discovery=check_prefix(ha) if ha else None,
+        lan=bool(settings.get("lan", "club", "lan")) or lan_address is not None,
+        lan_address=lan_address,
+        config_path=Path(params["config"]) if params.get("config") else None,
+    )
+    if options.pin is not None and not (options.pin.isdigit() and 4 <= len(options.pin) <= 12):
+        raise ConfigError("the club PIN must be 4 to 12 digits")
+    return options, plan
 
 
 def _defaults_mapping(defaults: HubConfig) -> dict[str, Any]:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from companion.rules.context import START, Context
 from companion.rules.outcome import Decision
 from companion.rules.setup import default_setup
 
@@ -67,45 +68,63 @@ def measure_game(info: Any, *, budget_s: float, seed: int = 1) -> EngineRate:
         )
         referee = info.make_referee(setup)
         state = referee.start(setup)
-        opened = referee.clock_started(state)
+        ctx = replace(START, started=True)
+        opened = referee.clock_started(state, START)
         if isinstance(opened, Decision):
-            state = opened.state
+            state, ctx = opened.state, _after(ctx, opened)
         idle = 0
-        while rate.seconds < budget_s and idle < 50 and referee.scores(state) is None:
+        while rate.seconds < budget_s and idle < 50 and not ctx.is_over:
             player = rng.choice(setup.players)
             seats = [seat for seat in setup.seats if seat.player == player]
-            items = referee.menu(state, player, intents={})
+            items = referee.menu(state, ctx, player, intents={})
             taps = [item.action for item in items if item.action is not None]
             roll = rng.random()
             begin = time.perf_counter()
             if taps and roll < 0.5:
-                step = referee.player_action(state, player, rng.choice(taps))
+                step = referee.player_action(state, ctx, player, rng.choice(taps))
             elif roll < 0.9:
                 seat = rng.choice(seats)
                 choices = [
-                    item.intent for item in items if item.intent and item.intent.get("node") == seat.node
+                    item.intent for item in items if item.intent is not None and item.node == seat.node
                 ]
                 intent = rng.choice(choices) if choices and rng.random() < 0.5 else None
-                check = getattr(referee, "check_intent", None)  # (referees before check_intent had none)
-                if intent is not None and check is not None and check(state, seat, intent) is not None:
+                if intent is not None and referee.check_intent(state, ctx, seat, intent) is not None:
                     intent = None
-                step = referee.timer_flipped(state, seat, intent=intent, ran_out=rng.random() < 0.8)
+                step = referee.timer_flipped(state, ctx, seat, intent=intent, ran_out=rng.random() < 0.8)
             else:
-                step = referee.timer_emptied(state, rng.choice(seats))
+                step = referee.timer_emptied(state, ctx, rng.choice(seats))
             rate.seconds += time.perf_counter() - begin
             rate.steps += 1
             if isinstance(step, Decision) and step.changed:
                 rate.accepted += 1
                 rate.actions += len(step.actions)
-                state = step.state
+                state, ctx = step.state, _after(ctx, step)
                 idle = 0
             else:
                 idle += 1
     return rate
 
 
-def measure_engines(*, budget_s: float) -> dict[str, EngineRate]:
-    """Every registered game's rate (see the module docstring)."""
-    from companion.games import all_games
+def _after(ctx: Context, step: Decision) -> Context:
+    """The table's bookkeeping after an accepted step, as the table keeps it (turns, notes, the end)."""
+    ctx = ctx.with_turn(opens=step.opens_turn, ends=step.ends_turn)
+    for note in step.notes:
+        ctx = ctx.noted(note)
+    if step.ends_game:
+        ctx = replace(ctx, ended_by="rules")
+    return ctx
 
-    return {info.name: measure_game(info, budget_s=budget_s) for info in all_games()}
+
+def measure_engines(*, budget_s: float) -> tuple[dict[str, EngineRate], dict[str, str]]:
+    """Every registered game's rate (see the module docstring), and the games that could not be
+    measured, each with the one-line reason (a game that does not import, or whose referee fails)."""
+    from companion.games import find_game, game_names
+
+    rates: dict[str, EngineRate] = {}
+    skipped: dict[str, str] = {}
+    for name in game_names():
+        try:
+            rates[name] = measure_game(find_game(name), budget_s=budget_s)
+        except Exception as exc:  # one broken game must not stop the bench
+            skipped[name] = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+    return rates, skipped
