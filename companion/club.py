@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import math
 import secrets
 import threading
 from collections.abc import Callable, Iterable
@@ -21,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from companion.clock import ScaledClock
 from companion.core.protocol import is_valid_id
@@ -35,6 +35,7 @@ from companion.mqtt.broker import (
     start_embedded_broker,
 )
 from companion.mqtt.supervisor import BrokerSupervisor
+from companion.net.web_server import WebLimits, WebServer
 from companion.node.sim import SimFleet
 from companion.rules.text import Text, as_text, text
 from companion.table.session import ShuttingDown
@@ -79,6 +80,9 @@ class ClubOptions:
     """With ``lan``: the interface or address to serve on (default: the one with the default route)."""
     config_path: Path | None = None
     """The config file the club was started from."""
+    max_streams: int = 256
+    """Live pages open at once in the whole club (each holds one of the web server's threads);
+    each table's own ``max_streams`` and ``max_streams_per_client`` apply within it."""
 
 
 @dataclass
@@ -167,6 +171,10 @@ class Club:
         self.options = options
         self.pin = options.pin or f"{secrets.randbelow(10**6):06d}"
         self.token = secrets.token_urlsafe(24)
+        from companion.hub.auth import PinGuard
+
+        self.pin_guard = PinGuard(what="club")
+        """Wrong club PINs, limited like the table PIN's (5 a minute per address, 30 in all)."""
         self.broker: MosquittoBroker | AmqttBroker | None = None
         self.supervisor: BrokerSupervisor | None = None
         self.broker_address: BrokerAddress | None = None
@@ -174,8 +182,11 @@ class Club:
         self._lock = threading.RLock()
         self.lobby = self._lobby_app()
         self.dispatcher = TableDispatcher(self.lobby)
-        self.server: BaseWSGIServer | None = None
-        self._server_thread: threading.Thread | None = None
+        from companion.hub.stream import StreamSlots
+
+        self.stream_slots = StreamSlots(options.max_streams, options.defaults.max_streams_per_client)
+        """The web server's stream threads, shared by every table's live pages."""
+        self.server: WebServer | None = None
 
     # --- lifetime -------------------------------------------------------------------------------
     def start(self, tables: Iterable[HubConfig] = ()) -> Club:
@@ -193,14 +204,15 @@ class Club:
             if port and not port_is_free(opts.http_host, port):
                 log.warning("port %s is busy: the club takes a free one", port)
                 port = 0
+            limits = WebLimits(streams=self.stream_slots.limit)
             try:
-                server = make_server(opts.http_host, port, self.dispatcher, threaded=True)
-            except SystemExit:  # werkzeug exits when the port was taken meanwhile
-                server = make_server(opts.http_host, 0, self.dispatcher, threaded=True)
-            server.daemon_threads = True  # type: ignore[attr-defined]
-            self.server = server
-            self._server_thread = threading.Thread(target=server.serve_forever, name="club-http", daemon=True)
-            self._server_thread.start()
+                self.server = WebServer(
+                    self.dispatcher, opts.http_host, port, limits=limits, name="club-http"
+                ).start()
+            except OSError:  # the port was taken meanwhile
+                self.server = WebServer(
+                    self.dispatcher, opts.http_host, 0, limits=limits, name="club-http"
+                ).start()
             for table in list(self.tables.values()):
                 self._tell_dashboard_url(table)
         except BaseException:
@@ -213,15 +225,14 @@ class Club:
         assert self.server is not None
         host = self.options.http_host
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
-        return f"http://{shown}:{self.server.server_port}/"
+        return f"http://{shown}:{self.server.port}/"
 
     def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
-            self.server = None
         for name in list(self.tables):
-            self.end_table(name)
+            self.end_table(name)  # first: their streams end, so the server stops at once
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
         if self.supervisor is not None:
             self.supervisor.stop()
             self.supervisor = None
@@ -268,6 +279,9 @@ class Club:
                     heartbeat_s=self.options.heartbeat_s,
                 )
             app = create_app(config, clock=clock, broker=self.broker_address, fleet=fleet)
+            from companion.hub.stream import feed_of
+
+            feed_of(app).share_slots(self.stream_slots)
             start_services(app)
             if fleet is not None:
                 fleet.start()
@@ -317,6 +331,7 @@ class Club:
     # --- the lobby ------------------------------------------------------------------------------
     def _lobby_app(self) -> Flask:
         lobby = Flask("companion.hub")  # the hub's templates and static files
+        from companion.hub.auth import CROSS_SITE, SAFE_METHODS, AccessDeniedError, is_cross_site
         from companion.hub.bodies import BadRequestError, read_json
         from companion.i18n import render
         from companion.i18n.web import init_i18n, request_language
@@ -328,9 +343,28 @@ class Club:
             offered = request.headers.get(CLUB_TOKEN_HEADER) or request.cookies.get(CLUB_COOKIE) or ""
             return hmac.compare_digest(offered, club.token)
 
-        def error(message: Text | str, status: int) -> Any:
+        def error(message: Text | str, status: int, *, retry_after_s: float | None = None) -> Any:
             shown = render(as_text(message), request_language(lobby))
-            return jsonify({"ok": False, "error": shown, "message": as_text(message).to_json()}), status
+            response = jsonify({"ok": False, "error": shown, "message": as_text(message).to_json()})
+            response.status_code = status
+            if retry_after_s is not None:
+                response.headers["Retry-After"] = str(max(1, math.ceil(retry_after_s)))
+            return response
+
+        @lobby.before_request
+        def refuse_cross_site() -> Any:
+            """Every change (adding or ending a table, the PIN) must come from the lobby's own page:
+            a page on another site, or on another port of this host, is refused whatever it holds."""
+            if request.method not in SAFE_METHODS and is_cross_site():
+                log.warning(
+                    "refused a %s %s from another site (Origin %s, Sec-Fetch-Site %s)",
+                    request.method,
+                    request.path,
+                    request.headers.get("Origin"),
+                    request.headers.get("Sec-Fetch-Site"),
+                )
+                return error(CROSS_SITE, 403)
+            return None
 
         @lobby.get("/")
         def lobby_page() -> str:
@@ -354,8 +388,11 @@ class Club:
                     text("That PIN is wrong: the club PIN is shown where the club was started"), exc.status
                 )
             pin = str(body.get("pin", ""))
-            if not hmac.compare_digest(pin, club.pin):
-                return error(text("That PIN is wrong: the club PIN is shown where the club was started"), 403)
+            wrong = text("That PIN is wrong: the club PIN is shown where the club was started")
+            try:
+                club.pin_guard.check(pin, club.pin, request.remote_addr or "unknown", wrong=wrong)
+            except AccessDeniedError as exc:
+                return error(exc.text, exc.status, retry_after_s=exc.retry_after_s)
             response = jsonify({"ok": True})
             response.set_cookie(CLUB_COOKIE, club.token, httponly=True, samesite="Strict")
             return response
@@ -447,7 +484,17 @@ def club_options_from(
 
 def _defaults_mapping(defaults: HubConfig) -> dict[str, Any]:
     """The club's table defaults as HubConfig fields (what a new table from the lobby starts with)."""
-    keep = ("data_dir", "fsync", "language", "time_scale", "grace_s", "max_streams", "sounds_dir", "audio")
+    keep = (
+        "data_dir",
+        "fsync",
+        "language",
+        "time_scale",
+        "grace_s",
+        "max_streams",
+        "max_streams_per_client",
+        "sounds_dir",
+        "audio",
+    )
     return {k: getattr(defaults, k) for k in keep}
 
 

@@ -285,7 +285,16 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     _s("hub", "fsync", "bool", "fsync the game log after every event", "true"),
     _s("hub", "sounds_dir", "str", "where cue sounds are built", "<data_dir>/sounds"),
-    _s("hub", "max_streams", "int", "live pages open at once; more get a 503", "64", low=1, high=100000),
+    _s("hub", "max_streams", "int", "live pages open at once; more get a 503", "64", low=1, high=1024),
+    _s(
+        "hub",
+        "max_streams_per_client",
+        "int",
+        "live pages one device (address) may hold; more get a 503",
+        "16",
+        low=1,
+        high=1024,
+    ),
     _s(
         "hub",
         "ha_discovery",

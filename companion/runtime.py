@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from flask import Flask
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from companion.clock import ScaledClock
 from companion.errors import ConfigError
@@ -34,6 +33,7 @@ from companion.mqtt.broker import (
 from companion.mqtt.supervisor import BrokerSupervisor
 from companion.net.addresses import LanAddress, choose_lan_address, network_pending
 from companion.net.discovery import AvahiAnnouncer, TableAnnouncer, announce_table
+from companion.net.web_server import WebLimits, WebServer
 from companion.node.sim import SimFleet
 from companion.rules.setup import TableSetup
 from companion.table import messages as msg
@@ -101,8 +101,7 @@ class Table:
         self.supervisor: BrokerSupervisor | None = None
         self.fleet: SimFleet | None = None
         self.app: Flask | None = None
-        self.server: BaseWSGIServer | None = None
-        self._server_thread: threading.Thread | None = None
+        self.server: WebServer | None = None
         self.clock = ScaledClock(options.hub.time_scale)
         self.log: EventLog | None = None
         self.resumed_events = 0
@@ -121,11 +120,11 @@ class Table:
         """The pages' address: on the network with --lan (what phones reach), else as served."""
         assert self.server is not None
         if self.lan is not None:
-            return self.lan.url(self.server.server_port)
+            return self.lan.url(self.server.port)
         host = self.options.http_host
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
         shown = f"[{shown}]" if ":" in shown else shown
-        return f"http://{shown}:{self.server.server_port}/"
+        return f"http://{shown}:{self.server.port}/"
 
     def start(self) -> Table:
         if self.app is not None:
@@ -187,7 +186,7 @@ class Table:
                 try:
                     self._serve(port)
                     break
-                except (OSError, SystemExit):  # taken since it was found free (werkzeug exits on it)
+                except OSError:  # taken since it was found free
                     if attempt == 4:
                         raise
                     port = free_port(bind)
@@ -326,7 +325,7 @@ class Table:
         self.announcer = announce_table(
             table=self._setup().table,
             address=self.lan.address,
-            http_port=self.server.server_port,
+            http_port=self.server.port,
             mqtt_port=mqtt_port,
             tls=tls,
             auth=self.auth is not None,
@@ -356,28 +355,28 @@ class Table:
         return Path(opts.hub.data_dir) / "broker" / opts.hub.table
 
     def _serve(self, port: int) -> None:
+        """Serve the pages with the production server (``companion.net.web_server``): a thread for
+        each live stream the table allows, a few for every other request, bounded connections."""
         assert self.app is not None
+        from companion.hub.stream import feed_of
+
         host = "0.0.0.0" if self.options.lan else self.options.http_host  # loopback stays the host's
-        server = make_server(host, port, self.app, threaded=True)
-        server.daemon_threads = True  # type: ignore[attr-defined]  # make_server(threaded=True) returns a ThreadedWSGIServer
-        self.server = server
-        self._server_thread = threading.Thread(target=self.server.serve_forever, name="http", daemon=True)
-        self._server_thread.start()
+        limits = WebLimits(streams=feed_of(self.app).slots.limit)
+        self.server = WebServer(self.app, host, port, limits=limits, name="http").start()
 
     def restart_web_server(self) -> None:
         """Drop every open page connection and serve again on the same port (pages must reconnect)."""
         assert self.server is not None and self.app is not None
         from companion.hub.stream import end_streams
 
-        port = self.server.server_port
-        self.server.shutdown()
+        port = self.server.port
         end_streams(self.app)
-        self.server.server_close()
+        self.server.stop()
         for attempt in range(40):  # the port may linger a moment after close
             try:
                 self._serve(port)
                 return
-            except (OSError, SystemExit):
+            except OSError:
                 if attempt == 39:
                     raise
                 time.sleep(0.05)
@@ -391,8 +390,7 @@ class Table:
             self.app.extensions["companion.shutdown"].set()
             self.app.extensions["companion.session"].tell(ShuttingDown())
         if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
+            self.server.stop()
             self.server = None
         if self.fleet is not None:
             self.fleet.stop()

@@ -427,14 +427,16 @@ def _apply(value: Any, op: list[Any]) -> Any:
     return value
 
 
-def raw_round_trip(address: BrokerAddress, *, samples: int, qos: int = 1) -> list[float]:
+def raw_round_trip(
+    address: BrokerAddress, *, samples: int, qos: int = 1, prefix: str = "bench/raw"
+) -> list[float]:
     """A plain paho client publishes, another echoes from its ``on_message``; seconds per round trip.
 
     The same path as flip -> verdict (client -> broker -> client that answers -> broker -> client),
     with nothing decided, logged or synced: the floor of what the hub can answer in.
     """
     tag = f"{os.getpid()}-{time.monotonic_ns()}"
-    ping, pong = f"bench/raw/{tag}/ping", f"bench/raw/{tag}/pong"
+    ping, pong = f"{prefix}/{tag}/ping", f"{prefix}/{tag}/pong"  # (a locked broker: a prefix its ACL allows)
     ready = [threading.Event(), threading.Event()]
     got = threading.Event()
 

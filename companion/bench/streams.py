@@ -14,13 +14,16 @@ class StreamLoad:
     Each stream remembers the flips of the first timer (``red-1``) in the newest state frame it
     received, so a benchmark can wait until every dashboard shows a flip. One reading thread keeps
     the load on the client side small: what is measured is the hub serving ``n`` streams.
+
+    On loopback the streams come from ``spread`` different addresses (127.0.0.2, 127.0.0.3, ...),
+    like pages on that many phones: the hub lets one address hold only a few streams.
     """
 
     FLIPS = b'"flips":'
     DELTA_FLIPS = b'["players",0,"timers",0,"flips"],'
     """How a delta frame (``companion.table.deltas``) sets the first timer's count."""
 
-    def __init__(self, host: str, port: int, n: int, *, path: str = "/api/stream") -> None:
+    def __init__(self, host: str, port: int, n: int, *, path: str = "/api/stream", spread: int = 200) -> None:
         self.statuses: list[int] = []
         self.flips: list[int] = [-1] * n
         self._selector = selectors.DefaultSelector()
@@ -29,8 +32,10 @@ class StreamLoad:
         request = (
             f"GET {path} HTTP/1.0\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n\r\n"
         ).encode()
-        for _ in range(n):
-            sock = socket.create_connection((host, port), timeout=10)
+        loopback = host.startswith("127.")
+        for i in range(n):
+            source = (f"127.0.{1 + i % spread // 250}.{2 + i % spread % 250}", 0) if loopback else None
+            sock = socket.create_connection((host, port), timeout=10, source_address=source)
             sock.sendall(request)
             self._socks.append(sock)
         buffers = [b""] * n

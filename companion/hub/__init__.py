@@ -64,6 +64,9 @@ class HubConfig:
     """Where cue sounds are built; default ``<data_dir>/sounds`` or a temporary folder."""
     max_streams: int = 64
     """Live streams (``/api/stream``: dashboards, phones, setup pages) open at once; more get a 503."""
+    max_streams_per_client: int = 16
+    """Live streams one address may hold (a browser opens at most 6 connections to a site), so one
+    device cannot take every slot; more get a 503 that says so."""
     ha_discovery: str | None = None
     """Publish Home Assistant MQTT discovery for the seated sandtimers under this prefix
     (``"homeassistant"``); None publishes none (see docs/club.md)."""
@@ -184,7 +187,9 @@ def create_app(
 
     auth.init_access(app, public_url=config.public_url)
     api.init_app(app)
-    stream.init_streams(app, session, max_streams=config.max_streams)
+    stream.init_streams(
+        app, session, max_streams=config.max_streams, per_client=config.max_streams_per_client
+    )
     app.register_blueprint(setup_page.bp)
     app.register_blueprint(history.bp)
     from companion.hub import doctor_page

@@ -180,7 +180,12 @@ def state() -> Any:
 
 @bp.get("/stats")
 def stats() -> Any:
-    return jsonify(session_of(current_app).stats.to_dict())
+    """The session's message counts, and what the MQTT bridge dropped as a flood (``rate_limited``)."""
+    body = session_of(current_app).stats.to_dict()
+    rate_limit = getattr(current_app.extensions.get("companion.bridge"), "rate_limit", None)
+    if rate_limit is not None:  # a hub with a broker
+        body["rate_limited"] = rate_limit.to_dict()
+    return jsonify(body)
 
 
 @bp.get("/nodes")

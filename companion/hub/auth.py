@@ -208,6 +208,56 @@ def normalize_public_url(url: str | None) -> str | None:
     return url
 
 
+class PinGuard:
+    """Wrong PINs counted per client address and in all, for the table PIN and the club PIN alike.
+
+    After :data:`PIN_TRIES` wrong PINs from one address (or :data:`PIN_TRIES_ALL` from all) within
+    :data:`PIN_WINDOW_S`, the PIN is not even checked until the oldest try is a window old: the
+    answer is a 429 with the seconds to wait. Thread-safe; ``now`` is real seconds (never the game
+    clock, which may run scaled)."""
+
+    def __init__(self, *, now: Callable[[], float] = time.monotonic, what: str = "table") -> None:
+        self.now = now
+        self.what = what
+        self._lock = threading.Lock()
+        self._wrong: dict[str, deque[float]] = {}
+        self._wrong_all: deque[float] = deque()
+
+    def check(self, offered: str, pin: str, client: str, *, wrong: Text = WRONG_PIN) -> None:
+        """Return if ``offered`` is ``pin``; raise :class:`AccessDeniedError` (403 wrong, 429 too many)."""
+        with self._lock:
+            now = self.now()
+            wait = self._wait_s(client, now)
+            if wait > 0:
+                raise AccessDeniedError(too_many_pins(math.ceil(wait)), 429, retry_after_s=wait)
+            if _same(offered.strip(), pin):
+                self._wrong.pop(client, None)
+                return
+            self._wrong.setdefault(client, deque()).append(now)
+            self._wrong_all.append(now)
+        log.warning("a wrong %s PIN was typed from %s", self.what, client)
+        raise AccessDeniedError(wrong)
+
+    def _wait_s(self, client: str, now: float) -> float:
+        """Seconds until ``client`` may try a PIN again (0: now). Call with the lock held."""
+        horizon = now - PIN_WINDOW_S
+        for key in list(self._wrong):
+            tries = self._wrong[key]
+            while tries and tries[0] <= horizon:
+                tries.popleft()
+            if not tries:
+                del self._wrong[key]
+        while self._wrong_all and self._wrong_all[0] <= horizon:
+            self._wrong_all.popleft()
+        wait = 0.0
+        mine = self._wrong.get(client)
+        if mine is not None and len(mine) >= PIN_TRIES:
+            wait = mine[-PIN_TRIES] + PIN_WINDOW_S - now
+        if len(self._wrong_all) >= PIN_TRIES_ALL:
+            wait = max(wait, self._wrong_all[-PIN_TRIES_ALL] + PIN_WINDOW_S - now)
+        return wait
+
+
 class AccessControl:
     """The table PIN, the admin token and one token per player, made new at every hub start.
 
@@ -226,13 +276,20 @@ class AccessControl:
         self.pin = f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
         """The table PIN: typed at ``/host`` on another device, it makes that device the host."""
         self.admin_token = _new_token()
-        self.now = now
-        """Real seconds for the PIN rate limit (never the game clock, which may run scaled)."""
+        self.guard = PinGuard(now=now)
+        """Wrong PINs, counted (``guard.now``: real seconds for the rate limit)."""
         self._public_url = normalize_public_url(public_url)
         self._lock = threading.Lock()
         self._tokens: dict[str, str | None] = {player: _new_token() for player in players}
-        self._wrong: dict[str, deque[float]] = {}
-        self._wrong_all: deque[float] = deque()
+
+    @property
+    def now(self) -> Callable[[], float]:
+        """Real seconds for the PIN rate limit (never the game clock, which may run scaled)."""
+        return self.guard.now
+
+    @now.setter
+    def now(self, now: Callable[[], float]) -> None:
+        self.guard.now = now
 
     # --- addresses ---------------------------------------------------------------------------
     @property
@@ -307,42 +364,10 @@ class AccessControl:
 
     # --- the PIN --------------------------------------------------------------------------------
     def check_pin(self, pin: str, client: str) -> str:
-        """The admin token for the right PIN; raises :class:`AccessDeniedError` (403 wrong, 429 too many).
-
-        After :data:`PIN_TRIES` wrong PINs from ``client`` (or :data:`PIN_TRIES_ALL` from all) within
-        :data:`PIN_WINDOW_S`, the PIN is not even checked until the oldest try is a window old.
-        """
-        with self._lock:
-            now = self.now()
-            wait = self._wait_s(client, now)
-            if wait > 0:
-                raise AccessDeniedError(too_many_pins(math.ceil(wait)), 429, retry_after_s=wait)
-            if _same(pin.strip(), self.pin):
-                self._wrong.pop(client, None)
-                return self.admin_token
-            self._wrong.setdefault(client, deque()).append(now)
-            self._wrong_all.append(now)
-        log.warning("a wrong table PIN was typed from %s", client)
-        raise AccessDeniedError(WRONG_PIN)
-
-    def _wait_s(self, client: str, now: float) -> float:
-        """Seconds until ``client`` may try a PIN again (0: now). Call with the lock held."""
-        horizon = now - PIN_WINDOW_S
-        for key in list(self._wrong):
-            tries = self._wrong[key]
-            while tries and tries[0] <= horizon:
-                tries.popleft()
-            if not tries:
-                del self._wrong[key]
-        while self._wrong_all and self._wrong_all[0] <= horizon:
-            self._wrong_all.popleft()
-        wait = 0.0
-        mine = self._wrong.get(client)
-        if mine is not None and len(mine) >= PIN_TRIES:
-            wait = mine[-PIN_TRIES] + PIN_WINDOW_S - now
-        if len(self._wrong_all) >= PIN_TRIES_ALL:
-            wait = max(wait, self._wrong_all[-PIN_TRIES_ALL] + PIN_WINDOW_S - now)
-        return wait
+        """The admin token for the right PIN; raises :class:`AccessDeniedError` (403 wrong, 429 too many,
+        see :class:`PinGuard`)."""
+        self.guard.check(pin, self.pin, client)
+        return self.admin_token
 
 
 def access_of(app: Flask) -> AccessControl:
@@ -393,7 +418,8 @@ def is_loopback_client() -> bool:
 
 def _own_origins() -> set[str]:
     own = {f"{request.scheme}://{request.host}".lower()}
-    public = access_of(current_app).public_url
+    control = current_app.extensions.get(EXTENSION)  # a club's lobby has none
+    public = control.public_url if control is not None else None
     if public:
         parts = urlsplit(public)
         own.add(f"{parts.scheme}://{parts.netloc}".lower())
@@ -651,7 +677,7 @@ def redact(text: str) -> str:
 
 
 class RedactTokens(logging.Filter):
-    """Blanks tokens in a log line (werkzeug logs each request line with its query string)."""
+    """Blanks tokens in a log line (an access log writes each request line with its query string)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -664,7 +690,8 @@ class RedactTokens(logging.Filter):
         return True
 
 
-ACCESS_LOGGERS = ("werkzeug", "gunicorn.access")
+ACCESS_LOGGERS = ("companion.access", "werkzeug")
+"""The product's web server's access log (``companion.net.web_server``), and werkzeug's (tests)."""
 
 
 def install_log_filter() -> None:

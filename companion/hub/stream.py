@@ -13,8 +13,11 @@ holds up node traffic:
   else the whole state (a ``state`` event). The SSE id of a frame is its build number; a delta's
   ``from`` names the build it applies to.
 
-At most ``HubConfig.max_streams`` streams are open at once; one more gets a 503 with
-a JSON body (see docs/running.md).
+At most ``HubConfig.max_streams`` streams are open at once, and at most
+``HubConfig.max_streams_per_client`` from one address (so one device cannot hold every live
+view); one more gets a 503 with a JSON body that says which (see docs/running.md). The slots
+are a :class:`StreamSlots`, which a club shares among its tables: each open stream holds one of
+the web server's worker threads (``companion.net.web_server``), so the server is sized from it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import ssl
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +83,14 @@ RETRY_AFTER_S = 5
 
 DASHBOARD: str | None = None
 """The key of the dashboard's frames; a player's frames are keyed by the player's name."""
+
+MAX_STREAMS = 1024
+"""The most streams one web server keeps open (each holds one of its threads)."""
+
+FULL = "full"
+"""Why :meth:`StreamSlots.take` refused: every slot is taken ..."""
+CLIENT_FULL = "client"
+"""... or this address holds its share already."""
 
 
 def sse_frame(event: str, data: Any, event_id: int | None = None) -> str:
@@ -144,12 +155,64 @@ class Update:
     """The hub is shutting down or the streams were ended: close the stream."""
 
 
+class StreamSlots:
+    """Open live streams of one web server: at most ``limit`` in all, ``per_client`` from one address.
+
+    Thread-safe. A table's hub has its own; a club gives one to all its tables
+    (:meth:`StreamFeed.share_slots`), sized like the web server's stream threads."""
+
+    def __init__(self, limit: int, per_client: int) -> None:
+        self.limit = limit
+        self.per_client = max(1, min(per_client, limit))
+        self._lock = threading.Lock()
+        self._open: Counter[str] = Counter()
+        self.refused: Counter[str] = Counter()
+        """Streams refused, by why (:data:`FULL`, :data:`CLIENT_FULL`)."""
+
+    def take(self, client: str) -> str | None:
+        """Hold a slot for ``client`` (an address); None when taken, else why not."""
+        with self._lock:
+            if sum(self._open.values()) >= self.limit:
+                why = FULL
+            elif self._open[client] >= self.per_client:
+                why = CLIENT_FULL
+            else:
+                self._open[client] += 1
+                return None
+            self.refused[why] += 1
+            return why
+
+    def give_back(self, client: str) -> None:
+        with self._lock:
+            self._open[client] -= 1
+            if self._open[client] <= 0:
+                del self._open[client]
+
+    def held_by(self, client: str) -> int:
+        with self._lock:
+            return self._open[client]
+
+    @property
+    def open(self) -> int:
+        with self._lock:
+            return sum(self._open.values())
+
+
 class StreamFeed:
     """The frames of one table's live streams: built once per change, written by every stream."""
 
-    def __init__(self, session: TableSession, *, max_streams: int, shutdown: threading.Event) -> None:
+    def __init__(
+        self,
+        session: TableSession,
+        *,
+        max_streams: int,
+        shutdown: threading.Event,
+        per_client: int | None = None,
+    ) -> None:
         self.session = session
         self.max_streams = max_streams
+        self.slots = StreamSlots(max_streams, per_client if per_client is not None else max_streams)
+        """Where this table's streams take their slots (shared by a club's tables)."""
         self._shutdown = shutdown
         self._cond = threading.Condition()
         self._inbox: deque[tuple[str, dict[str, Any] | None]] = deque()
@@ -266,21 +329,30 @@ class StreamFeed:
         return Frame(seq, time.monotonic(), build, data, delta, base)
 
     # --- the streams' side ------------------------------------------------------------------
-    def open(self, key: str | None) -> bool:
-        """Take a stream slot for ``key``; False when ``max_streams`` are open already."""
+    def share_slots(self, slots: StreamSlots) -> None:
+        """Take stream slots from ``slots`` (the web server's, shared with other tables) from now on."""
+        self.slots = slots
+
+    def open(self, key: str | None, client: str = "") -> str | None:
+        """Take a stream slot for ``key`` from ``client`` (its address); None when taken, else why not
+        (:data:`FULL`: this table's ``max_streams`` or the server's slots; :data:`CLIENT_FULL`)."""
         with self._cond:
             if self._closed or self._shutdown.is_set() or sum(self._open.values()) >= self.max_streams:
-                return False
+                return FULL
+            why = self.slots.take(client)
+            if why is not None:
+                return why
             self._open[key] += 1
         self._start()
-        return True
+        return None
 
-    def release(self, key: str | None) -> None:
+    def release(self, key: str | None, client: str = "") -> None:
         with self._cond:
             self._open[key] -= 1
             if self._open[key] <= 0:
                 del self._open[key]
                 self._frames.pop(key, None)
+            self.slots.give_back(client)
 
     @property
     def open_streams(self) -> int:
@@ -348,11 +420,25 @@ class StreamFeed:
         self._wake.set()
 
 
-def init_streams(app: Flask, session: TableSession, *, max_streams: int) -> StreamFeed:
+def _check_count(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_STREAMS:
+        raise ConfigError(f"{name} must be a whole number from 1 to {MAX_STREAMS}, not {value!r}")
+    return value
+
+
+def init_streams(
+    app: Flask, session: TableSession, *, max_streams: int, per_client: int | None = None
+) -> StreamFeed:
     """Attach the live-stream feed to ``app`` and register the stream route."""
-    if isinstance(max_streams, bool) or not isinstance(max_streams, int) or max_streams < 1:
-        raise ConfigError(f"max_streams must be a whole number of at least 1, not {max_streams!r}")
-    feed = StreamFeed(session, max_streams=max_streams, shutdown=app.extensions["companion.shutdown"])
+    _check_count("max_streams", max_streams)
+    if per_client is not None:
+        _check_count("max_streams_per_client", per_client)
+    feed = StreamFeed(
+        session,
+        max_streams=max_streams,
+        per_client=per_client,
+        shutdown=app.extensions["companion.shutdown"],
+    )
     app.extensions[EXTENSION] = feed
     app.register_blueprint(bp)
     return feed
@@ -384,11 +470,22 @@ def _client_gone(sock: Any) -> bool:
 class _Stream:
     """The body of one stream response; gives its slot back when the server closes it, even unread."""
 
-    def __init__(self, feed: StreamFeed, key: str | None, sock: Any = None) -> None:
+    def __init__(
+        self,
+        feed: StreamFeed,
+        key: str | None,
+        sock: Any = None,
+        *,
+        client: str = "",
+        gone: Callable[[], bool] | None = None,
+    ) -> None:
         self.feed = feed
         self.key = key
+        self.client = client
         self.sock = sock
-        """The connection's socket when the server tells it (werkzeug, gunicorn), to notice a closed page."""
+        """The connection's socket when the server tells it (werkzeug), to notice a closed page."""
+        self.gone = gone or (lambda: _client_gone(sock))
+        """True once the page has closed the connection (waitress says so itself)."""
         self._released = False
         self._lock = threading.Lock()
 
@@ -407,7 +504,7 @@ class _Stream:
                     key, state_seq=state_seq, cue_seq=cue_seq, epoch=epoch, timeout_s=HANGUP_CHECK_S
                 )
                 if update is None:
-                    if _client_gone(self.sock):
+                    if self.gone():
                         break
                     idle_s += HANGUP_CHECK_S
                     if idle_s >= KEEPALIVE_S:
@@ -438,7 +535,7 @@ class _Stream:
             if self._released:
                 return
             self._released = True
-        self.feed.release(self.key)
+        self.feed.release(self.key, self.client)
 
 
 @bp.get("/api/stream")
@@ -452,21 +549,27 @@ def stream() -> Any:
             return jsonify(error_body(text("There is no player {player} at this table", player=player))), 404
         player = seated
     feed = feed_of(current_app)
-    if not feed.open(player):
-        response = jsonify(
-            error_body(
-                text(
-                    "Too many live pages are open ({count}); close one or try again in a few seconds",
-                    count=feed.max_streams,
-                )
+    client = request.remote_addr or ""
+    why = feed.open(player, client)
+    if why is not None:
+        if why == CLIENT_FULL:
+            message = text(
+                "Too many live pages are open on this device ({count}); close one or try again in a few seconds",
+                count=feed.slots.per_client,
             )
-        )
+        else:
+            message = text(
+                "Too many live pages are open ({count}); close one or try again in a few seconds",
+                count=min(feed.max_streams, feed.slots.limit),
+            )
+        response = jsonify(error_body(message))
         response.status_code = 503
         response.headers["Retry-After"] = str(RETRY_AFTER_S)
         return response
-    sock = request.environ.get("werkzeug.socket") or request.environ.get("gunicorn.socket")
+    sock = request.environ.get("werkzeug.socket")
+    gone = request.environ.get("waitress.client_disconnected")
     return Response(
-        _Stream(feed, player, sock),
+        _Stream(feed, player, sock, client=client, gone=gone if callable(gone) else None),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

@@ -8,11 +8,11 @@ The page reloads itself every few seconds and becomes the dashboard once the tab
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from flask import Flask, jsonify, render_template
-from werkzeug.serving import BaseWSGIServer, make_server
+
+from companion.net.web_server import WebServer
 
 REFRESH_S = 3
 
@@ -37,24 +37,18 @@ def create_waiting_app(*, language: str = "en") -> Flask:
 
 
 class WaitingScreen:
-    """The waiting page served on ``host:port`` in a thread; ``stop()`` frees the port."""
+    """The waiting page served on ``host:port`` by the product's web server; ``stop()`` frees the port."""
 
     def __init__(self, host: str, port: int, *, language: str = "en") -> None:
-        self.server: BaseWSGIServer = make_server(
-            host, port, create_waiting_app(language=language), threaded=True
-        )
-        self.server.daemon_threads = True  # type: ignore[attr-defined]
-        self._thread = threading.Thread(target=self.server.serve_forever, name="waiting-screen", daemon=True)
+        self.server = WebServer(create_waiting_app(language=language), host, port, name="waiting-screen")
 
     @property
     def port(self) -> int:
-        return self.server.server_port
+        return self.server.port
 
     def start(self) -> WaitingScreen:
-        self._thread.start()
+        self.server.start()
         return self
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self._thread.join(5)
+        self.server.stop()

@@ -53,6 +53,14 @@ AMQTT_SHUTDOWN_S = 2.0
 """How long amqtt may take to shut down before its connections are simply closed."""
 AUTOSAVE_S = 30
 """How often mosquitto saves its persistence file while running (it always saves when stopped)."""
+MESSAGE_SIZE_LIMIT = 65536
+"""Bytes of the largest message the embedded mosquitto passes on (larger ones are dropped); a node's
+payload is at most ``protocol.MAX_PAYLOAD_BYTES`` (4 KB), the hub's retained state a few KB."""
+MAX_INFLIGHT_MESSAGES = 20
+"""QoS 1 messages mosquitto has in flight to one client at once (its default, set explicitly)."""
+MAX_QUEUED_MESSAGES = 10000
+"""QoS 1 messages mosquitto queues for one client that is away or slow (default 1,000): room for a
+busy table's node events while its hub restarts."""
 TLS_PORT = 8883
 """The embedded broker's TLS listener (MQTT's registered port for TLS)."""
 LAN_NEEDS_MOSQUITTO = (
@@ -309,8 +317,13 @@ class MosquittoBroker:
         lines += [
             # Without TCP_NODELAY on both ends a request/response waits ~40 ms twice (Nagle).
             "set_tcp_nodelay true",
-            # The hub's persistent session: node events queued while the hub is away.
-            "max_queued_messages 10000",
+            # Bounds a client cannot talk past: no message larger than 64 KB (a node's is at most
+            # 4 KB, the hub's retained state a few), at most 20 QoS 1 messages in flight to each
+            # client, and at most 10,000 queued for one (the hub's persistent session keeps node
+            # events while the hub is away; beyond that the oldest wait is not worth a table).
+            f"message_size_limit {MESSAGE_SIZE_LIMIT}",
+            f"max_inflight_messages {MAX_INFLIGHT_MESSAGES}",
+            f"max_queued_messages {MAX_QUEUED_MESSAGES}",
             "persistence true",
             f"persistence_location {self.persistence_dir}/",
             # Saved on SIGTERM anyway; the autosave bounds what a crash (SIGKILL) loses.

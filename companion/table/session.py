@@ -92,17 +92,37 @@ class RepeatedWarnings:
     time and then, at most once per ``every_s`` real seconds, how many more times it happened.
     """
 
+    NEW_PER_WINDOW = 5
+    """New reasons said per category and ``every_s``; more (a thousand made-up node ids, each its own
+    reason) are counted and summed up in one line when the next window begins."""
+
     def __init__(self, *, every_s: float = 300.0, monotonic: Callable[[], float] = time.monotonic) -> None:
         self.every_s = every_s
         self._monotonic = monotonic
         self._seen: dict[tuple[str, str], list[float]] = {}
         """(category, reason) -> [when last said, times since]"""
+        self._new: dict[str, list[float]] = {}
+        """category -> [when its window began, new reasons said in it, new reasons only counted]"""
 
     def warn(self, category: str, reason: str) -> None:
         now = self._monotonic()
         key = (category, reason)
         seen = self._seen.get(key)
         if seen is None:
+            window = self._new.setdefault(category, [now, 0, 0])
+            if now - window[0] >= self.every_s:
+                if window[2]:
+                    log.warning(
+                        "rejected %s messages: %d more from other senders in the last %d s were counted, not said",
+                        category,
+                        window[2],
+                        self.every_s,
+                    )
+                window[:] = [now, 0, 0]
+            if window[1] >= self.NEW_PER_WINDOW:
+                window[2] += 1
+                return
+            window[1] += 1
             if len(self._seen) > 1024:  # bounded: forget the oldest
                 self._seen.pop(next(iter(self._seen)))
             self._seen[key] = [now, 0]

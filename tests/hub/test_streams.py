@@ -11,13 +11,13 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from werkzeug.serving import make_server
 
 from companion.bench import StreamLoad
 from companion.clock import ScaledClock
 from companion.core import protocol as p
 from companion.hub import HubConfig, create_app
 from companion.hub.stream import end_streams, feed_of
+from companion.net.web_server import WebLimits, WebServer
 from companion.runtime import RunOptions, Table
 from companion.sse_client import SSEReader
 from companion.table import messages as tm
@@ -44,7 +44,7 @@ def flip(seq: int) -> p.Message:
 
 @pytest.fixture
 def served(tmp_path) -> Iterator[tuple]:
-    """A hub without broker behind a real threaded web server on loopback."""
+    """A hub without broker behind the product's web server on loopback."""
     app = create_app(
         {
             "table": "streams",
@@ -56,15 +56,11 @@ def served(tmp_path) -> Iterator[tuple]:
         },
         clock=ScaledClock(1.0),
     )
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    server.daemon_threads = True  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield app, server.server_port
+    server = WebServer(app, "127.0.0.1", 0, limits=WebLimits(streams=STREAMS)).start()
+    yield app, server.port
     app.extensions["companion.shutdown"].set()
     app.extensions["companion.session"].announce("shutdown")
-    server.shutdown()
-    server.server_close()
+    server.stop()
 
 
 def get(port: int, path: str) -> tuple[int, dict, dict]:

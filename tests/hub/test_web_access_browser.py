@@ -65,7 +65,7 @@ class Cafe:
 
 @pytest.fixture
 def cafe(mosquitto, table_id, caplog) -> Iterator[Cafe]:
-    caplog.set_level(logging.INFO, logger="werkzeug")  # the access log, checked for tokens below
+    caplog.set_level(logging.INFO, logger="companion.access")  # the access log, checked for tokens below
     options = RunOptions(
         hub=HubConfig(table=table_id, players=2, timers=1, time_scale=10.0),
         broker_url=str(mosquitto.address),
@@ -190,7 +190,7 @@ def test_a_phone_joins_by_its_qr_code_and_acts_only_for_its_player(browser, cafe
     assert role(swapped) == "player"
     assert send(swapped, "/api/players/red/intent", {"node": "red-1", "intent": None})["status"] == 200
 
-    lines = [r.getMessage() for r in caplog.records if r.name == "werkzeug"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "companion.access"]
     assert any("/play/red?t=[hidden]" in line for line in lines), "the join request was logged, blanked"
     for secret in (red_token, new_token, control.admin_token):
         assert secret not in caplog.text
