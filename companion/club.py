@@ -27,6 +27,8 @@ from companion.clock import ScaledClock
 from companion.core.protocol import is_valid_id
 from companion.errors import ConfigError
 from companion.hub import HubConfig, create_app, start_services, stop_services
+from companion.hub.rounds import Rounds
+from companion.mqtt.bridge import HubLinks
 from companion.mqtt.broker import (
     AmqttBroker,
     BrokerAddress,
@@ -46,7 +48,7 @@ PREFIX = "/t/"
 """Where the tables' pages are: ``/t/<table>/`` (the dashboard), ``/t/<table>/play/<player>``..."""
 
 MAX_TABLES = 200
-"""Tables one club process holds at once (each is a few MB and three threads)."""
+"""Tables one club process holds at once (each is a few MB; they share the club's threads and connections)."""
 
 CLUB_TOKEN_HEADER = "X-Companion-Club"
 CLUB_COOKIE = "companion_club"
@@ -187,6 +189,10 @@ class Club:
         self.stream_slots = StreamSlots(options.max_streams, options.defaults.max_streams_per_client)
         """The web server's stream threads, shared by every table's live pages."""
         self.server: WebServer | None = None
+        self.links: HubLinks | None = None
+        """The club's two MQTT connections, shared by every table (each a route by its id)."""
+        self.rounds = Rounds("club-rounds")
+        """The one thread that runs every table's ticker and cue work."""
 
     # --- lifetime -------------------------------------------------------------------------------
     def start(self, tables: Iterable[HubConfig] = ()) -> Club:
@@ -198,6 +204,8 @@ class Club:
                 self.broker = start_embedded_broker(opts.mqtt_host, opts.mqtt_port, prefer=opts.embedded)
                 self.broker_address = self.broker.address
                 self.supervisor = BrokerSupervisor(self.broker).start()
+            self.links = HubLinks.for_club(self._name(), self.broker_address).start()
+            self.rounds.start()
             for config in tables:
                 self.add_table(config)
             port = opts.http_port or 0  # 0: the system picks a free port (no race with other programs)
@@ -227,9 +235,23 @@ class Club:
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
         return f"http://{shown}:{self.server.port}/"
 
+    def _name(self) -> str:
+        """The club's name on the broker (its persistent session): the same for the same data folder,
+        so a club started again after a crash gets the reports its nodes sent meanwhile."""
+        import hashlib
+
+        folder = self.options.defaults.data_dir
+        if folder is None:
+            return secrets.token_hex(4)
+        return hashlib.sha256(str(Path(folder).resolve()).encode()).hexdigest()[:10]
+
     def stop(self) -> None:
         for name in list(self.tables):
             self.end_table(name)  # first: their streams end, so the server stops at once
+        if self.links is not None:
+            self.links.stop()
+            self.links = None
+        self.rounds.stop()
         if self.server is not None:
             self.server.stop()
             self.server = None
@@ -278,7 +300,14 @@ class Club:
                     sand_ms=setup.sand_ms,
                     heartbeat_s=self.options.heartbeat_s,
                 )
-            app = create_app(config, clock=clock, broker=self.broker_address, fleet=fleet)
+            app = create_app(
+                config,
+                clock=clock,
+                broker=self.broker_address,
+                fleet=fleet,
+                links=self.links,
+                rounds=self.rounds,
+            )
             from companion.hub.stream import feed_of
 
             feed_of(app).share_slots(self.stream_slots)

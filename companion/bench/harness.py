@@ -294,21 +294,27 @@ def club(url: str, folder: Path, tables: list[str], opts: Options) -> Iterator[C
     broker, no simulated nodes."""
     from companion.mqtt.broker import free_port
 
-    config = _write_config(
-        folder / "club.toml",
-        {
-            "club": {
-                "tables": tables,
-                "data_dir": str(folder),
-                "simulate": False,
-                "port": free_port(),
-                "pin": "246810",
-                "fsync": opts.fsync,
+    port = free_port()
+    if opts.fsync:  # the command line a user types
+        args = ["club", *tables, "--broker", url, "--no-sim", "--port", str(port), "--data-dir", str(folder)]
+        args += ["--pin", "246810"]
+    else:  # only the config file turns fsync off
+        config = _write_config(
+            folder / "club.toml",
+            {
+                "club": {
+                    "tables": tables,
+                    "data_dir": str(folder),
+                    "simulate": False,
+                    "port": port,
+                    "pin": "246810",
+                    "fsync": False,
+                },
+                "broker": {"url": url},
             },
-            "broker": {"url": url},
-        },
-    )
-    hub = CommandProcess(["club", "--config", str(config)], log_path=folder / "club.log")
+        )
+        args = ["club", "--config", str(config)]
+    hub = CommandProcess(args, log_path=folder / "club.log")
     try:
         hub.wait_for("club lobby: ", timeout_s=120 + len(tables))
         yield hub

@@ -116,7 +116,12 @@ class CommandProcess:
     stderr goes to a file, and :meth:`stop` presses Ctrl+C (SIGINT), as a user stops it."""
 
     def __init__(self, args: list[str], *, log_path: Path, env: dict[str, str] | None = None) -> None:
+        """``COMPANION_BENCH_HUB_PATH`` in the environment puts another checkout first on the command's
+        ``PYTHONPATH``: the same harness and load then measure another version of the hub."""
         self.args = args
+        other = os.environ.get("COMPANION_BENCH_HUB_PATH")
+        if other:
+            env = {**(env or {}), "PYTHONPATH": other}
         self.log_path = log_path
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self.lines: list[str] = []
