@@ -13,7 +13,6 @@ from companion.audio.cues import cue_schedule
 from companion.audio.engine import CueEngine
 from companion.audio.library import build_cue_library
 from companion.audio.players import LocalPlayer
-from companion.table import messages as tm
 
 from .sim import ClockSim
 
@@ -47,7 +46,7 @@ def fake_aplay(tmp_path: Path):
 
 @pytest.fixture
 def wav(tmp_path: Path) -> Path:
-    return synth.write_wav(tmp_path / "tick.wav", synth.handle(tm.Tick()))
+    return synth.write_wav(tmp_path / "tick.wav", synth.tick())
 
 
 def test_the_player_runs_the_command_with_the_file(fake_aplay, wav: Path) -> None:
@@ -68,7 +67,7 @@ def test_default_command_is_aplay_quiet() -> None:
 
 def test_play_never_blocks_and_plays_in_order(fake_aplay, tmp_path: Path) -> None:
     command, calls = fake_aplay
-    files = [synth.write_wav(tmp_path / f"{n}.wav", synth.handle(tm.Tick())) for n in range(3)]
+    files = [synth.write_wav(tmp_path / f"{n}.wav", synth.tick()) for n in range(3)]
     player = LocalPlayer(command("slow"))
     began = time.monotonic()
     for path in files:
@@ -111,7 +110,7 @@ def test_sounds_that_waited_too_long_are_dropped(
     fake_aplay, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     command, calls = fake_aplay
-    files = [synth.write_wav(tmp_path / f"{n}.wav", synth.handle(tm.Tick())) for n in range(2)]
+    files = [synth.write_wav(tmp_path / f"{n}.wav", synth.tick()) for n in range(2)]
     player = LocalPlayer(command("slow"), max_delay_s=0.1)
     player.play(files[0])
     player.play(files[1])  # waits 0.4 s behind the first: stale

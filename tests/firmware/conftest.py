@@ -14,7 +14,6 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 from paho.mqtt.enums import CallbackAPIVersion
 
-from companion.table import messages as tm
 from tests.conftest import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,7 +39,7 @@ def mock_pins() -> Iterator[MockFactory]:
     try:
         yield Device.pin_factory
     finally:
-        Device.pin_factory.handle(tm.NewGame())
+        Device.pin_factory.reset()
         Device.pin_factory = None
 
 

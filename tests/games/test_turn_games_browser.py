@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from companion.games.space_and_time import legal_moves
+from companion.games.space_and_time.engine import legal_moves
 from companion.hub import HubConfig
 from companion.rules.text import from_json
 from companion.runtime import RunOptions, Table
 from companion.table import messages as tm
+from companion.table.session import Counted
 from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -25,7 +26,7 @@ SAND_S = 600.0
 def start(mosquitto, table_id, **hub) -> Table:
     """A table not yet started: use it as ``with start(...) as table``."""
     options = RunOptions(
-        hub=HubConfig(table=table_id, **hub),
+        hub=HubConfig(table=table_id, deck="hub", **hub),
         broker_url=str(mosquitto.address),
         http_port=None,
         heartbeat_s=5.0,
@@ -39,7 +40,7 @@ def to_move(session) -> str:
 
 
 def turn_open(session) -> bool:
-    return session.state.game.turn_open
+    return session.state.context.turn_open
 
 
 def tap_menu_action(page, session, player) -> None:
@@ -56,11 +57,11 @@ def tap_swap(page, session, player) -> None:
     board on every state update, and a coordinate tap computed before a redraw can land on a
     menu button. A redraw between the two taps must not forget the first one.
     """
-    (r1, c1), (r2, c2) = legal_moves(session.state.game.game)[0]
+    (r1, c1), (r2, c2) = legal_moves(session.state.game)[0]
     swaps = session.state.game.swaps
     first = page.locator(f"table.grid tr:nth-child({r1 + 1}) td.pickable:nth-child({c1 + 1})")
     first.dispatch_event("click")
-    session.broadcast("heartbeat", {})  # a live update arrives between the two taps and redraws the page
+    session.tell(Counted("heartbeat"))  # a live update arrives between the two taps and redraws the page
     page.wait_for_timeout(200)
     assert page.locator("table.grid td.picked").count() == 1, "the first tap survived the redraw"
     page.locator(f"table.grid tr:nth-child({r2 + 1}) td.pickable:nth-child({c2 + 1})").dispatch_event("click")

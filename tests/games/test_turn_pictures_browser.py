@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from companion.games.space_and_time import legal_moves, molecule_completing_moves
-from companion.games.timeline import fits
+from companion.games import find_game
+from companion.games.space_and_time.engine import legal_moves, molecule_completing_moves
+from companion.games.timeline.engine import fits
 from companion.hub import HubConfig
 from companion.i18n import render
 from companion.rules.text import from_json
@@ -37,7 +38,7 @@ MIN_FONT_PX = 11.5
 
 def start(mosquitto, table_id, **hub) -> Table:
     options = RunOptions(
-        hub=HubConfig(table=table_id, **hub),
+        hub=HubConfig(table=table_id, deck="hub", **hub),
         broker_url=str(mosquitto.address),
         http_port=None,
         heartbeat_s=5.0,
@@ -55,7 +56,7 @@ def start_turn(table, session, player: str) -> None:
     """``player`` flips their turn timer (a simulated node) and their turn starts."""
     assert session.referee.player_to_move(session.state.game) == player
     table.fleet.nodes[f"{player}-1"].flip()
-    wait_until(lambda: session.state.game.turn_open, message=f"{player}'s turn to start")
+    wait_until(lambda: session.state.context.turn_open, message=f"{player}'s turn to start")
 
 
 def open_dashboard(browser, table, game: str, *, width=1280, height=800, lang="en"):
@@ -116,33 +117,39 @@ def test_the_timeline_picture_shows_the_cards_in_order_and_every_hand(browser, m
         for _ in range(7):
             player = session.referee.player_to_move(session.state.game)
             start_turn(table, session, player)
-            menu = [item["action"] for item in session.player_snapshot(player)["menu"]]
-            state = session.state.game.game
-            right = [a for a in menu if fits(state.years(), a["gap"], state.cards[a["card"]].year)]
-            step = session.handle(
+            state = session.state.game
+            menu = [
+                item.action for item in session.referee.menu(state, session.state.context, player, intents={})
+            ]
+            cards = state.piles.cards
+            right = [a for a in menu if fits(state.years(), a.gap, cards[a.card].year)]
+            outcome = session.handle(
                 tm.PlayerAction(player, (right or menu)[-1])
             )  # a player who knows some history
-            assert getattr(step, "ok", True), step
-        game = session.state.game.game
+            assert outcome.refusal is None, outcome.refusal
+        game = session.state.game
+        cards = game.piles.cards
         assert len(game.timeline) >= 2
 
         page = open_dashboard(browser, table, "timeline")
         svg = page.locator("#picture svg")
         cards = svg.locator("g[data-card]")
         assert cards.count() == len(game.timeline)
-        assert [cards.nth(i).get_attribute("data-card") for i in range(cards.count())] == list(game.timeline)
+        assert [cards.nth(i).get_attribute("data-card") for i in range(cards.count())] == list(
+            game.timeline_cards()
+        )
         years = [int(cards.nth(i).get_attribute("data-year")) for i in range(cards.count())]
-        assert years == [game.cards[c].year for c in game.timeline] and years == sorted(years)
+        assert years == [laid.year for laid in game.timeline] and years == sorted(years)
         shown_years = svg.locator("g[data-card] text.year").all_text_contents()
         assert shown_years == [str(y) if y > 0 else f"{-y} BCE" for y in years]
-        first = game.cards[game.timeline[0]]
+        first = game.piles.cards[game.timeline_cards()[0]]
         assert first.title_en.split()[0] in svg.locator("g[data-card]").first.text_content()
         for name in game.players:
             chip = svg.locator(f"g[data-player='{name}']")
-            assert chip.get_attribute("data-hand") == str(len(game.hand(name)))
-            assert chip.locator("rect.hand-card").count() == min(8, len(game.hand(name)))
+            assert chip.get_attribute("data-hand") == str(game.held(name))
+            assert chip.locator("rect.hand-card").count() == min(8, game.held(name))
             assert (chip.get_attribute("data-to-move") == "true") == (name == game.to_move)
-        assert svg.get_attribute("data-deck") == str(len(game.deck))
+        assert svg.get_attribute("data-deck") == str(game.piles.deck_size)
         assert svg.locator("g[data-last-card]").count() == 1
         summary = render(from_json(session.snapshot()["view"]["summary"]), "en")
         assert svg.locator("text.caption").first.text_content() in summary
@@ -171,20 +178,21 @@ def test_the_space_and_time_picture_shows_the_coins_the_last_swap_and_whose_turn
     with start(
         mosquitto, table_id, game="space-and-time", players=2, timers=1, sand_s=SAND_S, clock_minutes=60
     ) as table:
+        sat = find_game("space-and-time")
         session = table.app.extensions["companion.session"]
         session.handle(tm.ClockCommand("start"))
         for player in ("red", "yellow", "red"):
             start_turn(table, session, player)
-            game = session.state.game.game
+            game = session.state.game
             scoring = {m for m, _ in molecule_completing_moves(game)}
             move = next(m for m in legal_moves(game) if m not in scoring)
-            step = session.handle(
-                tm.PlayerAction(player, {"type": "swap", "cells": [list(move[0]), list(move[1])]})
-            )
-            assert getattr(step, "ok", True), step
-        session.handle(tm.PlayerAction("yellow", {"type": "hints", "show": True}))
+            swap = sat.codec.read({"@": "Swap", "cells": [list(move[0]), list(move[1])]}, sat.moves)
+            outcome = session.handle(tm.PlayerAction(player, swap))
+            assert outcome.refusal is None, outcome.refusal
+        hints = sat.codec.read({"@": "ShowHints", "show": True}, sat.moves)
+        assert session.handle(tm.PlayerAction("yellow", hints)).refusal is None
         state = session.state.game
-        game = state.game
+        game = state
 
         page = open_dashboard(browser, table, "space-and-time")
         svg = page.locator("#picture svg")

@@ -66,7 +66,7 @@ def test_bad_message_is_counted_with_its_reason_and_changes_nothing(
     recent = session.stats.recent[-1] if session.stats.recent else None
     assert recent is not None and reason in recent["reason"]
     assert any(reason in r.getMessage() or category in r.getMessage() for r in caplog.records)
-    assert all(not info.online for info in session.nodes.values())
+    assert all(not info.online for info in session.table.seated_links())
 
 
 def test_the_hub_keeps_working_after_bad_messages(bridge):

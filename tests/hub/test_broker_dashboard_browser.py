@@ -14,6 +14,7 @@ import pytest
 from companion.core import protocol
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
+from companion.testing import deliver
 from tests.conftest import wait_until
 from tests.hub.test_pages_browser import screenshot
 
@@ -37,7 +38,7 @@ def report_dropped(table: Table, node_id: str, dropped: int) -> None:
             "dropped": dropped,
         },
     )
-    table.app.extensions["companion.session"].node_message(node_id, heartbeat)
+    deliver(table.app.extensions["companion.session"], node_id, heartbeat)
 
 
 def test_the_dashboard_shows_a_lost_broker_and_dropped_events(browser, restartable_mosquitto, table_id):  # noqa: F811
@@ -50,7 +51,7 @@ def test_the_dashboard_shows_a_lost_broker_and_dropped_events(browser, restartab
     )
     with Table(options) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(n.online for n in session.nodes.values()), message="nodes online")
+        wait_until(lambda: all(n.online for n in session.table.seated_links()), message="nodes online")
         report_dropped(table, "red-1", 236)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(table.url)

@@ -83,7 +83,7 @@ def play_through_an_outage(
     assert fleet is not None
     health = HealthLog(session)
     wait_until(
-        lambda: session.table.broker.online and all(n.online for n in session.nodes.values()),
+        lambda: session.table.broker.online and all(n.online for n in session.table.seated_links()),
         message="the hub and every node online",
     )
     assert not isinstance(session.handle(tm.ClockCommand("start")), Exception)
@@ -99,7 +99,7 @@ def play_through_an_outage(
         node.flip()
     assert all(node.core.outbox for node in cut_off), "the flips wait in the nodes' outboxes"
     wait_until(lambda: False in health.states(broke_at), message="the table to show the broker offline")
-    offline = {n: link.online for n, link in session.nodes.items()}
+    offline = {n: link.online for link in session.table.seated_links() for n in [link.node]}
     if restore is not None:
         time.sleep(0.3)  # an outage the hub has to ride out, not a blip
         assert session.table.broker.online is False
@@ -112,7 +112,7 @@ def play_through_an_outage(
         message="every flip made during the outage to be acknowledged",
     )
     wait_until(
-        lambda: session.table.broker.online and all(n.online for n in session.nodes.values()),
+        lambda: session.table.broker.online and all(n.online for n in session.table.seated_links()),
         timeout_s=10,
         message="the hub and every node back online",
     )

@@ -54,7 +54,8 @@ def test_table_over_the_in_process_amqtt_broker(table_id):
         assert isinstance(table.broker, AmqttBroker)
         session = table.app.extensions["companion.session"]
         wait_until(
-            lambda: all(info.online for info in session.nodes.values()), message="nodes online via amqtt"
+            lambda: all(info.online for info in session.table.seated_links()),
+            message="nodes online via amqtt",
         )
         node = table.fleet.nodes["red-1"]
         node.flip()

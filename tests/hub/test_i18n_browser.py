@@ -127,7 +127,7 @@ def test_no_english_is_left_on_the_hosts_pages(browser, mosquitto, table_id, tmp
         fsync=False,
     ) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(link.online for link in session.nodes.values()), message="the nodes")
+        wait_until(lambda: all(link.online for link in session.table.seated_links()), message="the nodes")
         session.handle(tm.ClockCommand("start"))
         table.fleet.nodes["red-1"].flip()
         wait_until(

@@ -38,7 +38,9 @@ def test_a_networked_table_serves_and_announces_on_its_network_address_with_a_lo
         assert reply.status == 200
 
     session = table.app.extensions["companion.session"]
-    wait_until(lambda: all(link.online for link in session.nodes.values()), message="nodes with credentials")
+    wait_until(
+        lambda: all(link.online for link in session.table.seated_links()), message="nodes with credentials"
+    )
     node = table.fleet.nodes["red-1"]
     node.flip()
     wait_until(lambda: node.core.last_verdict == "accepted", message="a flip on the locked broker")

@@ -58,7 +58,7 @@ def table(mosquitto, tmp_path_factory):
     options = RunOptions(hub=hub, broker_url=str(mosquitto.address), http_port=None, heartbeat_s=0.5)
     with Table(options) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(link.online for link in session.nodes.values()), message="the nodes")
+        wait_until(lambda: all(link.online for link in session.table.seated_links()), message="the nodes")
         session.handle(tm.ClockCommand("start"))
         table.fleet.nodes["red-1"].flip()
         wait_until(lambda: session.state.clock.phase == "expired", timeout_s=10, message="the game ends")

@@ -212,7 +212,7 @@ def serve(
             server.shutdown()
             server.server_close()
     finally:
-        patch.handle(tm.Undo())
+        patch.undo()
 
 
 def wait_for(page: Any, predicate: Callable[[], object], message: str, timeout_s: float = 5.0) -> None:

@@ -10,102 +10,27 @@ import pytest
 
 from companion.clock import FakeClock
 from companion.core import protocol as p
-from companion.games.sandtimers import FreeTimers
+from companion.games import register, unregister
 from companion.hub import create_app
 from companion.hub.api import RecentAnswers
-from companion.rules import Decision, MenuItem, View
-from companion.rules.outcome import Rejected
 from companion.rules.setup import default_setup
-from companion.rules.text import text
 from companion.table.session import TableSession
 from companion.testing import deliver
 from tests.conftest import replays, wait_until
-
-
-class CountingReferee(FreeTimers):
-    """Points for each tap; a flip needs an intent naming a symbol; 'cheat' is against the rules."""
-
-    game = "counting"
-
-    def __init__(self, setup) -> None:
-        super().__init__(setup)
-        self.decided = 0
-        self.gate: threading.Event | None = None
-        """When set up, a tap waits for it inside the rules (a slow decision)."""
-        self.entered = threading.Event()
-
-    def start(self, setup):
-        return {"points": {}, "placed": {}}
-
-    def replay(self, state, ctx, action):
-        return self._apply(state, action)
-
-    def _apply(self, state, action):
-        points = dict(state["points"])
-        placed = dict(state["placed"])
-        if action["type"] == "point":
-            points[action["player"]] = points.get(action["player"], 0) + 1
-        elif action["type"] == "place":
-            placed[action["node"]] = action["symbol"]
-        return {"points": points, "placed": placed}
-
-    def timer_flipped(self, state, ctx, seat, *, intent, ran_out):
-        if not intent:
-            return Rejected(text("Choose a symbol for this timer first"), text("Placing sandtimers"))
-        action = {"type": "place", "node": seat.node, "symbol": intent["symbol"]}
-        return Decision(
-            self._apply(state, action),
-            actions=(action,),
-            notes=(text("{player} placed on {symbol}", player=seat.player, symbol=intent["symbol"]),),
-        )
-
-    def player_action(self, state, ctx, player, action: dict[str, Any]):
-        self.decided += 1
-        self.entered.set()
-        if self.gate is not None:
-            self.gate.wait(5)
-        if action.get("type") == "cheat":
-            return Rejected(text("That is not allowed"), text("Rule 1"))
-        act = {"type": "point", "player": player}
-        return Decision(
-            self._apply(state, act), actions=(act,), notes=(text("{player} scored", player=player),)
-        )
-
-    def menu(self, state, ctx, player, *, intents):
-        return [
-            MenuItem("point", text("Score a point"), text("Actions"), action={"type": "point"}),
-            MenuItem(
-                "ship",
-                text("Spaceship"),
-                text("Timer {index}", index=1),
-                intent={"node": f"{player}-1", "symbol": "ship"},
-                selected=intents.get(f"{player}-1", {}).get("symbol") == "ship",
-            ),
-        ]
-
-    def view(self, state, ctx):
-        return View(
-            text("points"),
-            (
-                {
-                    "kind": "lines",
-                    "title": text("Points"),
-                    "lines": [f"{k}: {v}" for k, v in sorted(state["points"].items())],
-                },
-            ),
-        )
-
-    def player_view(self, state, ctx, player):
-        return View(text("{count} point", "{count} points", count=state["points"].get(player, 0)))
+from tests.hub.counting_game import CountingReferee, Symbol
 
 
 @pytest.fixture
 def app():
-    setup = default_setup("t1", players=2, timers=1)
-    session = TableSession(setup, clock=FakeClock(), referee=CountingReferee(setup))
-    app = create_app({"table": "t1", "players": 2, "timers": 1})
-    app.extensions["companion.session"] = session
-    return app
+    register("counting", "tests.hub.counting_game")
+    try:
+        setup = default_setup("t1", players=2, timers=1, game="counting")
+        session = TableSession(setup, clock=FakeClock())
+        app = create_app({"table": "t1", "players": 2, "timers": 1})
+        app.extensions["companion.session"] = session
+        yield app
+    finally:
+        unregister("counting")
 
 
 def referee(app) -> CountingReferee:
@@ -113,12 +38,12 @@ def referee(app) -> CountingReferee:
 
 
 def points(app) -> dict[str, int]:
-    return app.extensions["companion.session"].state.game["points"]
+    return app.extensions["companion.session"].state.game.points_of()
 
 
 def test_a_tap_is_applied_and_logged(app):
     client = app.test_client()
-    res = client.post("/api/players/red/action", json={"action": {"type": "point"}})
+    res = client.post("/api/players/red/action", json={"action": {"@": "Point"}})
     assert res.status_code == 200
     assert res.get_json()["notes"] == [{"msg": "{player} scored", "args": {"player": "red"}}]
     session = app.extensions["companion.session"]
@@ -129,7 +54,7 @@ def test_a_tap_is_applied_and_logged(app):
 
 def test_a_refused_tap_shows_the_reason_and_the_rule_and_changes_nothing(app):
     client = app.test_client()
-    res = client.post("/api/players/red/action", json={"action": {"type": "cheat"}})
+    res = client.post("/api/players/red/action", json={"action": {"@": "Cheat"}})
     assert res.status_code == 409
     body = res.get_json()
     assert body["error"] == "That is not allowed (Rule 1)", "the English sentence, for scripts"
@@ -150,19 +75,19 @@ def test_a_refused_tap_shows_the_reason_and_the_rule_and_changes_nothing(app):
         ("/api/players/red/action", {"action": "point"}, 400, "send a JSON object"),
         (
             "/api/players/red/intent",
-            {"node": "yellow-1", "intent": {"symbol": "ship"}},
+            {"node": "yellow-1", "intent": {"@": "Symbol", "symbol": "ship"}},
             409,
             "does not belong to red",
         ),
         ("/api/players/red/intent", {"node": 3}, 400, "send a JSON object"),
-        ("/api/players/red/action", {"action": {"type": "point"}, "request": 7}, 400, "request id must be"),
+        ("/api/players/red/action", {"action": {"@": "Point"}, "request": 7}, 400, "request id must be"),
         (
             "/api/players/red/action",
-            {"action": {"type": "point"}, "request": "a b"},
+            {"action": {"@": "Point"}, "request": "a b"},
             400,
             "request id must be",
         ),
-        ("/api/players/red/action", {"action": {"type": "point"}, "request": "x" * 65}, 400, "request id"),
+        ("/api/players/red/action", {"action": {"@": "Point"}, "request": "x" * 65}, 400, "request id"),
     ],
 )
 def test_bad_requests_are_explained(app, url, body, status, error):
@@ -176,7 +101,7 @@ def test_bad_requests_are_explained(app, url, body, status, error):
     "method, url, body",
     [
         ("GET", "/api/players/nobody", None),
-        ("POST", "/api/players/nobody/action", {"action": {"type": "point"}}),
+        ("POST", "/api/players/nobody/action", {"action": {"@": "Point"}}),
         ("POST", "/api/players/nobody/intent", {"node": "red-1", "intent": None}),
         ("POST", "/api/players/nobody/action", None),  # even before the body is read
         ("POST", "/api/players/nobody/token", None),
@@ -196,7 +121,7 @@ def test_an_unknown_player_is_404_on_every_route(app, method, url, body):
 
 def test_a_repeated_request_id_is_applied_once_and_gets_the_first_answer(app):
     client = app.test_client()
-    tap = {"action": {"type": "point"}, "request": "tap-1"}
+    tap = {"action": {"@": "Point"}, "request": "tap-1"}
     first = client.post("/api/players/red/action", json=tap)
     again = client.post("/api/players/red/action", json=tap)
     assert first.status_code == again.status_code == 200
@@ -204,7 +129,7 @@ def test_a_repeated_request_id_is_applied_once_and_gets_the_first_answer(app):
     assert points(app) == {"red": 1} and referee(app).decided == 1
     assert client.post("/api/players/red/action", json=dict(tap, request="tap-2")).status_code == 200
     assert points(app) == {"red": 2}, "a new tap has a new id"
-    plain = {"action": {"type": "point"}}
+    plain = {"action": {"@": "Point"}}
     client.post("/api/players/red/action", json=plain)
     client.post("/api/players/red/action", json=plain)
     assert points(app) == {"red": 4}, "a request without an id is applied as it comes"
@@ -212,7 +137,7 @@ def test_a_repeated_request_id_is_applied_once_and_gets_the_first_answer(app):
 
 def test_a_repeated_refusal_is_the_same_refusal(app):
     client = app.test_client()
-    cheat = {"action": {"type": "cheat"}, "request": "c-1"}
+    cheat = {"action": {"@": "Cheat"}, "request": "c-1"}
     first = client.post("/api/players/red/action", json=cheat)
     again = client.post("/api/players/red/action", json=cheat)
     assert first.status_code == again.status_code == 409 and first.get_json() == again.get_json()
@@ -221,23 +146,23 @@ def test_a_repeated_refusal_is_the_same_refusal(app):
 
 def test_ids_belong_to_one_player_and_one_request(app):
     client = app.test_client()
-    tap = {"action": {"type": "point"}, "request": "same"}
+    tap = {"action": {"@": "Point"}, "request": "same"}
     assert client.post("/api/players/red/action", json=tap).status_code == 200
     assert client.post("/api/players/yellow/action", json=tap).status_code == 200
     assert points(app) == {"red": 1, "yellow": 1}, "each player's phone counts its own ids"
-    other = client.post("/api/players/red/action", json={"action": {"type": "cheat"}, "request": "same"})
+    other = client.post("/api/players/red/action", json={"action": {"@": "Cheat"}, "request": "same"})
     assert other.status_code == 409 and "already used for another request" in other.get_json()["error"]
     assert referee(app).decided == 2
 
 
 def test_an_intent_with_a_repeated_id_is_set_once(app):
     client = app.test_client()
-    body = {"node": "red-1", "intent": {"symbol": "ship"}, "request": "i-1"}
+    body = {"node": "red-1", "intent": {"@": "Symbol", "symbol": "ship"}, "request": "i-1"}
     first = client.post("/api/players/red/intent", json=body)
     again = client.post("/api/players/red/intent", json=body)
     assert first.status_code == again.status_code == 200 and first.get_json() == again.get_json()
     session = app.extensions["companion.session"]
-    assert dict(session.table.intents) == {"red-1": {"node": "red-1", "symbol": "ship"}}
+    assert dict(session.table.intents) == {"red-1": Symbol("ship")}
     assert not session.log.events(), "intents are live choices, never logged"
 
 
@@ -249,7 +174,7 @@ def test_a_double_tap_sent_at_once_waits_for_the_first_answer(app):
 
     def tap() -> None:
         res = app.test_client().post(
-            "/api/players/red/action", json={"action": {"type": "point"}, "request": "double"}
+            "/api/players/red/action", json={"action": {"@": "Point"}, "request": "double"}
         )
         answers.append((res.status_code, res.get_json()))
 
@@ -325,7 +250,7 @@ def test_intent_is_used_at_the_next_flip(app):
     flip2 = p.validate("event", dict(flip.fields(), v=1, kind="flip", seq=2))
     [reply] = deliver(session, "red-1", flip2).commands
     assert reply.fields["verdict"] == "accepted"
-    assert session.state.game["placed"] == {"red-1": "ship"}
+    assert dict(session.state.game.placed) == {"red-1": "ship"}
 
 
 def test_pages_are_served(app):

@@ -14,6 +14,7 @@ from companion.hub import create_app
 from companion.hub.setup_page import REPEAT_WINDOW_S, RepeatedSetups
 from companion.rules.text import from_json
 from companion.table.session import RepeatedWarnings
+from companion.testing import deliver
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def hello(app, node, boot="0a1b2c3d"):
             "firmware": "x",
         },
     )
-    return session(app).node_message(node, msg)
+    return list(deliver(session(app), node, msg).commands)
 
 
 def flip(app, node, seq, boot="0a1b2c3d"):
@@ -47,7 +48,7 @@ def flip(app, node, seq, boot="0a1b2c3d"):
         "event",
         {"v": 1, "kind": "flip", "boot": boot, "seq": seq, "t_ms": 0, "upper_ms": 60000, "lower_ms": 0},
     )
-    return session(app).node_message(node, msg)
+    return list(deliver(session(app), node, msg).commands)
 
 
 SESSION_LOGGER = "companion.table.session"

@@ -21,6 +21,7 @@ from companion.net.web_server import WebLimits, WebServer
 from companion.runtime import RunOptions, Table
 from companion.sse_client import SSEReader
 from companion.table import messages as tm
+from companion.table.session import CuePlayed, ShuttingDown
 from companion.testing import deliver
 from tests.conftest import wait_until
 
@@ -59,7 +60,7 @@ def served(tmp_path) -> Iterator[tuple]:
     server = WebServer(app, "127.0.0.1", 0, limits=WebLimits(streams=STREAMS)).start()
     yield app, server.port
     app.extensions["companion.shutdown"].set()
-    app.extensions["companion.session"].announce("shutdown")
+    app.extensions["companion.session"].tell(ShuttingDown())
     server.stop()
 
 
@@ -204,7 +205,7 @@ def test_player_streams_share_one_frame_per_player_and_cues_come_once_before_the
         for reader in reds + blues:
             reader.wait_for(lambda f: True)
         builds = feed.builds
-        session.broadcast("cue", {"name": "chime"})
+        session.tell(CuePlayed({"name": "chime"}))
         deliver(session, "red-1", flip(1))
         for reader in reds:
             _, frame = reader.wait_for(lambda f: f["timers"][0]["flips"] == 1)
@@ -233,7 +234,7 @@ def test_ended_streams_and_shutdown_close_every_stream(served):
     again = SSEReader("127.0.0.1", port)
     again.wait_for(lambda f: True)
     app.extensions["companion.shutdown"].set()
-    app.extensions["companion.session"].announce("shutdown")
+    app.extensions["companion.session"].tell(ShuttingDown())
     assert again.ended.wait(5)
     assert get(port, "/api/stream")[0] == 503  # no new streams once the hub is stopping
 

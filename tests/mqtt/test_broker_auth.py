@@ -134,7 +134,9 @@ def test_the_hub_with_its_credentials_hears_nodes_and_answers_them(locked: Locke
     ).start()
     try:
         assert fleet.wait_connected(5)
-        wait_until(lambda: all(info.online for info in session.nodes.values()), message="both nodes online")
+        wait_until(
+            lambda: all(info.online for info in session.table.seated_links()), message="both nodes online"
+        )
         fleet.flip("red-1")
         wait_until(lambda: session.state.timers["red-1"].flips == 1, message="the hub counts red-1's flip")
         wait_until(lambda: fleet.nodes["red-1"].show() == "accepted", message="red-1 gets the hub's ack")
