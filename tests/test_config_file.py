@@ -34,7 +34,7 @@ def _error(text: str, tmp_path: Path) -> str:
     [
         ("[hub]\nplayerz = 3\n", "unknown key 'playerz' in [hub]; did you mean 'players'?"),
         ("[hubb]\nplayers = 3\n", "unknown section [hubb]; did you mean [hub]?"),
-        ("[screen]\nx = 1\n", "unknown section [screen]; the sections are [hub], [broker], [audio]"),
+        ("[screen]\nx = 1\n", "unknown section [screen]; the sections are [hub], [broker], [club], [audio]"),
         ("players = 3\n", "players is outside any section; put it under [hub]"),
         ("playrs = 3\n", "unknown setting 'playrs' outside any section; did you mean 'players' under [hub]?"),
         (

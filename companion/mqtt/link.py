@@ -116,6 +116,8 @@ class MqttLink:
         self._poll: Any = None
         self._thread: threading.Thread | None = None
         self._thread_id: int | None = None
+        self._delay = RECONNECT_MIN_S
+        """The pause before the next attempt to connect (back to the least on every CONNACK)."""
         self._stopping = False
         self._pool: ThreadPoolExecutor | None = None
         self.passes = 0
@@ -235,15 +237,18 @@ class MqttLink:
     # --- the loop ---------------------------------------------------------------------------------
     def _run(self) -> None:
         self._thread_id = threading.get_ident()
-        delay = RECONNECT_MIN_S
+        first = True
         next_misc = time.monotonic() + MISC_EVERY_S
         while not self._stopping:
             if self.client.socket() is None:
+                if not first:  # as paho's own loop: a pause before every new attempt, doubling
+                    self._sleep(self._delay)
+                    self._delay = min(RECONNECT_MAX_S, self._delay * 2)
+                    if self._stopping:
+                        break
+                first = False
                 if not self._connect():
-                    self._sleep(delay)
-                    delay = min(RECONNECT_MAX_S, delay * 2)
                     continue
-                delay = RECONNECT_MIN_S
             try:
                 next_misc = self._pass(next_misc)
             except Exception:  # the loop never dies: the next pass goes on
@@ -417,6 +422,7 @@ class MqttLink:
             self._tell_fail(str(reason), refused=True)
             return
         self.connected.set()
+        self._delay = RECONNECT_MIN_S
         for route in self._all_routes():
             try:
                 route.on_connect(self)
