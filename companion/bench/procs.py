@@ -127,8 +127,10 @@ class CommandProcess:
         self.lines: list[str] = []
         self._changed = threading.Condition()
         with open(log_path, "wb") as errors:
+            runner = os.environ.get("COMPANION_BENCH_RUNNER")  # a wrapper script (a profiler) instead of -m
+            command = [sys.executable, runner] if runner else [sys.executable, "-m", "companion"]
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "companion", *args],
+                [*command, *args],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=errors,

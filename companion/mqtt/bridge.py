@@ -484,11 +484,18 @@ class HubBridge:
 
     def _side_filters(self) -> list[tuple[str, int]]:
         """The node topics of every node id, and the topics one or two levels under the table: not
-        the hub's own commands (an echo of every ack), which would double what it reads."""
+        the hub's own commands (an echo of every ack), which would double what it reads.
+
+        At QoS 0: the side connection has no persistent session to keep anything for, and it also
+        receives a copy of every seated node's report (MQTT has no "all but these" filter), which at
+        QoS 0 costs the hub no PUBACK and the broker no delivery to track; a flood beyond what it
+        reads is dropped by the broker instead of queued."""
         root = protocol.table_prefix(self.table)
-        return [(f"{root}/node/+/event", protocol.QOS), (f"{root}/node/+/status", protocol.QOS)] + [
-            (f"{root}/+", protocol.QOS),
-            (f"{root}/+/+", protocol.QOS),
+        return [
+            (f"{root}/node/+/event", 0),
+            (f"{root}/node/+/status", 0),
+            (f"{root}/+", 0),
+            (f"{root}/+/+", 0),
         ]
 
     def _on_side_connect(self, link: MqttLink) -> None:
@@ -516,6 +523,20 @@ class HubBridge:
     def _on_side_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         """What the main connection does not take: node ids the table has not seated, quarantined
         nodes, stray topics, retained junk; within their rate, handled at once in this thread."""
+        try:
+            parsed: protocol.Topic | None = protocol.parse_topic(msg.topic)
+        except protocol.ProtocolError:
+            parsed = None
+        node = parsed.node if parsed is not None else None
+        if (
+            not msg.retain
+            and msg.payload
+            and node is not None
+            and node not in self._quarantine
+            and node not in self._handover
+            and node in self._seated_nodes()
+        ):
+            return  # the copy of a seated node's message: the main connection takes it (no pacing)
         self._pace_side()
         try:
             if msg.retain and not owns_retained(self.table, msg.topic):
@@ -524,15 +545,10 @@ class HubBridge:
             if not msg.payload and msg.topic in self._clearing:
                 self._clearing.discard(msg.topic)  # the echo of our own clearing
                 return
-            try:
-                parsed = protocol.parse_topic(msg.topic)
-            except protocol.ProtocolError:
-                parsed = None
             allowance = STRANGERS
             if parsed is not None:
                 if parsed.table == self.table and parsed.kind in ("cmd", "state", "hub-status"):
                     return  # the hub's own publications
-                node = parsed.node
                 if node is not None and node in self._seated_nodes():
                     now = self._monotonic()
                     until = self._quarantine.get(node)
