@@ -169,13 +169,14 @@ def _configure_logging(verbose: int) -> None:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 
-def _wait_for_interrupt(*, on_reload: Callable[[], None] | None = None) -> None:
-    """Until Ctrl+C or SIGTERM; ``on_reload`` runs (in this thread) on every SIGHUP."""
+def _wait_for_interrupt(
+    *, on_reload: Callable[[], None] | None = None, reload: threading.Event | None = None
+) -> None:
+    """Until Ctrl+C or SIGTERM; ``on_reload`` runs (in this thread) whenever ``reload`` is set (by
+    the SIGHUP handler of :func:`_reload_on_sighup`, installed before the command says it is up)."""
     stop = threading.Event()
-    reload = threading.Event()
+    reload = reload or threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    if on_reload is not None:
-        signal.signal(signal.SIGHUP, lambda *_: reload.set())
     try:
         while not stop.wait(0.5):
             if reload.is_set() and on_reload is not None:
@@ -183,6 +184,13 @@ def _wait_for_interrupt(*, on_reload: Callable[[], None] | None = None) -> None:
                 on_reload()
     except KeyboardInterrupt:
         pass
+
+
+def _reload_on_sighup() -> threading.Event:
+    """An event set on every SIGHUP from now on (``systemctl reload``)."""
+    reload = threading.Event()
+    signal.signal(signal.SIGHUP, lambda *_: reload.set())
+    return reload
 
 
 class RunSettings:
@@ -717,6 +725,7 @@ def club(ctx: click.Context, **_options: Any) -> None:
         _fail(str(exc))
         return
     config_path = ctx.params["config"]
+    reload = _reload_on_sighup() if config_path else None
 
     def reload_tables() -> None:
         """SIGHUP: start the tables the config file lists now and the club does not run yet."""
@@ -735,7 +744,7 @@ def club(ctx: click.Context, **_options: Any) -> None:
             click.echo(line)
         click.echo("Ctrl-C ends every table (their logs are kept and can be resumed).")
         heap.settle()
-        _wait_for_interrupt(on_reload=reload_tables if config_path else None)
+        _wait_for_interrupt(on_reload=reload_tables if config_path else None, reload=reload)
     finally:
         running.stop()
 

@@ -28,6 +28,7 @@ from companion.core.protocol import is_valid_id
 from companion.errors import ConfigError
 from companion.hub import HubConfig, create_app, start_services, stop_services
 from companion.hub.rounds import Rounds
+from companion.mqtt.auth import ClubAuth
 from companion.mqtt.bridge import HubLinks
 from companion.mqtt.broker import (
     AmqttBroker,
@@ -193,36 +194,46 @@ class Club:
         """The club's two MQTT connections, shared by every table (each a route by its id)."""
         self.rounds = Rounds("club-rounds")
         """The one thread that runs every table's ticker and cue work."""
+        self.lan: Any = None
+        """With ``lan``: the network address the club serves on (``companion.net.addresses.LanAddress``)."""
+        self.auth: ClubAuth | None = None
+        """With ``lan``: the users of the club's locked broker, from every table's credential store."""
+        self._local_broker: BrokerAddress | None = None
+        """With ``lan``: the broker on loopback, without credentials (each client adds its own)."""
+        self._announcers: dict[str, Any] = {}
+        self._zeroconf: Any = None
+        self._users_job: _UsersWatch | None = None
 
     # --- lifetime -------------------------------------------------------------------------------
     def start(self, tables: Iterable[HubConfig] = ()) -> Club:
         opts = self.options
         try:
-            if opts.broker_url:
+            if opts.lan:
+                self._start_lan()
+            elif opts.broker_url:
                 self.broker_address = BrokerAddress.parse(opts.broker_url)
             else:
                 self.broker = start_embedded_broker(opts.mqtt_host, opts.mqtt_port, prefer=opts.embedded)
                 self.broker_address = self.broker.address
                 self.supervisor = BrokerSupervisor(self.broker).start()
+            assert self.broker_address is not None
             self.links = HubLinks.for_club(self._name(), self.broker_address).start()
             self.rounds.start()
             for config in tables:
                 self.add_table(config)
+            host = "0.0.0.0" if opts.lan else opts.http_host
             port = opts.http_port or 0  # 0: the system picks a free port (no race with other programs)
-            if port and not port_is_free(opts.http_host, port):
+            if port and not port_is_free(host, port):
                 log.warning("port %s is busy: the club takes a free one", port)
                 port = 0
             limits = WebLimits(streams=self.stream_slots.limit)
             try:
-                self.server = WebServer(
-                    self.dispatcher, opts.http_host, port, limits=limits, name="club-http"
-                ).start()
+                self.server = WebServer(self.dispatcher, host, port, limits=limits, name="club-http").start()
             except OSError:  # the port was taken meanwhile
-                self.server = WebServer(
-                    self.dispatcher, opts.http_host, 0, limits=limits, name="club-http"
-                ).start()
+                self.server = WebServer(self.dispatcher, host, 0, limits=limits, name="club-http").start()
             for table in list(self.tables.values()):
                 self._tell_dashboard_url(table)
+                self._announce(table)
         except BaseException:
             self.stop()
             raise
@@ -230,10 +241,92 @@ class Club:
 
     @property
     def url(self) -> str:
+        """The lobby's address: on the network with ``lan`` (what phones reach), else as served."""
         assert self.server is not None
+        if self.lan is not None:
+            return self.lan.url(self.server.port)
         host = self.options.http_host
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
         return f"http://{shown}:{self.server.port}/"
+
+    # --- on the network (--lan) -----------------------------------------------------------------
+    def _start_lan(self) -> None:
+        """The club's locked mosquitto on every interface, made from the tables' credential stores."""
+        from companion.config_file import default_data_dir
+        from companion.mqtt.auth import ClubAuth
+        from companion.mqtt.broker import require_mosquitto_for_lan
+        from companion.net.addresses import choose_lan_address
+
+        opts = self.options
+        require_mosquitto_for_lan(opts.embedded)
+        self.lan = choose_lan_address(opts.lan_address)
+        data_dir = opts.defaults.data_dir
+        if data_dir is None:
+            data_dir = default_data_dir()
+            self.options = opts = replace(opts, defaults=replace(opts.defaults, data_dir=data_dir))
+        self.auth = ClubAuth(data_dir)
+        persistence = Path(data_dir) / "broker" / f"club-{self._name()}"
+        self.broker = start_embedded_broker(
+            "0.0.0.0", opts.mqtt_port, prefer="mosquitto", persistence_dir=persistence, auth=self.auth
+        )
+        self.supervisor = BrokerSupervisor(self.broker).start()
+        self._local_broker = BrokerAddress("127.0.0.1", self.broker.address.port)
+        self.broker_address = self.auth.hub_address(self._local_broker)
+        self._users_job = _UsersWatch(self)
+        self.rounds.add(self._users_job)
+
+    def _join_broker(self, name: str, setup: Any) -> Any:
+        """With ``lan``: the table's store joins the club (simulated nodes get credentials), the broker
+        reads the users again; the simulated nodes' addresses (None without ``lan``)."""
+        if self.auth is None or self._local_broker is None or self.broker is None:
+            return None
+        auth = self.auth.table(name)
+        if self.options.simulate:
+            for seat in setup.seats:
+                auth.ensure_node(seat.node)
+        self._reload_users()
+        local = self._local_broker
+        return lambda node: auth.node_address(local, node)
+
+    def _reload_users(self) -> None:
+        """Write the club broker's users afresh and have it read them (nobody else is dropped)."""
+        if self.auth is None or self.broker is None:
+            return
+        self.auth.mosquitto_files()
+        if isinstance(self.broker, MosquittoBroker):
+            self.broker.reload()
+
+    def _announce(self, table: ClubTable) -> None:
+        """With ``lan``: the table's QR codes and join links name the network address, and mDNS
+        announces the table (its dashboard under ``/t/<table>/``, the club's broker) as for a lone table."""
+        if self.lan is None or self.server is None or self.broker is None:
+            return
+        from companion.hub.auth import access_of
+        from companion.net.discovery import announce_club_table
+
+        access_of(table.app).public_url = f"{self.url}{PREFIX.lstrip('/')}{table.name}"
+        if table.name in self._announcers:
+            return
+        ipv6 = [c.address for c in self.lan.candidates if c.interface == self.lan.interface and not c.is_ipv4]
+        announcer, self._zeroconf = announce_club_table(
+            table=table.name,
+            address=self.lan.address,
+            http_port=self.server.port,
+            mqtt_port=self.broker.address.port,
+            auth=True,
+            dashboard_path=f"{PREFIX}{table.name}/",
+            more_addresses=ipv6,
+            zeroconf=self._zeroconf,
+        )
+        self._announcers[table.name] = announcer
+
+    def _withdraw(self, name: str) -> None:
+        announcer = self._announcers.pop(name, None)
+        if announcer is not None:
+            announcer.stop()
+        if self.auth is not None:
+            self.auth.leave(name)
+            self._reload_users()
 
     def _name(self) -> str:
         """The club's name on the broker (its persistent session): the same for the same data folder,
@@ -248,6 +341,15 @@ class Club:
     def stop(self) -> None:
         for name in list(self.tables):
             self.end_table(name)  # first: their streams end, so the server stops at once
+        if self._users_job is not None:
+            self.rounds.remove(self._users_job)
+            self._users_job = None
+        if self._zeroconf is not None:
+            try:
+                self._zeroconf.close()
+            except Exception:
+                log.warning("mDNS: the club's responder did not close cleanly")
+            self._zeroconf = None
         if self.links is not None:
             self.links.stop()
             self.links = None
@@ -263,7 +365,7 @@ class Club:
             self.broker = None
 
     def __enter__(self) -> Club:
-        return self.start()
+        return self if self.server is not None else self.start()  # ``with Club(...).start(...)``
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
@@ -290,15 +392,17 @@ class Club:
             )
             clock = ScaledClock(config.time_scale)
             setup = config.setup()
+            address_for = self._join_broker(name, setup)
             fleet = None
             if self.options.simulate:
                 fleet = SimFleet(
                     setup.table,
                     [s.node for s in setup.seats],
-                    self.broker_address,
+                    self._local_broker or self.broker_address,
                     clock,
                     sand_ms=setup.sand_ms,
                     heartbeat_s=self.options.heartbeat_s,
+                    address_for=address_for,
                 )
             app = create_app(
                 config,
@@ -319,6 +423,7 @@ class Club:
             self.dispatcher.mount(name, app)
             if self.server is not None:
                 self._tell_dashboard_url(table)
+                self._announce(table)
             log.info("table %s started: %s", name, setup.game)
             return table
 
@@ -333,7 +438,13 @@ class Club:
 
     def network_lines(self) -> list[str]:
         """What the terminal says about the network (with ``lan``): where phones and nodes connect."""
-        return []
+        if self.lan is None or self.broker is None:
+            return []
+        return [
+            f"Serving the network on {self.lan.label}: phones scan each table's QR codes",
+            f"Nodes connect to mqtt://{self.lan.address}:{self.broker.address.port} as <table>.<node>, "
+            "found by mDNS; give a real node its lines with: companion node add NODE --table TABLE",
+        ]
 
     def _tell_dashboard_url(self, table: ClubTable) -> None:
         """Give Home Assistant's table device the link to the table's dashboard (if discovery is on)."""
@@ -354,6 +465,7 @@ class Club:
         if table.fleet is not None:
             table.fleet.stop()
         stop_services(app)
+        self._withdraw(name)
         log.info("table %s ended", name)
         return True
 
@@ -465,6 +577,26 @@ class Club:
         return lobby
 
 
+class _UsersWatch:
+    """(On the club's rounds) with ``lan``: when a table's credential store changes (``companion node
+    add`` or ``revoke`` while the club runs), the broker's users are written again and read again."""
+
+    EVERY_S = 2.0
+
+    def __init__(self, club: Club) -> None:
+        self.club = club
+
+    def run_once(self) -> float:
+        auth = self.club.auth
+        if auth is not None and auth.changed_since():
+            try:
+                self.club._reload_users()
+                log.info("the club's broker read its users again (a table's credentials changed)")
+            except ConfigError as exc:
+                log.warning("%s", exc)
+        return self.EVERY_S
+
+
 def club_options_from(
     settings: Any, file_settings: dict[str, dict[str, Any]], params: dict[str, Any]
 ) -> tuple[ClubOptions, ClubPlan]:
@@ -487,6 +619,11 @@ def club_options_from(
     )
     items = tuple(params["tables"]) or tuple(club_file.get("tables", ())) or ("table-1",)
     plan = ClubPlan.parse(items, defaults)
+    from companion.games import referee_for
+
+    for config in plan.tables:
+        if is_valid_id(config.table):  # (a bad name is said by add_table, in the club's words)
+            referee_for(config.setup())  # each table's game accepts it before anything starts
     simulate = not params["no_sim"] if settings.given("no_sim") else bool(club_file.get("simulate", True))
     ha = settings.get("ha_discovery", "club", "ha_discovery")
     lan_address = settings.get("lan_address", "club", "lan_address")

@@ -622,7 +622,7 @@ def _streams(url: str, address: Any, folder: Path, opts: Options, echo: Echo) ->
             crowd.burst(1)
             load = StreamLoad(where.hostname or "127.0.0.1", where.port or 80, opts.streams)
             try:
-                flips = 1 + 0  # the warm-up burst flipped every node once
+                flips = 1  # the warm-up burst flipped every node once
                 load.wait_all(flips, 60)
                 verdict: list[float] = []
                 everywhere: list[float] = []
@@ -632,7 +632,7 @@ def _streams(url: str, address: Any, folder: Path, opts: Options, echo: Echo) ->
                     verdict.extend(run.verdict_s)
                     flips += 1
                     everywhere.append(load.wait_all(flips, 120) - started)
-                out = {
+                out: dict[str, Any] = {
                     "streams_open": load.open,
                     "verdict": Percentiles.of(verdict).to_dict(),
                     "all_dashboards": Percentiles.of(everywhere).to_dict(),
