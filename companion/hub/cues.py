@@ -28,7 +28,7 @@ from companion.errors import CompanionError
 from companion.games import find_game
 from companion.hub.auth import host_only
 from companion.hub.bodies import read_json
-from companion.hub.ticker import MAX_WAIT_S
+from companion.hub.ticker import MAX_WAIT_S, ROUNDS_WAIT_S
 from companion.table.model import ActionRefused, TableReset, is_logged
 from companion.table.session import Changed, CuePlayed, News, TableSession
 
@@ -164,7 +164,7 @@ class CueWorker:
             log.exception("the cues of the master clock failed")
             due = None
         scale = getattr(self.session.clock, "scale", 1.0) or 1.0
-        return MAX_WAIT_S if due is None else min(MAX_WAIT_S, due / scale)
+        return ROUNDS_WAIT_S if due is None else min(ROUNDS_WAIT_S, due / scale)
 
     def _run(self) -> None:
         scale = getattr(self.session.clock, "scale", 1.0) or 1.0

@@ -19,6 +19,9 @@ log = logging.getLogger(__name__)
 
 MAX_WAIT_S = 0.25
 """Longest real-time wait between checks, so a changed clock is noticed promptly."""
+ROUNDS_WAIT_S = 1.0
+"""The same on a club's shared thread, which every change that moves a deadline wakes at once: what
+is left to poll is a node going quiet (20 s) and the clock's checkpoint (5 s)."""
 
 
 class Ticker:
@@ -80,7 +83,8 @@ class Ticker:
                 deadlines.append(due)
         until_next = min(deadlines) if deadlines else None
         scale = self.session.clock.scale
-        real_wait = MAX_WAIT_S if until_next is None else min(MAX_WAIT_S, until_next / scale)
+        most = MAX_WAIT_S if self.rounds is None else ROUNDS_WAIT_S
+        real_wait = most if until_next is None else min(most, until_next / scale)
         return max(0.001, real_wait)
 
     def _tick(self) -> float | None:
