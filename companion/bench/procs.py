@@ -120,8 +120,10 @@ class CommandProcess:
         ``PYTHONPATH``: the same harness and load then measure another version of the hub."""
         self.args = args
         other = os.environ.get("COMPANION_BENCH_HUB_PATH")
-        if other:
+        cwd = None
+        if other:  # (``-m`` puts the working directory first on the path: run it from there too)
             env = {**(env or {}), "PYTHONPATH": other}
+            cwd = other
         self.log_path = log_path
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self.lines: list[str] = []
@@ -136,6 +138,7 @@ class CommandProcess:
                 stderr=errors,
                 text=True,
                 env={**os.environ, **(env or {})},
+                cwd=cwd,
             )
         self._reader = threading.Thread(target=self._read, name="bench-command-output", daemon=True)
         self._reader.start()

@@ -395,6 +395,11 @@ class HubBridge:
         """Handle what this pass kept, as one batch (one fsync)."""
         self._handle_items(self._take_kept())
 
+    @property
+    def sync_s(self) -> float:
+        """How long this table's log has recently taken to sync (the link sends PUBACKs early on a slow disk)."""
+        return float(self.session.log.sync_s)
+
     def _take_kept(self) -> list[tuple[str, bytes] | tm.BrokerStatus]:
         kept, self._kept = self._kept, []
         return kept

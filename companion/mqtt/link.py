@@ -53,6 +53,11 @@ READS_PER_PASS = 256
 """Packets read before the loop goes on to decide (the rest stays in the socket for the next pass)."""
 MISC_EVERY_S = 1.0
 """How often the keep-alive is looked after (paho's ``loop_misc``)."""
+SLOW_SYNC_S = 0.002
+"""A log whose fsync takes longer than this (a Raspberry Pi's SD card) has its reports' PUBACKs
+written before they are handled, so the broker keeps sending meanwhile; on a faster disk they go
+out with the acks, in one write."""
+_CORK: int | None = getattr(socket, "TCP_CORK", None)
 
 
 class Route(Protocol):
@@ -332,11 +337,11 @@ class MqttLink:
         self._run_soon()
         if readable:
             self._read_all()
-            if client.want_write():
-                client.loop_write()  # PUBACKs (and a CONNACK's subscriptions) out before deciding
+            if client.want_write() and self._slow_disk():
+                client.loop_write()  # PUBACKs out before deciding: the broker sends on while the disk syncs
             self._flush_routes()
         if client.want_write() or writable:
-            client.loop_write()
+            self._write()
         now = time.monotonic()
         if now >= next_misc and client.socket() is not None:
             client.loop_misc()
@@ -344,6 +349,33 @@ class MqttLink:
         if client.socket() is None:
             self._forget_socket()
         return next_misc
+
+    def _slow_disk(self) -> bool:
+        """Whether a route that kept something syncs slowly (its log's recent fsync above
+        :data:`SLOW_SYNC_S`): then the PUBACKs go out before the batch is handled."""
+        return any(getattr(route, "sync_s", 0.0) >= SLOW_SYNC_S for route in self._kept.values())
+
+    def _write(self) -> None:
+        """Write everything queued (PUBACKs, acks, the table state) as few TCP segments as it fits
+        in (``TCP_CORK`` on Linux: one send per packet, one segment for them all)."""
+        sock: Any = self.client.socket()
+        cork = _CORK
+        corked = False
+        if cork is not None and isinstance(sock, socket.socket) and not isinstance(sock, ssl.SSLSocket):
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, cork, 1)
+                corked = True
+            except OSError:
+                pass
+        try:
+            self.client.loop_write()
+        finally:
+            sock = self.client.socket()
+            if corked and cork is not None and isinstance(sock, socket.socket):
+                try:
+                    sock.setsockopt(socket.IPPROTO_TCP, cork, 0)
+                except OSError:
+                    pass
 
     def _read_all(self) -> None:
         """Read packets while the socket has more (paho reads one packet per call here)."""

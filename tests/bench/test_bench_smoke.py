@@ -39,7 +39,9 @@ def test_quick_bench_measures_companion_run_and_companion_club_against_the_paho_
     lines: list[str] = []
     harness_main(["--quick", "--json", str(out), "--data-dir", str(tmp_path)], echo=lines.append)
     results = json.loads(out.read_text())
-    assert {"machine", "options", "floor", "hub_alone", "table", "clubs", "engines", "targets"} <= set(results)
+    assert {"machine", "options", "floor", "hub_alone", "table", "clubs", "engines", "targets"} <= set(
+        results
+    )
     assert sane(results["floor"]["raw"]) and sane(results["floor"]["fsync"])
     alone = results["hub_alone"]
     assert 0 < alone["no_fsync_cpu_ms_per_flip"] and alone["fsync_per_s"] > 0
@@ -54,7 +56,9 @@ def test_quick_bench_measures_companion_run_and_companion_club_against_the_paho_
     from companion.games import game_names
 
     assert set(results["engines"]) | set(results["engines_skipped"]) == set(game_names())
-    assert all(t["ok"] in (True, False) and t["limit"] > 0 for t in results["targets"])
+    assert all(
+        t["ok"] in (True, False) and t["limit"] >= 0 for t in results["targets"]
+    )  # (CPU in 10 ms ticks)
     assert any("targets" in line for line in lines)
     compared: list[str] = []
     rows_compared = compare(results, results, echo=compared.append)
