@@ -60,7 +60,8 @@ clean:
 
 # Full-sized robustness runs (docs/testing.md); `make test` runs the same tests CI-sized.
 #   make faults   kill -9 x100, 4 nodes offline x3 rounds, 6 torn logs per kind, 5 rounds of forgeries,
-#                 8 bursts of 1,500 web connections, 1,200 half-open under 1,024 files, 30 s MQTT floods
+#                 8 bursts of 1,500 web connections, 1,200 half-open under 1,024 files, 30 s MQTT floods,
+#                 a full disk x3 rounds, a clock step back, Ctrl+C x20 under load, club kill -9 x6 and resume
 #   make soak     8 tables x 8 nodes, a whole 30-minute master clock, random hub kills and node dropouts
 #   make fuzz     the hypothesis fuzz tests with FUZZ_EXAMPLES generated inputs
 FUZZ_EXAMPLES ?= 200000

@@ -169,21 +169,34 @@ def _configure_logging(verbose: int) -> None:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 
-def _wait_for_interrupt(
-    *, on_reload: Callable[[], None] | None = None, reload: threading.Event | None = None
-) -> None:
-    """Until Ctrl+C or SIGTERM; ``on_reload`` runs (in this thread) whenever ``reload`` is set (by
-    the SIGHUP handler of :func:`_reload_on_sighup`, installed before the command says it is up)."""
+def _stop_on_signals() -> threading.Event:
+    """From now on Ctrl+C (SIGINT) and SIGTERM, once or many times and at any moment, only ask
+    to stop: set the returned event. No KeyboardInterrupt can cut into the settling of the heap
+    or into the stopping itself (click would end that with "Aborted!" and exit 1)."""
     stop = threading.Event()
-    reload = reload or threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        while not stop.wait(0.5):
-            if reload.is_set() and on_reload is not None:
-                reload.clear()
-                on_reload()
-    except KeyboardInterrupt:
-        pass
+
+    def asked(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, asked)
+    signal.signal(signal.SIGTERM, asked)
+    return stop
+
+
+def _serve_until_stopped(
+    stop: threading.Event,
+    *,
+    on_reload: Callable[[], None] | None = None,
+    reload: threading.Event | None = None,
+) -> None:
+    """Settle the heap (see companion.heap), then wait for a stop signal; ``on_reload`` runs (in this
+    thread) whenever ``reload`` is set (by the handler of :func:`_reload_on_sighup`)."""
+    if not stop.is_set():
+        heap.settle()
+    while not stop.wait(0.5):
+        if reload is not None and reload.is_set() and on_reload is not None:
+            reload.clear()
+            on_reload()
 
 
 def _reload_on_sighup() -> threading.Event:
@@ -541,12 +554,10 @@ def run(ctx: click.Context, **_options: Any) -> None:
             click.echo(
                 f"Give a real node its credentials with: companion node add NODE --table {setup.table}"
             )
+    stop = _stop_on_signals()  # before the line: a Ctrl+C right after it must find the handler
     click.echo("Press Ctrl+C to stop.")
     try:
-        heap.settle()  # inside: a Ctrl+C during it still stops the table in order
-        _wait_for_interrupt()
-    except KeyboardInterrupt:
-        pass
+        _serve_until_stopped(stop)
     finally:
         table_runtime.stop()
         click.echo("Table stopped.")
@@ -684,6 +695,12 @@ def sim(
     help="Publish Home Assistant MQTT discovery for every table (prefix: homeassistant).",
 )
 @click.option(
+    "--resume/--no-resume",
+    default=None,
+    help="Go on with the tables in play when the club last stopped (their newest game logs).  "
+    "[default: only after a crash or power cut]",
+)
+@click.option(
     "--config",
     "config",
     type=click.Path(dir_okay=False),
@@ -739,12 +756,15 @@ def club(ctx: click.Context, **_options: Any) -> None:
     try:
         click.echo(f"club lobby: {running.url}  (club PIN {running.pin})")
         for name, table in running.tables.items():
-            click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game})")
+            resumed = (
+                "" if table.resumed is None else f", resumed: {table.resumed} events, master clock paused"
+            )
+            click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game}{resumed})")
         for line in running.network_lines():
             click.echo(line)
+        stop = _stop_on_signals()
         click.echo("Ctrl-C ends every table (their logs are kept and can be resumed).")
-        heap.settle()
-        _wait_for_interrupt(on_reload=reload_tables if config_path else None, reload=reload)
+        _serve_until_stopped(stop, on_reload=reload_tables if config_path else None, reload=reload)
     finally:
         running.stop()
 

@@ -24,8 +24,9 @@ from typing import Any
 from flask import Flask, jsonify, render_template, request
 
 from companion.clock import ScaledClock
+from companion.club_record import KEPT, ClubRecord
 from companion.core.protocol import is_valid_id
-from companion.errors import ConfigError
+from companion.errors import CompanionError, ConfigError
 from companion.hub import HubConfig, create_app, start_services, stop_services
 from companion.hub.rounds import Rounds
 from companion.mqtt.auth import ClubAuth
@@ -41,6 +42,8 @@ from companion.mqtt.supervisor import BrokerSupervisor
 from companion.net.web_server import WebLimits, WebServer
 from companion.node.sim import SimFleet
 from companion.rules.text import Text, as_text, text
+from companion.runtime import pause_after_restart
+from companion.table.log import EventLog, last_event_time, latest_log
 from companion.table.session import ShuttingDown
 
 log = logging.getLogger(__name__)
@@ -73,6 +76,9 @@ class ClubOptions:
     heartbeat_s: float = 5.0
     pin: str | None = None
     """The club PIN that adds and ends tables from the lobby; None makes a random one (printed)."""
+    resume: bool | None = None
+    """Go on with the tables that were in play when the club last stopped (their newest logs): None
+    does so only after a crash (the club did not stop cleanly), True always, False never."""
     ha_discovery: str | None = None
     """Publish Home Assistant discovery for every table under this prefix (``"homeassistant"``);
     None leaves it to each table's own setting (see docs/club.md#home-assistant)."""
@@ -96,6 +102,10 @@ class ClubTable:
     app: Flask
     clock: ScaledClock
     fleet: SimFleet | None = None
+    resumed: int | None = None
+    """Events of the game this table went on with when the club started again (None: a new game)."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """What the club's record keeps of it (``companion.club_record.KEPT``)."""
 
     @property
     def session(self) -> Any:
@@ -125,6 +135,7 @@ class ClubTable:
             "online": sum(1 for link in table.seated_links() if link.online),
             "timers": len(setup.seats),
             "url": f"{PREFIX}{setup.table}/",
+            "resumed": None if self.resumed is None else {"events": self.resumed},
         }
 
 
@@ -203,9 +214,17 @@ class Club:
         self._announcers: dict[str, Any] = {}
         self._zeroconf: Any = None
         self._users_job: _UsersWatch | None = None
+        data_dir = options.defaults.data_dir
+        self.record = ClubRecord(data_dir) if data_dir is not None else None
+        """Where the tables in play are written down (a club without a data folder keeps none)."""
+        self._started = False
+        """Set once every table of the start is up: a start that fails half-way leaves the record as
+        it was (the tables of a crash are still resumed next time)."""
 
     # --- lifetime -------------------------------------------------------------------------------
     def start(self, tables: Iterable[HubConfig] = ()) -> Club:
+        if self._started:  # ``with Club(...).start(...)`` enters a started club
+            return self
         opts = self.options
         try:
             if opts.lan:
@@ -219,8 +238,11 @@ class Club:
             assert self.broker_address is not None
             self.links = HubLinks.for_club(self._name(), self.broker_address).start()
             self.rounds.start()
+            tables = list(tables)
+            self._resume_tables([config.table for config in tables])
             for config in tables:
-                self.add_table(config)
+                if config.table not in self.tables:
+                    self.add_table(config)
             host = "0.0.0.0" if opts.lan else opts.http_host
             port = opts.http_port or 0  # 0: the system picks a free port (no race with other programs)
             if port and not port_is_free(host, port):
@@ -237,6 +259,8 @@ class Club:
         except BaseException:
             self.stop()
             raise
+        self._started = True  # from now on the record follows the tables in play
+        self._write_record(running=True)
         return self
 
     @property
@@ -339,8 +363,9 @@ class Club:
         return hashlib.sha256(str(Path(folder).resolve()).encode()).hexdigest()[:10]
 
     def stop(self) -> None:
+        in_play = {name: table.settings for name, table in self.tables.items()}
         for name in list(self.tables):
-            self.end_table(name)  # first: their streams end, so the server stops at once
+            self.end_table(name, forget=False)  # first: their streams end, so the server stops at once
         if self._users_job is not None:
             self.rounds.remove(self._users_job)
             self._users_job = None
@@ -357,6 +382,9 @@ class Club:
         if self.server is not None:
             self.server.stop()
             self.server = None
+        if self.record is not None and self._started:  # a clean stop: --resume can still bring them back
+            self.record.write(running=False, tables=in_play)
+        self._started = False
         if self.supervisor is not None:
             self.supervisor.stop()
             self.supervisor = None
@@ -371,8 +399,9 @@ class Club:
         self.stop()
 
     # --- tables ---------------------------------------------------------------------------------
-    def add_table(self, config: HubConfig) -> ClubTable:
-        """Start a new table (its hub, and simulated sandtimers when the club simulates) next to the others."""
+    def add_table(self, config: HubConfig, *, log_file: EventLog | None = None) -> ClubTable:
+        """Start a new table (its hub, and simulated sandtimers when the club simulates) next to the others;
+        with ``log_file``, the table goes on with that game (its master clock paused)."""
         with self._lock:
             name = config.table
             if not is_valid_id(name):
@@ -392,6 +421,9 @@ class Club:
             )
             clock = ScaledClock(config.time_scale)
             setup = config.setup()
+            if log_file is not None:
+                clock = ScaledClock(config.time_scale, start_s=last_event_time(log_file.events()) + 0.001)
+                setup = log_file.setup
             address_for = self._join_broker(name, setup)
             fleet = None
             if self.options.simulate:
@@ -404,27 +436,33 @@ class Club:
                     heartbeat_s=self.options.heartbeat_s,
                     address_for=address_for,
                 )
+            resumed = len(log_file) if log_file is not None else None
             app = create_app(
                 config,
                 clock=clock,
                 broker=self.broker_address,
                 fleet=fleet,
+                log=log_file,
                 links=self.links,
                 rounds=self.rounds,
             )
+            if log_file is not None:
+                pause_after_restart(app.extensions["companion.session"])
             from companion.hub.stream import feed_of
 
             feed_of(app).share_slots(self.stream_slots)
             start_services(app)
             if fleet is not None:
                 fleet.start()
-            table = ClubTable(name, app, clock, fleet)
+            kept = {key: getattr(config, key) for key in KEPT}
+            table = ClubTable(name, app, clock, fleet, resumed, kept)
             self.tables[name] = table
             self.dispatcher.mount(name, app)
+            self._write_record(running=True)
             if self.server is not None:
                 self._tell_dashboard_url(table)
                 self._announce(table)
-            log.info("table %s started: %s", name, setup.game)
+            log.info("table %s %s: %s", name, "resumed" if resumed is not None else "started", setup.game)
             return table
 
     def add_missing(self, tables: Iterable[HubConfig]) -> list[str]:
@@ -452,13 +490,47 @@ class Club:
         if bridge is not None and bridge.ha is not None:
             bridge.ha.set_dashboard_url(f"{self.url}{PREFIX.lstrip('/')}{table.name}/")
 
-    def end_table(self, name: str) -> bool:
-        """Stop a table: its pages go away, its log is closed (it can be resumed), the others play on."""
+    def _resume_tables(self, planned: list[str]) -> None:
+        """Go on with the tables the club's record lists (see ``ClubOptions.resume``); a table whose log
+        cannot be read is said in one line and, if the command line names it, starts anew."""
+        if self.record is None or self.options.resume is False:
+            return
+        in_play = self.record.read()
+        if not (in_play.running or self.options.resume):
+            return
+        data_dir = self.options.defaults.data_dir
+        assert data_dir is not None
+        for name, settings in in_play.tables.items():
+            try:
+                log_file = EventLog.open_existing(
+                    latest_log(data_dir, name), fsync=self.options.defaults.fsync
+                )
+            except CompanionError as exc:
+                log.warning(
+                    "table %s cannot be resumed (%s)%s", name, exc, "; it starts anew" * (name in planned)
+                )
+                continue
+            config = replace(self.options.defaults, table=name, **settings)
+            try:
+                self.add_table(config, log_file=log_file)
+            except BaseException:
+                log_file.close()
+                raise
+
+    def _write_record(self, *, running: bool) -> None:
+        if self.record is not None and self._started:
+            self.record.write(running=running, tables={n: t.settings for n, t in self.tables.items()})
+
+    def end_table(self, name: str, *, forget: bool = True) -> bool:
+        """Stop a table: its pages go away, its log is closed (it can be resumed), the others play on.
+        ``forget``: the club's record no longer lists it (False when the whole club stops)."""
         with self._lock:
             table = self.tables.pop(name, None)
             if table is None:
                 return False
             self.dispatcher.unmount(name)
+            if forget:
+                self._write_record(running=True)
         app = table.app
         app.extensions["companion.shutdown"].set()
         app.extensions["companion.session"].tell(ShuttingDown())
@@ -642,7 +714,10 @@ def club_options_from(
         lan=bool(settings.get("lan", "club", "lan")) or lan_address is not None,
         lan_address=lan_address,
         config_path=Path(params["config"]) if params.get("config") else None,
+        resume=params.get("resume"),
     )
+    if options.resume and defaults.data_dir is None:
+        raise ConfigError("--resume needs --data-dir, where the tables' logs are")
     if options.pin is not None and not (options.pin.isdigit() and 4 <= len(options.pin) <= 12):
         raise ConfigError("the club PIN must be 4 to 12 digits")
     return options, plan

@@ -284,7 +284,7 @@ SETTINGS: tuple[Setting, ...] = (
         param="components",
     ),
     _s("hub", "fsync", "bool", "fsync the game log after every event", "true"),
-    _s("hub", "sounds_dir", "str", "where cue sounds are built", "<data_dir>/sounds"),
+    _s("hub", "sounds_dir", "str", "where cue sounds are built", "~/.cache/companion/sounds"),
     _s("hub", "max_streams", "int", "live pages open at once; more get a 503", "64", low=1, high=1024),
     _s(
         "hub",

@@ -39,6 +39,7 @@ from companion.rules.setup import TableSetup
 from companion.table import messages as msg
 from companion.table.log import EventLog, last_event_time
 from companion.table.session import ShuttingDown, TableSession
+from companion.table.storage import check_room
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +132,8 @@ class Table:
             raise RuntimeError("this table is already running")
         opts = self.options
         try:
+            if opts.hub.data_dir is not None:  # a full disk is one clear line, before anything starts
+                check_room(Path(opts.hub.data_dir) / "tables")
             if opts.resume is not None:
                 self.log = EventLog.open_existing(opts.resume, fsync=opts.hub.fsync)
                 self.resumed_events = len(self.log)

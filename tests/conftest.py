@@ -22,6 +22,16 @@ if os.environ.get("CI"):
 
 _table_ids = itertools.count(1)
 
+# Cue sounds go to the cache folder (companion/audio/cache.py): the tests' own, shared by every hub
+# they start (processes too), never the user's ~/.cache.
+if not os.environ.get("CACHE_DIRECTORY"):
+    import atexit
+    import shutil
+    import tempfile
+
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="companion-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)
+
 CHROMIUM = "/usr/bin/chromium"
 """Debian's Chromium, driven by Playwright (never a browser Playwright downloads)."""
 ARGS = [
@@ -125,3 +135,71 @@ def logged_actions(session) -> list[dict]:
     from companion.table import events as ev
 
     return [a for e in session.log.events() if isinstance(e, ev.GameStepped) for a in e.actions]
+
+
+class SmallDisk:
+    """A file system of a test's own (tmpfs), small enough to fill: ``fill()`` takes every free byte,
+    ``free()`` gives them back."""
+
+    def __init__(self, path: Path, size_mb: int) -> None:
+        self.path = path
+        self.size_mb = size_mb
+        self._fillers: list[Path] = []
+
+    def fill(self) -> int:
+        """Write zeros until the disk refuses (ENOSPC); return how many bytes it took. (Files already
+        there may still grow within the last page they hold, as on any file system.)"""
+        import errno
+
+        filler = self.path / f".filler-{len(self._fillers)}"
+        self._fillers.append(filler)
+        taken = 0
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            chunk = memoryview(b"\0" * 65536)
+            while True:
+                try:
+                    taken += os.write(fd, chunk)
+                except OSError as exc:
+                    if exc.errno != errno.ENOSPC:
+                        raise
+                    return taken
+        finally:
+            os.close(fd)
+
+    def free(self) -> None:
+        for filler in self._fillers:
+            filler.unlink(missing_ok=True)
+        self._fillers.clear()
+
+    def free_bytes(self) -> int:
+        stat = os.statvfs(self.path)
+        return stat.f_bavail * stat.f_frsize
+
+
+def mount_small_disk(path: Path, size_mb: int) -> SmallDisk:
+    """Mount a tmpfs of ``size_mb`` at ``path``, or skip the test saying why mounting was refused."""
+    import subprocess
+
+    path.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode=0755", "tmpfs", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        why = done.stderr.strip() or f"mount exited with {done.returncode}"
+        pytest.skip(f"cannot mount a small file system here ({why}): the full-disk tests need root, as in CI")
+    return SmallDisk(path, size_mb)
+
+
+@pytest.fixture
+def small_disk(tmp_path) -> Iterator[SmallDisk]:
+    """A 16 MB tmpfs (``.path``) that the test fills and frees; unmounted when it ends."""
+    import subprocess
+
+    disk = mount_small_disk(tmp_path / "disk", 16)
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk.path)], capture_output=True)

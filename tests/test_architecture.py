@@ -27,7 +27,7 @@ LAYERS = [
     },
     {"companion.doctor"},
     {"companion.hub"},
-    {"companion.runtime", "companion.bench", "companion.club", "companion.testing"},
+    {"companion.runtime", "companion.bench", "companion.club", "companion.club_record", "companion.testing"},
     {"companion.cli", "companion.cli_node", "companion.__main__"},
 ]
 LAYER = {part: number for number, parts in enumerate(LAYERS) for part in parts}

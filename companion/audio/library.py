@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -135,9 +136,15 @@ def build_cue_library(
             for k in sorted(paths)
         },
     }
-    (directory / MANIFEST).write_text(
-        json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    written = (
+        directory / f".{MANIFEST}.{os.getpid()}.{threading.get_ident()}.tmp"
+    )  # hubs of a club build at once
+    try:
+        written.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(written, directory / MANIFEST)
+    except OSError:
+        written.unlink(missing_ok=True)
+        raise
     return CueLibrary(
         directory,
         language,

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from companion.audio.cache import trim
 from companion.audio.cues import Cue
 from companion.audio.engine import CueEngine
 from companion.audio.library import CueLibrary, build_cue_library, default_schedules
@@ -48,10 +50,16 @@ class CueService:
         sounds_dir: str | os.PathLike[str],
         emit: Callable[[dict[str, Any]], object] | None = None,
         player: LocalPlayer | None = None,
+        cache_limit_bytes: int | None = None,
     ) -> None:
+        """``sounds_dir``: where the sounds are built (one folder per language). ``cache_limit_bytes``:
+        it is a cache of its own (:mod:`companion.audio.cache`), trimmed to this size after each build;
+        None leaves a folder someone chose as it is."""
         self.settings = settings
         self.clock = clock
-        self.sounds_dir = Path(sounds_dir) / settings.language
+        self.cache_dir = Path(sounds_dir)
+        self.cache_limit_bytes = cache_limit_bytes
+        self.sounds_dir = self.cache_dir / settings.language
         self.emit = emit
         self.player = player
         if self.player is None and settings.local_playback and settings.enabled:
@@ -78,9 +86,33 @@ class CueService:
         """:meth:`prepare` with the build lock held."""
         self._lengths.update(float(length) for length in lengths_s)
         schedules = default_schedules() + [self.settings.schedule(length) for length in sorted(self._lengths)]
-        self.library = build_cue_library(
-            self.sounds_dir, self.settings.language, schedules=schedules, speech=self.settings.speech
-        )
+        language, speech = self.settings.language, self.settings.speech
+        try:
+            self.library = build_cue_library(self.sounds_dir, language, schedules=schedules, speech=speech)
+        except OSError as exc:  # a cache that is missing, full or read-only costs only the build
+            failed = self.sounds_dir
+            self.cache_limit_bytes = None
+            try:
+                self.sounds_dir = Path(tempfile.mkdtemp(prefix="companion-sounds-")) / language
+                log.warning(
+                    "cannot write cue sounds to %s (%s): building them in %s for this run",
+                    failed,
+                    exc.strerror or exc,
+                    self.sounds_dir,
+                )
+                self.library = build_cue_library(
+                    self.sounds_dir, language, schedules=schedules, speech=speech
+                )
+            except OSError as again:
+                log.warning(
+                    "cue sounds cannot be written anywhere (%s; %s): the cues go without sound files",
+                    exc.strerror or exc,
+                    again.strerror or again,
+                )
+                note = "no folder can take the sound files"
+                self.library = CueLibrary(self.sounds_dir, language, {}, {}, {}, False, note)
+        if self.cache_limit_bytes is not None:
+            trim(self.cache_dir, limit_bytes=self.cache_limit_bytes, keep=self.library.paths.values())
         if self.settings.speech and not self.library.speech:
             log.warning("cues play as tones only: %s", self.library.speech_note)
         if self.player is not None:

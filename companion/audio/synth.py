@@ -185,8 +185,12 @@ def write_wav(path: str | os.PathLike[str], samples: array, *, rate: int = SAMPL
     temp = target.with_name(
         f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp"
     )  # one per thread: hubs in one process (a club) build the same cue at once
-    temp.write_bytes(wav_bytes(samples, rate=rate))
-    os.replace(temp, target)
+    try:
+        temp.write_bytes(wav_bytes(samples, rate=rate))
+        os.replace(temp, target)
+    except OSError:
+        temp.unlink(missing_ok=True)  # a full disk leaves no half file behind
+        raise
     return target
 
 

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from companion.rules.context import START, Context
+from companion.rules.context import Context
 from companion.rules.outcome import Decision
 from companion.rules.setup import default_setup
 
@@ -66,14 +66,16 @@ def measure_game(info: Any, *, budget_s: float, seed: int = 1) -> EngineRate:
             game=info.name,
             seed=rng.randrange(1 << 30),
         )
+        setup = replace(setup, deck="hub")  # the hub supplies what is drawn: nobody enters it here
         referee = info.make_referee(setup)
         state = referee.start(setup)
-        ctx = replace(START, started=True)
-        opened = referee.clock_started(state, START)
+        ctx = Context(started=True)
+        opened = referee.clock_started(state, ctx)
         if isinstance(opened, Decision):
-            state, ctx = opened.state, _after(ctx, opened)
+            state = opened.state
+            ctx = ctx.with_turn(opens=opened.opens_turn, ends=opened.ends_turn)
         idle = 0
-        while rate.seconds < budget_s and idle < 50 and not ctx.is_over:
+        while rate.seconds < budget_s and idle < 50 and referee.scores(state, ctx) is None:
             player = rng.choice(setup.players)
             seats = [seat for seat in setup.seats if seat.player == player]
             items = referee.menu(state, ctx, player, intents={})
@@ -98,21 +100,14 @@ def measure_game(info: Any, *, budget_s: float, seed: int = 1) -> EngineRate:
             if isinstance(step, Decision) and step.changed:
                 rate.accepted += 1
                 rate.actions += len(step.actions)
-                state, ctx = step.state, _after(ctx, step)
+                state = step.state
+                ctx = ctx.with_turn(opens=step.opens_turn, ends=step.ends_turn)
+                if step.ends_game:
+                    break
                 idle = 0
             else:
                 idle += 1
     return rate
-
-
-def _after(ctx: Context, step: Decision) -> Context:
-    """The table's bookkeeping after an accepted step, as the table keeps it (turns, notes, the end)."""
-    ctx = ctx.with_turn(opens=step.opens_turn, ends=step.ends_turn)
-    for note in step.notes:
-        ctx = ctx.noted(note)
-    if step.ends_game:
-        ctx = replace(ctx, ended_by="rules")
-    return ctx
 
 
 def measure_engines(*, budget_s: float) -> tuple[dict[str, EngineRate], dict[str, str]]:

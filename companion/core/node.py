@@ -7,6 +7,13 @@ the oldest is dropped and counted in ``dropped``, which hello and heartbeat
 report), follows the hub's
 commands and the retained table state, and says what the LEDs should show.
 
+An event that stays unacknowledged while the node is connected (an ack lost, a hub that
+could not log it and answered ``retry``) is sent again by ``poll`` after ``resend_ms``,
+then after twice as long each time up to ``resend_cap_ms``; an ``accepted`` or
+``rejected`` ack starts the wait afresh. After a ``retry`` new events are not sent on
+their own but wait behind the older ones for the next resend, so the hub still gets
+them in the order they happened.
+
 It never touches a socket: each method returns the messages to publish as
 ``(topic, payload, retain)`` tuples and the radio layer (paho on a Pi or in the
 simulator, umqtt on a microcontroller, a serial line) sends them.
@@ -34,6 +41,10 @@ SHOW_IDENTIFY = "identify"
 
 VERDICT_SHOW_MS = 1500
 IDENTIFY_SHOW_MS = 5000
+RESEND_MS = 5000
+"""First wait for an ack while connected before the outbox is sent again."""
+RESEND_CAP_MS = 60000
+"""The longest wait between two resends while no ack comes back."""
 
 
 class NodeCore:
@@ -50,6 +61,8 @@ class NodeCore:
         firmware: str = "companion-node/1",
         heartbeat_ms: int = 5000,
         outbox_limit: int = 64,
+        resend_ms: int = RESEND_MS,
+        resend_cap_ms: int = RESEND_CAP_MS,
     ) -> None:
         self.table = table
         self.node_id = node_id
@@ -59,6 +72,18 @@ class NodeCore:
         self.heartbeat_ms = heartbeat_ms
         self.outbox_limit = outbox_limit
         """How many unacknowledged flips and run-outs the outbox keeps; beyond it the oldest is dropped."""
+        self.resend_ms = resend_ms
+        self.resend_cap_ms = max(resend_ms, resend_cap_ms)
+        self.resent = 0
+        """Times the outbox was sent again because no ack came while connected."""
+        self.retry_reason = ""
+        """Why the hub last answered ``retry`` (it could not log a report and will decide it later)."""
+        self.deferred = False
+        """The hub asked for its reports later: new ones wait in the outbox and go with the next resend,
+        behind the older ones, so the hub decides them in the order they happened."""
+        self._resend_wait = resend_ms
+        self._resend_at: int | None = None
+        """When ``poll`` sends the outbox again (None: nothing waits for an ack, or offline)."""
         self._now_ms = now_ms
         self.sand = Sandtimer(now_ms, sand_ms)
         # (seq, kind, payload) in sequence order, waiting for an ack
@@ -106,6 +131,7 @@ class NodeCore:
 
     def on_disconnect(self) -> None:
         self.connected = False
+        self._resend_at = None
 
     def goodbye(self) -> list[tuple[str, bytes, bool]]:
         """Messages for a clean shutdown (the last will covers an unclean one)."""
@@ -150,6 +176,10 @@ class NodeCore:
         if self.connected and now >= self._next_heartbeat:
             self._next_heartbeat = now + self.heartbeat_ms
             out.append(self._heartbeat(now))
+        if self.connected and self._resend_at is not None and now >= self._resend_at:
+            self.resent += 1  # no ack came: the hub may have missed them, or asked for them later
+            self._resend_wait = min(self._resend_wait * 2, self.resend_cap_ms)
+            out.extend(self._resend())
         return out
 
     def show(self) -> str:
@@ -201,11 +231,15 @@ class NodeCore:
         if len(self.outbox) > self.outbox_limit:
             self.outbox.pop(0)  # the oldest goes: the hub learns of it from ``dropped`` and a gap in seq
             self.dropped += 1
-        if self.connected:
+        if self.connected and not self.deferred:
+            if self._resend_at is None:
+                self._resend_at = self._now_ms() + self._resend_wait
             return [(self._event_topic, payload, False)]
         return []
 
     def _resend(self) -> list[tuple[str, bytes, bool]]:
+        """The whole outbox, in order; ``poll`` sends it again if no ack comes within the wait."""
+        self._resend_at = self._now_ms() + self._resend_wait if self.outbox else None
         return [(self._event_topic, item[2], False) for item in self.outbox]
 
     def _flash_pattern(self, pattern: str, duration_ms: int) -> None:
@@ -219,7 +253,14 @@ class NodeCore:
             acked = [item for item in self.outbox if item[0] == msg.seq]
             if not acked:
                 return  # a repeated ack of something already cleared
+            if msg.verdict == "retry":  # the hub could not log it yet: keep it, send it again later
+                self.retry_reason = msg.get("reason", "")
+                self.deferred = True
+                return
+            self.deferred = False
             self.outbox = [item for item in self.outbox if item[0] != msg.seq]
+            self._resend_wait = self.resend_ms  # the hub answers: wait the first interval again
+            self._resend_at = self._now_ms() + self.resend_ms if self.outbox else None
             if acked[0][1] == "flip":
                 self.last_verdict = msg.verdict
                 self.last_reason = msg.get("reason", "")

@@ -39,7 +39,9 @@ MAX_INT = 2**53
 # carry MQTT wildcards or separators.
 _ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_-"
 
-VERDICTS = ("accepted", "rejected")
+VERDICTS = ("accepted", "rejected", "retry")
+"""``retry``: the hub could not decide the report now (it cannot log it); the node keeps it and sends
+it again."""
 DISPLAY_PATTERNS = ("identify", "accepted", "rejected", "sabotaged", "clear")
 CLOCK_STATES = ("ready", "running", "paused", "expired", "aborted")
 NODE_KINDS = ("sim", "pi", "mcu", "serial")

@@ -12,7 +12,6 @@ threads (MQTT loop, ticker, cue thread) and ``stop_services`` ends them, so a te
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from companion.errors import ConfigError
 from companion.mqtt.broker import BrokerAddress
 from companion.rules.setup import DEFAULT_GRACE_S, TableSetup, default_setup, make_setup, player_id
 from companion.rules.text import Text
-from companion.table.log import EventLog
+from companion.table.log import EventLog, StorageError, describe_failure, new_log_path
 from companion.table.session import ShuttingDown, TableSession
 
 
@@ -61,7 +60,8 @@ class HubConfig:
     language: str = "en"
     """Default language of the pages and spoken cues: en, es or de (see docs/i18n.md)."""
     sounds_dir: Path | None = None
-    """Where cue sounds are built; default ``<data_dir>/sounds`` or a temporary folder."""
+    """Where cue sounds are built; default the cache folder (``$CACHE_DIRECTORY``, ``$XDG_CACHE_HOME``
+    or ``~/.cache``: ``companion/sounds``, bounded), never the data folder (docs/audio.md)."""
     max_streams: int = 64
     """Live streams (``/api/stream``: dashboards, phones, setup pages) open at once; more get a 503."""
     max_streams_per_client: int = 16
@@ -132,13 +132,11 @@ def _setup_fields(setup: TableSetup) -> dict[str, Any]:
 def _open_log(config: HubConfig, setup: TableSetup, game: Any, rules: int) -> EventLog:
     if config.data_dir is None:
         return EventLog(setup, start=game, rules=rules)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
     folder = Path(config.data_dir) / "tables"
-    path = folder / f"{setup.table}-{stamp}.jsonl"
-    n = 1
-    while path.exists():  # two games started within one second
-        n += 1
-        path = folder / f"{setup.table}-{stamp}-{n}.jsonl"
+    try:
+        path = new_log_path(folder, setup.table)
+    except OSError as exc:  # a full disk: one clear sentence, and the table keeps its game
+        raise StorageError(describe_failure(folder, exc), exc) from exc
     return EventLog(setup, path, fsync=config.fsync, start=game, rules=rules)
 
 
@@ -181,10 +179,9 @@ def create_app(
     from companion.hub.cues import init_cues
     from companion.hub.ticker import Ticker
 
-    sounds_dir = config.sounds_dir or (Path(config.data_dir) / "sounds" if config.data_dir else None)
     audio = dict(config.audio or {})
     audio.setdefault("language", config.language)
-    init_cues(app, session, clock, audio=audio, sounds_dir=sounds_dir, rounds=rounds)
+    init_cues(app, session, clock, audio=audio, sounds_dir=config.sounds_dir, rounds=rounds)
     app.extensions["companion.ticker"] = Ticker(session, rounds=rounds)
 
     from companion.hub import api, auth, history, setup_page, stream
@@ -246,7 +243,7 @@ def create_app(
 
     @app.context_processor
     def player_ids() -> dict[str, Any]:
-        return {"id_of": player_id}
+        return {"id_of": player_id, "storage": session.table.storage}
 
     return app
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import logging
 import queue
-import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Flask, abort, current_app, jsonify, send_file
 
+from companion.audio.cache import LIMIT_BYTES, sounds_cache
 from companion.audio.cues import CUE_NAMES
 from companion.audio.engine import cue_name_for_event
 from companion.audio.service import CueService
@@ -49,12 +49,20 @@ def init_cues(
     sounds_dir: Path | None,
     rounds: Rounds | None = None,
 ) -> CueService:
-    """Attach a cue service to the app; cues reach pages as ``event: cue`` on the live stream."""
+    """Attach a cue service to the app; cues reach pages as ``event: cue`` on the live stream.
+
+    ``sounds_dir`` None builds the sounds in the cache folder (:mod:`companion.audio.cache`, bounded),
+    never beside the game logs."""
     settings = CueSettings.from_mapping(audio)
+    limit: int | None = None
     if sounds_dir is None:
-        sounds_dir = Path(tempfile.mkdtemp(prefix="companion-sounds-"))
+        sounds_dir, limit = sounds_cache(), LIMIT_BYTES
     service = CueService(
-        settings, clock=clock, sounds_dir=sounds_dir, emit=lambda payload: session.tell(CuePlayed(payload))
+        settings,
+        clock=clock,
+        sounds_dir=sounds_dir,
+        emit=lambda payload: session.tell(CuePlayed(payload)),
+        cache_limit_bytes=limit,
     )
     app.extensions["companion.cues"] = service
     app.extensions["companion.cue_worker"] = CueWorker(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from companion.rules.referee import Referee
 from companion.rules.setup import TableSetup
 from companion.rules.text import Text, text
 from companion.table import events as ev
-from companion.table.log import SavedGame, read_log
+from companion.table.log import LOG_NAME, SavedGame, log_order, read_log
 from companion.table.results import explain, game_times, played_s, scores_csv
 from companion.table.state import fold
 from companion.table.views import describe
@@ -35,7 +34,8 @@ log = logging.getLogger(__name__)
 
 bp = Blueprint("history", __name__)
 
-GAME_ID = re.compile(r"^[a-z0-9_-]+-\d{8}-\d{6}(-\d+)?$")
+GAME_ID = LOG_NAME
+"""A game of the history is named by its log file (see companion.table.log.LOG_NAME)."""
 
 NO_SCORES_YET = text("There are no final scores yet: the game is not over")
 
@@ -120,7 +120,9 @@ def history() -> Any:
     session = session_of(current_app)
     folder = _tables_dir()
     games = []
-    paths = sorted(folder.glob("*.jsonl"), reverse=True) if folder and folder.exists() else []
+    # newest first by the folder's own order (its sequence numbers), not by the dates in the names
+    found = folder.glob("*.jsonl") if folder and folder.exists() else []
+    paths = sorted(found, key=log_order, reverse=True)
     if session.log.path is None:
         games.append(summarise(_load("current"), game_id="current"))
     for path in paths:

@@ -617,6 +617,14 @@ class HubBridge:
 
     def send(self, command: cmd.Command) -> None:
         """Publish one command: to its node, or the retained table state."""
+        if isinstance(command, cmd.CallForReports):  # the nodes resend their outboxes when they see it
+            self.client.publish(
+                protocol.hub_status_topic(self.table),
+                protocol.status_payload(True),
+                qos=protocol.QOS,
+                retain=True,
+            )
+            return
         if isinstance(command, cmd.PublishTableState):
             payload = protocol.encode("state", "table", **command.fields)
             self.main.publish(protocol.table_state_topic(self.table), payload, qos=protocol.QOS, retain=True)

@@ -19,13 +19,15 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from companion.clock import ScaledClock
-from companion.core.node import NodeCore
+from companion.core.node import RESEND_CAP_MS, RESEND_MS, NodeCore
 from companion.mqtt.broker import BrokerAddress
 from companion.mqtt.client import connect_in_background, make_client
 
 log = logging.getLogger(__name__)
 
 FIRMWARE = "companion-sim/1"
+RESEND_S = RESEND_MS / 1000
+RESEND_CAP_S = RESEND_CAP_MS / 1000
 
 
 class SimNode:
@@ -41,12 +43,15 @@ class SimNode:
         sand_ms: int = 60000,
         heartbeat_s: float = 5.0,
         boot_id: str | None = None,
+        resend_s: float = RESEND_S,
     ) -> None:
+        """``resend_s``: real seconds without an ack, while connected, before the outbox goes again
+        (doubling up to a minute, as on the hardware nodes)."""
         self.node_id = node_id
         self.address = address
         self._lock = threading.RLock()
         self.connected = threading.Event()
-        # Heartbeats are paced in real seconds, whatever the time scale.
+        # Heartbeats and resends are paced in real seconds, whatever the time scale.
         self.core = NodeCore(
             table,
             node_id,
@@ -56,6 +61,8 @@ class SimNode:
             node_kind="sim",
             firmware=FIRMWARE,
             heartbeat_ms=int(heartbeat_s * 1000 * clock.scale),
+            resend_ms=int(resend_s * 1000 * clock.scale),
+            resend_cap_ms=int(max(resend_s, RESEND_CAP_S) * 1000 * clock.scale),
         )
         self.client = make_client(
             f"sim-{table}-{node_id}", address, clean_session=True, will=self.core.last_will()
@@ -118,6 +125,8 @@ class SimNode:
             node_kind=old.node_kind,
             firmware=old.firmware,
             heartbeat_ms=old.heartbeat_ms,
+            resend_ms=old.resend_ms,
+            resend_cap_ms=old.resend_cap_ms,
         )
         self.connected.clear()
         self.client.reconnect()

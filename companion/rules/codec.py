@@ -174,6 +174,11 @@ class Codec:
             return self.decode(data)
         origin, args = typing.get_origin(hint), typing.get_args(hint)
         if origin in (typing.Union, types.UnionType):
+            present = [arg for arg in args if arg is not type(None)]
+            if data is not None and len(present) == 1:
+                return self._structure(
+                    data, present[0], where
+                )  # "X or null" given something: say what X lacks
             for arg in args:
                 try:
                     return self._structure(data, arg, where)
@@ -339,7 +344,7 @@ def _named(hint: Any) -> str:
     if hint is None or hint is type(None):
         return "null"
     if origin is tuple:
-        return "a list"
+        return "a list" if len(args) == 2 and args[1] is Ellipsis else f"a list of {len(args)}"
     if origin in (dict, Mapping, typing.Mapping) or hint in (dict, Mapping):
         return "an object"
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")

@@ -86,4 +86,17 @@ class PublishTableState:
         return asdict(self)
 
 
-Command = Ack | Show | Configure | Restart | PublishTableState
+@dataclass(frozen=True)
+class CallForReports:
+    """Every node sends its whole outbox again now (the hub's status is published ``online`` once
+    more), e.g. when the hub can log again the reports it answered ``retry``."""
+
+    kind: ClassVar[str] = "online"
+    node: ClassVar[None] = None
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        return {}
+
+
+Command = Ack | Show | Configure | Restart | PublishTableState | CallForReports

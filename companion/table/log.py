@@ -26,6 +26,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -45,6 +46,26 @@ FORMAT = 3
 
 class LogInUseError(CompanionError, BlockingIOError):
     """Another running hub holds this game log (one writer at a time)."""
+
+
+class StorageError(CompanionError, OSError):
+    """A game log could not be started: its disk is full or failing (``errno``/``strerror`` say which)."""
+
+    def __init__(self, message: str, cause: OSError) -> None:
+        super().__init__(cause.errno, cause.strerror)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def describe_failure(path: Path, exc: OSError) -> str:
+    """One line on why ``path`` could not be written."""
+    import errno
+
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk holding {path} is full ({exc.strerror}): free some space, then start again"
+    return f"cannot write {path}: {exc.strerror or exc}"
 
 
 LOCK_WAIT_S = 1.0
@@ -138,11 +159,19 @@ class EventLog:
         self.sync_s = 0.0
         """A running average of how long an fsync takes here (seconds)."""
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._attach(_open_locked(path))
-            if self._synced_at == 0:
-                self._write_records([self.header()])
-                self._sync_file()
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._attach(_open_locked(path))
+                if self._synced_at == 0:
+                    self._write_records([self.header()])
+                    self._sync_file()
+            except (
+                OSError
+            ) as exc:  # a full disk: leave no empty log behind (``--resume latest`` would pick it)
+                self._abandon(path)
+                if isinstance(exc, CompanionError):
+                    raise
+                raise StorageError(describe_failure(path, exc), exc) from exc
 
     @classmethod
     def for_new_game(
@@ -257,6 +286,19 @@ class EventLog:
         except (OSError, ValueError):
             pass
 
+    def _abandon(self, path: Path) -> None:
+        """Close a log whose header could not be written and remove it if nothing is in it."""
+        fh, self._fh = self._fh, None
+        if fh is None:
+            return
+        try:
+            if os.fstat(fh.fileno()).st_size == 0:
+                path.unlink()
+        except OSError:
+            pass
+        finally:
+            fh.close()
+
     def _attach(self, fh: IO[bytes]) -> None:
         fh.seek(0, os.SEEK_END)
         self._fh = fh
@@ -296,15 +338,26 @@ class EventLog:
             if saved.converted:
                 backup = path.with_name(f"{path.stem}.v{saved.migrated_from}-backup")
                 os.replace(path, backup)
-                log = cls(
-                    saved.setup,
-                    path,
-                    fsync=fsync,
-                    start=saved.start,
-                    rules=saved.rules,
-                    migrated_from=saved.migrated_from,
-                )
-                log.append(*saved.events)
+                log: EventLog | None = None
+                try:
+                    log = cls(
+                        saved.setup,
+                        path,
+                        fsync=fsync,
+                        start=saved.start,
+                        rules=saved.rules,
+                        migrated_from=saved.migrated_from,
+                    )
+                    log.append(*saved.events)
+                except OSError as exc:  # no room for the migrated copy: the old file goes back
+                    if log is not None and log._fh is not None:
+                        log._fh.close()
+                        log._fh = None
+                    path.unlink(missing_ok=True)
+                    os.replace(backup, path)
+                    if isinstance(exc, CompanionError):
+                        raise
+                    raise StorageError(describe_failure(path, exc), exc) from exc
                 held.close()
                 return log
             _cut_torn_line(path)
@@ -332,12 +385,75 @@ def last_event_time(events: list[ev.Event]) -> float:
     return max((e.at_s for e in events), default=0.0)
 
 
+# --- where logs are, and which is the newest ------------------------------------------------------
+
+SEQUENCE_DIGITS = 6
+LOG_NAME = re.compile(r"^(?P<table>[a-z0-9_-]+?)-(?:(?P<seq>\d{6,})-)?(?P<date>\d{8}-\d{6})(?:-\d+)?$")
+"""A log's file name without ``.jsonl``: ``<table>-<seq>-<date>-<time>``; logs written before the
+sequence number was added have none (``<table>-<date>-<time>``, a ``-<n>`` for two in one second)."""
+
+
+def _name_of(table: str | None) -> re.Pattern[str]:
+    if table is None:
+        return LOG_NAME
+    return re.compile(LOG_NAME.pattern.replace("(?P<table>[a-z0-9_-]+?)", f"(?P<table>{re.escape(table)})"))
+
+
+def log_order(path: Path, *, table: str | None = None) -> tuple[int, str]:
+    """Where a log comes in its folder's order, oldest first: by its sequence number (logs from
+    before there was one come first), then by name. Never by the date in the name: a clock that
+    stepped back (a Pi without a real-time clock, before NTP) would put a new game before old ones.
+    ``table``: the log's table, when known (a table name may itself end in digits)."""
+    found = _name_of(table).match(path.stem)
+    seq = found.group("seq") if found else None
+    return (int(seq) if seq else 0, path.name)
+
+
+def _sequence_of(path: Path) -> int:
+    return log_order(path)[0]
+
+
+def new_log_path(folder: Path, table: str, *, wall: Callable[[], float] = time.time) -> Path:
+    """Name and create (empty) the log of a new game of ``table`` in ``folder``:
+    ``<table>-<seq>-<date>-<time>.jsonl``, ``seq`` one more than any log in the folder has, so
+    the folder's order is the order games began whatever the clock said; the date is the wall
+    clock's (``wall``), for people. Created exclusively: two hubs never get the same file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(wall()))
+    seq = 1 + max((_sequence_of(p) for p in folder.glob("*.jsonl")), default=0)
+    while True:
+        path = folder / f"{table}-{seq:0{SEQUENCE_DIGITS}d}-{stamp}.jsonl"
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            return path
+        except FileExistsError:  # another hub took this number a moment ago
+            seq += 1
+
+
+def _has_header(path: Path) -> bool:
+    """Whether a log got as far as its first line (a start that failed leaves an empty file or a
+    cut-off header, which holds no game)."""
+    try:
+        with open(path, "rb") as fh:
+            return b"\n" in fh.read(1 << 20)
+    except OSError:
+        return False
+
+
+def table_logs(data_dir: Path, table: str) -> list[Path]:
+    """The game logs of ``table`` in ``data_dir``, oldest first (:func:`log_order`)."""
+    pattern = _name_of(table)
+    logs = [p for p in (data_dir / "tables").glob(f"{table}-*.jsonl") if pattern.match(p.stem)]
+    return sorted(logs, key=lambda p: log_order(p, table=table))
+
+
 def latest_log(data_dir: Path, table: str) -> Path:
-    """The newest game log of ``table`` in ``data_dir``."""
-    logs = sorted((data_dir / "tables").glob(f"{table}-*.jsonl"))
-    if not logs:
-        raise InvalidRecordError(f"no saved game of table {table!r} in {data_dir / 'tables'}")
-    return logs[-1]
+    """The newest game log of ``table`` in ``data_dir`` by the folder's own order, passing over
+    logs that never got their first line (nothing was played in them)."""
+    for path in reversed(table_logs(data_dir, table)):
+        if _has_header(path):
+            return path
+    raise InvalidRecordError(f"no saved game of table {table!r} in {data_dir / 'tables'}")
 
 
 def read_log(path: Path) -> SavedGame:

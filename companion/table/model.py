@@ -119,6 +119,27 @@ class BrokerHealth:
 
 
 @dataclass(frozen=True)
+class StorageHealth:
+    """Whether the game's log can be written. While it cannot (a full disk), the table holds
+    everything that must be logged: see :mod:`companion.table.storage`."""
+
+    ok: bool = True
+    since_s: float | None = None
+    detail: str = ""
+    """The system's words for the failure (``No space left on device``)."""
+    message: Text = Text("")
+    """What every page shows while it lasts."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "since_s": self.since_s,
+            "detail": self.detail,
+            "message": self.message.to_json() if self.message else "",
+        }
+
+
+@dataclass(frozen=True)
 class Table:
     """One table: the logged state, its referee, and what the hub knows besides the log."""
 
@@ -141,6 +162,7 @@ class Table:
     broker: BrokerHealth = BrokerHealth()
     held: MappingProxyType[str, HeldFlip] = field(default_factory=lambda: MappingProxyType({}))
     """Refused flips waiting out the grace window, by node."""
+    storage: StorageHealth = StorageHealth()
 
     @property
     def setup(self) -> TableSetup:
@@ -237,6 +259,11 @@ class BrokerChanged:
 
 
 @dataclass(frozen=True)
+class StorageChanged:
+    health: StorageHealth
+
+
+@dataclass(frozen=True)
 class TableReset:
     """A new game begins at this table: a new log starts with ``setup`` and the game's starting state."""
 
@@ -256,6 +283,7 @@ LiveEvent = (
     | ActionRefused
     | BrokerChanged
     | FlipHeld
+    | StorageChanged
 )
 """Changes the hub keeps in memory only."""
 
@@ -290,6 +318,8 @@ def fold_table(table: Table, event: AnyEvent) -> Table:
             return changed(table, version=version)
         case BrokerChanged(health=health):
             return changed(table, broker=health, version=version)
+        case StorageChanged(health=health):
+            return changed(table, storage=health, version=version)
         case FlipHeld(node=node, held=held):
             waiting = {n: h for n, h in table.held.items() if n != node}
             if held is not None:
@@ -305,6 +335,7 @@ def fold_table(table: Table, event: AnyEvent) -> Table:
                 version=version,
                 rules=rules,
                 broker=table.broker,
+                storage=table.storage,
             )
     more: dict[str, Any] = {}
     match event:

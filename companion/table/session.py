@@ -22,6 +22,7 @@ from companion.rules.setup import TableSetup
 from companion.table import commands as cmd
 from companion.table import events as ev
 from companion.table import messages as msg
+from companion.table import storage
 from companion.table.decide import Outcome, decide
 from companion.table.log import EventLog
 from companion.table.model import ActionRefused, AnyEvent, Table, TableReset, table_from_log
@@ -168,6 +169,8 @@ class TableSession:
         )
         state = self._table.state
         self.warnings = RepeatedWarnings()
+        self.storage = storage.StorageGuard()
+        """What the session remembers while the log cannot be written."""
         self.stats = MessageStats()
         self.recent = RecentEvents()
         for event in log.events()[-30:]:
@@ -217,13 +220,36 @@ class TableSession:
 
     # --- the transaction -----------------------------------------------------------------
     def handle(self, message: msg.Message) -> Outcome:
-        """Decide ``message``, log what it caused, take the new table and tell the listeners."""
+        """Decide ``message``, log what it caused, take the new table and tell the listeners.
+
+        If the log cannot be written, nothing of the message takes effect: the table pauses and
+        holds back what must be logged until the disk takes it again (:mod:`companion.table.storage`).
+        """
         with self._lock:
-            now = self.clock.now_s()
-            outcome = decide(self._table, message, now_s=now, make_referee=make_referee)
-            self._append(outcome)
-            self._take(outcome, now)
+            return self._handle_locked(message, self.clock.now_s())
+
+    def _handle_locked(self, message: msg.Message, now: float) -> Outcome:
+        if not self._table.storage.ok:
+            self._try_storage_again(now)
+        outcome = decide(self._table, message, now_s=now, make_referee=make_referee)
+        if storage.needs_disk(outcome):
+            if self._table.storage.ok:
+                try:
+                    self._append(outcome)
+                except OSError as exc:
+                    self._storage_failed(exc, now)
+            if not self._table.storage.ok:
+                outcome = storage.held_back(self._table, message)
+        self._take(outcome, now)
         return outcome
+
+    def _storage_failed(self, exc: OSError, now: float) -> None:
+        self._take(self.storage.failed(self._table, exc, now_s=now, where=self.log.path), now)
+
+    def _try_storage_again(self, now: float) -> None:
+        """While the log cannot be written: try again (at most once a second); go on if it works."""
+        if self.storage.is_probe_due() and self.storage.try_again(self.log) is None:
+            self._take(self.storage.recovered(self._table, now_s=now), now)
 
     def handle_batch(self, messages: Sequence[msg.Message]) -> list[Outcome | Exception]:
         """Decide ``messages`` in order as :meth:`handle` would, with one fsync for all (group commit).
@@ -238,23 +264,33 @@ class TableSession:
         """
         results: list[Outcome | Exception] = []
         with self._lock:
-            group: list[tuple[int, Outcome, float]] = []
+            group: list[tuple[int, msg.Message, Outcome, float]] = []
             for message in messages:
                 index = len(results)
                 now = self.clock.now_s()
                 try:
-                    table = group[-1][1].table if group else self._table
+                    if not group and not self._table.storage.ok:
+                        self._try_storage_again(now)
+                    table = group[-1][2].table if group else self._table
                     outcome = decide(table, message, now_s=now, make_referee=make_referee)
-                    if any(isinstance(e, TableReset) for e in outcome.events):
-                        failed = self._commit(group, results)
+                    disk = storage.needs_disk(outcome)
+                    if disk and (
+                        not table.storage.ok or any(isinstance(e, TableReset) for e in outcome.events)
+                    ):
+                        self._commit(group, results)  # then on its own, on the table the group made
                         group = []
-                        if failed is not None:
-                            raise failed  # decided on a table that did not take effect
-                        self._append(outcome)
-                        self._take(outcome, now)
+                        outcome = self._handle_locked(message, now)
                     else:
-                        self.log.write(*_logged(outcome))
-                        group.append((index, outcome, now))
+                        try:
+                            self.log.write(*_logged(outcome))
+                        except OSError as exc:  # the disk is full: what came before is synced, if it can be
+                            self._commit(group, results)
+                            group = []
+                            if self._table.storage.ok:
+                                self._storage_failed(exc, now)
+                            outcome = self._handle_locked(message, now)
+                        else:
+                            group.append((index, message, outcome, now))
                     results.append(outcome)
                 except Exception as exc:  # this message takes no effect; the next ones go on
                     results.append(exc)
@@ -262,22 +298,28 @@ class TableSession:
         return results
 
     def _commit(
-        self, group: list[tuple[int, Outcome, float]], results: list[Outcome | Exception]
-    ) -> Exception | None:
-        """Sync the group's writes with one fsync, then take each outcome in order; on a failed
-        sync, none of them takes effect (their results become the error, which is returned)."""
+        self, group: list[tuple[int, msg.Message, Outcome, float]], results: list[Outcome | Exception]
+    ) -> None:
+        """Sync the group's writes with one fsync, then take each outcome in order. If the sync fails
+        because of the disk, none of them took effect: the table holds them back (each message is
+        handled again, on the table as it is); on another failure their results become the error."""
         if not group:
-            return None
+            return
         try:
             self.log.sync()
+        except OSError as exc:
+            if self._table.storage.ok:
+                self._storage_failed(exc, group[0][3])
+            for index, message, _, now in group:
+                results[index] = self._handle_locked(message, now)
+            return
         except Exception as exc:
             log.error("could not sync the game log; %d messages take no effect: %s", len(group), exc)
-            for index, _, _ in group:
+            for index, *_ in group:
                 results[index] = exc
-            return exc
-        for _, outcome, now in group:
+            return
+        for _, _, outcome, now in group:
             self._take(outcome, now)
-        return None
 
     def _take(self, outcome: Outcome, now: float) -> None:
         """The logged (and synced) outcome becomes the table; count it and tell the listeners."""
@@ -299,14 +341,18 @@ class TableSession:
             self.tell(Counted(outcome.rejects[0][0]))
 
     def _append(self, outcome: Outcome) -> None:
-        """Write and sync the logged events (a new game starts a new log); nothing is kept if writing fails."""
+        """Write and sync the logged events (a new game starts a new log); nothing is kept if writing fails.
+
+        A new game's log is opened before the old one is closed, so a log that cannot be started
+        leaves the table with its game and its log as they were."""
         batch: list[ev.Event] = []
         for event in outcome.events:
             if isinstance(event, TableReset):
                 self.log.append(*batch)
                 batch = []
+                new_log = self._log_factory(event.setup, event.game, event.rules)
                 self.log.close()
-                self.log = self._log_factory(event.setup, event.game, event.rules)
+                self.log = new_log
                 self.recent.clear()
             elif isinstance(event, ev.LoggedEvent):
                 batch.append(event)
@@ -341,7 +387,11 @@ class TableSession:
 
 def next_deadline_s(table: Table, *, now_s: float) -> float | None:
     """Game seconds from ``now_s`` to the table's next deadline (a held flip's grace window, the master
-    clock running out), or None when nothing is due: the ticker sleeps that long before its next Tick."""
+    clock running out), or None when nothing is due: the ticker sleeps that long before its next Tick.
+    While the log cannot be written nothing is due (a held refusal cannot be flagged): the ticker's
+    plain wait paces the retries."""
+    if not table.storage.ok:
+        return None
     deadlines = [held.due_s for held in table.held.values()]
     if table.state.clock.expires_at_s is not None:
         deadlines.append(table.state.clock.expires_at_s)

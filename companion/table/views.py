@@ -320,6 +320,7 @@ def _body(table: Table, reused: Reused | None = None) -> dict[str, Any]:
         else [{"step": plan[0].index, "note": undo_note(plan[0]).to_json()}],
         "refusals": {player: refusal.to_dict() for player, refusal in table.refusals.items()},
         "broker": table.broker.to_dict(),
+        "storage": table.storage.to_dict(),
     }
 
 

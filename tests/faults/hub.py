@@ -135,10 +135,13 @@ class HubLauncher:
         work_dir: Path,
         time_scale: float,
         game_args: Sequence[str] = (),
+        data_dir: Path | None = None,
     ) -> None:
+        """``data_dir``: where the game logs go (default ``work_dir/data-<table>``); the hubs' output
+        stays in ``work_dir`` (a test may fill the data's disk)."""
         self.broker = broker
         self.table = table
-        self.data_dir = work_dir / f"data-{table}"
+        self.data_dir = data_dir if data_dir is not None else work_dir / f"data-{table}"
         self.work_dir = work_dir
         self.time_scale = time_scale
         self.game_args = list(game_args)
@@ -164,10 +167,18 @@ class HubLauncher:
         ]
         return args + (["--resume", "latest"] if resume else self.game_args)
 
-    def start(self, *, resume: bool = False, wait: bool = True) -> HubProcess:
+    def start(
+        self,
+        *,
+        resume: bool = False,
+        wait: bool = True,
+        wrap: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+    ) -> HubProcess:
+        """``wrap``: a command the hub runs under (``faketime -f -3h``); ``env``: more environment."""
         number = len(self.processes) + 1
         stderr_path = self.work_dir / f"hub-{self.table}-{number}.stderr"
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
         with open(stderr_path, "w") as stderr:
             proc = subprocess.Popen(
                 self.command(resume=resume),

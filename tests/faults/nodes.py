@@ -118,10 +118,13 @@ class Fleet:
         poll_s: float = 0.01,
         rest_s: tuple[float, float] = (0.0, 0.4),
         midrun_per_s: float = 0.1,
+        resend_s: float = 5.0,
     ) -> None:
         self.clock = clock
         self.nodes = {
-            n: RecordingNode(table, n, address, clock, sand_ms=sand_ms, heartbeat_s=heartbeat_s)
+            n: RecordingNode(
+                table, n, address, clock, sand_ms=sand_ms, heartbeat_s=heartbeat_s, resend_s=resend_s
+            )
             for n in node_ids
         }
         self.rng = rng

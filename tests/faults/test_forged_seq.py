@@ -20,7 +20,6 @@ import pytest
 from companion.clock import ScaledClock
 from companion.core import protocol
 from companion.mqtt.client import connect_in_background, make_client
-from companion.table import messages as tm
 from companion.table.nodes import MAX_SEQ_JUMP
 from tests.faults.checks import assert_log_is_live_state, audit, fold_log, node_reports
 from tests.faults.hub import wait_for
@@ -175,7 +174,7 @@ def test_forged_high_sequence_numbers_do_not_silence_a_node(fault_broker, procs,
         jumps = hub.get("/api/stats")["counts"].get("rejected_sequence_jump", 0)
         hub.kill()
         hub = launcher.start(resume=True)
-        hub.handle(tm.ClockCommand("resume"))
+        hub.resume_clock()
         for name in victims:
             keys = _flip_and_wait(fleet.nodes[name], FOLLOWING_FLIPS)
             followers += [(name, boot, seq) for boot, seq in keys]

@@ -22,7 +22,6 @@ import pytest
 
 from companion.clock import ScaledClock
 from companion.hub.ticker import MAX_WAIT_S
-from companion.table import messages as tm
 from companion.table.decide import CHECKPOINT_S
 from tests.faults.checks import assert_log_is_live_state, audit, fold_log
 from tests.faults.hub import wait_for
@@ -108,7 +107,7 @@ def test_kill_9_at_random_moments_loses_nothing_and_forges_nothing(fault_broker,
             early += 1
             hub = launcher.start(resume=True)
             starts.append(hub.start_s)
-        elapsed_paused, asked_at = hub.handle(tm.ClockCommand("resume"))
+        elapsed_paused, asked_at = hub.resume_clock()
         credited = elapsed_paused - elapsed_at_resume
         loss = (killed_at - resumed_at) * SCALE - credited
         losses.append(loss)

@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 
 from companion.clock import ScaledClock
-from companion.table import messages as tm
 from tests.faults.checks import assert_log_is_live_state, audit, fold_log
 from tests.faults.hub import Processes, wait_for
 from tests.faults.sizes import SEED, report, sized, sized_int
@@ -105,7 +104,7 @@ def _play_table(index: int, broker: Any, procs: Processes, work: Any) -> dict[st
             time.sleep(rng.uniform(0.0, 0.5))
             hub = launcher.start(resume=True)
             if hub.state()["clock"]["phase"] == "paused":
-                hub.handle(tm.ClockCommand("resume"))
+                hub.resume_clock()
         while drops and since >= drops[0][0]:
             _, node_id, away_s = drops.pop(0)
             node = fleet.nodes[node_id]

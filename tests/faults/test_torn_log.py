@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from companion.clock import ScaledClock
-from companion.table import messages as tm
 from tests.faults.checks import assert_log_is_live_state, audit, fold_log
 from tests.faults.hub import HubProcess, wait_for
 from tests.faults.sizes import SEED, report, sized_int
@@ -105,7 +104,7 @@ def test_torn_last_line_then_two_resumes(kind, fault_broker, procs, tmp_path):
         resumes += 1
         assert path.read_bytes().endswith(b"\n"), "the resumed hub appended to a torn line"
         _settle_and_compare(hub, fleet, path, f"after resuming a log whose last line was torn ({kind})")
-        hub.handle(tm.ClockCommand("resume"))
+        hub.resume_clock()
         fleet.playing.set()
 
     time.sleep(rng.uniform(0.5, 1.5))
@@ -114,7 +113,7 @@ def test_torn_last_line_then_two_resumes(kind, fault_broker, procs, tmp_path):
     resumes += 1
     path = launcher.log_path
     _settle_and_compare(hub, fleet, path, "after the second resume")
-    hub.handle(tm.ClockCommand("resume"))
+    hub.resume_clock()
     fleet.playing.set()
     time.sleep(1.0)
     fleet.playing.clear()

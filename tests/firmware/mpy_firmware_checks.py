@@ -483,6 +483,32 @@ def check_answer_during_a_publish_is_handled_after_it():
     assert seqs == [answered[0], answered[0]] and answered == [1], (seqs, answered)
 
 
+def check_unanswered_flip_is_sent_again_while_connected():
+    """No ack within the core's resend wait (an ack lost, a hub asking for it later): the node sends
+    the flip again without reconnecting, and stops once the hub has decided it."""
+    ms = Ms()
+    app, sta = _connected(ms, sand_ms=600000)
+    connects = len(simple.broker["connects"])
+    simple.broker["published"] = []
+    machine.drive(TILT, 0)
+    _loop(app, ms, ms.t + 300)
+    flips = lambda: [json.loads(m)["seq"] for _, m, _, _ in simple.broker["published"] if b'"flip"' in m]  # noqa: E731
+    assert flips() == [1]
+    _loop(app, ms, ms.t + 5000)
+    assert flips() == [1, 1] and app.core.resent == 1
+    cmd = protocol.node_topic("t1", "blue-2", "cmd").encode()
+    retry = protocol.encode("cmd", "ack", boot=BOOT, seq=1, verdict="retry", reason="storage full")
+    simple.broker["inbox"].append((cmd, retry))
+    _loop(app, ms, ms.t + 9000)
+    assert flips() == [1, 1] and len(app.core.outbox) == 1, "kept, and the wait doubled"
+    _loop(app, ms, ms.t + 1500)
+    assert flips() == [1, 1, 1]
+    simple.broker["inbox"].append((cmd, protocol.encode("cmd", "ack", boot=BOOT, seq=1, verdict="accepted")))
+    _loop(app, ms, ms.t + 60000)
+    assert flips() == [1, 1, 1] and app.core.outbox == []
+    assert len(simple.broker["connects"]) == connects and app.link.is_up(), "never reconnected"
+
+
 def check_umqtt_robust_is_never_used():
     client = board.mqtt_client("c", "10.0.0.1", 1883, None, None, 15)
     assert isinstance(client, simple.MQTTClient) and not isinstance(client, robust.MQTTClient)

@@ -153,6 +153,29 @@ def test_rejected_and_identify_blink(started, mock_pins, ms):
     assert _rgb(mock_pins) == leds.OFF
 
 
+def test_unanswered_flip_is_sent_again_while_connected(started, mock_pins, ms):
+    """No ack within 5 node seconds: the flip goes out again on the same connection; a ``retry``
+    answer keeps it (the next wait doubles), an ``accepted`` one ends the resending."""
+    node, rec = started
+    ms.t = 40_000
+    mock_pins.pin(TILT).drive_low()
+    _steps(node, ms, 40_200)
+    assert [e["seq"] for e in rec.wait_for(1, kind="flip")] == [1]
+    _steps(node, ms, 45_200)
+    assert [e["seq"] for e in rec.wait_for(2, kind="flip")] == [1, 1] and node.core.resent == 1
+    cmd = protocol.node_topic(node.config.table, "pi-1", "cmd")
+    rec.publish(cmd, protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="retry", reason="later"))
+    wait_until(lambda: node.core.retry_reason == "later", message="the retry answer")
+    _steps(node, ms, 55_000)
+    assert len(rec.payloads(kind="flip")) == 2 and [item[1] for item in node.core.outbox] == ["flip", "empty"]
+    _steps(node, ms, 55_300)
+    assert len(rec.wait_for(3, kind="flip")) == 3
+    rec.publish(cmd, protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="accepted"))
+    wait_until(lambda: node.core.last_verdict == "accepted", message="the accepted ack")
+    _steps(node, ms, 120_000, every=100)
+    assert len(rec.payloads(kind="flip")) == 3
+
+
 def test_events_made_offline_go_out_after_hello(mosquitto, table_id, mock_pins, ms, recorder_factory):
     rec = recorder_factory(protocol.table_prefix(table_id) + "/node/pi-1/#")
     node = PiNode(_config(mosquitto, table_id), clock=ms, boot_id="0a1b2c3d")

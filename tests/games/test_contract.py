@@ -15,6 +15,7 @@ the menus the referee offers, undos, time passing), with its log on disk, and th
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import json
 import random
@@ -140,3 +141,12 @@ def test_no_module_outside_the_game_packages_and_the_registry_names_a_game():
         if hits:
             named.append(f"{path.relative_to(root)}: {', '.join(hits)}")
     assert not named, "name a game outside companion/games: " + "; ".join(named)
+
+
+def test_the_leftovers_of_the_old_shapes_are_gone():
+    """No re-export shim, no view module only tests used, no engine field read only by a test: a game's
+    parts are found through its package's modules and its GAME (issue 24's leftovers)."""
+    root = Path(__file__).resolve().parents[2] / "companion"
+    assert not (root / "games" / "base.py").exists()
+    assert not (root / "games" / "space_dealer" / "view.py").exists()
+    assert "engine" not in {f.name for f in dataclasses.fields(GAMES[0])}

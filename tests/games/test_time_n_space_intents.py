@@ -56,7 +56,7 @@ MALFORMED = [
     ({"symbol": 6}, "Intent.symbol must be"),
     ({"forfeit": "yes"}, 'Intent.forfeit must be bool, not "yes"'),
     ({"beam": "b6"}, "Intent.beam must be"),
-    ({"beam": [["b6"]]}, "Intent.beam must be tuple[tuple[str, int], ...] | None"),
+    ({"beam": [["b6"]]}, "Intent.beam[0] must be a list of 2"),
     ({"moon": "eat"}, "Intent.moon must be"),
     ({"dance": True}, "Intent has no field 'dance'"),
 ]

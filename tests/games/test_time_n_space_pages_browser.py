@@ -80,7 +80,14 @@ def finished(table, *nodes: str) -> None:
 @pytest.fixture
 def table(mosquitto, table_id):
     with start(
-        mosquitto, table_id, game="time-n-space", variant="intro", players=3, timers=2, sand_s=1.0
+        mosquitto,
+        table_id,
+        game="time-n-space",
+        variant="intro",
+        players=3,
+        timers=2,
+        sand_s=1.0,
+        deck="table",
     ) as table:
         session = table.app.extensions["companion.session"]
         wait_until(
@@ -194,7 +201,14 @@ def test_the_tile_found_on_top_of_a_moons_pile_takes_one_tap_and_the_flip(browse
     """A table deck's typical draw at 390×844, in Spanish: the tile buttons are one group of the lift, the
     likeliest first (a beam station: 8 of the 24 tiles); one tap on the tile the player finds, then the flip."""
     with start(
-        mosquitto, table_id, game="time-n-space", variant="full", players=3, timers=2, sand_s=1.0
+        mosquitto,
+        table_id,
+        game="time-n-space",
+        variant="full",
+        players=3,
+        timers=2,
+        sand_s=1.0,
+        deck="table",
     ) as table:
         session = table.app.extensions["companion.session"]
         assert session.setup.deck == "table"

@@ -169,7 +169,7 @@ BAD = [
                 {"@": "LiftTimer", "player": "a", "timer": 0, "choice": {"@": "Teleport"}},
             ],
         },
-        "action 1: LiftTimer.choice must be companion.games.time_n_space.model.Deliver | ",
+        "action 1: LiftTimer.choice must be Deliver or MoonTile or Produce or Beam or Trade or Build or Upgrade or null",
     ),
     (
         {

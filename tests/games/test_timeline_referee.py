@@ -291,11 +291,11 @@ TABLE_BASE = {"players": ["ana", "ben"], "deck": "table", "moves": []}
         ({"moves": [{"player": "ana", "year": 5}]}, "move 1 is missing gap"),
         (
             {"moves": [{"player": "ana", "gap": 0, "year": "1492"}]},
-            'move 1: RevealCard.year must be int | None, not "1492"',
+            'move 1: RevealCard.year must be int, not "1492"',
         ),
         (
             {"moves": [{"player": "ana", "gap": 0, "right": "yes"}]},
-            'move 1: RevealCard.right must be bool | None, not "yes"',
+            'move 1: RevealCard.right must be bool, not "yes"',
         ),
         (
             {"moves": [{"player": "ana", "gap": 0, "card": "granada"}]},

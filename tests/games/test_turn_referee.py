@@ -253,7 +253,7 @@ def test_the_pages_get_the_latest_happenings_from_the_table(monkeypatch):
         for player in ("ana", "ben"):
             assert table.flip(f"{player}-1").refusal is None
             assert table.tap(player, {"amount": amount}).refusal is None
-    assert english(table.ctx.recent) == (
+    assert english(table.ctx.recent)[-4:] == (
         "ana started their turn",
         "ana added 1",
         "ben started their turn",

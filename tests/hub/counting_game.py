@@ -41,6 +41,13 @@ class Symbol:
 
 
 @dataclass(frozen=True)
+class Planet:
+    """A phone's choice for a timer: the planet it goes to at its next flip (a long list to choose from)."""
+
+    planet: str
+
+
+@dataclass(frozen=True)
 class Scored:
     """The logged action: ``player`` scored."""
 
@@ -129,5 +136,5 @@ GAME = GameInfo(
     timers_per_player=1,
     state_modules=(__name__,),
     moves=(Point, Cheat),
-    intents=(Symbol,),
+    intents=(Symbol, Planet),
 )

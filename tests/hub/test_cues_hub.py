@@ -150,7 +150,7 @@ def test_turn_timer_warns_once_before_it_runs_out(tmp_path):
     )
     start_services(app)
     try:
-        to_move = session.state.game.game.to_move  # the Timeline engine's player to move
+        to_move = session.referee.player_to_move(session.state.game)
         node = session.setup.seats[session.setup.players.index(to_move)].node
         hello = p.validate(
             "event",

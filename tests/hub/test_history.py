@@ -14,6 +14,15 @@ from companion.rules.outcome import Rejected
 from companion.rules.text import from_json, text
 from companion.table import messages as tm
 
+
+def score_sheet(sheet):
+    """Light mode's move for a sheet, read as the hub reads the phone form's post."""
+    from companion.games import find_game
+
+    game = find_game("time-n-space")
+    return game.codec.read({"@": "ScoreSheet", "sheet": sheet}, game.moves)
+
+
 SHEET = {
     "players": {
         "red": {
@@ -57,8 +66,8 @@ def finish_game(app):
     session.handle(tm.ClockCommand("start"))
     clock.advance(12 * 60 + 1)
     session.handle(tm.Tick())
-    result = session.handle(tm.PlayerAction("red", {"type": "score-sheet", "sheet": SHEET}))
-    assert getattr(result, "ok", True), result
+    result = session.handle(tm.PlayerAction("red", score_sheet(SHEET)))
+    assert result.refusal is None, result.refusal
     return session
 
 
@@ -149,7 +158,7 @@ def test_after_the_clock_runs_out_the_timers_only_table_says_it_is_over_and_keep
 
 
 def test_a_game_ended_early_that_cannot_be_scored_says_why(timers_app, monkeypatch):
-    def cannot(self, state):
+    def cannot(self, state, ctx):
         return Rejected(text("nobody has placed a card yet"), text("Scoring"))
 
     monkeypatch.setattr(FreeTimers, "game_ended_early", cannot)

@@ -216,7 +216,7 @@ def test_no_player_page_and_final_explanation_are_translated(app):
         as_text=True
     )
     session = app.extensions["companion.session"]
-    session.referee.scores = lambda game: {
+    session.referee.scores = lambda game, ctx: {
         "players": {"red": {"total": 4, "trophies": 1}},  # type: ignore[method-assign]
         "ranking": ["red"],
         "winners": ["red"],

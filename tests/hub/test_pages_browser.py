@@ -17,6 +17,15 @@ from tests.conftest import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
+
+def score_sheet(sheet):
+    """Light mode's move for a sheet, read as the hub reads the phone form's post."""
+    from companion.games import find_game
+
+    game = find_game("time-n-space")
+    return game.codec.read({"@": "ScoreSheet", "sheet": sheet}, game.moves)
+
+
 ARTIFACTS = Path(os.environ.get("COMPANION_ARTIFACTS", "test-artifacts"))
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
@@ -32,7 +41,7 @@ def screenshot(page, name: str) -> None:
 def start(mosquitto, table_id, **hub) -> Table:
     """A table not yet started: use it as ``with start(...) as table``."""
     options = RunOptions(
-        hub=HubConfig(table=table_id, **hub),
+        hub=HubConfig(table=table_id, **{"deck": "hub", **hub}),
         broker_url=str(mosquitto.address),
         http_port=None,
         heartbeat_s=0.5,
@@ -231,8 +240,8 @@ def test_end_of_game_screen_shows_the_scores(browser, mosquitto, table_id):
         session = table.app.extensions["companion.session"]
         session.handle(tm.ClockCommand("start"))
         wait_until(lambda: session.state.clock.phase == "expired", message="the master clock runs out")
-        result = session.handle(tm.PlayerAction("red", {"type": "score-sheet", "sheet": sheet}))
-        assert getattr(result, "ok", True), result
+        result = session.handle(tm.PlayerAction("red", score_sheet(sheet)))
+        assert result.refusal is None, result.refusal
         page = browser.new_page()
         page.goto(table.url)
         page.wait_for_selector("#scores:not([hidden])")
@@ -269,7 +278,7 @@ def test_time_n_space_player_chooses_a_symbol_on_the_phone(browser, mosquitto, t
         page.wait_for_selector(".timer[data-node='red-1'] .on:text('moon 1')")
         node = table.fleet.nodes["red-1"]
         wait_until(lambda: node.core.last_verdict == "accepted", message="the node's verdict")
-        player = session.state.game.game.player("red")
+        player = session.state.game.player("red")
         assert player.timers[0].symbol == "ship" and player.timers[0].destination == "moon-1"
         screenshot(page, "player-time-n-space")
 
@@ -284,7 +293,7 @@ def test_space_dealer_dashboard_draws_the_victory_point_track(browser, mosquitto
     with start(mosquitto, table_id, game="space-dealer", players=3, timers=2) as table:
         session = table.app.extensions["companion.session"]
         session.handle(tm.ClockCommand("start"))
-        game = session.state.game.game
+        game = session.state.game
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.goto(table.url)
         page.wait_for_selector("#picture svg.game-picture[data-game='space-dealer']")
@@ -345,7 +354,10 @@ def test_light_mode_score_sheets_are_entered_on_the_phones(browser, mosquitto, t
                 row.locator("select").nth(0).select_option(colour)
                 row.locator("select").nth(1).select_option(str(value))
             page.click(".counter-sheet button.save")
-            wait_until(lambda: player in dict(session.state.game.sheet), message=f"{player}'s score sheet")
+            wait_until(
+                lambda: player in {e.player for e in session.state.game.sheet},
+                message=f"{player}'s score sheet",
+            )
             return page
 
         red = fill("red", collected=[("gray", 2, "yellow")])

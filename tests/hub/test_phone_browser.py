@@ -22,6 +22,7 @@ from werkzeug.serving import make_server
 
 import companion.table.session as table_session
 from companion.core import protocol as p
+from companion.games import register, unregister
 from companion.games.sandtimers import FreeTimers
 from companion.hub import create_app
 from companion.hub.auth import access_of
@@ -32,6 +33,7 @@ from companion.rules.text import text
 from companion.table import messages as tm
 from companion.table.session import ShuttingDown
 from companion.testing import deliver
+from tests.hub.counting_game import Cheat, Planet, Point, Scored
 from tests.hub.web_access import PHONE_ADDR
 
 pytestmark = [pytest.mark.browser]
@@ -81,48 +83,49 @@ class PhoneReferee(FreeTimers):
         return {"points": {}}
 
     def replay(self, state, ctx, action):
-        return self._apply(state, action)
+        return Decision(self._apply(state, action), actions=(action,))
 
     def _apply(self, state, action):
         points = dict(state["points"])
-        points[action["player"]] = points.get(action["player"], 0) + 1
+        points[action.player] = points.get(action.player, 0) + 1
         return {"points": points}
 
     def timer_flipped(self, state, ctx, seat, *, intent, ran_out):
         return Rejected(text("The master clock is paused: wait until it is resumed"), text("Master clock"))
 
-    def player_action(self, state, ctx, player, action: dict[str, Any]):
-        if action.get("type") == "cheat":
+    def player_action(self, state, ctx, player, action: Any):
+        if isinstance(action, Cheat):
             return Rejected(
                 text("The master clock is paused: wait until it is resumed"), text("Master clock")
             )
-        act = {"type": "point", "player": player}
+        act = Scored(player)
         return Decision(
             self._apply(state, act), actions=(act,), notes=(text("{player} scored", player=player),)
         )
 
     def menu(self, state, ctx, player, *, intents):
         node = f"{player_id(player)}-1"
-        chosen = intents.get(node, {}).get("planet", "saturn")
+        chosen = intents[node].planet if node in intents else "saturn"
         total = sum(state["points"].values())
         return [
             MenuItem(
                 "point",
                 text("Score a point ({count} so far)", count=total),
                 text("Now"),
-                action={"type": "point"},
+                action=Point(),
             ),
             *(
                 MenuItem(
                     f"planet-{p}",
                     text(p),
                     text("Timer {index}: next symbol", index=1),
-                    intent={"node": node, "planet": p},
+                    intent=Planet(p),
+                    node=node,
                     selected=p == chosen,
                 )
                 for p in PLANETS
             ),
-            MenuItem("cheat", text("Break a rule"), text("Other"), action={"type": "cheat"}),
+            MenuItem("cheat", text("Break a rule"), text("Other"), action=Cheat()),
         ]
 
     def player_view(self, state, ctx, player):
@@ -184,11 +187,13 @@ def serve(
 ) -> Iterator[Hub]:
     """A hub for ``players`` on a real web server at 127.0.0.1 (no broker, no simulated nodes)."""
     patch = pytest.MonkeyPatch()
+    register("counting", "tests.hub.counting_game")  # the stand-in referees' moves and choices
     if referee is not None:
         patch.setattr(
             table_session, "make_referee", lambda setup: (ref := referee(setup), ref.start(setup), 0)
         )
     try:
+        config = {"game": "counting", **config} if referee is not None else config
         app = create_app({"table": "phones", "players": len(players), "timers": 1, **config})
         session = app.extensions["companion.session"]
         if tuple(session.setup.players) != players:
@@ -213,6 +218,7 @@ def serve(
             server.server_close()
     finally:
         patch.undo()
+        unregister("counting")
 
 
 def wait_for(page: Any, predicate: Callable[[], object], message: str, timeout_s: float = 5.0) -> None:
@@ -241,7 +247,7 @@ class Ticker:
 
     def _run(self) -> None:
         while not self.stop.wait(0.05):
-            self.hub.session.handle(tm.PlayerAction(self.player, {"type": "point"}))
+            self.hub.session.handle(tm.PlayerAction(self.player, Point()))
 
     def __enter__(self) -> Ticker:
         self.thread.start()
@@ -350,7 +356,7 @@ def test_a_long_group_folds_and_stays_open_across_live_updates(browser):
         assert visible.count() == 7, "the open list stays open while the table moves on"
         page.tap("button[data-id='planet-uranus']")
         page.wait_for_selector("button[data-id='planet-uranus'].selected")
-        assert dict(hub.session.table.intents) == {"red-1": {"node": "red-1", "planet": "uranus"}}
+        assert dict(hub.session.table.intents) == {"red-1": Planet("uranus")}
         more.tap()
         assert visible.count() == 4 and page.is_visible("button[data-id='planet-uranus']"), (
             "the choice stays shown"

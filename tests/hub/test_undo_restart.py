@@ -5,26 +5,21 @@ from __future__ import annotations
 import pytest
 
 from companion.clock import FakeClock
+from companion.games import register, unregister
 from companion.hub import HubConfig, create_app
 from companion.i18n import render_tree
 from companion.runtime import RunOptions, Table
 from companion.table import events as ev
 from tests.conftest import replays, wait_until
-from tests.hub.test_player_api import CountingReferee
 
 
 @pytest.fixture
 def app():
-    from companion.rules.setup import default_setup
-    from companion.table.session import TableSession
-
-    app = create_app({"table": "t1", "players": 2, "timers": 1}, clock=FakeClock())
-    app.extensions["companion.session"] = TableSession(
-        default_setup("t1", players=2, timers=1),
-        clock=FakeClock(),
-        referee=CountingReferee(default_setup("t1", players=2, timers=1)),
-    )
-    return app
+    register("counting", "tests.hub.counting_game")
+    try:
+        yield create_app({"table": "t1", "game": "counting", "players": 2, "timers": 1}, clock=FakeClock())
+    finally:
+        unregister("counting")
 
 
 def test_undo_needs_confirmation_and_takes_back_the_latest_tap(app):
@@ -34,19 +29,19 @@ def test_undo_needs_confirmation_and_takes_back_the_latest_tap(app):
         client.post("/api/undo", json={"confirm": True}).get_json()["error"]
         == "There is no accepted action to undo"
     )
-    client.post("/api/players/red/action", json={"action": {"type": "point"}})
-    client.post("/api/players/yellow/action", json={"action": {"type": "point"}})
+    client.post("/api/players/red/action", json={"action": {"@": "Point"}})
+    client.post("/api/players/yellow/action", json={"action": {"@": "Point"}})
     res = client.post("/api/undo", json={})
     assert res.status_code == 409 and res.get_json()["error"] == "Confirm to undo: yellow scored"
-    assert session.state.game["points"] == {"red": 1, "yellow": 1}
+    assert session.state.game.points_of() == {"red": 1, "yellow": 1}
     assert english(client.get("/api/undo").get_json()["undo"]) == "yellow scored"
     assert english(client.post("/api/undo", json={"confirm": True}).get_json()["undone"]) == "yellow scored"
-    assert session.state.game["points"] == {"red": 1}
+    assert session.state.game.points_of() == {"red": 1}
     assert english(client.get("/api/undo").get_json()["undo"]) == "red scored"
     assert isinstance(session.log.events()[-1], ev.StepUndone)
     assert replays(session)
     client.post("/api/undo", json={"confirm": True})
-    assert session.state.game["points"] == {}
+    assert session.state.game.points_of() == {}
     assert "undone: red scored" in [english(e["text"]) for e in client.get("/api/state").get_json()["recent"]]
 
 

@@ -20,6 +20,7 @@ from werkzeug.serving import make_server
 
 from companion.clock import FakeClock
 from companion.errors import ConfigError
+from companion.games import register, unregister
 from companion.hub import create_app
 from companion.hub.auth import (
     CROSS_SITE,
@@ -41,6 +42,8 @@ from companion.hub.auth import (
 )
 from companion.i18n import render
 from companion.rules.text import Text
+from companion.table import messages as tm
+from tests.hub.counting_game import Symbol
 from tests.hub.web_access import PHONE_ADDR, access, host_headers, phone, token_header
 
 
@@ -62,17 +65,23 @@ def fleet():
 
 @pytest.fixture
 def app(tmp_path, fleet):
-    return create_app(
-        {
-            "table": "cafe",
-            "players": 2,
-            "timers": 1,
-            "sounds_dir": str(tmp_path / "sounds"),
-            "audio": {"speech": False},
-        },
-        clock=FakeClock(),
-        fleet=fleet,
-    )
+    """A table of the stand-in game whose phones choose a symbol for their timer (tests/hub/counting_game)."""
+    register("counting", "tests.hub.counting_game")
+    try:
+        yield create_app(
+            {
+                "table": "cafe",
+                "game": "counting",
+                "players": 2,
+                "timers": 1,
+                "sounds_dir": str(tmp_path / "sounds"),
+                "audio": {"speech": False},
+            },
+            clock=FakeClock(),
+            fleet=fleet,
+        )
+    finally:
+        unregister("counting")
 
 
 def session(app):
@@ -210,16 +219,21 @@ def test_a_phone_acts_only_for_its_own_player(app, fleet):
     red = phone(app, control.token_of("red"))
     assert red.get("/api/whoami").get_json()["player"] == "red"
     assert (
-        red.post("/api/players/red/intent", json={"node": "red-1", "intent": {"symbol": "x"}}).status_code
+        red.post(
+            "/api/players/red/intent", json={"node": "red-1", "intent": {"@": "Symbol", "symbol": "x"}}
+        ).status_code
         == 200
     )
-    assert dict(session(app).table.intents) == {"red-1": {"symbol": "x", "node": "red-1"}}
-    refused = red.post("/api/players/red/action", json={"action": {"type": "x"}})
+    assert dict(session(app).table.intents) == {"red-1": Symbol("x")}
+    refused = red.post("/api/players/red/action", json={"action": {"@": "Cheat"}})
     assert refused.status_code == 409, "past the access check, the rules answer"
     other = other_player("red")
     assert str(other) == "This phone can act only for red"
     denied(
-        red.post("/api/players/yellow/intent", json={"node": "yellow-1", "intent": {"symbol": "x"}}), other
+        red.post(
+            "/api/players/yellow/intent", json={"node": "yellow-1", "intent": {"@": "Symbol", "symbol": "x"}}
+        ),
+        other,
     )
     denied(red.post("/api/players/yellow/action", json={"action": {"type": "x"}}), other)
     assert red.post("/api/sim/red-1/flip").status_code == 200, "a player may flip their own simulated timer"
@@ -292,12 +306,19 @@ def test_a_new_game_makes_new_tokens(app):
     before = control.player_tokens()
     red = phone(app, before["red"])
     setup = session(app).setup
-    session(app).reset(
-        replace(
-            setup,
-            players=("ana", "red"),
-            seats=tuple(replace(s, player="ana") if s.player == "yellow" else s for s in setup.seats),
+    assert (
+        session(app)
+        .handle(
+            tm.NewGame(
+                replace(
+                    setup,
+                    players=("ana", "red"),
+                    seats=tuple(replace(s, player="ana") if s.player == "yellow" else s for s in setup.seats),
+                )
+            )
         )
+        .refusal
+        is None
     )
     after = control.player_tokens()
     assert set(after) == {"ana", "red"} and after["red"] != before["red"]

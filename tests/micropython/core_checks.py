@@ -224,6 +224,97 @@ def check_node_reports_dropped_events():
     assert beat["dropped"] == 3 and beat["queued"] == 2
 
 
+def _sent_seqs(messages):
+    return [e["seq"] for e in _events(messages) if "seq" in e]
+
+
+def check_node_resends_unacknowledged_reports_while_connected():
+    ms = Ms()
+    node = NodeCore(
+        "t1",
+        "red-1",
+        ms,
+        "0a1b2c3d",
+        sand_ms=600000,
+        heartbeat_ms=600000,
+        resend_ms=5000,
+        resend_cap_ms=20000,
+    )
+    node.on_connect()
+    assert _sent_seqs(node.flip()) == [1]
+    ms.t += 4999
+    assert _sent_seqs(node.poll()) == [], "the hub gets its first interval to answer"
+    ms.t += 1
+    assert _sent_seqs(node.poll()) == [1] and node.resent == 1
+    waits = []
+    for _ in range(4):
+        start = ms.t
+        while not _sent_seqs(node.poll()):
+            ms.t += 100
+        waits.append(ms.t - start)
+    assert waits == [10000, 20000, 20000, 20000], waits  # doubling, up to the cap
+    node.on_message(
+        protocol.node_topic("t1", "red-1", "cmd"),
+        protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="accepted"),
+    )
+    assert node.outbox == []
+    ms.t += 100000
+    assert _sent_seqs(node.poll()) == [], "nothing waits for an ack: nothing is resent"
+    node.flip()
+    ms.t += 5000
+    assert _sent_seqs(node.poll()) == [2], "an answer starts the waits afresh"
+
+
+def check_node_keeps_a_report_the_hub_asks_to_send_again():
+    ms = Ms()
+    node = NodeCore("t1", "red-1", ms, "0a1b2c3d", heartbeat_ms=600000, resend_ms=5000)
+    node.on_connect()
+    node.flip()
+    node.flip()
+    cmd = protocol.node_topic("t1", "red-1", "cmd")
+    retry = protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="retry", reason="storage full")
+    assert node.on_message(cmd, retry) == []
+    assert [item[0] for item in node.outbox] == [1, 2] and node.retry_reason == "storage full"
+    assert node.show() not in ("accepted", "rejected"), "no verdict is shown for a report not yet decided"
+    node.on_message(cmd, protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=2, verdict="accepted"))
+    ms.t += 5000
+    assert _sent_seqs(node.poll()) == [1], "the kept report goes again"
+    resent = node.on_message(protocol.hub_status_topic("t1"), protocol.status_payload(True))
+    assert _sent_seqs(resent) == [1], "and at once when the hub says it is back"
+
+
+def check_node_keeps_new_reports_behind_the_ones_the_hub_asked_for_later():
+    ms = Ms()
+    node = NodeCore("t1", "red-1", ms, "0a1b2c3d", sand_ms=600000, heartbeat_ms=600000, resend_ms=5000)
+    node.on_connect()
+    node.flip()
+    cmd = protocol.node_topic("t1", "red-1", "cmd")
+    node.on_message(cmd, protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="retry"))
+    ms.t += 1000
+    assert node.flip() == [] and node.deferred, "a new report waits behind the kept one"
+    ms.t += 1000
+    assert node.poll() == [] and len(node.outbox) == 3, "the second flip's sand ran out: kept too"
+    ms.t += 3000
+    assert _sent_seqs(node.poll()) == [1, 2, 3], "then all go, oldest first"
+    node.on_message(cmd, protocol.encode("cmd", "ack", boot="0a1b2c3d", seq=1, verdict="accepted"))
+    assert not node.deferred
+    ms.t += 1000
+    assert _sent_seqs(node.flip()) == [4], "the hub decides again: new reports go at once"
+
+
+def check_node_does_not_resend_while_offline():
+    ms = Ms()
+    node = NodeCore("t1", "red-1", ms, "0a1b2c3d", sand_ms=600000, heartbeat_ms=600000, resend_ms=5000)
+    node.on_connect()
+    node.flip()
+    node.on_disconnect()
+    ms.t += 60000
+    assert node.poll() == [] and node.resent == 0
+    assert _sent_seqs(node.on_connect()) == [1]
+    ms.t += 5000
+    assert _sent_seqs(node.poll()) == [1]
+
+
 def checks():
     """(name, function) of every check, in a stable order."""
     found = []

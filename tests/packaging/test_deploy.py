@@ -106,6 +106,8 @@ def test_the_hub_unit_runs_the_checked_config_and_keeps_its_data_in_its_state_di
     assert service["Restart"] == "always" and service["KillSignal"] == "SIGTERM"
     settings = load_config_file(DEPLOY / "hub.toml")
     assert settings["hub"]["data_dir"] == "/var/lib/" + service["StateDirectory"]
+    assert service["CacheDirectory"] == "companion", "cue sounds go to /var/cache/companion, not the data"
+    assert "sounds_dir" not in settings["hub"]
     assert settings["hub"]["lan"] is True and settings["hub"]["simulate"] is False
     assert settings["audio"]["local_playback"] is True
 

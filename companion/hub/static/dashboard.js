@@ -155,6 +155,7 @@ function render() {
     }
   }
   renderBroker();
+  renderStorage(snapshot.storage);
 }
 
 function setText(el, text) { if (el.textContent !== text) el.textContent = text; }

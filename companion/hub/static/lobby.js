@@ -30,7 +30,7 @@ async function lobbyRefresh() {
       li = document.createElement("li");
       li.dataset.table = table.table;
       li.innerHTML = '<a class="table-name"></a><div class="game"></div><div class="clock"></div>' +
-                     '<div class="phase"></div><div class="seats"></div>';
+                     '<div class="phase"></div><div class="seats"></div><div class="resumed" hidden></div>';
       if (data.host) {
         const end = document.createElement("button");
         end.className = "end-table";
@@ -53,6 +53,10 @@ async function lobbyRefresh() {
     li.querySelector(".phase").textContent = LOBBY_PHASES[table.clock.phase] || table.clock.phase;
     li.querySelector(".seats").textContent = t("{online} of {timers} sandtimers online · {players}",
       { online: table.online, timers: table.timers, players: table.players.join(", ") });
+    const resumed = li.querySelector(".resumed");  // the club started again after a crash: this game goes on
+    resumed.hidden = !table.resumed;
+    resumed.textContent = table.resumed ? tr({ msg: "resumed after a restart ({count} event)",
+      plural: "resumed after a restart ({count} events)", args: { count: table.resumed.events } }) : "";
   }
   for (const li of [...list.children]) if (!seen.has(li.dataset.table)) li.remove();
   document.getElementById("count").textContent = t("Tables playing: {count}", { count: data.tables.length });

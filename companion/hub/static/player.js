@@ -349,6 +349,7 @@ function renderScoreList() {
 }
 
 function renderAll() {
+  renderStorage(snap.table.storage);
   renderTimers();
   renderMenu();
   renderView();

@@ -121,6 +121,7 @@ let expectReady = false;
 let shownPairing = "";
 
 function renderPairing(snap) {
+  renderStorage(snap.storage);
   const p = snap.pairing;
   $("pairing").hidden = !p;
   if (p) {
