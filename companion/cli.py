@@ -525,6 +525,9 @@ def run(ctx: click.Context, **_options: Any) -> None:
         _fail(str(exc))
     except TypeError as exc:
         _fail(f"a setting in the config has the wrong type ({exc})")
+    # From the first line printed: a Ctrl+C right after any line (a script that waits for the
+    # dashboard's address, say) must find the handler, never click's "Aborted!".
+    stop = _stop_on_signals()
     broker = table_runtime.broker
     assert table_runtime.app is not None
     session = table_runtime.app.extensions["companion.session"]
@@ -554,7 +557,6 @@ def run(ctx: click.Context, **_options: Any) -> None:
             click.echo(
                 f"Give a real node its credentials with: companion node add NODE --table {setup.table}"
             )
-    stop = _stop_on_signals()  # before the line: a Ctrl+C right after it must find the handler
     click.echo("Press Ctrl+C to stop.")
     try:
         _serve_until_stopped(stop)
@@ -753,6 +755,7 @@ def club(ctx: click.Context, **_options: Any) -> None:
         except CompanionError as exc:
             click.echo(f"companion: the config was not reloaded: {exc}", err=True)
 
+    stop = _stop_on_signals()  # before the first line (see companion run)
     try:
         click.echo(f"club lobby: {running.url}  (club PIN {running.pin})")
         for name, table in running.tables.items():
@@ -762,7 +765,6 @@ def club(ctx: click.Context, **_options: Any) -> None:
             click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game}{resumed})")
         for line in running.network_lines():
             click.echo(line)
-        stop = _stop_on_signals()
         click.echo("Ctrl-C ends every table (their logs are kept and can be resumed).")
         _serve_until_stopped(stop, on_reload=reload_tables if config_path else None, reload=reload)
     finally:

@@ -350,6 +350,17 @@ class HubBridge:
             if self._ready >= {"main", "side"}:
                 self.connected.set()
 
+    def wait_listening(self, timeout_s: float = 5.0) -> bool:
+        """Wait until both links are up with this table's subscriptions answered by the broker: any
+        node's message from then on is heard (tests publish as strangers only after this)."""
+        deadline = time.monotonic() + timeout_s
+        if not self.connected.wait(timeout_s):
+            return False
+        return all(
+            link.wait_subscribed(max(0.0, deadline - time.monotonic()))
+            for link in (self.main, self.side_link)
+        )
+
     def on_disconnect(self, link: MqttLink, reason: str) -> None:
         with self._subs_lock:
             self._ready.discard("main")

@@ -99,7 +99,13 @@ class MqttLink:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.client.on_subscribe = self._on_subscribe
         self.connected = threading.Event()
+        self._subscribing = threading.Condition()
+        self._unanswered: set[int] = set()
+        """SUBSCRIBEs sent and not answered yet (by message id)."""
+        self._answered_early: set[int] = set()
+        """SUBACKs that came before :meth:`subscribe` recorded their id (another thread's call)."""
         self._routes: dict[str, Route] = {}
         """Table id -> its route (the third level of a topic, ``companion/v1/<table>/...``)."""
         self._extra: list[tuple[Callable[[str], bool], Route]] = []
@@ -165,8 +171,27 @@ class MqttLink:
 
     def subscribe(self, filters: list[tuple[str, int]]) -> None:
         if filters:
-            self.client.subscribe(filters)
+            _, mid = self.client.subscribe(filters)
+            if mid is not None:
+                with self._subscribing:
+                    if mid in self._answered_early:
+                        self._answered_early.discard(mid)
+                    else:
+                        self._unanswered.add(mid)
             self._wake()
+
+    def wait_subscribed(self, timeout_s: float) -> bool:
+        """Wait until the broker answered every SUBSCRIBE sent so far; False after ``timeout_s``."""
+        with self._subscribing:
+            return self._subscribing.wait_for(lambda: not self._unanswered, timeout_s)
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, codes: Any, props: Any) -> None:
+        with self._subscribing:
+            if mid in self._unanswered:
+                self._unanswered.discard(mid)
+                self._subscribing.notify_all()
+            else:
+                self._answered_early.add(mid)
 
     def unsubscribe(self, filters: list[str]) -> None:
         if filters:
