@@ -258,6 +258,7 @@ def setup_page() -> str:
         "timers": timers,
         "clock_minutes": setup.clock_length_s / 60,
         "sand_s": setup.sand_s,
+        "deck": setup.deck,  # the page offers the deck the table plays with again
     }
     return render_template(
         "setup.html",

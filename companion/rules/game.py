@@ -128,7 +128,10 @@ class GameInfo:
             raise UnknownGameError(f"{self.title} has no component file to replace: leave out --components")
         import os
 
-        stamp = (setup.components, os.stat(setup.components).st_mtime_ns)
+        try:
+            stamp = (setup.components, os.stat(setup.components).st_mtime_ns)
+        except OSError:  # the game's reader says in one sentence why it cannot read the file
+            return self.load_components(setup.components)
         known = self._components.get(stamp)
         if known is None:
             known = self._components[stamp] = self.load_components(setup.components)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.games.time_n_space.model import OcherTile, OrderPlacement, StartingOrders
+from companion.games.time_n_space.model import OcherTile
 from companion.table import messages as msg
 from tests.conftest import wait_until
 from tests.hub.test_pages_browser import start
@@ -195,57 +195,6 @@ def test_a_typical_lift_takes_two_taps_on_one_phone_screen(browser, table):  # n
     assert session.state.game.supply_of("gray") == supply - 1  # b6 produced its gray cube
     assert page.evaluate("window.scrollY") == 0
     page.close()
-
-
-def test_the_tile_found_on_top_of_a_moons_pile_takes_one_tap_and_the_flip(browser, mosquitto, table_id):
-    """A table deck's typical draw at 390×844, in Spanish: the tile buttons are one group of the lift, the
-    likeliest first (a beam station: 8 of the 24 tiles); one tap on the tile the player finds, then the flip."""
-    with start(
-        mosquitto,
-        table_id,
-        game="time-n-space",
-        variant="full",
-        players=3,
-        timers=2,
-        sand_s=1.0,
-        deck="table",
-    ) as table:
-        session = table.app.extensions["companion.session"]
-        assert session.setup.deck == "table"
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()),
-            timeout_s=10,
-            message="nodes online",
-        )
-        for player in session.setup.players:
-            pick = (OrderPlacement("gray", 1, "b1", 0), OrderPlacement("yellow", 1, "b2", 0))
-            assert session.handle(msg.PlayerAction(player, StartingOrders(pick))).refusal is None
-        assert session.handle(msg.ClockCommand("start")).refusal is None
-        place(table, "red-1", symbol="ship", destination="moon-1")
-        finished(table, "red-1")
-        page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-        page.goto(table.url + "play/red?lang=es")
-        buttons = "button[data-id^='t1-moon-research-']"
-        page.wait_for_selector(buttons)
-        labels = page.locator(buttons).all_text_contents()
-        assert labels[:2] == [
-            "Llevar estación de teletransporte II a la planta de investigación",
-            "Llevar centro comercial II a la planta de investigación",
-        ]
-        first = page.locator(buttons).first
-        box = first.bounding_box()
-        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 844  # no scrolling
-        first.tap()  # tap 1: the beam station found on top
-        page.wait_for_selector(f"{buttons}.selected")
-        page.tap(".timer[data-node='red-1'] button.flip")  # tap 2: lift (take the tile) and place again
-        wait_until(
-            lambda: session.state.game.player("red").research is not None,
-            timeout_s=5,
-            message="the beam station in red's research plant",
-        )
-        assert session.state.game.player("red").research.stage2.type == "beam"
-        assert session.state.game.height("moon-1") == 7
-        page.close()
 
 
 def test_light_mode_score_sheets_are_saved_from_the_phones_form(browser, mosquitto, table_id):

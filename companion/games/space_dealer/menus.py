@@ -252,16 +252,16 @@ def _free_items(referee: SpaceDealerReferee, game: GameState, me: PlayerState) -
     def offer(move: Any, label: Text, kind: str) -> None:
         _offer(game, name, found.setdefault(kind, []), move, label, groups[kind])
 
-    for card in me.stack:
-        offer(A.PlayCard(card), text("plan {card}", card=card_text(game, card)), PLAN)
     if me.pending_draw is not None and me.pending_draw[1]:
         for card in me.pending_draw[1]:
             offer(A.KeepDrawnCard(card), text("keep {card}", card=card_text(game, card)), KEEP)
     elif me.pending_draw is not None:
         found[KEEP] = _kept_items(game, me, me.pending_draw[0])
-    else:
+    else:  # the draws first: the personal stack's cards would fold them away behind "more"
         for level in (2, 3):
             offer(A.DrawTechCards(level), text("draw 2 TechLevel {level} cards", level=level), PLAN)
+    for card in me.stack:
+        offer(A.PlayCard(card), text("plan {card}", card=card_text(game, card)), PLAN)
     ships = [s for s in game.ships if s.controller == name and s.field is not None]
     for ship in ships:
         mine = A.InShip(ship.id)
@@ -437,16 +437,29 @@ def _faces(
     selected: set[str],
     key: str,
     label: Any = None,
+    stack: A.TechStack | None = None,
 ) -> list[MenuItem]:
-    """One button per card face among ``cards`` (copies that look the same are one button), the face
-    with most copies first; the button names a copy of it. ``label`` words a face (its name and order)."""
+    """One button per card face among ``cards`` (copies that look the same are one button), the likeliest
+    face first; the button names a copy of it. ``label`` words a face (its name and order).
+
+    A face is as likely as the copies of it the pile holds: all of them, or, in a ``stack`` that holds
+    fewer cards of a type than the copies it may hold (cards taken out of the box unseen for fewer
+    players), each copy with the chance its type's count gives it (4 of 6 Solar Satellites: 4/6 each)."""
     words = label or (lambda card: card_face_text(game, card))
     by_face: dict[tuple[Any, ...], list[str]] = {}
     for card in cards:
         c = game.cards[card] if card in game.cards else None
         face = (c.type, c.colour, c.order) if c is not None else (card,)
         by_face.setdefault(face, []).append(card)
-    ranked = sorted(by_face.values(), key=lambda copies: (-len(copies), str(words(copies[0]))))
+
+    def likelihood(copies: list[str]) -> float:
+        if stack is None or copies[0] not in game.cards:
+            return float(len(copies))
+        kind = game.cards[copies[0]].type
+        possible = sum(1 for c in stack.cards.items() if c in game.cards and game.cards[c].type == kind)
+        return len(copies) * stack.types.count(kind) / max(1, possible)
+
+    ranked = sorted(by_face.values(), key=lambda copies: (-likelihood(copies), str(words(copies[0]))))
     return [
         MenuItem(
             f"{key}:{copies[0]}",
@@ -470,7 +483,16 @@ def _kept_items(game: GameState, me: PlayerState, level: int) -> list[MenuItem]:
     """A table deck's draw: the card the player keeps, from what the stack can still hold (3.2.1)."""
     group = text("Keep one drawn card: which did you keep?")
     keep = [
-        i for i in _faces(game, _possible(game, level), group, A.KeepDrawnCard, selected=set(), key="keep")
+        i
+        for i in _faces(
+            game,
+            _possible(game, level),
+            group,
+            A.KeepDrawnCard,
+            selected=set(),
+            key="keep",
+            stack=game.stack(level),
+        )
     ]
     return [i for i in keep if not isinstance(apply(game, A.Act(me.name, i.action)), Rejected)]
 
@@ -515,7 +537,15 @@ def _corrections(game: GameState, me: PlayerState) -> list[MenuItem]:
         )
         face = {c for c in _possible(game, level) if card_face_text(game, c) == card_face_text(game, me.kept)}
         others = [c for c in _possible(game, level) if c not in face]
-        for item in _faces(game, others, group, A.CorrectKeptCard, selected=set(), key="correct-kept"):
+        for item in _faces(
+            game,
+            others,
+            group,
+            A.CorrectKeptCard,
+            selected=set(),
+            key="correct-kept",
+            stack=game.stack(level),
+        ):
             if not isinstance(apply(game, A.Act(me.name, item.action)), Rejected):
                 items.append(item)
     for planet in game.neutral:

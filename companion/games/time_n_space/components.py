@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any
 
 from companion.errors import InvalidRecordError
@@ -184,9 +185,19 @@ class _Reader:
         at = f"{self.label}, line {number}" if number is not None else self.label
         return ComponentDataError(f"components file {at}: {where} {problem}")
 
+    def missing(self, data: Any, key: str, where: str) -> ComponentDataError:
+        """``key`` is not in ``data``: a misspelt field there is named at its own line, else the object
+        that lacks it."""
+        spelt = [k for k in data if isinstance(k, str)] if isinstance(data, dict) else []
+        near = get_close_matches(key, spelt, n=1)
+        if near:
+            path = near[0] if where == "the document" else f"{where}.{near[0]}"
+            return self.fail(path, f"is not a field of the components file; did you mean {key!r}?")
+        return self.fail(where, f"is missing the field {key!r}")
+
     def obj(self, data: Any, key: str, where: str) -> dict[str, Any]:
         if not isinstance(data, dict) or key not in data:
-            raise self.fail(where, f"is missing the field {key!r}")
+            raise self.missing(data, key, where)
         value = data[key]
         if not isinstance(value, dict):
             raise self.fail(f"{where}.{key}", "must be an object")
@@ -194,7 +205,7 @@ class _Reader:
 
     def lst(self, data: dict[str, Any], key: str, where: str) -> list[Any]:
         if key not in data:
-            raise self.fail(where, f"is missing the field {key!r}")
+            raise self.missing(data, key, where)
         value = data[key]
         if not isinstance(value, list):
             raise self.fail(f"{where}.{key}", "must be a list")
@@ -202,7 +213,7 @@ class _Reader:
 
     def int_(self, data: dict[str, Any], key: str, where: str, minimum: int = 0) -> int:
         if key not in data:
-            raise self.fail(where, f"is missing the field {key!r}")
+            raise self.missing(data, key, where)
         value = data[key]
         if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
             raise self.fail(f"{where}.{key}", f"must be a whole number of at least {minimum}")
@@ -210,7 +221,7 @@ class _Reader:
 
     def str_(self, data: dict[str, Any], key: str, where: str) -> str:
         if key not in data:
-            raise self.fail(where, f"is missing the field {key!r}")
+            raise self.missing(data, key, where)
         value = data[key]
         if not isinstance(value, str) or not value:
             raise self.fail(f"{where}.{key}", "must be a non-empty string")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
+from difflib import get_close_matches
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -213,12 +214,14 @@ def _flag(where: _Where, key: str) -> bool:
 def build(entries: dict[str, Entry], *, source: str) -> DeckConfig:
     """A :class:`DeckConfig` from the entries of a component file, every value and count checked."""
     where = _Where(source, entries)
+    unknown = sorted(set(entries) - set(ENTRIES), key=lambda k: (entries[k].line or 0, k))
+    if unknown:  # before the missing ones: a misspelt entry is named at its own line
+        near = get_close_matches(unknown[0], [e for e in ENTRIES if e not in entries], n=1)
+        hint = f"did you mean {near[0]!r}?" if near else f"the entries are {', '.join(ENTRIES)}"
+        raise where.error(unknown[0], f"is not an entry of Time Splicers; {hint}")
     for key in ENTRIES:
         if key not in entries:
             raise DeckFileError(f"{source} has no {key!r} entry")
-    unknown = sorted(set(entries) - set(ENTRIES))
-    if unknown:
-        raise where.error(unknown[0], f"is not an entry of Time Splicers ({', '.join(ENTRIES)})")
     values = {key: _whole(where, key) for key in INT_ENTRIES}
     config = DeckConfig(
         colours=_colours(where), last_player_standing_wins=_flag(where, "last_player_standing_wins"), **values
