@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -182,12 +183,27 @@ def _stop_on_signals() -> threading.Event:
     return stop
 
 
-def _serve_until_stopped(stop: threading.Event) -> None:
-    """Settle the heap (see companion.heap), then wait for a stop signal."""
+def _serve_until_stopped(
+    stop: threading.Event,
+    *,
+    on_reload: Callable[[], None] | None = None,
+    reload: threading.Event | None = None,
+) -> None:
+    """Settle the heap (see companion.heap), then wait for a stop signal; ``on_reload`` runs (in this
+    thread) whenever ``reload`` is set (by the handler of :func:`_reload_on_sighup`)."""
     if not stop.is_set():
         heap.settle()
     while not stop.wait(0.5):
-        pass
+        if reload is not None and reload.is_set() and on_reload is not None:
+            reload.clear()
+            on_reload()
+
+
+def _reload_on_sighup() -> threading.Event:
+    """An event set on every SIGHUP from now on (``systemctl reload``)."""
+    reload = threading.Event()
+    signal.signal(signal.SIGHUP, lambda *_: reload.set())
+    return reload
 
 
 class RunSettings:
@@ -666,6 +682,12 @@ def sim(
 @click.option("--pin", default=None, help="The club PIN that adds and ends tables (default: a random one).")
 @click.option("--no-sim", is_flag=True, help="No simulated sandtimers (real nodes only).")
 @click.option(
+    "--lan",
+    is_flag=True,
+    help="Serve the club on this network: locked broker, node credentials, mDNS, QR codes (docs/club.md).",
+)
+@click.option("--lan-address", default=None, help="With --lan: the interface or address to serve on.")
+@click.option(
     "--ha-discovery",
     "ha_discovery",
     default=None,
@@ -680,58 +702,59 @@ def sim(
     help="Go on with the tables in play when the club last stopped (their newest game logs).  "
     "[default: only after a crash or power cut]",
 )
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="TOML file with a [club] section (tables, PIN, data folder...), [broker] and [audio].",
+)
+@click.option("--check-config", is_flag=True, help="Check the settings and exit.")
 @click.option("-v", "--verbose", count=True)
-def club(
-    tables: tuple[str, ...],
-    port: int,
-    host: str,
-    mqtt_port: int,
-    broker_url: str | None,
-    data_dir: str | None,
-    language: str,
-    time_scale: float,
-    pin: str | None,
-    no_sim: bool,
-    ha_discovery: str | None,
-    resume: bool | None,
-    verbose: int,
-) -> None:
+@click.pass_context
+def club(ctx: click.Context, **_options: Any) -> None:
     """Many tables in one process: one broker, one web port, a lobby at / and each table under /t/NAME/.
 
-    TABLES start at once, each as NAME[:GAME[:PLAYERS]] (GAME as for ``companion run --game``); more are
-    added from the lobby with the club PIN. See docs/club.md.
+    TABLES start at once, e.g. ``red:time-n-space:3 blue:space-dealer`` (or [club] tables in the
+    --config file); more are added from the lobby with the club PIN, or in the file followed by a
+    reload (SIGHUP). See docs/club.md.
     """
-    from companion.club import Club, ClubOptions, ClubPlan
-    from companion.hub import HubConfig
-    from companion.mqtt.auth import check_prefix
+    from companion.club import Club, club_options_from
 
-    _configure_logging(verbose)
     try:
-        if time_scale <= 0:
-            raise ConfigError("--time-scale must be more than 0")
-        defaults = HubConfig(
-            data_dir=Path(data_dir) if data_dir else None, language=language, time_scale=time_scale
-        )
-        plan = ClubPlan.parse(tables or ("table-1",), defaults)
-        if broker_url is None:
-            _check_embedded_broker("auto")
-        options = ClubOptions(
-            defaults=defaults,
-            broker_url=broker_url,
-            mqtt_port=mqtt_port,
-            http_host=host,
-            http_port=port,
-            simulate=not no_sim,
-            pin=pin,
-            ha_discovery=check_prefix(ha_discovery) if ha_discovery else None,
-            resume=resume,
-        )
-        if resume and defaults.data_dir is None:
-            raise ConfigError("--resume needs --data-dir, where the tables' logs are")
+        file_settings = load_config_file(ctx.params["config"])
+    except ConfigError as exc:
+        _fail(str(exc))
+    _warn_unknown_variables(ctx)
+    settings = RunSettings(ctx, file_settings)
+    _configure_logging(int(settings.get("verbose", "club", "verbose")))
+    try:
+        options, plan = club_options_from(settings, file_settings, ctx.params)
+        if options.broker_url is None and not options.lan:
+            _check_embedded_broker(options.embedded)
+        if ctx.params["check_config"]:
+            click.echo(
+                f"{ctx.params['config'] + ': ' if ctx.params['config'] else ''}settings OK: "
+                f"{len(plan.tables)} tables ({', '.join(t.table for t in plan.tables)}), "
+                f"lobby on {'the network (lan)' if options.lan else f'{options.http_host}:{options.http_port}'}"
+            )
+            return
         running = Club(options).start(plan.tables)
     except CompanionError as exc:
         _fail(str(exc))
         return
+    config_path = ctx.params["config"]
+    reload = _reload_on_sighup() if config_path else None
+
+    def reload_tables() -> None:
+        """SIGHUP: start the tables the config file lists now and the club does not run yet."""
+        try:
+            _, again = club_options_from(settings, load_config_file(config_path), ctx.params)
+            for name in running.add_missing(again.tables):
+                click.echo(f"  table {name}: {running.url}t/{name}/  (added)")
+        except CompanionError as exc:
+            click.echo(f"companion: the config was not reloaded: {exc}", err=True)
+
     stop = _stop_on_signals()  # before the first line (see companion run)
     try:
         click.echo(f"club lobby: {running.url}  (club PIN {running.pin})")
@@ -740,8 +763,10 @@ def club(
                 "" if table.resumed is None else f", resumed: {table.resumed} events, master clock paused"
             )
             click.echo(f"  table {name}: {running.url}t/{name}/  ({table.session.setup.game}{resumed})")
+        for line in running.network_lines():
+            click.echo(line)
         click.echo("Ctrl-C ends every table (their logs are kept and can be resumed).")
-        _serve_until_stopped(stop)
+        _serve_until_stopped(stop, on_reload=reload_tables if config_path else None, reload=reload)
     finally:
         running.stop()
 

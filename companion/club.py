@@ -18,6 +18,7 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
@@ -27,6 +28,9 @@ from companion.club_record import KEPT, ClubRecord
 from companion.core.protocol import is_valid_id
 from companion.errors import CompanionError, ConfigError
 from companion.hub import HubConfig, create_app, start_services, stop_services
+from companion.hub.rounds import Rounds
+from companion.mqtt.auth import ClubAuth
+from companion.mqtt.bridge import HubLinks
 from companion.mqtt.broker import (
     AmqttBroker,
     BrokerAddress,
@@ -48,7 +52,7 @@ PREFIX = "/t/"
 """Where the tables' pages are: ``/t/<table>/`` (the dashboard), ``/t/<table>/play/<player>``..."""
 
 MAX_TABLES = 200
-"""Tables one club process holds at once (each is a few MB and three threads)."""
+"""Tables one club process holds at once (each is a few MB; they share the club's threads and connections)."""
 
 CLUB_TOKEN_HEADER = "X-Companion-Club"
 CLUB_COOKIE = "companion_club"
@@ -78,6 +82,13 @@ class ClubOptions:
     ha_discovery: str | None = None
     """Publish Home Assistant discovery for every table under this prefix (``"homeassistant"``);
     None leaves it to each table's own setting (see docs/club.md#home-assistant)."""
+    lan: bool = False
+    """Serve the lobby, the tables and the broker on the machine's network address, lock the broker
+    (every node of every table has its own credentials) and announce each table with mDNS."""
+    lan_address: str | None = None
+    """With ``lan``: the interface or address to serve on (default: the one with the default route)."""
+    config_path: Path | None = None
+    """The config file the club was started from."""
     max_streams: int = 256
     """Live pages open at once in the whole club (each holds one of the web server's threads);
     each table's own ``max_streams`` and ``max_streams_per_client`` apply within it."""
@@ -190,6 +201,19 @@ class Club:
         self.stream_slots = StreamSlots(options.max_streams, options.defaults.max_streams_per_client)
         """The web server's stream threads, shared by every table's live pages."""
         self.server: WebServer | None = None
+        self.links: HubLinks | None = None
+        """The club's two MQTT connections, shared by every table (each a route by its id)."""
+        self.rounds = Rounds("club-rounds")
+        """The one thread that runs every table's ticker and cue work."""
+        self.lan: Any = None
+        """With ``lan``: the network address the club serves on (``companion.net.addresses.LanAddress``)."""
+        self.auth: ClubAuth | None = None
+        """With ``lan``: the users of the club's locked broker, from every table's credential store."""
+        self._local_broker: BrokerAddress | None = None
+        """With ``lan``: the broker on loopback, without credentials (each client adds its own)."""
+        self._announcers: dict[str, Any] = {}
+        self._zeroconf: Any = None
+        self._users_job: _UsersWatch | None = None
         data_dir = options.defaults.data_dir
         self.record = ClubRecord(data_dir) if data_dir is not None else None
         """Where the tables in play are written down (a club without a data folder keeps none)."""
@@ -203,32 +227,35 @@ class Club:
             return self
         opts = self.options
         try:
-            if opts.broker_url:
+            if opts.lan:
+                self._start_lan()
+            elif opts.broker_url:
                 self.broker_address = BrokerAddress.parse(opts.broker_url)
             else:
                 self.broker = start_embedded_broker(opts.mqtt_host, opts.mqtt_port, prefer=opts.embedded)
                 self.broker_address = self.broker.address
                 self.supervisor = BrokerSupervisor(self.broker).start()
+            assert self.broker_address is not None
+            self.links = HubLinks.for_club(self._name(), self.broker_address).start()
+            self.rounds.start()
             tables = list(tables)
             self._resume_tables([config.table for config in tables])
             for config in tables:
                 if config.table not in self.tables:
                     self.add_table(config)
+            host = "0.0.0.0" if opts.lan else opts.http_host
             port = opts.http_port or 0  # 0: the system picks a free port (no race with other programs)
-            if port and not port_is_free(opts.http_host, port):
+            if port and not port_is_free(host, port):
                 log.warning("port %s is busy: the club takes a free one", port)
                 port = 0
             limits = WebLimits(streams=self.stream_slots.limit)
             try:
-                self.server = WebServer(
-                    self.dispatcher, opts.http_host, port, limits=limits, name="club-http"
-                ).start()
+                self.server = WebServer(self.dispatcher, host, port, limits=limits, name="club-http").start()
             except OSError:  # the port was taken meanwhile
-                self.server = WebServer(
-                    self.dispatcher, opts.http_host, 0, limits=limits, name="club-http"
-                ).start()
+                self.server = WebServer(self.dispatcher, host, 0, limits=limits, name="club-http").start()
             for table in list(self.tables.values()):
                 self._tell_dashboard_url(table)
+                self._announce(table)
         except BaseException:
             self.stop()
             raise
@@ -238,15 +265,120 @@ class Club:
 
     @property
     def url(self) -> str:
+        """The lobby's address: on the network with ``lan`` (what phones reach), else as served."""
         assert self.server is not None
+        if self.lan is not None:
+            return self.lan.url(self.server.port)
         host = self.options.http_host
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
         return f"http://{shown}:{self.server.port}/"
+
+    # --- on the network (--lan) -----------------------------------------------------------------
+    def _start_lan(self) -> None:
+        """The club's locked mosquitto on every interface, made from the tables' credential stores."""
+        from companion.config_file import default_data_dir
+        from companion.mqtt.auth import ClubAuth
+        from companion.mqtt.broker import require_mosquitto_for_lan
+        from companion.net.addresses import choose_lan_address
+
+        opts = self.options
+        require_mosquitto_for_lan(opts.embedded)
+        self.lan = choose_lan_address(opts.lan_address)
+        data_dir = opts.defaults.data_dir
+        if data_dir is None:
+            data_dir = default_data_dir()
+            self.options = opts = replace(opts, defaults=replace(opts.defaults, data_dir=data_dir))
+        self.auth = ClubAuth(data_dir)
+        persistence = Path(data_dir) / "broker" / f"club-{self._name()}"
+        self.broker = start_embedded_broker(
+            "0.0.0.0", opts.mqtt_port, prefer="mosquitto", persistence_dir=persistence, auth=self.auth
+        )
+        self.supervisor = BrokerSupervisor(self.broker).start()
+        self._local_broker = BrokerAddress("127.0.0.1", self.broker.address.port)
+        self.broker_address = self.auth.hub_address(self._local_broker)
+        self._users_job = _UsersWatch(self)
+        self.rounds.add(self._users_job)
+
+    def _join_broker(self, name: str, setup: Any) -> Any:
+        """With ``lan``: the table's store joins the club (simulated nodes get credentials), the broker
+        reads the users again; the simulated nodes' addresses (None without ``lan``)."""
+        if self.auth is None or self._local_broker is None or self.broker is None:
+            return None
+        auth = self.auth.table(name)
+        if self.options.simulate:
+            for seat in setup.seats:
+                auth.ensure_node(seat.node)
+        self._reload_users()
+        local = self._local_broker
+        return lambda node: auth.node_address(local, node)
+
+    def _reload_users(self) -> None:
+        """Write the club broker's users afresh and have it read them (nobody else is dropped)."""
+        if self.auth is None or self.broker is None:
+            return
+        self.auth.mosquitto_files()
+        if isinstance(self.broker, MosquittoBroker):
+            self.broker.reload()
+
+    def _announce(self, table: ClubTable) -> None:
+        """With ``lan``: the table's QR codes and join links name the network address, and mDNS
+        announces the table (its dashboard under ``/t/<table>/``, the club's broker) as for a lone table."""
+        if self.lan is None or self.server is None or self.broker is None:
+            return
+        from companion.hub.auth import access_of
+        from companion.net.discovery import announce_club_table
+
+        access_of(table.app).public_url = f"{self.url}{PREFIX.lstrip('/')}{table.name}"
+        if table.name in self._announcers:
+            return
+        ipv6 = [c.address for c in self.lan.candidates if c.interface == self.lan.interface and not c.is_ipv4]
+        announcer, self._zeroconf = announce_club_table(
+            table=table.name,
+            address=self.lan.address,
+            http_port=self.server.port,
+            mqtt_port=self.broker.address.port,
+            auth=True,
+            dashboard_path=f"{PREFIX}{table.name}/",
+            more_addresses=ipv6,
+            zeroconf=self._zeroconf,
+        )
+        self._announcers[table.name] = announcer
+
+    def _withdraw(self, name: str) -> None:
+        announcer = self._announcers.pop(name, None)
+        if announcer is not None:
+            announcer.stop()
+        if self.auth is not None:
+            self.auth.leave(name)
+            self._reload_users()
+
+    def _name(self) -> str:
+        """The club's name on the broker (its persistent session): the same for the same data folder,
+        so a club started again after a crash gets the reports its nodes sent meanwhile."""
+        import hashlib
+
+        folder = self.options.defaults.data_dir
+        if folder is None:
+            return secrets.token_hex(4)
+        return hashlib.sha256(str(Path(folder).resolve()).encode()).hexdigest()[:10]
 
     def stop(self) -> None:
         in_play = {name: table.settings for name, table in self.tables.items()}
         for name in list(self.tables):
             self.end_table(name, forget=False)  # first: their streams end, so the server stops at once
+        if self._users_job is not None:
+            self.rounds.remove(self._users_job)
+            self._users_job = None
+        if self._zeroconf is not None:
+            try:
+                self._zeroconf.close()
+            except Exception:
+                log.warning("mDNS: the club's responder did not close cleanly")
+            self._zeroconf = None
+        if self.links is not None:
+            self.links.stop()
+            self.links = None
+        self.rounds.stop()
         if self.server is not None:
             self.server.stop()
             self.server = None
@@ -261,7 +393,7 @@ class Club:
             self.broker = None
 
     def __enter__(self) -> Club:
-        return self.start()
+        return self if self.server is not None else self.start()  # ``with Club(...).start(...)``
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
@@ -292,18 +424,28 @@ class Club:
             if log_file is not None:
                 clock = ScaledClock(config.time_scale, start_s=last_event_time(log_file.events()) + 0.001)
                 setup = log_file.setup
+            address_for = self._join_broker(name, setup)
             fleet = None
             if self.options.simulate:
                 fleet = SimFleet(
                     setup.table,
                     [s.node for s in setup.seats],
-                    self.broker_address,
+                    self._local_broker or self.broker_address,
                     clock,
                     sand_ms=setup.sand_ms,
                     heartbeat_s=self.options.heartbeat_s,
+                    address_for=address_for,
                 )
             resumed = len(log_file) if log_file is not None else None
-            app = create_app(config, clock=clock, broker=self.broker_address, fleet=fleet, log=log_file)
+            app = create_app(
+                config,
+                clock=clock,
+                broker=self.broker_address,
+                fleet=fleet,
+                log=log_file,
+                links=self.links,
+                rounds=self.rounds,
+            )
             if log_file is not None:
                 pause_after_restart(app.extensions["companion.session"])
             from companion.hub.stream import feed_of
@@ -319,8 +461,28 @@ class Club:
             self._write_record(running=True)
             if self.server is not None:
                 self._tell_dashboard_url(table)
+                self._announce(table)
             log.info("table %s %s: %s", name, "resumed" if resumed is not None else "started", setup.game)
             return table
+
+    def add_missing(self, tables: Iterable[HubConfig]) -> list[str]:
+        """Start each of ``tables`` the club does not run yet (a reloaded config file); their names."""
+        added = []
+        for config in tables:
+            if config.table not in self.tables:
+                self.add_table(config)
+                added.append(config.table)
+        return added
+
+    def network_lines(self) -> list[str]:
+        """What the terminal says about the network (with ``lan``): where phones and nodes connect."""
+        if self.lan is None or self.broker is None:
+            return []
+        return [
+            f"Serving the network on {self.lan.label}: phones scan each table's QR codes",
+            f"Nodes connect to mqtt://{self.lan.address}:{self.broker.address.port} as <table>.<node>, "
+            "found by mDNS; give a real node its lines with: companion node add NODE --table TABLE",
+        ]
 
     def _tell_dashboard_url(self, table: ClubTable) -> None:
         """Give Home Assistant's table device the link to the table's dashboard (if discovery is on)."""
@@ -375,6 +537,7 @@ class Club:
         if table.fleet is not None:
             table.fleet.stop()
         stop_services(app)
+        self._withdraw(name)
         log.info("table %s ended", name)
         return True
 
@@ -484,6 +647,80 @@ class Club:
             return jsonify({"ok": True})
 
         return lobby
+
+
+class _UsersWatch:
+    """(On the club's rounds) with ``lan``: when a table's credential store changes (``companion node
+    add`` or ``revoke`` while the club runs), the broker's users are written again and read again."""
+
+    EVERY_S = 2.0
+
+    def __init__(self, club: Club) -> None:
+        self.club = club
+
+    def run_once(self) -> float:
+        auth = self.club.auth
+        if auth is not None and auth.changed_since():
+            try:
+                self.club._reload_users()
+                log.info("the club's broker read its users again (a table's credentials changed)")
+            except ConfigError as exc:
+                log.warning("%s", exc)
+        return self.EVERY_S
+
+
+def club_options_from(
+    settings: Any, file_settings: dict[str, dict[str, Any]], params: dict[str, Any]
+) -> tuple[ClubOptions, ClubPlan]:
+    """The club's options and its first tables, from ``companion club``'s command line (``params``;
+    ``settings.get(param, section, key)`` gives an option given there, else the config file's key,
+    else the option's default)."""
+    from companion.mqtt.auth import check_prefix
+
+    club_file = file_settings.get("club", {})
+    time_scale = float(settings.get("time_scale", "club", "time_scale"))
+    if time_scale <= 0:
+        raise ConfigError("--time-scale must be more than 0")
+    data_dir = settings.get("data_dir", "club", "data_dir")
+    defaults = HubConfig(
+        data_dir=Path(data_dir) if data_dir else None,
+        language=settings.get("language", "club", "language"),
+        time_scale=time_scale,
+        fsync=bool(club_file.get("fsync", True)),
+        audio=dict(file_settings["audio"]) if "audio" in file_settings else None,
+    )
+    items = tuple(params["tables"]) or tuple(club_file.get("tables", ())) or ("table-1",)
+    plan = ClubPlan.parse(items, defaults)
+    from companion.games import referee_for
+
+    for config in plan.tables:
+        if is_valid_id(config.table):  # (a bad name is said by add_table, in the club's words)
+            referee_for(config.setup())  # each table's game accepts it before anything starts
+    simulate = not params["no_sim"] if settings.given("no_sim") else bool(club_file.get("simulate", True))
+    ha = settings.get("ha_discovery", "club", "ha_discovery")
+    lan_address = settings.get("lan_address", "club", "lan_address")
+    broker_file = file_settings.get("broker", {})
+    options = ClubOptions(
+        defaults=defaults,
+        broker_url=params["broker_url"] if settings.given("broker_url") else broker_file.get("url"),
+        embedded=broker_file.get("embedded", "auto"),
+        mqtt_host=broker_file.get("host", "127.0.0.1"),
+        mqtt_port=params["mqtt_port"] if settings.given("mqtt_port") else broker_file.get("port", 1883),
+        http_host=settings.get("host", "club", "host"),
+        http_port=settings.get("port", "club", "port"),
+        simulate=simulate,
+        pin=settings.get("pin", "club", "pin"),
+        ha_discovery=check_prefix(ha) if ha else None,
+        lan=bool(settings.get("lan", "club", "lan")) or lan_address is not None,
+        lan_address=lan_address,
+        config_path=Path(params["config"]) if params.get("config") else None,
+        resume=params.get("resume"),
+    )
+    if options.resume and defaults.data_dir is None:
+        raise ConfigError("--resume needs --data-dir, where the tables' logs are")
+    if options.pin is not None and not (options.pin.isdigit() and 4 <= len(options.pin) <= 12):
+        raise ConfigError("the club PIN must be 4 to 12 digits")
+    return options, plan
 
 
 def _defaults_mapping(defaults: HubConfig) -> dict[str, Any]:

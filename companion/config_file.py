@@ -53,6 +53,8 @@ class Setting:
     positive: bool = False
     """The number must be above 0."""
     choices: tuple[str, ...] = ()
+    command: str = "run"
+    """The command whose option this is (``run``; ``club`` for the ``[club]`` section)."""
 
     @property
     def name(self) -> str:
@@ -60,7 +62,7 @@ class Setting:
 
     @property
     def envvar(self) -> str | None:
-        return f"{ENV_PREFIX}_RUN_{self.param.upper()}" if self.param else None
+        return f"{ENV_PREFIX}_{self.command.upper()}_{self.param.upper()}" if self.param else None
 
 
 def _s(section: str, key: str, kind: str, meaning: str, default: str = "", **more: Any) -> Setting:
@@ -354,6 +356,136 @@ SETTINGS: tuple[Setting, ...] = (
         "with lan: the machine's own mosquitto serves the table (url, default mqtt://127.0.0.1:1883), reading the table's password file and ACL through /etc/mosquitto/conf.d/companion.conf (docs/install.md)",
         "false",
     ),
+    # --- [club]: `companion club`, many tables in one process (docs/club.md); it also reads
+    # [broker] (the shared broker) and [audio] (every table's cues) ----------------------------
+    _s(
+        "club",
+        "tables",
+        "str_list",
+        'the tables to start, each "name", "name:game" or "name:game:players"; more are added from the lobby, or here and `systemctl reload` (SIGHUP)',
+        '["table-1"]',
+        option="TABLES",
+        command="club",
+    ),
+    _s(
+        "club",
+        "pin",
+        "str",
+        "the club PIN that adds and ends tables in the lobby",
+        "a random one, printed",
+        option="--pin",
+        param="pin",
+        command="club",
+    ),
+    _s(
+        "club",
+        "data_dir",
+        "str",
+        "where every table's game logs, node credentials and broker state go",
+        "~/.local/share/companion",
+        option="--data-dir",
+        param="data_dir",
+        command="club",
+    ),
+    _s(
+        "club",
+        "simulate",
+        "bool",
+        "give every table simulated sandtimers",
+        "true",
+        option="--no-sim",
+        param="no_sim",
+        command="club",
+    ),
+    _s(
+        "club",
+        "host",
+        "str",
+        "address the lobby and the tables' pages are served on",
+        "127.0.0.1",
+        option="--host",
+        param="host",
+        command="club",
+    ),
+    _s(
+        "club",
+        "port",
+        "int",
+        "web port of the club (0: a free one)",
+        "8080",
+        option="--port",
+        param="port",
+        command="club",
+        low=0,
+        high=65535,
+    ),
+    _s(
+        "club",
+        "lan",
+        "bool",
+        "serve the lobby, the tables and the broker on this network, locked (every node has its own credentials), announced with mDNS",
+        "false",
+        option="--lan",
+        param="lan",
+        command="club",
+    ),
+    _s(
+        "club",
+        "lan_address",
+        "str",
+        "with lan: the interface or address to serve on",
+        "the one with the default route",
+        option="--lan-address",
+        param="lan_address",
+        command="club",
+    ),
+    _s(
+        "club",
+        "language",
+        "choice",
+        "default language of the lobby and the tables",
+        "en",
+        option="--language",
+        param="language",
+        command="club",
+        choices=("en", "es", "de"),
+    ),
+    _s(
+        "club",
+        "time_scale",
+        "number",
+        "game seconds per real second at every table",
+        "1",
+        option="--time-scale",
+        param="time_scale",
+        command="club",
+        positive=True,
+    ),
+    _s(
+        "club", "fsync", "bool", "fsync every table's game log (false only for tests)", "true", command="club"
+    ),
+    _s(
+        "club",
+        "ha_discovery",
+        "str",
+        "publish Home Assistant MQTT discovery for every table under this prefix",
+        "none",
+        option="--ha-discovery",
+        param="ha_discovery",
+        command="club",
+    ),
+    _s(
+        "club",
+        "verbose",
+        "int",
+        "more log output (1, 2)",
+        "0",
+        option="-v/--verbose",
+        param="verbose",
+        command="club",
+        low=0,
+        high=2,
+    ),
     # --- [audio]: cues (docs/audio.md; CueSettings checks the values further) -----------------
     _s("audio", "enabled", "bool", "false silences every cue", "true"),
     _s("audio", "disabled", "str_list", 'cue names turned off, e.g. ["remaining"]', "[]"),
@@ -588,7 +720,7 @@ def load_config_file(path: str | os.PathLike[str] | None) -> dict[str, dict[str,
 def settings_table() -> str:
     """The Markdown table of every setting (docs/configuration.md holds a copy; a test compares)."""
     lines = [
-        "| Config file | `companion run` option | Environment variable | Type | Default | Meaning |",
+        "| Config file | Option | Environment variable | Type | Default | Meaning |",
         "|---|---|---|---|---|---|",
     ]
     for s in SETTINGS:
@@ -600,6 +732,8 @@ def settings_table() -> str:
         elif s.low is not None:
             kind += f" >= {s.low:g}"
         option = f"`{s.option}`" if s.option else "-"
+        if s.option and s.command != "run":
+            option = f"`companion {s.command} {s.option}`"
         env = f"`{s.envvar}`" if s.envvar else "-"
         lines.append(f"| `[{s.section}] {s.key}` | {option} | {env} | {kind} | {s.default} | {s.meaning} |")
     return "\n".join(lines) + "\n"

@@ -38,10 +38,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
-import paho.mqtt.client as mqtt
 
 from companion import install_hint
 from companion.core import protocol
@@ -54,7 +53,8 @@ from companion.core.serial_lines import (
 )
 from companion.errors import ConfigError
 from companion.mqtt.broker import BrokerAddress
-from companion.mqtt.client import check_ca_file, connect_in_background, make_client
+from companion.mqtt.client import check_ca_file
+from companion.node.radio import MqttRadio
 
 if TYPE_CHECKING:
     import serial
@@ -106,14 +106,17 @@ def find_ports(usb_ids: Iterable[tuple[int, int]], by_id_dir: str = BY_ID_DIR) -
 
 
 class PortLink:
-    """One serial port and the node behind it: reads lines, publishes them, writes the hub's messages back."""
+    """One serial port and the node behind it: reads lines, publishes them, writes the hub's messages back.
+
+    While a node is on the port it has a radio of its own (``companion.node.radio.MqttRadio``, with the
+    node's last will and subscriptions) and the link is that radio's listener."""
 
     def __init__(self, bridge: SerialBridge, path: str, *, retry: bool) -> None:
         self.bridge = bridge
         self.path = path
         self.retry = retry
         self.node: str | None = None
-        self.client: mqtt.Client | None = None
+        self.radio: MqttRadio | None = None
         self.mqtt_up = threading.Event()
         self._port: serial.Serial | None = None
         self._write_lock = threading.Lock()
@@ -196,17 +199,17 @@ class PortLink:
         except (SerialLineError, protocol.ProtocolError) as exc:
             self.bridge.bad_line(self.path, str(exc))
             return
-        if node != self.node or (self.client is None and channel == "hello"):
+        if node != self.node or (self.radio is None and channel == "hello"):
             self._bind(node)  # a node without credentials is tried again at its next hello
         if channel == "hello" or message is None:
             self._next_link = 0.0  # answer at once
             return
         topic = protocol.node_topic(self.bridge.table, node, channel)
         payload = json.dumps({"v": protocol.VERSION, "kind": message.kind, **message.fields()}).encode()
-        if self.client is None:
+        if self.radio is None:
             self.bridge.count("no_credentials")
             return
-        self.client.publish(topic, payload, qos=protocol.QOS, retain=(channel == "status"))
+        self.radio.publish(topic, payload, retain=(channel == "status"))
         self.bridge.count("published")
 
     def write(self, data: bytes) -> None:
@@ -233,69 +236,56 @@ class PortLink:
                 pass
         self._unbind()
 
-    # --- MQTT side ---------------------------------------------------------------
+    # --- MQTT side: the listener of this node's radio ---------------------------------------
     def _bind(self, node: str) -> None:
         self._unbind()
         self.node = node
+        table = self.bridge.table
         address = self.bridge.address_of(node)
         if address is None:
             return  # no credentials (yet): the node's link stays down and its events wait in its outbox
-        will = (protocol.node_topic(self.bridge.table, node, "status"), protocol.status_payload(False), True)
-        client = make_client(f"serial-{self.bridge.table}-{node}", address, clean_session=True, will=will)
-        client.on_connect = self._on_connect
-        client.on_disconnect = self._on_disconnect
-        client.on_message = self._on_message
-        self.client = client
+        self.radio = MqttRadio(
+            f"serial-{table}-{node}",
+            address,
+            will=protocol.node_last_will(table, node),
+            subscriptions=protocol.node_subscriptions(table, node),
+            name=f"serial node {node}",
+            listener=self,
+        )
         log.info("node %s is on %s", node, self.path)
-        connect_in_background(client, address)
+        self.radio.start()
 
     def _unbind(self) -> None:
         """The node is gone from this port: publish its last will ourselves, then leave cleanly."""
-        client, node = self.client, self.node
-        self.client = self.node = None
+        radio, node = self.radio, self.node
+        self.radio = self.node = None
         self.mqtt_up.clear()
-        if client is None or node is None:
+        if radio is None or node is None:
             return
-        info = client.publish(
-            protocol.node_topic(self.bridge.table, node, "status"),
-            protocol.status_payload(False),
-            qos=protocol.QOS,
-            retain=True,
-        )
-        try:
-            info.wait_for_publish(2)
-        except (RuntimeError, ValueError):
-            pass
-        client.disconnect()
-        client.loop_stop()
+        radio.leave([protocol.node_last_will(self.bridge.table, node)])
         self.bridge.count("offline_published")
         log.info("node %s on %s is offline", node, self.path)
 
-    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        if reason.is_failure or client is not self.client or self.node is None:
-            if reason.is_failure:
-                log.error("broker refused serial node %s: %s", self.node, reason)
-            return
-        subs = protocol.node_subscriptions(self.bridge.table, self.node)
-        subs.append((protocol.hub_status_topic(self.bridge.table), protocol.QOS))
-        client.subscribe(subs)
+    def on_connect(self) -> None:
+        if self.node is None:
+            return  # unbound meanwhile
         self.mqtt_up.set()
         self.write(link_line(True))
 
-    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        if client is self.client:
+    def on_disconnect(self) -> None:
+        if self.node is not None:
             self.mqtt_up.clear()
             self.write(link_line(False))
 
-    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+    def on_message(self, topic: str, payload: bytes) -> None:
         try:
-            topic = protocol.parse_topic(msg.topic)
-            protocol.decode(topic.kind, msg.payload)
+            parsed = protocol.parse_topic(topic)
+            protocol.decode(parsed.kind, payload)
         except protocol.ProtocolError as exc:
             self.bridge.count("refused_from_hub")
-            log.warning("not forwarding %s to %s: %s", msg.topic, self.node, exc)
+            log.warning("not forwarding %s to %s: %s", topic, self.node, exc)
             return
-        self.write(hub_line(topic.kind, bytes(msg.payload)))
+        self.write(hub_line(parsed.kind, payload))
         self.bridge.count("forwarded")
 
 

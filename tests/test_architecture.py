@@ -127,3 +127,60 @@ def test_no_two_modules_import_each_other_in_a_circle():
 
     cycles = {" -> ".join(c) for m in sorted(edges) if (c := cycle_from(m)) is not None}
     assert cycles == set()
+
+
+NODE_MODULES = sorted(
+    [*(ROOT / "node").glob("*.py"), ROOT / "serial_bridge.py", *(ROOT.parent / "firmware/pi").rglob("*.py")]
+)
+"""The CPython nodes: the simulated one, the USB-serial bridge, the Raspberry Pi node."""
+RADIO = ROOT / "node" / "radio.py"
+
+
+def imported_names(path: Path) -> set[str]:
+    """Every module ``path`` imports, and every name it imports from one (``companion.node.radio.MqttRadio``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_the_nodes_talk_mqtt_through_the_one_radio_only():
+    """The paho glue around a node exists once (companion/node/radio.py): no other node module imports
+    paho or builds a paho client itself, and the simulated node, the Pi node and the serial bridge all
+    use that radio."""
+    client_makers = {
+        f"companion.mqtt.client.{name}" for name in ("make_client", "connect_in_background", "use_tls")
+    }
+
+    def glue(path: Path) -> list[str]:
+        names = imported_names(path)
+        return sorted(n for n in names if n == "paho" or n.startswith("paho.") or n in client_makers)
+
+    assert RADIO in NODE_MODULES and len(NODE_MODULES) > 5
+    assert glue(RADIO)  # the radio is where it lives
+    others = {path.relative_to(ROOT.parent).as_posix(): glue(path) for path in NODE_MODULES if path != RADIO}
+    assert {module: names for module, names in others.items() if names} == {}
+    users = {
+        path.relative_to(ROOT.parent).as_posix()
+        for path in NODE_MODULES
+        if imported_names(path) & {"companion.node.radio.MqttRadio", "companion.node.radio.core_radio"}
+    }
+    assert users == {
+        "companion/node/sim.py",
+        "companion/serial_bridge.py",
+        "firmware/pi/companion_node_pi/node.py",
+    }
+
+
+def test_the_node_core_needs_no_mqtt_library():
+    """NodeCore runs under MicroPython too: it returns messages and the radio sends them."""
+    for path in (ROOT / "core").rglob("*.py"):
+        names = imported_names(path)
+        assert not {n for n in names if n.split(".")[0] in ("paho", "umqtt", "socket", "threading")}, path
+        assert not {n for n in names if n.startswith("companion.") and not n.startswith("companion.core")}, (
+            path
+        )

@@ -67,6 +67,11 @@ class CueService:
         self.library: CueLibrary | None = None
         self._lengths: set[float] = set()
         self._build_lock = threading.Lock()
+        self._later: set[float] = set()
+        """Lengths whose sounds a background thread is building (each built once)."""
+        self.build_in_background = False
+        """Never build missing sounds in the caller's thread (a club's shared thread runs every table's
+        cues: one table's build must not hold up the others)."""
         self.engine = CueEngine(
             clock=clock, on_cue=self._on_cue, disabled=settings.silenced, schedule_for=self._schedule_for
         )
@@ -124,12 +129,15 @@ class CueService:
         schedule = self.settings.schedule(length_s)
         library = self.library
         if library is None or any(cue.sound_key not in library.paths for cue in schedule):
-            if self._build_lock.acquire(blocking=False):
+            if not self.build_in_background and self._build_lock.acquire(blocking=False):
                 try:
                     self._prepare([length_s])
                 finally:
                     self._build_lock.release()
+            elif self.build_in_background and length_s in self._later:
+                pass  # its build is on the way
             else:
+                self._later.add(length_s)
                 log.info(
                     "cue sounds are being built; the cues of a %g s clock go on without waiting", length_s
                 )
@@ -143,6 +151,8 @@ class CueService:
             self.prepare(length_s)
         except Exception:
             log.exception("the cue sounds could not be built")
+        finally:
+            self._later.discard(length_s)
 
     # --- the clock and events ------------------------------------------------------------
     def update(self, master: MasterClock, now_s: float | None = None) -> list[Cue]:

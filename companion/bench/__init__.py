@@ -2,8 +2,7 @@
 
 :func:`main` (``python -m companion.bench``, and what ``companion bench`` runs) is the harness
 of :mod:`companion.bench.harness`; ``docs/performance.md`` explains each figure it prints and
-how to compare two runs. :func:`run_bench` is the earlier one-table benchmark, kept for callers
-of its keyword arguments.
+how to compare two runs.
 """
 
 from __future__ import annotations
@@ -11,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from companion.bench.classic import measure_cue_lateness, run_bench
 from companion.bench.stats import Percentiles
 from companion.bench.streams import StreamLoad
 
-__all__ = ["Percentiles", "StreamLoad", "main", "measure_cue_lateness", "run_bench"]
+__all__ = ["Percentiles", "StreamLoad", "main"]
 
 
 def main(argv: list[str] | None = None, echo: Callable[[str], object] = print) -> dict[str, Any]:

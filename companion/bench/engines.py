@@ -110,8 +110,16 @@ def measure_game(info: Any, *, budget_s: float, seed: int = 1) -> EngineRate:
     return rate
 
 
-def measure_engines(*, budget_s: float) -> dict[str, EngineRate]:
-    """Every registered game's rate (see the module docstring)."""
-    from companion.games import all_games
+def measure_engines(*, budget_s: float) -> tuple[dict[str, EngineRate], dict[str, str]]:
+    """Every registered game's rate (see the module docstring), and the games that could not be
+    measured, each with the one-line reason (a game that does not import, or whose referee fails)."""
+    from companion.games import find_game, game_names
 
-    return {info.name: measure_game(info, budget_s=budget_s) for info in all_games()}
+    rates: dict[str, EngineRate] = {}
+    skipped: dict[str, str] = {}
+    for name in game_names():
+        try:
+            rates[name] = measure_game(find_game(name), budget_s=budget_s)
+        except Exception as exc:  # one broken game must not stop the bench
+            skipped[name] = f"{type(exc).__name__}: {exc}".splitlines()[0][:160]
+    return rates, skipped

@@ -1,27 +1,27 @@
 """The benchmark harness: what the hub costs on this machine, next to what the broker and the disk cost.
 
-One run measures, on one real broker (mosquitto with ``set_tcp_nodelay``, started here on a
-free loopback port; every client sets ``TCP_NODELAY``):
+Everything runs on one real broker (mosquitto with ``set_tcp_nodelay``, started here on a free
+loopback port) and every hub under test is the command users run, in a process of its own:
+``companion run`` for one table, ``companion club`` for a club, started and stopped as a user
+does (Ctrl+C). The nodes are a crowd of real MQTT clients, one connection per node, speaking
+docs/protocol.md as nodes do (:mod:`companion.bench.crowd`: hello, a heartbeat every 5 s,
+numbered flips at QoS 1). Measured:
 
-* **floor**: the raw broker round trip (a plain paho client echoing through the same broker,
-  QoS 1) and the machine's fsync (append one log-sized line and fsync it, in the folder the
-  hub's logs go to);
-* **scenarios**: flip -> verdict and flip -> dashboard at each number of nodes (all at one table,
-  one hub process) and each rate of flips per node, paced open-loop, with one dashboard stream
-  open; the ratios of the verdict to raw + fsync, and the hub's CPU seconds per 1,000 flips;
-* **saturation**: every node sends a burst at once (no dashboard open); flips acknowledged per
-  second, and the hub alone in this process (decide, log, fsync; no MQTT) one message at a time
-  and in batches;
-* **tables**: RSS and USS for 1, 10 and 50 tables (8 nodes each), as that many tables in one
-  process (``create_app`` per table, no web server: what a club process holds at least) and,
-  optionally, as that many ``companion run`` processes; the largest count in one process also
-  plays a club (every node flips at ``--club-rate``): p99, RSS, CPU cores;
-* **engines**: each game's rules on a random legal game (:mod:`companion.bench.engines`).
+* **floor**: the raw broker round trip (a plain paho client echoing through the same broker, QoS
+  1), one fsync of a log line in the folder the logs go to, and the hub alone (decode, decide,
+  log, fold; no MQTT) with and without fsync;
+* **one table**: 32 nodes x 10 flips/s with no page open, then with a dashboard open on this
+  machine (the kiosk: headless Chromium when there is one, and a page reader timing flip ->
+  dashboard), then a plain paho echo in the hub's place under the same nodes (what any hub on
+  paho costs at least), and a saturation burst;
+* **clubs**: ``companion club`` with 50 and 200 tables of 8 nodes, every node flipping about once
+  a second, and the paho echo under the same crowd;
+* **rules**: each game's referee on random legal games (:mod:`companion.bench.engines`).
 
-Targets (issue 14) are checked in the output's pass/fail column, never in timed tests.
-``--json FILE`` saves everything; ``--compare OLD.json`` prints what changed since.
-Every hub under test runs in a child process (:mod:`companion.bench.procs`), so its CPU time
-and memory are its own, not the load generator's.
+For each run: flip -> ack p50/p99/max, ratios to raw + fsync, the hub's and the broker's CPU per
+flip (``/proc``, over the same window), the load generator's, threads and RSS. Targets (issue
+23) are checked in the output's pass/fail column, never in timed tests. ``--json FILE`` saves
+everything; ``--compare OLD.json`` prints what changed since.
 """
 
 from __future__ import annotations
@@ -29,69 +29,71 @@ from __future__ import annotations
 import json
 import os
 import platform
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from companion.bench.load import DashboardProbe, NodeLoad, PageProcess, fsync_times, raw_round_trip
-from companion.bench.procs import NODES_PER_TABLE, HubProcess, node_ids
+from companion.bench.crowd import NodeCrowd, RunResult
+from companion.bench.load import PageProcess, fsync_times, raw_round_trip
+from companion.bench.procs import CommandProcess, bench_setup, cpu_of, node_ids, process_tree, usage
 from companion.bench.stats import Percentiles
 
 Echo = Callable[[str], object]
-FORMAT = 1
-"""Version of the JSON this writes (``--compare`` reads the same)."""
+FORMAT = 2
+"""Version of the JSON this writes (``--compare`` reads either)."""
+
+CLUB_NODES = ["red-1", "red-2", "yellow-1", "yellow-2", "green-1", "green-2", "blue-1", "blue-2"]
+"""The sandtimers of a club table as ``companion club NAME`` seats them (4 players x 2 timers)."""
 
 
 @dataclass
 class Options:
-    nodes: list[int] = field(default_factory=lambda: [8, 64, 512])
-    rates: list[float] = field(default_factory=lambda: [1.0, 10.0])
+    table_nodes: int = 32
+    table_rate: float = 10.0
     duration_s: float = 10.0
-    """Longest paced run per scenario; a slow scenario runs until it has ``samples`` flips, at least 3 s."""
-    samples: int = 400
+    """Each paced run of the one table."""
+    kiosk: bool = True
+    """Also measure the one table with a dashboard open on this machine."""
+    clubs: list[int] = field(default_factory=lambda: [50, 200])
+    club_rate: float = 1.0
+    club_duration_s: float = 15.0
+    echo: bool = True
+    """Also run the plain paho echo under each load (the floor of any hub on paho)."""
     raw_samples: int = 1000
     fsync_samples: int = 300
     burst_per_node: int = 40
-    saturation_nodes: int = 64
     hub_alone: int = 3000
-    tables: list[int] = field(default_factory=lambda: [1, 10, 50])
-    table_processes: bool = True
-    """Also measure N tables as N ``companion run`` processes."""
-    club_rate: float = 1.0
-    club_duration_s: float = 10.0
     engine_budget_s: float = 1.0
-    dashboard: bool = True
     fsync: bool = True
-    connections: int = 4
-    embedded: str = "mosquitto"
     data_dir: str | None = None
     cues: bool = False
     streams: int = 0
-    """Also run the one-table benchmark of :mod:`companion.bench.classic` with this many dashboard streams."""
+    """Also time one table with this many dashboard streams open (flip -> every dashboard)."""
     flips: int = 300
-    """Sequential flips of that one-table benchmark."""
+    """Sequential flips of that streams run."""
     quick: bool = False
 
 
 QUICK = Options(
-    nodes=[8, 32],
-    rates=[10.0],
-    duration_s=0.6,
-    samples=0,
+    table_nodes=8,
+    duration_s=0.8,
+    kiosk=False,
+    clubs=[3],
+    club_duration_s=1.5,
     raw_samples=60,
     fsync_samples=30,
     burst_per_node=5,
-    saturation_nodes=32,
-    hub_alone=200,
-    tables=[1, 2],
-    table_processes=False,
-    club_duration_s=0.6,
-    engine_budget_s=0.03,
+    hub_alone=100,
+    engine_budget_s=0.01,
+    flips=20,
     quick=True,
 )
 
@@ -135,88 +137,260 @@ def machine() -> dict[str, Any]:
             info["mosquitto"] = out.splitlines()[0] if out else binary
         except (OSError, subprocess.TimeoutExpired):
             info["mosquitto"] = binary
+    import paho.mqtt
+
+    info["paho"] = getattr(paho.mqtt, "__version__", "?")
     return info
 
 
-def _scenario_line(row: dict[str, Any]) -> str:
-    nodes, rate = row["nodes"], row["rate_per_node"]
-    page = (
-        f"{row['dashboard'].p50_ms:>11.1f}ms {row['dashboard'].p99_ms:>6.1f}ms"
-        if row["page"]
-        else f"{'(no page open)':>22}"
-    )
-    return (
-        f"{nodes:>5} {nodes * rate:>8.0f} {row['achieved_per_s']:>8.0f} "
-        f"{row['verdict'].p50_ms:>9.2f}ms {row['verdict'].p99_ms:>6.1f}ms "
-        f"{row['p99_vs_raw_fsync']:>9.1f}x {page} {row['cpu_s_per_1k_flips']:>8.3f} "
-        f"{row['messages_per_batch']:>9.1f}"
-    )
+def _raise_open_files() -> None:
+    """Two hundred tables of eight nodes are 1,600 connections: let this process and its children
+    (broker, hubs, crowd) open as many files as the system allows."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass
 
 
-def _ratios(p: Percentiles, floor: dict[str, Percentiles]) -> dict[str, float]:
-    raw, sync = floor["raw"], floor["fsync"]
-    return {
-        "p50_vs_raw_fsync": round(p.p50_ms / max(1e-6, raw.p50_ms + sync.p50_ms), 2),
-        "p99_vs_raw_fsync": round(p.p99_ms / max(1e-6, raw.p99_ms + sync.p99_ms), 2),
-    }
+# --- one measured run -------------------------------------------------------------------------------
 
 
-def _scenario(
-    hub: HubProcess,
-    load: NodeLoad,
-    probe: DashboardProbe | PageProcess | None,
-    nodes: int,
+@dataclass
+class Measured:
+    """A paced run of the crowd against whatever answers (a hub, the echo), and what it cost."""
+
+    label: str
+    run: RunResult
+    hub: dict[str, Any]
+    """The answering process: ``cpu_s``, ``rss_mb``, ``threads``."""
+    broker_cpu_s: float
+    crowd_cpu_s: float
+    extra_cpu_s: float = 0.0
+    """A page on this machine (the kiosk's browser and page reader)."""
+
+    def to_dict(self, floor: dict[str, Percentiles]) -> dict[str, Any]:
+        run = self.run
+        acked = max(1, run.acked)
+        verdict = Percentiles.of(run.verdict_s)
+        seconds = max(1e-6, run.elapsed_s)
+        hub_ms, broker_ms = 1000 * self.hub["cpu_s"] / acked, 1000 * self.broker_cpu_s / acked
+        raw, sync = floor["raw"], floor["fsync"]
+        return {
+            "label": self.label,
+            "sent": run.sent,
+            "acked": run.acked,
+            "rejected": run.rejected,
+            "late_sends": run.late_sends,
+            "achieved_per_s": round(run.acked / seconds, 1),
+            "verdict": verdict.to_dict(),
+            "p50_vs_raw_fsync": round(verdict.p50_ms / max(1e-6, raw.p50_ms + sync.p50_ms), 2),
+            "p99_vs_raw_fsync": round(verdict.p99_ms / max(1e-6, raw.p99_ms + sync.p99_ms), 2),
+            "hub_cpu_ms_per_flip": round(hub_ms, 3),
+            "broker_cpu_ms_per_flip": round(broker_ms, 3),
+            "hub_vs_broker_cpu": round(hub_ms / max(1e-6, broker_ms), 2),
+            "crowd_cpu_ms_per_flip": round(1000 * self.crowd_cpu_s / acked, 3),
+            "page_cpu_ms_per_flip": round(1000 * self.extra_cpu_s / acked, 3),
+            "hub_cpu_cores": round(self.hub["cpu_s"] / seconds, 3),
+            "broker_cpu_cores": round(self.broker_cpu_s / seconds, 3),
+            "hub_rss_mb": round(self.hub["rss_mb"], 1),
+            "hub_threads": self.hub["threads"],
+        }
+
+
+def _measure(
+    label: str,
+    crowd: NodeCrowd,
+    hub_pid: int,
+    broker_pid: int | None,
     rate: float,
-    opts: Options,
-) -> dict[str, Any]:
-    duration = opts.duration_s
-    if opts.samples:
-        duration = min(opts.duration_s, max(3.0, opts.samples / (nodes * rate)))
-    for sends in load.sent_at.values():
-        sends.clear()  # only this run's flips are timed to the dashboard
-    before, counted = hub.usage(), hub.stats()
-    run = load.paced(rate, duration)
-    after, grouped = hub.usage(), hub.stats()
-    dashboard: list[float] = []
-    missing = 0
-    if probe is not None:
-        time.sleep(0.05)
-        probe.collect()
-        for key, sends in load.sent_at.items():
-            for seq, sent in sends:
-                shown = probe.shown(key[1], seq)
-                if shown is None:
-                    missing += 1
-                else:
-                    dashboard.append(shown - sent)
-            sends.clear()
-    batches = grouped["batches"] - counted["batches"]
-    syncs = grouped["syncs"] - counted["syncs"]
-    cpu = after.cpu_s - before.cpu_s
-    return {
-        "nodes": nodes,
-        "rate_per_node": rate,
-        "offered_per_s": nodes * rate,
-        "achieved_per_s": round(run.acked / run.elapsed_s, 1) if run.elapsed_s else 0.0,
-        "sent": run.sent,
-        "acked": run.acked,
-        "rejected": run.rejected,
-        "late_sends": run.late_sends,
-        "verdict": Percentiles.of(run.verdict_s),
-        "dashboard": Percentiles.of(dashboard),
-        "dashboard_missing": missing,
-        "hub_cpu_s": round(cpu, 3),
-        "cpu_s_per_1k_flips": round(1000 * cpu / max(1, run.acked), 3),
-        "messages_per_batch": round((grouped["batched"] - counted["batched"]) / max(1, batches), 2),
-        "events_per_fsync": round((grouped["events"] - counted["events"]) / max(1, syncs), 2),
-        "rss_mb": round(after.rss_mb, 1),
+    duration_s: float,
+    *,
+    page_pids: Callable[[], list[int]] = list,
+    watch: list[tuple[str, str]] | None = None,
+) -> Measured:
+    before_hub, before_broker = usage(hub_pid), cpu_of([broker_pid] if broker_pid else [])
+    before_crowd, before_page = cpu_of(crowd.pids), cpu_of(page_pids())
+    run = crowd.paced(rate, duration_s, watch=watch or [])
+    after_hub, after_broker = usage(hub_pid), cpu_of([broker_pid] if broker_pid else [])
+    after_crowd, after_page = cpu_of(crowd.pids), cpu_of(page_pids())
+    hub = {
+        "cpu_s": after_hub.cpu_s - before_hub.cpu_s,
+        "rss_mb": after_hub.rss_mb,
+        "threads": after_hub.threads,
     }
+    return Measured(
+        label,
+        run,
+        hub,
+        after_broker - before_broker,
+        after_crowd - before_crowd,
+        max(0.0, after_page - before_page),
+    )
 
 
-def _hub_alone(folder: Path, count: int, fsync: bool) -> dict[str, Any]:
-    """The hub's own cost without MQTT: decode, validate, decide, log (and fsync), fold, per message
-    and in batches of 64 (what the bridge's worker does when reports arrive together)."""
-    from companion.bench.procs import bench_setup
+def _line(row: dict[str, Any]) -> str:
+    v = row["verdict"]
+    return (
+        f"  {row['label']:<34} {row['achieved_per_s']:>7.0f}/s  p50 {v['p50_ms']:6.2f}  p99 {v['p99_ms']:7.2f}  "
+        f"max {v['max_ms']:7.1f} ms  x(raw+fs) {row['p99_vs_raw_fsync']:5.1f}  "
+        f"cpu/flip hub {row['hub_cpu_ms_per_flip']:.3f} broker {row['broker_cpu_ms_per_flip']:.3f} ms "
+        f"({row['hub_vs_broker_cpu']:.1f}x)  hub {row['hub_cpu_cores']:.2f} cores, "
+        f"{row['hub_threads']} threads, {row['hub_rss_mb']:.0f} MB"
+    )
+
+
+# --- what answers the nodes -------------------------------------------------------------------------
+
+
+def _write_config(path: Path, sections: dict[str, dict[str, Any]]) -> Path:
+    lines = []
+    for name, body in sections.items():
+        lines.append(f"[{name}]")
+        for key, value in body.items():
+            lines.append(f"{key} = {json.dumps(value)}")
+        lines.append("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+@contextmanager
+def one_table(url: str, folder: Path, nodes: int, opts: Options) -> Iterator[tuple[CommandProcess, str]]:
+    """``companion run`` with ``nodes`` nodes at one table (a bench game resumed from its log), on
+    the bench's broker, no simulated nodes; yields the process and the dashboard's address."""
+    from companion.mqtt.broker import free_port
+    from companion.table.log import EventLog
+
+    setup = bench_setup("bench", nodes)
+    log = folder / "tables" / "bench-bench.jsonl"
+    EventLog.for_new_game(setup, log, fsync=opts.fsync).close()
+    config = _write_config(
+        folder / "hub.toml",
+        {
+            "hub": {
+                "data_dir": str(folder),
+                "resume": str(log),
+                "simulate": False,
+                "port": free_port(),
+                "fsync": opts.fsync,
+                "max_streams": max(64, opts.streams + 8),
+            },
+            "broker": {"url": url},
+        },
+    )
+    hub = CommandProcess(["run", "--config", str(config)], log_path=folder / "hub.log")
+    try:
+        line = hub.wait_for("Dashboard: ")
+        yield hub, line.split(": ", 1)[1].strip()
+    finally:
+        hub.stop()
+
+
+@contextmanager
+def club(url: str, folder: Path, tables: list[str], opts: Options) -> Iterator[CommandProcess]:
+    """``companion club`` with ``tables`` (each the default table of 8 sandtimers), on the bench's
+    broker, no simulated nodes."""
+    from companion.mqtt.broker import free_port
+
+    port = free_port()
+    if opts.fsync:  # the command line a user types
+        args = ["club", *tables, "--broker", url, "--no-sim", "--port", str(port), "--data-dir", str(folder)]
+        args += ["--pin", "246810"]
+    else:  # only the config file turns fsync off
+        config = _write_config(
+            folder / "club.toml",
+            {
+                "club": {
+                    "tables": tables,
+                    "data_dir": str(folder),
+                    "simulate": False,
+                    "port": port,
+                    "pin": "246810",
+                    "fsync": False,
+                },
+                "broker": {"url": url},
+            },
+        )
+        args = ["club", "--config", str(config)]
+    hub = CommandProcess(args, log_path=folder / "club.log")
+    try:
+        hub.wait_for("club lobby: ", timeout_s=120 + len(tables))
+        yield hub
+    finally:
+        hub.stop(60)
+
+
+@contextmanager
+def echo_hub(url: str, tables: list[str], folder: Path) -> Iterator[int]:
+    """The plain paho echo (``companion.bench.crowd echo``) answering every flip of ``tables``."""
+    with open(folder / "echo.log", "wb") as errors:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "companion.bench.crowd", "echo", url, ",".join(tables)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+        )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if not line:
+            raise TimeoutError("the paho echo did not start")
+        yield proc.pid
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+@contextmanager
+def kiosk_browser(url: str, folder: Path) -> Iterator[subprocess.Popen[bytes] | None]:
+    """Headless Chromium showing the dashboard, as a kiosk on the hub's own screen (None without one)."""
+    binary = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+    if binary is None:
+        yield None
+        return
+    profile = folder / "kiosk-profile"
+    argv = [
+        binary,
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        url,
+    ]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(3.0)  # the page loads, opens its stream and draws
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+# --- the sections -----------------------------------------------------------------------------------
+
+
+def _hub_alone(folder: Path, count: int) -> dict[str, Any]:
+    """The hub's own cost without MQTT: decode, validate, decide, log, fold and the ack's encoding,
+    per message (what a report that comes alone costs), with an fsync per message and without."""
     from companion.clock import ScaledClock
     from companion.core import protocol
     from companion.mqtt.bridge import HubBridge
@@ -225,97 +399,310 @@ def _hub_alone(folder: Path, count: int, fsync: bool) -> dict[str, Any]:
     from companion.table.session import TableSession
 
     out: dict[str, Any] = {}
-    for mode in ("one_by_one", "batches_of_64"):
-        setup = bench_setup("alone", NODES_PER_TABLE)
-        log = EventLog.for_new_game(setup, folder / f"alone-{mode}.jsonl", fsync=fsync)
+    nodes = node_ids(32)
+    for fsync in (True, False):
+        setup = bench_setup("alone", 32)
+        log = EventLog.for_new_game(setup, folder / f"alone-{fsync}.jsonl", fsync=fsync)
         session = TableSession(setup, clock=ScaledClock(1.0), log=log)
-        bridge = HubBridge(session, BrokerAddress("127.0.0.1", 1))  # never connected
-        nodes = node_ids(NODES_PER_TABLE)
+        bridge = HubBridge(session, BrokerAddress("127.0.0.1", 1))  # never connected: acks stay queued
         items = []
-        for i in range(count):
+        for i in range(count + 200):
             node = nodes[i % len(nodes)]
             payload = protocol.encode(
                 "event", "flip", boot="0badcafe", seq=i // len(nodes) + 1, t_ms=i, upper_ms=60000, lower_ms=0
             )
             items.append((protocol.node_topic("alone", node, "event"), payload))
-        handle_items = getattr(bridge, "_handle_items", None)  # (a hub without group commit has none)
-        start = time.perf_counter()
-        if mode == "one_by_one" or handle_items is None:
-            for topic, payload in items:
-                bridge.handle(topic, payload)
-        else:
-            for at in range(0, len(items), 64):
-                handle_items(list(items[at : at + 64]))
-        seconds = time.perf_counter() - start
-        out[f"{mode}_per_s"] = round(count / seconds, 1)
-        out[f"{mode}_fsyncs"] = getattr(log, "syncs", None)
+        for topic, payload in items[:200]:  # warm up
+            bridge.handle(topic, payload)
+        cpu, wall = time.process_time(), time.perf_counter()
+        for topic, payload in items[200:]:
+            bridge.handle(topic, payload)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        key = "fsync" if fsync else "no_fsync"
+        out[f"{key}_cpu_ms_per_flip"] = round(1000 * cpu / count, 4)
+        out[f"{key}_per_s"] = round(count / wall, 1)
+        bridge.client.loop_stop()
         log.close()
     return out
 
 
-def _tables_in_one_process(
-    url: str, address: Any, folder: Path, count: int, opts: Options, *, club: bool
+def _one_table(
+    url: str,
+    address: Any,
+    broker_pid: int | None,
+    folder: Path,
+    opts: Options,
+    floor: dict[str, Percentiles],
+    echo: Echo,
 ) -> dict[str, Any]:
-    hub = HubProcess(url, folder / f"club{count}", table="club", sessions=count, fsync=opts.fsync)
+    nodes = opts.table_nodes
+    ids = node_ids(nodes)
+    out: dict[str, Any] = {"nodes": nodes, "rate_per_node": opts.table_rate, "rows": []}
+    crowd = NodeCrowd(address, {"bench": ids}).start()
     try:
-        info = hub.wait_ready(60 + 2 * count)
-        tables = {table: node_ids(NODES_PER_TABLE) for table in info["tables"]}
-        load = NodeLoad(address, tables, connections=opts.connections, name=f"club{count}").start()
-        try:
-            load.hello()
-            load.burst(2)
-            time.sleep(0.3)
-            idle = hub.usage()
-            out: dict[str, Any] = {
-                "tables": count,
-                "rss_mb": round(idle.rss_mb, 1),
-                "uss_mb": round(idle.uss_mb, 1),
+        with one_table(url, folder / "table", nodes, opts) as (hub, dashboard):
+            time.sleep(0.5)
+            crowd.burst(1)  # every node known, every subscription working
+            row = _measure(
+                f"{nodes} nodes x {opts.table_rate:g}/s, no page",
+                crowd,
+                hub.pid,
+                broker_pid,
+                opts.table_rate,
+                opts.duration_s,
+            ).to_dict(floor)
+            row["page"] = "none"
+            out["rows"].append(row)
+            echo(_line(row))
+            if opts.kiosk:
+                out["rows"].append(_kiosk(dashboard, crowd, hub, broker_pid, ids, opts, floor, folder, echo))
+            burst = crowd.burst(opts.burst_per_node)
+            out["saturation"] = {
+                "nodes": nodes,
+                "flips": burst.acked,
+                "sent": burst.sent,
+                "flips_per_s": round(burst.acked / max(1e-9, burst.elapsed_s), 1),
             }
-            if club:
-                before = hub.usage()
-                run = load.paced(opts.club_rate, opts.club_duration_s)
-                after = hub.usage()
-                out["club"] = {
-                    "nodes": count * NODES_PER_TABLE,
-                    "rate_per_node": opts.club_rate,
-                    "acked": run.acked,
-                    "sent": run.sent,
-                    "verdict": Percentiles.of(run.verdict_s),
-                    "cpu_cores": round((after.cpu_s - before.cpu_s) / max(1e-6, run.elapsed_s), 3),
-                    "rss_mb": round(after.rss_mb, 1),
-                }
-            return out
-        finally:
-            load.stop()
+            echo(
+                f"  {'saturation':<34} {burst.acked} flips from {nodes} nodes at once: "
+                f"{out['saturation']['flips_per_s']:,.0f} flips/s"
+            )
+        if opts.echo:
+            with echo_hub(url, ["bench"], folder) as pid:
+                time.sleep(0.3)
+                row = _measure(
+                    f"{nodes} nodes x {opts.table_rate:g}/s, paho echo",
+                    crowd,
+                    pid,
+                    broker_pid,
+                    opts.table_rate,
+                    opts.duration_s,
+                ).to_dict(floor)
+                row["page"] = "none"
+                row["echo"] = True
+                out["rows"].append(row)
+                echo(_line(row))
     finally:
-        hub.stop()
+        crowd.stop()
+    return out
 
 
-def _tables_as_processes(url: str, address: Any, folder: Path, count: int, opts: Options) -> dict[str, Any]:
-    hubs = [
-        HubProcess(url, folder / f"proc{count}-{i}", table=f"p{i}", nodes=NODES_PER_TABLE, fsync=opts.fsync)
-        for i in range(count)
-    ]
-    try:
-        for hub in hubs:
-            hub.wait_ready(120)
-        tables = {f"p{i}": node_ids(NODES_PER_TABLE) for i in range(count)}
-        load = NodeLoad(address, tables, connections=opts.connections, name=f"procs{count}").start()
+def _kiosk(
+    dashboard: str,
+    crowd: NodeCrowd,
+    hub: CommandProcess,
+    broker_pid: int | None,
+    ids: list[str],
+    opts: Options,
+    floor: dict[str, Percentiles],
+    folder: Path,
+    echo: Echo,
+) -> dict[str, Any]:
+    """The one table with its dashboard open on this machine: headless Chromium (if any) and a page
+    reader that times flip -> dashboard, both on the hub's CPUs."""
+    from urllib.parse import urlparse
+
+    where = urlparse(dashboard)
+    with kiosk_browser(dashboard, folder) as browser:
+        probe = PageProcess(where.hostname or "127.0.0.1", where.port or 80, ids[:4])
         try:
-            load.hello()
-            load.burst(2)
             time.sleep(0.3)
+
+            def page_pids() -> list[int]:
+                pids = [probe.proc.pid]
+                if browser is not None:
+                    pids += process_tree(browser.pid)
+                return pids
+
+            watched = [("bench", node) for node in ids[:4]]
+            measured = _measure(
+                f"{len(ids)} nodes x {opts.table_rate:g}/s, kiosk page open",
+                crowd,
+                hub.pid,
+                broker_pid,
+                opts.table_rate,
+                opts.duration_s,
+                page_pids=page_pids,
+                watch=watched,
+            )
+            time.sleep(0.1)
+            probe.collect()
+            shown: list[float] = []
+            missing = 0
+            for key, sends in measured.run.sent_at.items():
+                node = key.split("/", 1)[1]
+                for seq, sent in sends:
+                    at = probe.shown(node, seq)
+                    if at is None:
+                        missing += 1
+                    else:
+                        shown.append(at - sent)
         finally:
-            load.stop()
-        used = [hub.usage() for hub in hubs]
-        return {
-            "tables": count,
-            "rss_mb": round(sum(u.rss_mb for u in used), 1),
-            "uss_mb": round(sum(u.uss_mb for u in used), 1),
-        }
+            probe.close()
+    row = measured.to_dict(floor)
+    row["page"] = "chromium + page reader" if browser is not None else "page reader (no Chromium found)"
+    row["dashboard"] = Percentiles.of(shown).to_dict()
+    row["dashboard_missing"] = missing
+    echo(_line(row))
+    dash = row["dashboard"]
+    echo(
+        f"  {'  flip -> dashboard':<34} p50 {dash['p50_ms']:6.2f}  p99 {dash['p99_ms']:7.2f} ms "
+        f"({row['page']}: {row['page_cpu_ms_per_flip']:.3f} CPU ms per flip)"
+    )
+    return row
+
+
+def _club(
+    url: str,
+    address: Any,
+    broker_pid: int | None,
+    folder: Path,
+    count: int,
+    opts: Options,
+    floor: dict[str, Percentiles],
+    echo: Echo,
+) -> dict[str, Any]:
+    names = [f"t{i:03d}" for i in range(count)]
+    crowd = NodeCrowd(address, {name: CLUB_NODES for name in names}).start(timeout_s=120 + count)
+    out: dict[str, Any] = {
+        "tables": count,
+        "nodes": count * len(CLUB_NODES),
+        "rate_per_node": opts.club_rate,
+        "rows": [],
+    }
+    try:
+        with club(url, folder / f"club{count}", names, opts) as hub:
+            time.sleep(1.0)
+            crowd.burst(1)
+            idle = hub.usage()
+            out["idle_rss_mb"] = round(idle.rss_mb, 1)
+            out["idle_threads"] = idle.threads
+            row = _measure(
+                f"club {count} tables x 8 x {opts.club_rate:g}/s",
+                crowd,
+                hub.pid,
+                broker_pid,
+                opts.club_rate,
+                opts.club_duration_s,
+            ).to_dict(floor)
+            out["rows"].append(row)
+            echo(_line(row))
+        if opts.echo:
+            with echo_hub(url, names, folder) as pid:
+                time.sleep(0.3)
+                row = _measure(
+                    f"club {count} tables, paho echo",
+                    crowd,
+                    pid,
+                    broker_pid,
+                    opts.club_rate,
+                    opts.club_duration_s,
+                ).to_dict(floor)
+                row["echo"] = True
+                out["rows"].append(row)
+                echo(_line(row))
     finally:
-        for hub in hubs:
-            hub.stop()
+        crowd.stop()
+    return out
+
+
+def _streams(url: str, address: Any, folder: Path, opts: Options, echo: Echo) -> dict[str, Any]:
+    """One table with ``opts.streams`` dashboard streams open: flip -> ack and flip -> every dashboard,
+    one flip at a time."""
+    from urllib.parse import urlparse
+
+    from companion.bench.streams import StreamLoad
+
+    ids = node_ids(8)
+    crowd = NodeCrowd(address, {"bench": ids}).start()
+    try:
+        with one_table(url, folder / "streams", len(ids), opts) as (_, dashboard):
+            where = urlparse(dashboard)
+            time.sleep(0.5)
+            crowd.burst(1)
+            load = StreamLoad(where.hostname or "127.0.0.1", where.port or 80, opts.streams)
+            try:
+                flips = 1  # the warm-up burst flipped every node once
+                load.wait_all(flips, 60)
+                verdict: list[float] = []
+                everywhere: list[float] = []
+                for _ in range(opts.flips):
+                    started = time.perf_counter()
+                    run = crowd.burst(1)  # one flip of every node; the first node's is the one shown
+                    verdict.extend(run.verdict_s)
+                    flips += 1
+                    everywhere.append(load.wait_all(flips, 120) - started)
+                out: dict[str, Any] = {
+                    "streams_open": load.open,
+                    "verdict": Percentiles.of(verdict).to_dict(),
+                    "all_dashboards": Percentiles.of(everywhere).to_dict(),
+                }
+            finally:
+                load.close()
+    finally:
+        crowd.stop()
+    echo(
+        f"  {opts.streams} streams ({out['streams_open']} open): verdict p99 {out['verdict']['p99_ms']:.1f} ms, "
+        f"flip -> every dashboard p50 {out['all_dashboards']['p50_ms']:.1f} p99 {out['all_dashboards']['p99_ms']:.1f} ms"
+    )
+    return out
+
+
+def measure_cue_lateness(*, scale: float = 20.0, length_s: float = 120.0) -> Percentiles:
+    """How late (in real time) the hub's cue thread fires the audio cues of a running master clock.
+
+    A hub without broker on a ScaledClock; each cue's lateness is the real time between its
+    master-clock moment and the moment the cue reached the hub's listeners.
+    """
+    import logging
+    import threading
+
+    from companion.clock import ScaledClock
+    from companion.hub import create_app, start_services, stop_services
+    from companion.table import events as ev
+    from companion.table import messages as msg
+    from companion.table.session import CuePlayed, News
+
+    logging.getLogger("companion.audio").setLevel(logging.ERROR)
+    clock = ScaledClock(scale)
+    with tempfile.TemporaryDirectory(prefix="companion-bench-cues-") as tmp:
+        app = create_app(
+            {
+                "table": "cues",
+                "players": 2,
+                "timers": 1,
+                "clock_minutes": length_s / 60,
+                "sounds_dir": tmp,
+                "audio": {"speech": False},
+            },
+            clock=clock,
+        )
+        app.extensions["companion.cues"].prepare(length_s)
+        session = app.extensions["companion.session"]
+        heard: list[tuple[str, float]] = []
+        done = threading.Event()
+
+        def listen(news: News) -> None:
+            if isinstance(news, CuePlayed):
+                heard.append((news.payload["name"], clock.now_s()))
+                if news.payload["name"] == "end":
+                    done.set()
+
+        session.add_listener(listen)
+        start_services(app)
+        try:
+            outcome = session.handle(msg.ClockCommand("start"))
+            started = next(e for e in outcome.events if isinstance(e, ev.ClockStarted))
+            if not done.wait(length_s / scale + 10):
+                raise TimeoutError("the end cue did not come")
+        finally:
+            stop_services(app)
+    schedule = app.extensions["companion.cues"].settings.schedule(length_s)
+    late = [
+        max(0.0, (at - (started.at_s + cue.at_elapsed_s)) / scale)
+        for cue, (_, at) in zip(schedule, heard, strict=False)
+    ]
+    return Percentiles.of(late)
 
 
 def run(opts: Options, echo: Echo = print) -> dict[str, Any]:
@@ -334,239 +721,181 @@ def run(opts: Options, echo: Echo = print) -> dict[str, Any]:
 def _run(opts: Options, echo: Echo) -> dict[str, Any]:
     from companion.mqtt.broker import start_embedded_broker
 
+    _raise_open_files()
     results: dict[str, Any] = {"format": FORMAT, "machine": machine(), "options": asdict(opts)}
+    m = results["machine"]
     echo(
-        f"machine: {results['machine'].get('cpu', '?')}, {results['machine']['cpus']} CPUs, "
-        f"load {results['machine']['load_avg']}, Python {results['machine']['python']}"
+        f"machine: {m.get('cpu', '?')}, {m['cpus']} CPUs, load {m['load_avg']}, Python {m['python']}, paho {m['paho']}"
     )
-    targets: list[Target] = []
     with tempfile.TemporaryDirectory(prefix="companion-bench-", dir=opts.data_dir) as tmp:
         folder = Path(tmp)
         broker = start_embedded_broker(
-            "127.0.0.1", None, prefer=opts.embedded, persistence_dir=folder / "broker"
+            "127.0.0.1", None, prefer="mosquitto", persistence_dir=folder / "broker"
         )
         try:
             address = broker.address
             url = f"mqtt://{address.host}:{address.port}"
+            broker_pid = getattr(broker, "pid", None)
             echo(
                 f"broker: {broker.kind} on {address}; hub log fsync {'on' if opts.fsync else 'off'}; {folder}"
             )
 
-            # --- the floor: broker and disk ---------------------------------------------------
             floor = {
                 "raw": Percentiles.of(raw_round_trip(address, samples=opts.raw_samples)),
                 "fsync": Percentiles.of(fsync_times(folder, samples=opts.fsync_samples)),
             }
-            results["floor"] = floor
             echo(floor["raw"].line("raw broker echo"))
             echo(floor["fsync"].line("fsync (log's disk)"))
-
-            # --- scenarios -----------------------------------------------------------------------
-            scenarios: list[dict[str, Any]] = []
-            saturation: dict[str, Any] = {}
+            alone = _hub_alone(folder, opts.hub_alone)
+            results["hub_alone"] = alone
             echo(
-                f"{'nodes':>5} {'flips/s':>8} {'done/s':>8} {'verdict p50':>11} {'p99':>8} {'x(raw+fs)':>10} "
-                f"{'dashboard p50':>13} {'p99':>8} {'cpu s/1k':>8} {'msg/batch':>9}"
+                f"{'hub alone (no MQTT)':<22} {alone['fsync_cpu_ms_per_flip']:.3f} CPU ms a flip with an fsync each "
+                f"({alone['fsync_per_s']:,.0f}/s), {alone['no_fsync_cpu_ms_per_flip']:.3f} without "
+                f"({alone['no_fsync_per_s']:,.0f}/s): decode, decide, log, fold, ack"
             )
-            sizes = sorted(set(opts.nodes) | {opts.saturation_nodes})
-            for nodes in sizes:
-                measured = nodes in opts.nodes
-                hub = HubProcess(url, folder / f"n{nodes}", nodes=nodes, fsync=opts.fsync)
-                try:
-                    info = hub.wait_ready()
-                    ids = node_ids(nodes)
-                    load = NodeLoad(address, {"bench": ids}, connections=opts.connections).start()
-                    probe = None
-                    try:
-                        load.hello()
-                        load.burst(1)  # every node known to the hub, every subscription working
-                        if opts.dashboard and measured:
-                            probe = PageProcess("127.0.0.1", info["http_ports"][0], ids[:4])
-                            load.watch(("bench", node) for node in ids[:4])
-                            time.sleep(0.2)
-                        for rate in opts.rates if measured else []:
-                            row = _scenario(hub, load, probe, nodes, rate, opts)
-                            row.update(_ratios(row["verdict"], floor), page=probe is not None)
-                            scenarios.append(row)
-                            echo(_scenario_line(row))
-                        if probe is not None:
-                            probe.close()
-                            probe = None
-                            if measured and nodes == 64 and 10 in opts.rates:
-                                # the target's scenario once more with no page: what the nodes get
-                                # when no other process shares the machine's CPUs with the hub
-                                row = _scenario(hub, load, None, nodes, 10, opts)
-                                row.update(_ratios(row["verdict"], floor), page=False)
-                                scenarios.append(row)
-                                echo(_scenario_line(row))
-                        if nodes == opts.saturation_nodes:
-                            before, counted = hub.usage(), hub.stats()
-                            burst = load.burst(opts.burst_per_node)
-                            after, grouped = hub.usage(), hub.stats()
-                            saturation = {
-                                "nodes": nodes,
-                                "flips": burst.acked,
-                                "sent": burst.sent,
-                                "seconds": round(burst.elapsed_s, 3),
-                                "flips_per_s": round(burst.acked / max(1e-9, burst.elapsed_s), 1),
-                                "cpu_s_per_1k_flips": round(
-                                    1000 * (after.cpu_s - before.cpu_s) / max(1, burst.acked), 3
-                                ),
-                                "messages_per_batch": round(
-                                    (grouped["batched"] - counted["batched"])
-                                    / max(1, grouped["batches"] - counted["batches"]),
-                                    2,
-                                ),
-                            }
-                    finally:
-                        if probe is not None:
-                            probe.close()
-                        load.stop()
-                finally:
-                    hub.stop()
-            results["scenarios"] = [_jsonable(row) for row in scenarios]
-            saturation["hub_alone"] = _hub_alone(folder, opts.hub_alone, opts.fsync)
-            results["saturation"] = saturation
-            echo(
-                f"{'saturation':<22} {saturation.get('flips', 0)} flips from {saturation.get('nodes', 0)} nodes at "
-                f"once: {saturation.get('flips_per_s', 0):,.0f} flips/s, "
-                f"{saturation.get('cpu_s_per_1k_flips', 0):.3f} CPU s/1k flips, "
-                f"{saturation.get('messages_per_batch', 0):.1f} messages per fsync"
-            )
-            alone = saturation["hub_alone"]
-            echo(
-                f"{'hub alone (no MQTT)':<22} {alone['one_by_one_per_s']:,.0f} flips/s one by one, "
-                f"{alone['batches_of_64_per_s']:,.0f} flips/s in batches of 64 (decode, decide, log, fsync)"
-            )
-
-            # --- tables: memory, and a club in one process ------------------------------------
-            tables: dict[str, Any] = {"one_process": [], "processes": []}
-            for count in opts.tables:
-                row = _tables_in_one_process(
-                    url, address, folder, count, opts, club=count == max(opts.tables)
-                )
-                tables["one_process"].append(_jsonable(row))
-                echo(
-                    f"{'tables in 1 process':<22} {count:>3}: RSS {row['rss_mb']:7.1f} MB, USS {row['uss_mb']:7.1f} MB"
-                )
-                if "club" in row:
-                    club = row["club"]
-                    echo(
-                        f"{'club in 1 process':<22} {count} tables, {club['nodes']} nodes x {club['rate_per_node']:g}/s: "
-                        f"{club['verdict'].line('verdict').split(None, 2)[2]}  "
-                        f"CPU {club['cpu_cores']:.2f} cores, RSS {club['rss_mb']:.0f} MB"
-                    )
-                    targets += [
-                        Target(
-                            "club p99 verdict",
-                            club["verdict"].p99_ms,
-                            50.0,
-                            "ms",
-                            f"{count} tables x 8 nodes x 1/s",
-                        ),
-                        Target("club RSS", club["rss_mb"], 300.0, "MB", "one process"),
-                        Target("club CPU", club["cpu_cores"], 1.0, "cores", "one process"),
-                    ]
-                if opts.table_processes:
-                    row = _tables_as_processes(url, address, folder, count, opts)
-                    tables["processes"].append(row)
-                    echo(
-                        f"{'tables as processes':<22} {count:>3}: RSS {row['rss_mb']:7.1f} MB summed, "
-                        f"USS {row['uss_mb']:7.1f} MB summed"
-                    )
-            results["tables"] = tables
+            echo(f"one table (companion run), {opts.table_nodes} nodes, one connection each:")
+            results["table"] = _one_table(url, address, broker_pid, folder, opts, floor, echo)
+            results["clubs"] = []
+            for count in opts.clubs:
+                echo(f"club (companion club), {count} tables x 8 nodes, one connection each:")
+                results["clubs"].append(_club(url, address, broker_pid, folder, count, opts, floor, echo))
+            if opts.streams:
+                echo(f"one table with {opts.streams} dashboard streams open:")
+                results["streams"] = _streams(url, address, folder, opts, echo)
+            results["floor"] = {k: v.to_dict() for k, v in floor.items()}
         finally:
             broker.close()
 
-    # --- engines ------------------------------------------------------------------------------
     from companion.bench.engines import measure_engines
 
-    engines = {name: rate.to_dict() for name, rate in measure_engines(budget_s=opts.engine_budget_s).items()}
-    results["engines"] = engines
-    for name, engine in engines.items():
+    rates, skipped = measure_engines(budget_s=opts.engine_budget_s)
+    results["engines"] = {name: rate.to_dict() for name, rate in rates.items()}
+    results["engines_skipped"] = skipped
+    for name, engine in results["engines"].items():
         echo(
             f"{'rules: ' + name:<22} {engine['actions_per_s']:>9,.0f} engine actions/s, "
             f"{engine['steps_per_s']:>9,.0f} referee answers/s ({engine['games']} games)"
         )
+    for name, reason in skipped.items():
+        echo(f"{'rules: ' + name:<22} skipped: {reason}")
     if opts.cues:
-        from companion.bench.classic import measure_cue_lateness
-
         lateness = measure_cue_lateness(
             scale=30.0 if opts.quick else 20.0, length_s=30.0 if opts.quick else 120.0
         )
         results["cue_lateness"] = lateness.to_dict()
         echo(lateness.line("cue lateness (real)"))
-    if opts.streams:
-        from companion.bench.classic import run_bench
 
-        echo(f"one table with {opts.streams} dashboard streams open (simulated nodes in this process):")
-        classic = run_bench(
-            flips=opts.flips,
-            burst=400,
-            embedded=opts.embedded,
-            fsync=opts.fsync,
-            streams=opts.streams,
-            echo=echo,
+    targets = _targets(results)
+    results["targets"] = [t.to_dict() for t in targets]
+    echo("targets (issue 23):")
+    for t in targets:
+        echo(
+            f"  {'PASS' if t.ok else 'FAIL'}  {t.name:<44} {t.value:9.2f} {t.unit:<5} limit {t.limit:8.2f} ({t.how})"
         )
-        results["streams"] = _jsonable(classic)
+    return results
 
-    # --- targets ------------------------------------------------------------------------------
+
+def _targets(results: dict[str, Any]) -> list[Target]:
     raw, sync = results["floor"]["raw"], results["floor"]["fsync"]
-    for row in results["scenarios"]:
-        if row["nodes"] == 64 and row["rate_per_node"] == 10:
-            where = "page open" if row["page"] else "no page"
+    targets: list[Target] = []
+    rows = [r for r in results["table"]["rows"] if not r.get("echo")]
+    table = results["table"]
+    where = f"{table['nodes']}x{table['rate_per_node']:g}/s"
+    for row in rows:
+        p99, p50 = row["verdict"]["p99_ms"], row["verdict"]["p50_ms"]
+        if row["page"] == "none":
             targets += [
                 Target(
-                    f"verdict p99, 64x10/s, {where}",
-                    row["verdict"]["p99_ms"],
-                    round(1.5 * raw.p99_ms + sync.p99_ms, 3),
+                    f"table {where} p99, no page",
+                    p99,
+                    round(1.5 * raw["p99_ms"] + sync["p99_ms"], 3),
                     "ms",
                     "1.5 x raw p99 + fsync p99",
                 ),
                 Target(
-                    f"verdict p50, 64x10/s, {where}",
-                    row["verdict"]["p50_ms"],
-                    round(2 * raw.p50_ms + sync.p50_ms, 3),
+                    f"table {where} p50, no page",
+                    p50,
+                    round(2 * raw["p50_ms"] + sync["p50_ms"], 3),
                     "ms",
                     "2 x raw p50 + fsync p50",
                 ),
+                Target(
+                    f"table {where} hub CPU per flip",
+                    row["hub_cpu_ms_per_flip"],
+                    round(2 * row["broker_cpu_ms_per_flip"], 3),
+                    "ms",
+                    "2 x the broker's",
+                ),
             ]
-    results["targets"] = [t.to_dict() for t in targets]
-    results["floor"] = {k: v.to_dict() for k, v in results["floor"].items()}
-    if targets:
-        echo("targets (issue 14):")
-        for t in targets:
-            echo(
-                f"  {'PASS' if t.ok else 'FAIL'}  {t.name:<32} {t.value:9.2f} {t.unit:<5} limit {t.limit:8.2f} ({t.how})"
+        else:
+            targets.append(
+                Target(
+                    f"table {where} p99, kiosk page open",
+                    p99,
+                    round(3 * raw["p99_ms"] + sync["p99_ms"], 3),
+                    "ms",
+                    "3 x raw p99 + fsync p99",
+                )
             )
-    return results
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Percentiles):
-        return value.to_dict()
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    return value
+    threads: dict[int, int] = {}
+    for club_run in results["clubs"]:
+        count = club_run["tables"]
+        hub = next(r for r in club_run["rows"] if not r.get("echo"))
+        threads[count] = hub["hub_threads"]
+        p99 = hub["verdict"]["p99_ms"]
+        name = f"club {count} tables"
+        if count == 200:
+            targets.append(Target(f"{name} p99", p99, 50.0, "ms", "under 50 ms"))
+            continue
+        targets += [
+            Target(
+                f"{name} p99",
+                p99,
+                round(min(50.0, 3 * raw["p99_ms"] + sync["p99_ms"]), 3),
+                "ms",
+                "3 x raw p99 + fsync p99, and under 50 ms",
+            ),
+            Target(f"{name} hub CPU", hub["hub_cpu_cores"], 0.25, "cores", "under 0.25 cores"),
+            Target(
+                f"{name} hub CPU per flip",
+                hub["hub_cpu_ms_per_flip"],
+                round(2 * hub["broker_cpu_ms_per_flip"], 3),
+                "ms",
+                "2 x the broker's",
+            ),
+            Target(f"{name} RSS", hub["hub_rss_mb"], 150.0, "MB", "under 150 MB"),
+        ]
+    if len(threads) >= 2:
+        small, large = min(threads), max(threads)
+        targets.append(
+            Target(
+                f"club threads at {large} tables",
+                threads[large],
+                threads[small],
+                "",
+                f"no more than at {small} tables",
+            )
+        )
+    return targets
 
 
 # --- comparing two runs -------------------------------------------------------------------------
 COMPARED = (
     "p50_ms",
     "p99_ms",
+    "max_ms",
     "_per_s",
-    "cpu_s_per_1k_flips",
-    "rss_mb",
-    "uss_mb",
+    "_per_flip",
     "cpu_cores",
+    "rss_mb",
+    "threads",
     "_vs_raw_fsync",
+    "_vs_broker_cpu",
 )
 
 
 def flatten(results: dict[str, Any]) -> dict[str, float]:
-    """The comparable numbers of a run, by a readable key (``scenario 64x10 verdict p99_ms``)."""
+    """The comparable numbers of a run, by a readable key (``table 32 nodes x 10/s, no page verdict p99_ms``)."""
     out: dict[str, float] = {}
 
     def walk(prefix: str, value: Any) -> None:
@@ -578,13 +907,14 @@ def flatten(results: dict[str, Any]) -> dict[str, float]:
                 out[prefix] = float(value)
 
     walk("floor", results.get("floor", {}))
-    for row in results.get("scenarios", []):
-        page = "" if row.get("page", True) else " no-page"
-        walk(f"scenario {row['nodes']}x{row['rate_per_node']:g}{page}", row)
-    walk("saturation", results.get("saturation", {}))
-    for kind, rows in results.get("tables", {}).items():
-        for row in rows:
-            walk(f"tables {kind} {row['tables']}", row)
+    walk("hub alone", results.get("hub_alone", {}))
+    table = results.get("table", {})
+    for row in table.get("rows", []):
+        walk(f"table {row['label']}", row)
+    walk("table saturation", table.get("saturation", {}))
+    for club_run in results.get("clubs", []):
+        for row in club_run.get("rows", []):
+            walk(row["label"], row)
     walk("engines", results.get("engines", {}))
     return out
 
@@ -596,7 +926,9 @@ def compare(old: dict[str, Any], new: dict[str, Any], echo: Echo = print) -> lis
     echo(f"compared with the run of {old.get('machine', {}).get('when', '?')}:")
     for key, a, b in rows:
         change = f"{(b - a) / a * 100:+7.1f}%" if a else "    new"
-        echo(f"  {key:<58} {a:>11.2f} -> {b:>11.2f}  {change}")
+        echo(f"  {key:<64} {a:>11.3f} -> {b:>11.3f}  {change}")
+    if not rows:
+        echo("  (no number in common: the runs measured different things)")
     return rows
 
 
@@ -618,46 +950,45 @@ def main(argv: list[str] | None = None, echo: Echo = print) -> dict[str, Any]:
         description=__doc__.splitlines()[0] if __doc__ else None,
         formatter_class=Formatter,
     )
-    parser.add_argument("--quick", action="store_true", help="a smoke run of a few seconds (small sizes)")
-    parser.add_argument("--nodes", type=numbers(int), help="node counts, e.g. 8,64,512")
-    parser.add_argument("--rates", type=numbers(float), help="flips per second per node, e.g. 1,10")
-    parser.add_argument("--duration", type=float, help="longest paced run per scenario, seconds")
-    parser.add_argument("--samples", type=int, help="flips wanted per scenario (a slow one runs longer)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run of about ten seconds (small sizes)")
+    parser.add_argument("--table-nodes", type=int, help="nodes at the one table (default 32)")
+    parser.add_argument("--table-rate", type=float, help="flips per second per node at the one table (10)")
+    parser.add_argument(
+        "--duration", type=float, dest="duration_s", help="seconds of each run of the one table"
+    )
+    parser.add_argument(
+        "--no-kiosk", dest="kiosk", action="store_false", default=None, help="no run with a page open"
+    )
+    parser.add_argument("--clubs", type=numbers(int), help="club sizes in tables, e.g. 50,200 (0: none)")
+    parser.add_argument("--club-rate", type=float, help="flips per second per node in the clubs (1)")
+    parser.add_argument(
+        "--club-duration", type=float, dest="club_duration_s", help="seconds of each club run"
+    )
+    parser.add_argument(
+        "--no-echo", dest="echo", action="store_false", default=None, help="no paho echo runs"
+    )
     parser.add_argument("--raw-samples", type=int, help="raw broker round trips")
     parser.add_argument("--fsync-samples", type=int, help="fsyncs timed")
     parser.add_argument(
         "--burst", type=int, dest="burst_per_node", help="flips per node in the saturation burst"
     )
-    parser.add_argument("--saturation-nodes", type=int, help="nodes sending the saturation burst")
     parser.add_argument("--hub-alone", type=int, help="messages handled by the hub alone (no MQTT)")
-    parser.add_argument("--tables", type=numbers(int), help="table counts for memory, e.g. 1,10,50")
-    parser.add_argument(
-        "--table-processes",
-        action=argparse.BooleanOptionalAction,
-        help="also run that many companion run processes",
-    )
-    parser.add_argument("--club-rate", type=float, help="flips per second per node in the club run")
-    parser.add_argument("--club-duration", type=float, dest="club_duration_s")
     parser.add_argument("--engine-seconds", type=float, dest="engine_budget_s", help="rules time per game")
-    parser.add_argument("--no-dashboard", dest="dashboard", action="store_false", default=None)
     parser.add_argument(
         "--no-fsync", dest="fsync", action="store_false", default=None, help="no fsync of logs"
     )
-    parser.add_argument("--connections", type=int, help="MQTT connections the simulated nodes share")
-    parser.add_argument("--embedded", choices=["auto", "mosquitto", "amqtt"])
     parser.add_argument("--data-dir", help="where the hub logs go (the file system whose fsync counts)")
     parser.add_argument("--cues", action="store_true", default=None, help="also time the audio cues")
     parser.add_argument(
         "--streams", type=int, help="also time one table with this many dashboard streams open"
     )
-    parser.add_argument("--flips", type=int, help="sequential flips of that run (default 300)")
+    parser.add_argument("--flips", type=int, help="flips of that streams run (default 300)")
     parser.add_argument("--json", dest="json_path", help="write every number to this file")
     parser.add_argument("--compare", dest="compare_path", help="print the differences to this earlier --json")
     args = vars(parser.parse_args(argv))
     json_path, compare_path, quick = args.pop("json_path"), args.pop("compare_path"), args.pop("quick")
-    if args.get("duration") is not None:
-        args["duration_s"] = args.pop("duration")
-    args.pop("duration", None)
+    if args.get("clubs") == [0]:
+        args["clubs"] = []
     opts = replace(QUICK if quick else Options(), **{k: v for k, v in args.items() if v is not None})
     old = None
     if compare_path:

@@ -9,15 +9,19 @@ memory are its own and not the load generator's:
   of 8 nodes as K hubs (``create_app`` + ``start_services``) in one process without web
   servers, which is what a club of K tables in one process will hold at least;
 * :class:`HubProcess` starts it, reads the line it prints when it is ready, and stops it;
-* :func:`usage` reads a process's CPU seconds, RSS and USS from ``/proc``.
+* :class:`CommandProcess` runs a ``companion`` command itself (``companion run``, ``companion
+  club``) as users start it, and stops it with Ctrl+C (SIGINT) as they do;
+* :func:`usage` reads a process's CPU seconds, RSS, USS and threads from ``/proc``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +58,7 @@ class Usage:
     rss_mb: float
     uss_mb: float
     """Memory only this process uses (private pages): what one more such process costs."""
+    threads: int = 0
 
 
 def usage(pid: int) -> Usage:
@@ -62,11 +67,13 @@ def usage(pid: int) -> Usage:
         fields = fh.read().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     cpu_s = (int(fields[11]) + int(fields[12])) / ticks
-    rss_kb = uss_kb = 0
+    rss_kb = uss_kb = threads = 0
     with open(f"/proc/{pid}/status", encoding="ascii") as fh:
         for line in fh:
             if line.startswith("VmRSS:"):
                 rss_kb = int(line.split()[1])
+            elif line.startswith("Threads:"):
+                threads = int(line.split()[1])
     try:
         with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as fh:
             for line in fh:
@@ -74,7 +81,120 @@ def usage(pid: int) -> Usage:
                     uss_kb += int(line.split()[1])
     except OSError:
         uss_kb = rss_kb
-    return Usage(cpu_s, rss_kb / 1024, uss_kb / 1024)
+    return Usage(cpu_s, rss_kb / 1024, uss_kb / 1024, threads)
+
+
+def cpu_of(pids: list[int]) -> float:
+    """CPU seconds of these processes so far (0 for one that is gone)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            total += usage(pid).cpu_s
+        except OSError:
+            pass
+    return total
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process below it (a browser's renderers, say)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            with open(f"/proc/{current}/task/{current}/children", encoding="ascii") as fh:
+                todo.extend(int(child) for child in fh.read().split())
+        except OSError:
+            pass
+    return found
+
+
+class CommandProcess:
+    """A ``companion`` command (``python -m companion ARGS``) as a user runs it, its output read as it comes.
+
+    Its stdout is collected line by line (:meth:`wait_for` finds the line that says it is up), its
+    stderr goes to a file, and :meth:`stop` presses Ctrl+C (SIGINT), as a user stops it."""
+
+    def __init__(self, args: list[str], *, log_path: Path, env: dict[str, str] | None = None) -> None:
+        """``COMPANION_BENCH_HUB_PATH`` in the environment puts another checkout first on the command's
+        ``PYTHONPATH``: the same harness and load then measure another version of the hub."""
+        self.args = args
+        other = os.environ.get("COMPANION_BENCH_HUB_PATH")
+        cwd = None
+        if other:  # (``-m`` puts the working directory first on the path: run it from there too)
+            env = {**(env or {}), "PYTHONPATH": other}
+            cwd = other
+        self.log_path = log_path
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.lines: list[str] = []
+        self._changed = threading.Condition()
+        with open(log_path, "wb") as errors:
+            runner = os.environ.get("COMPANION_BENCH_RUNNER")  # a wrapper script (a profiler) instead of -m
+            command = [sys.executable, runner] if runner else [sys.executable, "-m", "companion"]
+            self.proc = subprocess.Popen(
+                [*command, *args],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                text=True,
+                env={**os.environ, **(env or {})},
+                cwd=cwd,
+            )
+        self._reader = threading.Thread(target=self._read, name="bench-command-output", daemon=True)
+        self._reader.start()
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self._changed:
+                self.lines.append(line.rstrip("\n"))
+                self._changed.notify_all()
+        with self._changed:
+            self._changed.notify_all()
+
+    def wait_for(self, prefix: str, timeout_s: float = 120.0) -> str:
+        """The first line of its output that starts with ``prefix`` (waiting for it)."""
+        deadline = time.monotonic() + timeout_s
+        with self._changed:
+            while True:
+                for line in self.lines:
+                    if line.startswith(prefix):
+                        return line
+                left = deadline - time.monotonic()
+                if self.proc.poll() is not None:
+                    raise CompanionError(f"companion {self.args[0]} exited: {self.stderr()}")
+                if left <= 0:
+                    self.stop()
+                    raise TimeoutError(f"companion {self.args[0]} did not start: {self.stderr()}")
+                self._changed.wait(min(left, 0.5))
+
+    def stderr(self) -> str:
+        try:
+            return (
+                self.log_path.read_text(encoding="utf-8", errors="replace")[-2000:] or "(nothing on stderr)"
+            )
+        except OSError:
+            return "(no log)"
+
+    def usage(self) -> Usage:
+        return usage(self.proc.pid)
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """Ctrl+C, as a user stops it; killed if it has not ended after ``timeout_s``."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self._reader.join(5)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
 
 class HubProcess:

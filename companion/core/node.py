@@ -113,13 +113,12 @@ class NodeCore:
 
     # --- radio side ----------------------------------------------------------
     def subscriptions(self) -> list[tuple[str, int]]:
-        subs = protocol.node_subscriptions(self.table, self.node_id)
-        subs.append((protocol.hub_status_topic(self.table), protocol.QOS))
-        return subs
+        """(topic filter, QoS) pairs the radio subscribes to at every connect."""
+        return protocol.node_subscriptions(self.table, self.node_id)
 
     def last_will(self) -> tuple[str, bytes, bool]:
         """(topic, payload, retain) the broker publishes if this node vanishes."""
-        return self._status_topic, protocol.status_payload(False), True
+        return protocol.node_last_will(self.table, self.node_id)
 
     def on_connect(self) -> list[tuple[str, bytes, bool]]:
         """The radio is connected: announce, then resend the outbox in order."""

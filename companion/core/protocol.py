@@ -118,8 +118,13 @@ def hub_subscriptions(table: str) -> list[tuple[str, int]]:
 
 
 def node_subscriptions(table: str, node: str) -> list[tuple[str, int]]:
-    """(topic filter, QoS) pairs a node subscribes to."""
-    return [(node_topic(table, node, "cmd"), QOS), (table_state_topic(table), QOS)]
+    """(topic filter, QoS) pairs a node subscribes to: its commands, the table state, the hub's status
+    (whose ``online`` makes the node resend its outbox)."""
+    return [
+        (node_topic(table, node, "cmd"), QOS),
+        (table_state_topic(table), QOS),
+        (hub_status_topic(table), QOS),
+    ]
 
 
 class Topic:
@@ -477,3 +482,8 @@ def encode(channel: str, kind: str, **fields: object) -> bytes:
 def status_payload(online: bool) -> bytes:
     """Retained availability payload (also used as the MQTT last will)."""
     return encode("status", "online" if online else "offline")
+
+
+def node_last_will(table: str, node: str) -> tuple[str, bytes, bool]:
+    """(topic, payload, retain) the broker publishes when a node vanishes: its retained ``offline``."""
+    return node_topic(table, node, "status"), status_payload(False), True

@@ -149,8 +149,12 @@ def create_app(
     broker: BrokerAddress | None = None,
     fleet: Any = None,
     log: EventLog | None = None,
+    links: Any = None,
+    rounds: Any = None,
 ) -> Flask:
-    """Build a hub for one table. ``broker`` None means no MQTT (API-only tests)."""
+    """Build a hub for one table. ``broker`` None means no MQTT (API-only tests). A club passes its
+    shared connections (``links``, a :class:`companion.mqtt.bridge.HubLinks`) and its shared thread
+    for timed work (``rounds``, a :class:`companion.hub.rounds.Rounds`)."""
     if config is None:
         config = HubConfig()
     elif isinstance(config, dict):
@@ -172,15 +176,15 @@ def create_app(
         from companion.mqtt.bridge import HubBridge
 
         app.extensions["companion.bridge"] = HubBridge(
-            session, broker, ha_discovery=config.ha_discovery, language=config.language
+            session, broker, ha_discovery=config.ha_discovery, language=config.language, links=links
         )
     from companion.hub.cues import init_cues
     from companion.hub.ticker import Ticker
 
     audio = dict(config.audio or {})
     audio.setdefault("language", config.language)
-    init_cues(app, session, clock, audio=audio, sounds_dir=config.sounds_dir)
-    app.extensions["companion.ticker"] = Ticker(session)
+    init_cues(app, session, clock, audio=audio, sounds_dir=config.sounds_dir, rounds=rounds)
+    app.extensions["companion.ticker"] = Ticker(session, rounds=rounds)
 
     from companion.hub import api, auth, history, setup_page, stream
 

@@ -14,7 +14,7 @@ import logging
 import queue
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Flask, abort, current_app, jsonify, send_file
 
@@ -28,9 +28,12 @@ from companion.errors import CompanionError
 from companion.games import find_game
 from companion.hub.auth import host_only
 from companion.hub.bodies import read_json
-from companion.hub.ticker import MAX_WAIT_S
+from companion.hub.ticker import MAX_WAIT_S, ROUNDS_WAIT_S
 from companion.table.model import ActionRefused, TableReset, is_logged
 from companion.table.session import Changed, CuePlayed, News, TableSession
+
+if TYPE_CHECKING:
+    from companion.hub.rounds import Rounds
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +41,13 @@ bp = Blueprint("cues", __name__)
 
 
 def init_cues(
-    app: Flask, session: TableSession, clock: Clock, *, audio: dict[str, Any] | None, sounds_dir: Path | None
+    app: Flask,
+    session: TableSession,
+    clock: Clock,
+    *,
+    audio: dict[str, Any] | None,
+    sounds_dir: Path | None,
+    rounds: Rounds | None = None,
 ) -> CueService:
     """Attach a cue service to the app; cues reach pages as ``event: cue`` on the live stream.
 
@@ -56,7 +65,9 @@ def init_cues(
         cache_limit_bytes=limit,
     )
     app.extensions["companion.cues"] = service
-    app.extensions["companion.cue_worker"] = CueWorker(service, session, TurnWarnings(service, session))
+    app.extensions["companion.cue_worker"] = CueWorker(
+        service, session, TurnWarnings(service, session), rounds=rounds
+    )
     app.register_blueprint(bp)
     return service
 
@@ -75,19 +86,31 @@ class CueWorker:
     (:func:`cue_step`), and sleeps until the next deadline (at most ``MAX_WAIT_S``).
     """
 
-    def __init__(self, service: CueService, session: TableSession, turns: TurnWarnings | None = None) -> None:
+    def __init__(
+        self,
+        service: CueService,
+        session: TableSession,
+        turns: TurnWarnings | None = None,
+        *,
+        rounds: Rounds | None = None,
+    ) -> None:
+        """``rounds``: run on a club's shared thread instead of one of its own."""
         self.service = service
         self.session = session
         self.turns = turns
+        self.rounds = rounds
+        if rounds is not None:
+            service.build_in_background = True
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._running = False
         self._clock_seen: object = None
         """The master clock the thread last looked at (a frozen value: a new one is a change)."""
         session.add_listener(self.on_change)
 
     # --- the session's side: inside the session lock, so only note and wake -----------------
     def on_change(self, news: News) -> None:
-        if not isinstance(news, Changed) or self._thread is None:
+        if not isinstance(news, Changed) or not self._running:
             return
         session = self.session
         master, now = session.state.clock, session.clock.now_s()
@@ -108,19 +131,48 @@ class CueWorker:
         if queued or master is not self._clock_seen or (self.turns is not None and self.turns.watching()):
             self._clock_seen = master
             self._queue.put(_WAKE)
+            if self.rounds is not None:
+                self.rounds.wake(self)
 
     # --- the cue thread ---------------------------------------------------------------------
     def start(self) -> CueWorker:
-        if self._thread is None:
+        if self._running:
+            return self
+        self._running = True
+        if self.rounds is not None:
+            self.rounds.add(self)
+        elif self._thread is None:
             self._thread = threading.Thread(target=self._run, name="cue-worker", daemon=True)
             self._thread.start()
         return self
 
     def stop(self, timeout_s: float = 5.0) -> None:
-        thread, self._thread = self._thread, None  # the listener stops queueing at once
+        self._running = False  # the listener stops queueing at once
+        if self.rounds is not None:
+            self.rounds.remove(self)
+        thread, self._thread = self._thread, None
         if thread is not None:
             self._queue.put(_STOP)
             thread.join(timeout_s)
+
+    def run_once(self) -> float | None:
+        """(On a club's shared thread) fire what was queued and what is due; real seconds to the next."""
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is _STOP:
+                return None
+            if item is not _WAKE:
+                self._fire(item)
+        try:
+            due = cue_step(self.service, self.session, self.turns)
+        except Exception:
+            log.exception("the cues of the master clock failed")
+            due = None
+        scale = getattr(self.session.clock, "scale", 1.0) or 1.0
+        return ROUNDS_WAIT_S if due is None else min(ROUNDS_WAIT_S, due / scale)
 
     def _run(self) -> None:
         scale = getattr(self.session.clock, "scale", 1.0) or 1.0
@@ -193,16 +245,20 @@ class TurnWarnings:
         self.service = service
         self.session = session
         self._fired: set[tuple[str, int]] = set()
+        self._turn_based: tuple[object, bool] = (None, False)
+        """(the setup it was read from, whether its game is turn-based): read once per game, not per change."""
 
     def watching(self) -> bool:
         """Whether this table's turn timers can warn at all (a turn-based game with a turn limit and
         a warning time)."""
         setup = self.session.setup
-        try:
-            turn_based = not find_game(setup.game).uses_sandtimers
-        except CompanionError:
-            return False
-        return turn_based and setup.turn_limit and self.service.settings.turn_warning_s > 0
+        if self._turn_based[0] is not setup:
+            try:
+                turn_based = not find_game(setup.game).uses_sandtimers
+            except CompanionError:
+                turn_based = False
+            self._turn_based = (setup, turn_based)
+        return self._turn_based[1] and setup.turn_limit and self.service.settings.turn_warning_s > 0
 
     def step(self) -> float | None:
         """Fire what is due; game seconds until the next warning could fall due."""

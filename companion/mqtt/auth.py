@@ -86,6 +86,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -125,12 +126,15 @@ class NodeCredentials:
 
     table: str
     node: str
-    """The node id, which is also its user name."""
+    """The node id, which is also its user name (at a club's table: ``<table>.<node>``)."""
     password: str
+    in_club: bool = False
+    """The table plays in a club: on the club's one broker every table's nodes log in, and the same
+    node id may sit at two tables, so the user name says the table too."""
 
     @property
     def user(self) -> str:
-        return self.node
+        return f"{self.table}.{self.node}" if self.in_club else self.node
 
     def address(self, broker: BrokerAddress) -> BrokerAddress:
         """``broker`` with this node's user and password."""
@@ -416,7 +420,7 @@ class BrokerAuth:
                 changed = True
             if changed:
                 self._write(data)
-            return NodeCredentials(self.table, node, data["nodes"][node]["password"])
+            return NodeCredentials(self.table, node, data["nodes"][node]["password"], self._in_club(data))
 
     def ensure_node(self, node: str) -> NodeCredentials:
         """The node's credentials, adding it first if it has none (e.g. for simulated nodes)."""
@@ -424,10 +428,40 @@ class BrokerAuth:
 
     def credentials(self, node: str) -> NodeCredentials | None:
         """The node's credentials, or None if it has none (never added, or revoked)."""
-        entry = self._read()["nodes"].get(node)
+        data = self._read()
+        entry = data["nodes"].get(node)
         if not entry or entry.get("revoked_at") or not entry.get("password"):
             return None
-        return NodeCredentials(self.table, node, entry["password"])
+        return NodeCredentials(self.table, node, entry["password"], self._in_club(data))
+
+    def _in_club(self, data: dict[str, Any]) -> bool:
+        return bool(data.get("club_users"))
+
+    def join_club(self) -> None:
+        """From now on this table's nodes log in as ``<table>.<node>`` (a club's one broker holds the
+        users of every table; see :class:`ClubAuth`). Their passwords stay; a node configured before
+        needs its lines again (``companion node add NODE --table T`` prints them)."""
+        with self._locked():
+            data = self._read()
+            if data.get("club_users"):
+                return
+            data["club_users"] = True
+            self._with_hub(data)
+            self._write(data)
+
+    def node_user(self, node: str, data: dict[str, Any] | None = None) -> str:
+        """The user name ``node`` logs in with."""
+        data = self._read() if data is None else data
+        return f"{self.table}.{node}" if self._in_club(data) else node
+
+    def node_rules(self, data: dict[str, Any] | None = None) -> list[tuple[str, str]]:
+        """(user, password hash) of every node that may log in, for a password file."""
+        data = self._read() if data is None else data
+        return [
+            (self.node_user(node, data), entry["hash"])
+            for node, entry in sorted(data["nodes"].items())
+            if not entry.get("revoked_at") and entry.get("hash")
+        ]
 
     def node_address(self, address: BrokerAddress, node: str) -> BrokerAddress:
         """``address`` with ``node``'s user and password; :class:`UnknownNodeError` if it has none."""
@@ -557,28 +591,34 @@ class BrokerAuth:
                 f"topic read {root}/#",
                 f"topic readwrite {ha.get('prefix', HA_PREFIX)}/#",
             ]
+        lines += self.node_acl_lines(data)
+        return "\n".join(lines) + "\n"
+
+    def node_acl_lines(self, data: dict[str, Any] | None = None) -> list[str]:
+        """The nodes' part of the rules: each may publish its own event and status and read its own
+        commands, the table's state and the hub's status."""
+        data = self._read() if data is None else data
+        lines: list[str] = []
         for node, entry in sorted(data["nodes"].items()):
             if entry.get("revoked_at") or not entry.get("hash"):
                 continue
             lines += [
                 "",
-                f"user {node}",
+                f"user {self.node_user(node, data)}",
                 f"topic write {protocol.node_topic(self.table, node, 'event')}",
                 f"topic write {protocol.node_topic(self.table, node, 'status')}",
                 f"topic read {protocol.node_topic(self.table, node, 'cmd')}",
                 f"topic read {protocol.table_state_topic(self.table)}",
                 f"topic read {protocol.hub_status_topic(self.table)}",
             ]
-        return "\n".join(lines) + "\n"
+        return lines
 
     def password_text(self, data: dict[str, Any] | None = None) -> str:
         data = self._read() if data is None else data
         lines = []
         if data.get("hub"):
             lines.append(f"{data['hub']['user']}:{data['hub']['hash']}")
-        for node, entry in sorted(data["nodes"].items()):
-            if not entry.get("revoked_at") and entry.get("hash"):
-                lines.append(f"{node}:{entry['hash']}")
+        lines += [f"{user}:{hashed}" for user, hashed in self.node_rules(data)]
         ha = data.get("homeassistant")
         if ha and ha.get("hash"):
             lines.append(f"{ha['user']}:{ha['hash']}")
@@ -646,3 +686,136 @@ class BrokerAuth:
                 "run this as the user that runs the hub"
             ) from None
         return f"the table's broker (pid {pid}) reloaded its users"
+
+
+class ClubAuth:
+    """The users of a club's one locked broker, made from every table's own store.
+
+    Each table keeps its credential store (``<data_dir>/auth/<table>/``, the same as a lone table's:
+    ``companion node add NODE --table T`` works as for one table), and its nodes log in as
+    ``<table>.<node>`` (:meth:`BrokerAuth.join_club`), so two tables may both have a ``red-1``. The
+    club's shared connection logs in as ``hub`` with the club's own password
+    (``<data_dir>/club-auth/hub.json``) and may read and write every table. The broker reads
+    ``<data_dir>/club-auth/mosquitto.passwd`` and ``mosquitto.acl``, written afresh by
+    :meth:`mosquitto_files` whenever a table joins or a table's store changes
+    (:meth:`changed_since`), and read again on SIGHUP. Home Assistant logins and TLS are a lone
+    table's features for now (docs/club.md).
+    """
+
+    def __init__(self, data_dir: str | Path) -> None:
+        self.data_dir = Path(data_dir)
+        self.directory = self.data_dir / "club-auth"
+        _private_dir(self.directory)
+        self.password_file = self.directory / "mosquitto.passwd"
+        self.acl_file = self.directory / "mosquitto.acl"
+        self.hub_file = self.directory / "hub.json"
+        self.broker_record = self.directory / "broker.json"
+        self.tables: dict[str, BrokerAuth] = {}
+        self._seen: dict[str, float] = {}
+        """Each table's store as last written into the files (its modification time)."""
+        self._running: tuple[int, list[str]] | None = None
+        """(pid, argv) of the club's mosquitto while it runs."""
+        self._lock = threading.Lock()
+
+    def table(self, table: str) -> BrokerAuth:
+        """The store of ``table``, joined to the club (its nodes log in as ``<table>.<node>``)."""
+        with self._lock:
+            auth = self.tables.get(table)
+            if auth is None:
+                auth = BrokerAuth.for_table(self.data_dir, table)
+                auth.join_club()
+                if self._running is not None:  # `companion node add --table T` reloads the club's broker
+                    auth.record_broker(*self._running)
+                self.tables[table] = auth
+            return auth
+
+    def leave(self, table: str) -> None:
+        """``table`` ended: its nodes are dropped from the files at the next :meth:`mosquitto_files`."""
+        with self._lock:
+            self.tables.pop(table, None)
+            self._seen.pop(table, None)
+
+    def _hub(self) -> dict[str, str]:
+        try:
+            found: dict[str, str] = json.loads(self.hub_file.read_text(encoding="utf-8"))
+            if found.get("user") == HUB_USER and found.get("password") and found.get("hash"):
+                return found
+        except (OSError, ValueError):
+            pass
+        password = make_password()
+        made = {"user": HUB_USER, "password": password, "hash": password_hash(password)}
+        _write_private(self.hub_file, json.dumps(made, indent=2) + "\n")
+        return made
+
+    def hub_address(self, address: BrokerAddress) -> BrokerAddress:
+        """``address`` with the club's hub user and password."""
+        hub = self._hub()
+        return replace(address, username=hub["user"], password=hub["password"])
+
+    def changed_since(self) -> bool:
+        """Whether a table's store was written since the files were made (a node added or revoked)."""
+        with self._lock:
+            tables = dict(self.tables)
+        for name, auth in tables.items():
+            try:
+                if auth.store_path.stat().st_mtime != self._seen.get(name):
+                    return True
+            except OSError:
+                continue
+        return False
+
+    def mosquitto_files(self) -> tuple[Path, Path]:
+        """(password_file, acl_file) of every table in the club, written afresh."""
+        hub = self._hub()
+        passwd = [f"{hub['user']}:{hub['hash']}"]
+        acl = [
+            "# Made by companion for a club's broker from each table's credentials; edits are overwritten.",
+            "# The club's hub reads and writes every table; each node only its own topics at its table.",
+            "",
+            f"user {HUB_USER}",
+            "topic readwrite companion/v1/#",
+        ]
+        with self._lock:
+            tables = dict(self.tables)
+        seen: dict[str, float] = {}
+        for name, auth in sorted(tables.items()):
+            with auth._locked():
+                data = auth._read()
+                try:
+                    seen[name] = auth.store_path.stat().st_mtime
+                except OSError:
+                    seen[name] = 0.0
+            passwd += [f"{user}:{hashed}" for user, hashed in auth.node_rules(data)]
+            acl += auth.node_acl_lines(data)
+        try:
+            _write_private(self.password_file, "\n".join(passwd) + "\n")
+            _write_private(self.acl_file, "\n".join(acl) + "\n")
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot write the club's broker users in {self.directory}: {exc.strerror or exc}"
+            ) from None
+        with self._lock:
+            self._seen.update(seen)
+        return self.password_file, self.acl_file
+
+    def record_broker(self, pid: int, argv: list[str]) -> None:
+        """Note the club's mosquitto, here and in every table's store (``companion node add`` then
+        tells it to reload; the club rewrites the files it reads within a moment)."""
+        record = json.dumps({"pid": pid, "argv": argv}) + "\n"
+        _write_private(self.broker_record, record)
+        with self._lock:
+            self._running = (pid, list(argv))
+            tables = list(self.tables.values())
+        for auth in tables:
+            auth.record_broker(pid, argv)
+
+    def forget_broker(self, pid: int | None = None) -> None:
+        with self._lock:
+            self._running = None
+            tables = list(self.tables.values())
+        for auth in tables:
+            auth.forget_broker(pid)
+        try:
+            self.broker_record.unlink()
+        except OSError:
+            pass

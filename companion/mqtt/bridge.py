@@ -4,15 +4,14 @@ Every raw topic and payload goes through ``companion.core.protocol``; what does
 not validate is counted in the session's statistics with its reason and
 otherwise ignored, so a misbehaving node can never change the table.
 
-Node messages that arrive together are handled off paho's network thread: ``_on_message``
-queues them, and one worker thread takes everything queued at once and hands it to
-``TableSession.handle_batch``, so they share one fsync of the log (group commit) while paho
-goes on reading and sending. A message that arrives alone (nothing queued, the worker idle,
-the previous message more than :data:`INLINE_GAP_S` ago) on a disk that syncs fast
-(:data:`INLINE_SYNC_S`) is handled at once in paho's thread, which saves two thread switches.
-Either way each ack leaves only after its report's line is synced, and in the order the
-table decided. (A report queued here when the hub dies was already acknowledged to the
-broker, not to the node: the node keeps it in its outbox and sends it again.)
+The bridge rides on two :class:`~companion.mqtt.link.MqttLink` connections, its own or a club's
+(shared by every table of the club: one connection, one network thread and one small pool for
+all of them, each table a route by its id in the topic). What the main link reads in one pass
+is handed to ``TableSession.handle_batch`` as one batch, so reports that arrive together share
+one fsync of the log (group commit), and reports that arrive while a sync runs form the next
+batch. Each ack leaves only after its report's line is synced, and in the order the table
+decided. (A report read here when the hub dies was already acknowledged to the broker, not to
+the node: the node keeps it in its outbox and sends it again.)
 
 **A flood never queues in front of the seated nodes.** The hub has two connections to the
 broker. The *main* one subscribes to the seated nodes' own topics only (a persistent session:
@@ -29,9 +28,9 @@ for :data:`QUARANTINE_S` (the main one unsubscribes its topics), where it gets i
 cannot hold up the others. Drops are counted (:attr:`HubBridge.rate_limit`, ``rate_limited`` in
 ``/api/stats``) and said in the log once per node and minute, never once per message.
 
-The bridge also tells the session whether it reaches its broker
-(``TableSession.broker_status``): offline as soon as paho loses the connection or
-cannot make one, online again on the next CONNACK. It clears retained messages it
+The bridge also tells the session whether it reaches its broker (a ``BrokerStatus``
+message): offline as soon as the link loses the connection or cannot make one, online again
+on the next CONNACK. It clears retained messages it
 finds under the table that nobody owns (see :func:`owns_retained`), so junk left in
 a persistent broker does not come back at every start.
 """
@@ -41,7 +40,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -49,8 +48,8 @@ import paho.mqtt.client as mqtt
 
 from companion.core import protocol
 from companion.mqtt.broker import BrokerAddress
-from companion.mqtt.client import connect_in_background, make_client
 from companion.mqtt.ha_discovery import HomeAssistant
+from companion.mqtt.link import MqttLink
 from companion.rules.text import Text, text
 from companion.table import commands as cmd
 from companion.table import events as ev
@@ -60,11 +59,6 @@ from companion.table.model import TableReset
 from companion.table.session import Changed, News, TableSession
 
 log = logging.getLogger(__name__)
-
-INLINE_GAP_S = 0.0005
-"""A message that comes this long after the one before, with nothing queued, is handled at once."""
-INLINE_SYNC_S = 0.001
-"""... if the log's fsync takes less than this; on a slower disk every message goes to the worker."""
 
 NODE_RATE_PER_S = 20.0
 """Messages a second one node id may send on average: flips, run-outs, a heartbeat every 5 s and
@@ -84,12 +78,12 @@ queue for it (``max_queued_messages``), where the broker drops what does not fit
 the interpreter from the seated nodes' verdicts. Between two messages it gives up the interpreter."""
 SIDE_SLOT_S = 0.02
 QUARANTINE_S = 30.0
+"""How long a seated node that flooded stays on the side connection (from its last dropped message)."""
 HANDOVER_S = 2.0
+"""How long both connections take a node that goes back to the main one."""
 RETAINED_SWEEP_S = 2.0
 """How long the side connection holds the whole table's filter after it connects (the broker replays
 the retained messages under it at once)."""
-"""How long both connections take a node that goes back to the main one."""
-"""How long a seated node that flooded stays on the side connection (from its last dropped message)."""
 
 SEATS_CHANGED = (TableReset, ev.SeatAdded)
 """Events after which the seated nodes may differ (the main connection's subscriptions follow them)."""
@@ -186,8 +180,47 @@ class NodeRateLimit:
         }
 
 
+class HubLinks:
+    """The two connections a hub's tables share: ``main`` (a persistent session: the seated nodes'
+    reports wait in the broker while the hub is away) and ``side`` (everything else under the tables).
+
+    A lone table makes its own (:meth:`for_table`); a club makes one pair for all its tables
+    (:meth:`for_club`), so its threads do not grow with its tables."""
+
+    def __init__(self, main: MqttLink, side: MqttLink, *, owned: bool) -> None:
+        self.main = main
+        self.side = side
+        self.owned = owned
+        """Whether the one table that uses them starts and stops them (a club's are the club's)."""
+
+    @classmethod
+    def for_table(cls, table: str, address: BrokerAddress, *, client_id: str | None = None) -> HubLinks:
+        name = client_id or f"companion-hub-{table}"
+        will = (protocol.hub_status_topic(table), protocol.status_payload(False), True)
+        main = MqttLink(name, address, clean_session=False, will=will, name=f"mqtt-{table}")
+        side = MqttLink(f"{name}-side", address, clean_session=True, name=f"mqtt-{table}-side")
+        return cls(main, side, owned=True)
+
+    @classmethod
+    def for_club(cls, name: str, address: BrokerAddress) -> HubLinks:
+        """One pair for every table of a club (no last will: one connection can carry only one, so a
+        club's tables say ``offline`` when they end or the club stops, not when it crashes)."""
+        main = MqttLink(f"companion-club-{name}", address, clean_session=False, name="mqtt-club")
+        side = MqttLink(f"companion-club-{name}-side", address, clean_session=True, name="mqtt-club-side")
+        return cls(main, side, owned=False)
+
+    def start(self) -> HubLinks:
+        self.main.start()
+        self.side.start()
+        return self
+
+    def stop(self) -> None:
+        self.main.stop()
+        self.side.stop()
+
+
 class HubBridge:
-    """Connects a :class:`TableSession` to a broker."""
+    """Connects a :class:`TableSession` to a broker: its table's route on the main and side links."""
 
     def __init__(
         self,
@@ -199,42 +232,27 @@ class HubBridge:
         language: str = "en",
         monotonic: Callable[[], float] = time.monotonic,
         rate_limit: NodeRateLimit | None = None,
+        links: HubLinks | None = None,
     ) -> None:
         """``ha_discovery``: publish Home Assistant discovery configs for the seated nodes under this
         prefix (``"homeassistant"``); None publishes none (see :mod:`companion.mqtt.ha_discovery`).
-        ``monotonic``: the clock that measures the gap between two arrivals (tests inject one)."""
+        ``monotonic``: the clock of the rate limit and the quarantine (tests inject one). ``links``: the
+        connections to ride on (a club's); None makes this table's own."""
         self._monotonic = monotonic
         self.session = session
         self.address = address
         self.table = session.setup.table
         self.connected = threading.Event()
-        self.listening = threading.Event()
-        """Both connections' subscriptions are in force: any node's message from now on is heard."""
-        self._awaiting: dict[str, set[int]] = {"main": set(), "side": set()}
-        """SUBACKs each connection waits for since it connected (each set is touched in its own
-        connection's network thread only)."""
         self._stopping = False
+        self._started = False
         self.retained_cleared = 0
         """Retained messages under the table the hub did not own and cleared."""
         self._clearing: set[str] = set()
         """Topics the hub cleared whose (empty, live) echo it has not seen yet."""
-        will = (protocol.hub_status_topic(self.table), protocol.status_payload(False), True)
-        # A persistent session: QoS 1 node events sent while the hub is away wait in the broker.
-        self.client = make_client(
-            client_id or f"companion-hub-{self.table}", address, clean_session=False, will=will
-        )
-        self.client.on_connect = self._on_connect
-        self.client.on_disconnect = self._on_disconnect
-        self.client.on_connect_fail = self._on_connect_fail
-        self.client.on_message = self._on_message
-        self.side = make_client(
-            f"{client_id or f'companion-hub-{self.table}'}-side", address, clean_session=True
-        )
-        """The side connection: everything under the table that the main one does not take."""
-        self.side.on_connect = self._on_side_connect
-        self.side.on_message = self._on_side_message
-        self.client.on_subscribe = lambda c, u, mid, codes, props: self._subscribed_ack("main", mid)
-        self.side.on_subscribe = lambda c, u, mid, codes, props: self._subscribed_ack("side", mid)
+        self.links = links or HubLinks.for_table(self.table, address, client_id=client_id)
+        self.main = self.links.main
+        self.side_link = self.links.side
+        self._side_route = _SideRoute(self)
         self._subscribed: set[str] = set()
         """Nodes whose topics the main connection subscribes to."""
         self._quarantine: dict[str, float] = {}
@@ -246,17 +264,12 @@ class HubBridge:
         self._subs_lock = threading.Lock()
         self._side_slot = (0.0, 0)
         """(when the side connection's current pacing slot began, messages read in it)"""
-        self._inbox: deque[tuple[str, bytes] | tm.BrokerStatus] = deque()
-        """What paho received (and broker status changes), in order, for the worker."""
-        self._inbox_changed = threading.Condition()
-        self._worker: threading.Thread | None = None
-        self._worker_stop = False
-        self._worker_busy = False
-        self._last_arrival = 0.0
-        self.inline = 0
-        """Messages handled at once in paho's thread (they came alone, the disk is fast)."""
+        self._ready: set[str] = set()
+        """The links ("main", "side") that have taken this table's subscriptions since they connected."""
+        self._kept: list[tuple[str, bytes] | tm.BrokerStatus] = []
+        """What the main link read for this table in its current pass, in order, for :meth:`flush`."""
         self.batches = 0
-        """Batches the worker handed to the session (with ``batched``: messages per fsync)."""
+        """Batches handed to the session (with ``batched``: messages per fsync)."""
         self.batched = 0
         self.ha = (
             HomeAssistant(session, self._publish_retained, prefix=ha_discovery, language=language)
@@ -269,73 +282,144 @@ class HubBridge:
         """(the setup they were read from, the seated node ids), read again when the setup changes."""
         session.add_listener(self._on_session_change)
 
+    @property
+    def client(self) -> mqtt.Client:
+        """The main connection's paho client."""
+        return self.main.client
+
+    @property
+    def side(self) -> mqtt.Client:
+        """The side connection's paho client."""
+        return self.side_link.client
+
     def start(self) -> HubBridge:
-        if self._worker is None:
-            self._worker = threading.Thread(target=self._work, name=f"hub-{self.table}", daemon=True)
-            self._worker.start()
-        connect_in_background(self.client, self.address)
-        connect_in_background(self.side, self.address)
+        if not self._started:
+            self._started = True
+            self.main.add_route(self.table, self)
+            if self.ha is not None:
+                self.main.add_extra_route(self.ha.handles, self)
+            self.side_link.add_route(self.table, self._side_route)
+            if self.links.owned:
+                self.links.start()
         return self
 
     def stop(self) -> None:
         self._stopping = True
-        if self.connected.is_set():
-            info = self.client.publish(
-                protocol.hub_status_topic(self.table), protocol.status_payload(False), qos=1, retain=True
-            )
-            try:
-                info.wait_for_publish(2)
-            except (RuntimeError, ValueError):
-                pass
-        for client in (self.client, self.side):
-            client.disconnect()
-            client.loop_stop()
-        self._stop_worker()
+        goodbye = (protocol.hub_status_topic(self.table), protocol.status_payload(False), True)
+        if self.links.owned:
+            self.main.stop(last=[goodbye] if self.connected.is_set() else [])
+            self.side_link.stop()
+        else:  # the club's connections go on for the other tables
+            self.main.remove_route(self.table)
+            self.main.remove_extra_route(self)
+            self.side_link.remove_route(self.table)
+            if self.main.connected.is_set():
+                with self._subs_lock:
+                    nodes, self._subscribed = set(self._subscribed), set()
+                self.main.unsubscribe(self._node_filters(nodes))
+                self.side_link.unsubscribe([f for f, _ in self._side_filters()])
+                info = self.main.publish(goodbye[0], goodbye[1], qos=1, retain=True)
+                try:
+                    info.wait_for_publish(2)
+                except (RuntimeError, ValueError):
+                    pass
+        self.connected.clear()
         self.session.remove_listener(self._on_session_change)
 
-    # --- the worker: everything queued, one batch, one fsync -------------------------------
-    def _queue(self, item: tuple[str, bytes] | tm.BrokerStatus) -> None:
-        """Hand ``item`` to the worker, or handle it at once when it came alone on a fast disk (or
-        the bridge has no worker). Only paho's thread calls this, so nothing can be queued while it
-        handles a message itself: the order stays the order of arrival."""
-        now = self._monotonic()
-        with self._inbox_changed:
-            alone = now - self._last_arrival >= INLINE_GAP_S
-            self._last_arrival = now
-            if self._worker is not None and not self._worker_stop:
-                fast = self.session.log.sync_s < INLINE_SYNC_S
-                if self._inbox or self._worker_busy or not (alone and fast):
-                    self._inbox.append(item)
-                    self._inbox_changed.notify()
-                    return
-                self.inline += 1
-        self._handle_items([item])
-        # (Writing the ack at once from here with client.loop_write() was tried: no measurable
-        # gain, and a write that fails then calls on_disconnect inside this callback, where paho
-        # already holds its callback lock, and the network thread deadlocks.)
+    # --- the main link's route (its thread) ----------------------------------------------------
+    def on_connect(self, link: MqttLink) -> None:
+        self._handle_items([*self._take_kept(), tm.BrokerStatus(True, str(self.address))])
+        # Subscribing again also replays the retained statuses, so nodes come back online. (A
+        # persistent session of an older hub may still hold the whole table's filter: dropped.)
+        link.unsubscribe([protocol.hub_subscriptions(self.table)[0][0]])
+        with self._subs_lock:
+            self._subscribed = set()
+        self._sync_subscriptions()
+        link.publish(protocol.hub_status_topic(self.table), protocol.status_payload(True), qos=1, retain=True)
+        self.publish_table_state()
+        if self.ha is not None:
+            link.subscribe(self.ha.subscriptions())
+            self.ha.on_connect()
+        self._now_connected("main")
+        log.info("hub of table %s connected to %s", self.table, self.address)
 
-    def _work(self) -> None:
-        while True:
-            with self._inbox_changed:
-                self._worker_busy = False
-                self._inbox_changed.wait_for(lambda: bool(self._inbox) or self._worker_stop)
-                items = list(self._inbox)
-                self._inbox.clear()
-                if not items:
-                    return  # stopping, and everything queued was handled
-                self._worker_busy = True
-            try:
-                self._handle_items(items)
-            except Exception:  # never let the worker die: the next batch must be handled
-                log.exception("the hub could not handle %d messages", len(items))
+    def _now_connected(self, which: str) -> None:
+        """``connected`` once both links have taken this table's subscriptions (strangers are heard too)."""
+        with self._subs_lock:
+            self._ready.add(which)
+            if self._ready >= {"main", "side"}:
+                self.connected.set()
 
-    def _stop_worker(self) -> None:
-        with self._inbox_changed:
-            self._worker_stop = True
-            self._inbox_changed.notify()
-        worker, self._worker = self._worker, None
-        if worker is not None and worker is not threading.current_thread():
-            worker.join(10)
+    def wait_listening(self, timeout_s: float = 5.0) -> bool:
+        """Wait until both links are up with this table's subscriptions answered by the broker: any
+        node's message from then on is heard (tests publish as strangers only after this)."""
+        deadline = time.monotonic() + timeout_s
+        if not self.connected.wait(timeout_s):
+            return False
+        return all(
+            link.wait_subscribed(max(0.0, deadline - time.monotonic()))
+            for link in (self.main, self.side_link)
+        )
+
+    def on_disconnect(self, link: MqttLink, reason: str) -> None:
+        with self._subs_lock:
+            self._ready.discard("main")
+        self.connected.clear()
+        if not self._stopping:
+            log.warning("hub lost the broker %s (%s); reconnecting", self.address, reason)
+            self._handle_items([*self._take_kept(), tm.BrokerStatus(False, _lost(self.address))])
+
+    def on_connect_fail(self, link: MqttLink, reason: str, *, refused: bool) -> None:
+        if self._stopping:
+            return
+        if refused:
+            detail = _refused(self.address, reason)
+        else:
+            log.info("hub cannot reach the broker %s; trying again", self.address)
+            detail = _unreachable(self.address)
+        self._handle_items([*self._take_kept(), tm.BrokerStatus(False, detail)])
+
+    def on_message(self, link: MqttLink, msg: mqtt.MQTTMessage) -> bool:
+        """Keep a message of the main link for this pass's batch; True when kept."""
+        try:
+            if self.ha is not None and self.ha.handles(msg.topic):
+                self.ha.on_message(msg.topic, bytes(msg.payload), retain=bool(msg.retain))
+                return False
+            if msg.retain and not owns_retained(self.table, msg.topic):
+                return False  # junk: the side connection, which sees every retained message, clears it
+            if not msg.payload and msg.topic in self._clearing:
+                return False  # the echo of our own clearing (the side connection forgets it)
+            node = self._main_node(msg.topic)
+            if node is None:
+                return False  # not a seated node's (the side connection has it), or quarantined
+            if not msg.retain and not self.rate_limit.allow(node):
+                self._quarantine_node(node)  # a flood: dropped before it is decided, and moved aside
+                return False
+            self._kept.append((msg.topic, bytes(msg.payload)))
+            return True
+        except Exception:  # never let one message stop the link
+            log.exception("unexpected error handling %s", msg.topic)
+            self.session.reject_message("malformed", "the hub could not handle this message", topic=msg.topic)
+            return False
+
+    def flush(self) -> None:
+        """Handle what this pass kept, as one batch (one fsync)."""
+        self._handle_items(self._take_kept())
+
+    @property
+    def sync_s(self) -> float:
+        """How long this table's log has recently taken to sync (the link sends PUBACKs early on a slow disk)."""
+        return float(self.session.log.sync_s)
+
+    def _take_kept(self) -> list[tuple[str, bytes] | tm.BrokerStatus]:
+        kept, self._kept = self._kept, []
+        return kept
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        """One message of the main connection taken and handled at once (for tools and tests that
+        drive the bridge by hand, as paho's callback)."""
+        if self.on_message(self.main, msg):
+            self.flush()
 
     def _handle_items(self, items: list[tuple[str, bytes] | tm.BrokerStatus]) -> None:
         """Validate each raw message (refusals are counted), then hand the usable ones to the
@@ -364,70 +448,6 @@ class HubBridge:
                         "malformed", "the hub could not handle this message", topic=topic
                     )
 
-    # --- paho callbacks (paho's network thread) --------------------------------------------
-    def _broker_status(self, online: bool, detail: Text | str) -> None:
-        """Tell the session, in order with the node messages queued before it."""
-        try:
-            self._queue(tm.BrokerStatus(online, detail))
-        except Exception:  # never let it kill paho's thread
-            log.exception("could not record the broker's status")
-
-    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        if reason.is_failure:
-            log.error("broker %s refused the hub: %s", self.address, reason)
-            self._broker_status(False, _refused(self.address, reason))
-            return
-        self._broker_status(True, str(self.address))
-        # Subscribing again also replays the retained statuses, so nodes come back online. (A
-        # persistent session of an older hub may still hold the whole table's filter: dropped.)
-        client.unsubscribe(protocol.hub_subscriptions(self.table)[0][0])
-        with self._subs_lock:
-            self._subscribed = set()
-        self.listening.clear()
-        self._awaiting["main"] = set(self._sync_subscriptions())
-        client.publish(
-            protocol.hub_status_topic(self.table), protocol.status_payload(True), qos=1, retain=True
-        )
-        self.publish_table_state()
-        if self.ha is not None:
-            client.subscribe(self.ha.subscriptions())
-            self.ha.on_connect()
-        self.connected.set()
-        self._subscribed_ack("main", -1)  # none sent (no seated node yet), or all answered already
-        log.info("hub connected to %s", self.address)
-
-    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        self.connected.clear()
-        self.listening.clear()
-        if not self._stopping:
-            log.warning("hub lost the broker %s (%s); reconnecting", self.address, reason)
-            self._broker_status(False, _lost(self.address))
-
-    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        if not self._stopping:
-            log.info("hub cannot reach the broker %s; trying again", self.address)
-            self._broker_status(False, _unreachable(self.address))
-
-    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        try:
-            if self.ha is not None and self.ha.handles(msg.topic):
-                self.ha.on_message(msg.topic, bytes(msg.payload), retain=bool(msg.retain))
-                return
-            if msg.retain and not owns_retained(self.table, msg.topic):
-                return  # junk: the side connection, which sees every retained message, clears it
-            if not msg.payload and msg.topic in self._clearing:
-                return  # the echo of our own clearing (the side connection forgets it)
-            node = self._main_node(msg.topic)
-            if node is None:
-                return  # not a seated node's (the side connection has it), or quarantined
-            if not msg.retain and not self.rate_limit.allow(node):
-                self._quarantine_node(node)  # a flood: dropped before it is decided, and moved aside
-                return
-            self._queue((msg.topic, bytes(msg.payload)))
-        except Exception:  # never let one message kill paho's thread
-            log.exception("unexpected error handling %s", msg.topic)
-            self.session.reject_message("malformed", "the hub could not handle this message", topic=msg.topic)
-
     # --- who takes what: the main connection, the side connection, the rate limit --------------
     def _seated_nodes(self) -> frozenset[str]:
         setup = self.session.setup
@@ -438,37 +458,32 @@ class HubBridge:
     def _main_node(self, topic: str) -> str | None:
         """The seated, not quarantined node a message on the main connection is from, or None."""
         try:
-            node = protocol.parse_topic(topic).node
+            parsed = protocol.parse_topic(topic)
         except protocol.ProtocolError:
             return None
-        if node is None or node not in self._seated_nodes() or node in self._quarantine:
+        node = parsed.node
+        if parsed.kind not in ("event", "status") or node is None:
+            return None  # only a node's own reports and status are taken on the main connection
+        if node not in self._seated_nodes() or node in self._quarantine:
             return None
         return node
 
-    def _sync_subscriptions(self) -> list[int]:
-        """Make the main connection subscribe to exactly the seated, not quarantined nodes' topics;
-        the message ids of the SUBSCRIBEs sent."""
+    def _node_filters(self, nodes: set[str]) -> list[str]:
+        return [
+            protocol.node_topic(self.table, n, kind) for n in sorted(nodes) for kind in ("event", "status")
+        ]
+
+    def _sync_subscriptions(self) -> None:
+        """Make the main connection subscribe to exactly the seated, not quarantined nodes' topics."""
         with self._subs_lock:
             wanted = set(self._seated_nodes()) - set(self._quarantine)
             added, removed = wanted - self._subscribed, self._subscribed - wanted
             self._subscribed = wanted
-
-        def filters(nodes: set[str]) -> list[str]:
-            return [
-                protocol.node_topic(self.table, n, kind)
-                for n in sorted(nodes)
-                for kind in ("event", "status")
-            ]
-
-        mids: list[int] = []
         for start in range(0, len(added), 100):  # a few hundred filters per SUBSCRIBE at most
             chunk = set(sorted(added)[start : start + 100])
-            _, mid = self.client.subscribe([(f, protocol.QOS) for f in filters(chunk)])
-            if mid is not None:
-                mids.append(mid)
+            self.main.subscribe([(f, protocol.QOS) for f in self._node_filters(chunk)])
         if removed:
-            self.client.unsubscribe(filters(removed))
-        return mids
+            self.main.unsubscribe(self._node_filters(removed))
 
     def _quarantine_node(self, node: str) -> None:
         """``node`` floods: its messages go to the side connection for a while (see the module docstring)."""
@@ -485,33 +500,28 @@ class HubBridge:
 
     def _side_filters(self) -> list[tuple[str, int]]:
         """The node topics of every node id, and the topics one or two levels under the table: not
-        the hub's own commands (an echo of every ack), which would double what it reads."""
+        the hub's own commands (an echo of every ack), which would double what it reads.
+
+        At QoS 0: the side connection has no persistent session to keep anything for, and it also
+        receives a copy of every seated node's report (MQTT has no "all but these" filter), which at
+        QoS 0 costs the hub no PUBACK and the broker no delivery to track; a flood beyond what it
+        reads is dropped by the broker instead of queued."""
         root = protocol.table_prefix(self.table)
-        return [(f"{root}/node/+/event", protocol.QOS), (f"{root}/node/+/status", protocol.QOS)] + [
-            (f"{root}/+", protocol.QOS),
-            (f"{root}/+/+", protocol.QOS),
+        return [
+            (f"{root}/node/+/event", 0),
+            (f"{root}/node/+/status", 0),
+            (f"{root}/+", 0),
+            (f"{root}/+/+", 0),
         ]
 
-    def _on_side_connect(
-        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
-    ) -> None:
-        if reason.is_failure:
-            return  # the main connection says why
-        _, mid = client.subscribe(self._side_filters())
-        self._awaiting["side"] = set() if mid is None else {mid}
+    def _on_side_connect(self, link: MqttLink) -> None:
+        link.subscribe(self._side_filters())
         # For a moment the whole table too: the broker replays every retained message under it,
         # and what nobody owns (a retained command, a topic outside the schema) is cleared.
         sweep = protocol.hub_subscriptions(self.table)
-        client.subscribe(sweep)
-        timer = threading.Timer(RETAINED_SWEEP_S, lambda: client.unsubscribe([f for f, _ in sweep]))
-        timer.daemon = True
-        timer.start()
-
-    def _subscribed_ack(self, connection: str, mid: int) -> None:
-        """A SUBACK: once neither connection waits for one, every node is heard (:attr:`listening`)."""
-        self._awaiting[connection].discard(mid)
-        if self.connected.is_set() and self.side.is_connected() and not any(self._awaiting.values()):
-            self.listening.set()
+        link.subscribe(sweep)
+        link.call_later(RETAINED_SWEEP_S, lambda: link.unsubscribe([f for f, _ in sweep]))
+        self._now_connected("side")
 
     def _pace_side(self) -> None:
         """Hold the side connection to :data:`SIDE_MAX_PER_S`, and let other threads run between messages."""
@@ -524,11 +534,25 @@ class HubBridge:
         if count >= SIDE_MAX_PER_S * SIDE_SLOT_S:
             time.sleep(max(0.0, began + SIDE_SLOT_S - now))
         else:
-            time.sleep(0)  # gives the interpreter to the main connection and the worker if they wait
+            time.sleep(0)  # gives the interpreter to the main connection if it waits
 
     def _on_side_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         """What the main connection does not take: node ids the table has not seated, quarantined
         nodes, stray topics, retained junk; within their rate, handled at once in this thread."""
+        try:
+            parsed: protocol.Topic | None = protocol.parse_topic(msg.topic)
+        except protocol.ProtocolError:
+            parsed = None
+        node = parsed.node if parsed is not None else None
+        if (
+            not msg.retain
+            and msg.payload
+            and node is not None
+            and node not in self._quarantine
+            and node not in self._handover
+            and node in self._seated_nodes()
+        ):
+            return  # the copy of a seated node's message: the main connection takes it (no pacing)
         self._pace_side()
         try:
             if msg.retain and not owns_retained(self.table, msg.topic):
@@ -537,15 +561,10 @@ class HubBridge:
             if not msg.payload and msg.topic in self._clearing:
                 self._clearing.discard(msg.topic)  # the echo of our own clearing
                 return
-            try:
-                parsed = protocol.parse_topic(msg.topic)
-            except protocol.ProtocolError:
-                parsed = None
             allowance = STRANGERS
             if parsed is not None:
                 if parsed.table == self.table and parsed.kind in ("cmd", "state", "hub-status"):
                     return  # the hub's own publications
-                node = parsed.node
                 if node is not None and node in self._seated_nodes():
                     now = self._monotonic()
                     until = self._quarantine.get(node)
@@ -566,7 +585,7 @@ class HubBridge:
                     self._quarantine[allowance] = self._monotonic() + QUARANTINE_S
                 return
             self._handle_items([(msg.topic, bytes(msg.payload))])
-        except Exception:  # never let one message kill paho's thread
+        except Exception:  # never let one message stop the link
             log.exception("unexpected error handling %s", msg.topic)
 
     def _clear_retained(self, topic: str) -> None:
@@ -574,7 +593,7 @@ class HubBridge:
         if topic in self._clearing:
             return  # replayed once per filter it matches (the side connection's overlap at connect)
         self._clearing.add(topic)
-        self.side.publish(topic, b"", qos=protocol.QOS, retain=True)
+        self.side_link.publish(topic, b"", qos=protocol.QOS, retain=True)
         self.retained_cleared += 1
         self.session.reject_message(
             "retained", f"cleared a retained message the hub does not own on {topic}", topic=topic
@@ -619,12 +638,10 @@ class HubBridge:
             return
         if isinstance(command, cmd.PublishTableState):
             payload = protocol.encode("state", "table", **command.fields)
-            self.client.publish(
-                protocol.table_state_topic(self.table), payload, qos=protocol.QOS, retain=True
-            )
+            self.main.publish(protocol.table_state_topic(self.table), payload, qos=protocol.QOS, retain=True)
             return
         payload = protocol.encode("cmd", command.kind, **command.fields)
-        self.client.publish(protocol.node_topic(self.table, command.node, "cmd"), payload, qos=protocol.QOS)
+        self.main.publish(protocol.node_topic(self.table, command.node, "cmd"), payload, qos=protocol.QOS)
 
     def publish_table_state(self) -> None:
         self.send(table_state(self.session.table, now_s=self.session.clock.now_s()))
@@ -646,4 +663,29 @@ class HubBridge:
             self.ha.publish_configs(again=again)
 
     def _publish_retained(self, topic: str, payload: bytes) -> None:
-        self.client.publish(topic, payload, qos=protocol.QOS, retain=True)
+        self.main.publish(topic, payload, qos=protocol.QOS, retain=True)
+
+
+class _SideRoute:
+    """The table's route on the side link: each message handled at once, in the side link's thread."""
+
+    def __init__(self, bridge: HubBridge) -> None:
+        self.bridge = bridge
+
+    def on_connect(self, link: MqttLink) -> None:
+        self.bridge._on_side_connect(link)
+
+    def on_disconnect(self, link: MqttLink, reason: str) -> None:
+        """The main link says it to the table (and must wait for this one to come back too)."""
+        with self.bridge._subs_lock:
+            self.bridge._ready.discard("side")
+
+    def on_connect_fail(self, link: MqttLink, reason: str, *, refused: bool) -> None:
+        """The main link says it to the table."""
+
+    def on_message(self, link: MqttLink, msg: mqtt.MQTTMessage) -> bool:
+        self.bridge._on_side_message(link.client, None, msg)
+        return False
+
+    def flush(self) -> None:
+        """Nothing is kept: each message was handled as it came."""

@@ -264,9 +264,11 @@ class TableAnnouncer:
         dashboard_path: str = "/",
         interfaces: Interfaces = None,
         more_addresses: Sequence[str] = (),
+        zeroconf: Zeroconf | None = None,
     ) -> None:
         """``more_addresses``: the same machine's other addresses to announce with ``address``
-        (the interface's IPv6 ones); zeroconf answers on each of them."""
+        (the interface's IPv6 ones); zeroconf answers on each of them. ``zeroconf``: a responder shared
+        with other tables (a club's), which ``stop`` leaves running."""
         self.table = table
         self.address = address.split("%", 1)[0]
         if ipaddress.ip_address(self.address).is_unspecified:
@@ -291,6 +293,7 @@ class TableAnnouncer:
         self.problem: str | None = None
         """Why the table is not (fully) announced, once known; None while all is well."""
         self._zc: Zeroconf | None = None
+        self._shared = zeroconf
         self._future: Future[None] | None = None
         self._done = threading.Event()
 
@@ -314,7 +317,9 @@ class TableAnnouncer:
         if self._zc is not None:
             raise RuntimeError("this announcer is already started")
         try:
-            self._zc = _zeroconf(self.interfaces, self.address if len(self.addresses) == 1 else None)
+            self._zc = self._shared or _zeroconf(
+                self.interfaces, self.address if len(self.addresses) == 1 else None
+            )
             assert self._zc.loop is not None
             self._future = asyncio.run_coroutine_threadsafe(self._register(self._zc), self._zc.loop)
         except Exception as exc:  # no usable interface, no multicast, a socket refused...
@@ -350,7 +355,7 @@ class TableAnnouncer:
         self._warn(problem)
         self._done.set()
         zc, self._zc = self._zc, None
-        if zc is not None:
+        if zc is not None and zc is not self._shared:
             try:
                 zc.close()
             except Exception:
@@ -371,15 +376,25 @@ class TableAnnouncer:
         try:
             assert zc.loop is not None
             # Goodbyes (TTL 0) for every registered service; this also empties zeroconf's
-            # registry, so close() below has nothing left to say goodbye for.
-            goodbye = asyncio.run_coroutine_threadsafe(zc.async_unregister_all_services(), zc.loop)
+            # registry, so close() below has nothing left to say goodbye for. On a shared
+            # responder only this table's services say goodbye.
+            if zc is self._shared:
+                mine = self.announced
+
+                async def leave() -> None:
+                    await asyncio.gather(*(zc.async_unregister_service(info) for info in mine))
+
+                goodbye = asyncio.run_coroutine_threadsafe(leave(), zc.loop)
+            else:
+                goodbye = asyncio.run_coroutine_threadsafe(zc.async_unregister_all_services(), zc.loop)
             goodbye.result(STOP_S)
         except Exception as exc:
             log.warning("mDNS: goodbye for table %s not sent (%r)", self.table, exc)
-        try:
-            zc.close()
-        except Exception as exc:
-            log.warning("mDNS: closing failed (%r)", exc)
+        if zc is not self._shared:
+            try:
+                zc.close()
+            except Exception as exc:
+                log.warning("mDNS: closing failed (%r)", exc)
         self.announced = []
 
 
@@ -442,14 +457,18 @@ class AvahiAnnouncer:
         auth: bool = False,
         dashboard_path: str = "/",
         services_dir: Path = AVAHI_SERVICES,
+        own_file: bool = False,
     ) -> None:
+        """``own_file``: always ``companion-<table>.service`` (a club's tables, one file each)."""
         self.table = table
         self.services = table_services(
             table, http_port=http_port, mqtt_port=mqtt_port, tls=tls, auth=auth, dashboard_path=dashboard_path
         )
         appliance = services_dir / APPLIANCE_SERVICE
         self.path = (
-            appliance if os.access(appliance, os.W_OK) else services_dir / f"companion-{table}.service"
+            appliance
+            if os.access(appliance, os.W_OK) and not own_file
+            else services_dir / f"companion-{table}.service"
         )
         self._made = not self.path.exists()
         self.problem: str | None = None
@@ -526,6 +545,56 @@ def announce_table(
         auth=auth,
         more_addresses=more_addresses,
     ).start()
+
+
+def announce_club_table(
+    *,
+    table: str,
+    address: str,
+    http_port: int | None,
+    mqtt_port: int | None,
+    auth: bool,
+    dashboard_path: str,
+    more_addresses: Sequence[str] = (),
+    zeroconf: Zeroconf | None = None,
+    avahi: bool | None = None,
+    services_dir: Path = AVAHI_SERVICES,
+) -> tuple[TableAnnouncer | AvahiAnnouncer, Zeroconf | None]:
+    """Announce one table of a club: through avahi-daemon with a service file of its own when avahi
+    runs and its folder takes one, else on the club's one python-zeroconf responder (``zeroconf``, made
+    for the first table that needs it, so a club of many tables runs one responder). Returns the
+    announcer and the responder to pass for the next table."""
+    if (avahi_running() if avahi is None else avahi) and os.access(services_dir, os.W_OK):
+        found = AvahiAnnouncer(
+            table=table,
+            http_port=http_port,
+            mqtt_port=mqtt_port,
+            auth=auth,
+            dashboard_path=dashboard_path,
+            services_dir=services_dir,
+            own_file=True,
+        ).start()
+        if found.announced:
+            return found, zeroconf
+    if zeroconf is None:
+        try:
+            addresses = [address.split("%", 1)[0], *(a.split("%", 1)[0] for a in more_addresses)]
+            zeroconf = _zeroconf(addresses, addresses[0] if len(addresses) == 1 else None)
+        except Exception as exc:  # no usable interface: the table plays on, reachable by its address
+            log.warning(
+                "mDNS: cannot use the network on %s (%s); tables are reachable by address", address, exc
+            )
+    announcer = TableAnnouncer(
+        table=table,
+        address=address,
+        http_port=http_port,
+        mqtt_port=mqtt_port,
+        auth=auth,
+        dashboard_path=dashboard_path,
+        more_addresses=more_addresses,
+        zeroconf=zeroconf,
+    ).start()
+    return announcer, zeroconf
 
 
 class _Browse:

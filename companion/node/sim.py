@@ -16,12 +16,10 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import paho.mqtt.client as mqtt
-
 from companion.clock import ScaledClock
 from companion.core.node import RESEND_CAP_MS, RESEND_MS, NodeCore
 from companion.mqtt.broker import BrokerAddress
-from companion.mqtt.client import connect_in_background, make_client
+from companion.node.radio import MqttRadio, RadioNode, core_radio
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +28,10 @@ RESEND_S = RESEND_MS / 1000
 RESEND_CAP_S = RESEND_CAP_MS / 1000
 
 
-class SimNode:
-    """One virtual sandtimer connected to a broker."""
+class SimNode(RadioNode):
+    """One virtual sandtimer connected to a broker through the nodes' one radio."""
+
+    radio: MqttRadio
 
     def __init__(
         self,
@@ -49,10 +49,8 @@ class SimNode:
         (doubling up to a minute, as on the hardware nodes)."""
         self.node_id = node_id
         self.address = address
-        self._lock = threading.RLock()
-        self.connected = threading.Event()
         # Heartbeats and resends are paced in real seconds, whatever the time scale.
-        self.core = NodeCore(
+        core = NodeCore(
             table,
             node_id,
             clock.now_ms,
@@ -64,52 +62,27 @@ class SimNode:
             resend_ms=int(resend_s * 1000 * clock.scale),
             resend_cap_ms=int(max(resend_s, RESEND_CAP_S) * 1000 * clock.scale),
         )
-        self.client = make_client(
-            f"sim-{table}-{node_id}", address, clean_session=True, will=self.core.last_will()
-        )
-        self.client.on_connect = self._on_connect
-        self.client.on_disconnect = self._on_disconnect
-        self.client.on_message = self._on_message
+        super().__init__(core, core_radio(core, f"sim-{table}-{node_id}", address, name=f"node {node_id}"))
         self.on_command: Any = None
         """Optional callable(topic) run after each message from the hub is applied (tests, benchmarks)."""
 
-    # paho callbacks
-    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        if reason.is_failure:
-            log.error("broker refused node %s: %s", self.node_id, reason)
-            return
-        with self._lock:
-            client.subscribe(self.core.subscriptions())
-            self._publish(self.core.on_connect())
-        self.connected.set()
-
-    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        self.connected.clear()
-        with self._lock:
-            self.core.on_disconnect()
-
-    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        with self._lock:
-            self._publish(self.core.on_message(msg.topic, msg.payload))
+    def on_message(self, topic: str, payload: bytes) -> None:
+        super().on_message(topic, payload)
         if self.on_command is not None:
-            self.on_command(msg.topic)
-
-    def _publish(self, messages: Iterable[tuple[str, bytes, bool]]) -> None:
-        for topic, payload, retain in messages:
-            self.client.publish(topic, payload, qos=1, retain=retain)
+            self.on_command(topic)
 
     # controls
     def start(self) -> SimNode:
-        connect_in_background(self.client, self.address)
+        self.radio.start()
         return self
 
     def flip(self) -> None:
         with self._lock:
-            self._publish(self.core.flip())
+            self.send(self.core.flip())
 
     def poll(self) -> None:
         with self._lock:
-            self._publish(self.core.poll())
+            self.send(self.core.poll())
             if self.core.restart_requested:
                 self._restart()
 
@@ -128,8 +101,7 @@ class SimNode:
             resend_ms=old.resend_ms,
             resend_cap_ms=old.resend_cap_ms,
         )
-        self.connected.clear()
-        self.client.reconnect()
+        self.radio.reconnect()
 
     def show(self) -> str:
         with self._lock:
@@ -138,25 +110,12 @@ class SimNode:
     def stop(self) -> None:
         """Leave cleanly: publish offline, then DISCONNECT."""
         with self._lock:
-            if self.connected.is_set():
-                for topic, payload, retain in self.core.goodbye():
-                    info = self.client.publish(topic, payload, qos=1, retain=retain)
-                    try:
-                        info.wait_for_publish(2)
-                    except (RuntimeError, ValueError):
-                        pass
-        self.client.disconnect()
-        self.client.loop_stop()
+            goodbye = self.core.goodbye()
+        self.radio.leave(goodbye)
 
     def kill(self) -> None:
         """Die like a node whose battery fell out: no DISCONNECT, so the broker sends the last will."""
-        self.client.loop_stop()
-        sock = self.client.socket()
-        if sock is not None:
-            sock.close()
-        with self._lock:
-            self.core.on_disconnect()
-        self.connected.clear()
+        self.radio.kill()
 
 
 class SimFleet:

@@ -17,6 +17,7 @@ from companion.rules.referee import Referee
 from companion.rules.setup import TableSetup
 from companion.rules.text import Text
 from companion.table import events as ev
+from companion.table.frozen import changed
 from companion.table.nodes import NodeLink
 from companion.table.state import TableState, evolve, initial_state
 
@@ -298,37 +299,32 @@ def fold_table(table: Table, event: AnyEvent) -> Table:
     version = table.version + 1
     match event:
         case LinkChanged(link=link):
-            links = {n: v for n, v in table.links.items() if n != link.node}
-            links[link.node] = link
-            strangers = [n for n in links if table.setup.seat_of(n) is None]
-            for node in strangers[: max(0, len(strangers) - MAX_UNPAIRED)]:
-                del links[node]
-            return replace(table, links=MappingProxyType(links), version=version)
+            return changed(table, links=_with_link(table, link), version=version)
         case IntentChosen(node=node, intent=intent):
             intents = {n: i for n, i in table.intents.items() if n != node}
             if intent is not None:
                 intents[node] = intent
-            return replace(table, intents=MappingProxyType(intents), version=version)
+            return changed(table, intents=MappingProxyType(intents), version=version)
         case RefusalShown(player=player, refusal=refusal):
             refusals = {p: r for p, r in table.refusals.items() if p != player}
             if refusal is not None:
                 refusals[player] = refusal
-            return replace(table, refusals=MappingProxyType(refusals), version=version)
+            return changed(table, refusals=MappingProxyType(refusals), version=version)
         case PairingChanged(pairing=pairing):
-            return replace(table, pairing=pairing, version=version)
+            return changed(table, pairing=pairing, version=version)
         case SeatRequested(seat=seat):
-            return replace(table, seat_request=seat, version=version)
+            return changed(table, seat_request=seat, version=version)
         case ActionRefused():
-            return replace(table, version=version)
+            return changed(table, version=version)
         case BrokerChanged(health=health):
-            return replace(table, broker=health, version=version)
+            return changed(table, broker=health, version=version)
         case StorageChanged(health=health):
-            return replace(table, storage=health, version=version)
+            return changed(table, storage=health, version=version)
         case FlipHeld(node=node, held=held):
             waiting = {n: h for n, h in table.held.items() if n != node}
             if held is not None:
                 waiting[node] = held
-            return replace(table, held=MappingProxyType(waiting), version=version)
+            return changed(table, held=MappingProxyType(waiting), version=version)
         case TableReset(setup=setup, referee=referee, game=game, rules=rules):
             fresh = initial_state(setup, game)
             return Table(
@@ -341,13 +337,29 @@ def fold_table(table: Table, event: AnyEvent) -> Table:
                 broker=table.broker,
                 storage=table.storage,
             )
+    more: dict[str, Any] = {}
+    match event:
         case ev.SeatAdded():
-            table = replace(table, seat_request=None)
+            more["seat_request"] = None
         case ev.ClockStarted():  # a refusal from before the game does not follow the players into it
-            table = replace(table, refusals=MappingProxyType({}))
+            more["refusals"] = MappingProxyType({})
     if isinstance(event, ev.NODE_REPORTS) and event.boot:
-        table = replace(table, links=_remember_report(table, event))
-    return replace(table, state=evolve(table.state, event), version=version)
+        more["links"] = _remember_report(table, event)
+    return changed(table, state=evolve(table.state, event), version=version, **more)
+
+
+def _with_link(table: Table, link: NodeLink) -> MappingProxyType[str, NodeLink]:
+    """The links with ``link`` as the most recently heard, and at most :data:`MAX_UNPAIRED` nodes that
+    sit in no seat (the least recently heard are forgotten first)."""
+    links = dict(table.links)
+    links.pop(link.node, None)
+    links[link.node] = link
+    seated = table.state.timers  # one timer per seat, seats added during the game included
+    if len(links.keys() - seated.keys()) > MAX_UNPAIRED:
+        strangers = [n for n in links if n not in seated]
+        for node in strangers[: len(strangers) - MAX_UNPAIRED]:
+            del links[node]
+    return MappingProxyType(links)
 
 
 def _remember_report(
@@ -363,6 +375,7 @@ def _remember_report(
         link = link.reported(event.boot, event.back_seq, "accepted", KNOCKED, at_s=event.back_at_s)
     else:
         link = link.reported(event.boot, event.seq, verdict, reason, at_s=event.at_s)
-    links = {n: v for n, v in table.links.items() if n != event.node}
+    links = dict(table.links)
+    links.pop(event.node, None)
     links[event.node] = link
     return MappingProxyType(links)

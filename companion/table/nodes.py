@@ -13,8 +13,11 @@ have buffered is refused, so one forged message cannot make the hub ignore a nod
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from itertools import chain
 from typing import Any
+
+from companion.table.frozen import changed
 
 OFFSET_SAMPLES = 24
 """Clock samples kept per node (the smallest wins): two minutes of heartbeats."""
@@ -22,6 +25,12 @@ VERDICT_MEMORY = 1024
 """Verdicts kept per node (a 30-minute game has a few dozen reports per node)."""
 MAX_SEQ_JUMP = 1024
 """The largest step ahead a report's number may take: a node buffers far fewer (see protocol.md)."""
+VERDICT_CHUNK = 64
+"""Verdicts are kept in chunks of this many, so remembering one more copies at most a chunk, not
+the whole memory (a node that has sent a thousand reports costs the same per report as a new one)."""
+
+Verdict = tuple[str, int, str, str]
+"""(boot, seq, verdict, reason) of one report the hub decided."""
 
 
 @dataclass(frozen=True)
@@ -52,8 +61,15 @@ class NodeLink:
     """Hub time of the last sequenced event, so mapped times never run backwards."""
     offsets: tuple[float, ...] = ()
     """The recent clock samples, oldest first."""
-    verdicts: tuple[tuple[str, int, str, str], ...] = ()
-    """(boot, seq, verdict, reason) of the reports the hub decided, oldest first."""
+    verdict_chunks: tuple[tuple[Verdict, ...], ...] = ()
+    """Older verdicts in full chunks of :data:`VERDICT_CHUNK`, oldest first (see :attr:`verdicts`)."""
+    verdict_tail: tuple[Verdict, ...] = ()
+    """The newest verdicts, fewer than a chunk."""
+
+    @property
+    def verdicts(self) -> tuple[Verdict, ...]:
+        """The latest :data:`VERDICT_MEMORY` reports the hub decided, oldest first."""
+        return tuple(chain(*self.verdict_chunks, self.verdict_tail))[-VERDICT_MEMORY:]
 
     @property
     def offset_s(self) -> float | None:
@@ -72,12 +88,20 @@ class NodeLink:
         A new boot id means the node restarted: its clock starts afresh (the verdicts of
         the old boot are kept, so its late reports are still recognised).
         """
-        link = self
+        changes: dict[str, Any] = {"last_seen_s": now_s, "online": True}
+        offsets = self.offsets
         if boot != self.boot:
-            link = replace(self, boot=boot, last_seq=self.seq_of(boot), last_at_s=0.0, offsets=(), dropped=0)
+            changes.update(self._new_boot(boot))
+            offsets = ()
         if t_ms is not None:
-            link = replace(link, offsets=(*link.offsets, now_s - t_ms / 1000.0)[-OFFSET_SAMPLES:])
-        return replace(link, last_seen_s=now_s, online=True)
+            offsets = (*offsets, now_s - t_ms / 1000.0)[-OFFSET_SAMPLES:]
+        if offsets is not self.offsets:
+            changes["offsets"] = offsets
+        return changed(self, **changes)
+
+    def _new_boot(self, boot: str) -> dict[str, Any]:
+        """What a new boot id resets: its clock, its numbers (those of ``boot`` heard before) and its drops."""
+        return {"boot": boot, "last_seq": self.seq_of(boot), "last_at_s": 0.0, "offsets": (), "dropped": 0}
 
     def to_hub(self, t_ms: int, now_s: float) -> float:
         """Hub time of a node timestamp, never later than ``now_s``."""
@@ -101,13 +125,17 @@ class NodeLink:
 
     def reported(self, boot: str, seq: int, verdict: str, reason: str, *, at_s: float) -> NodeLink:
         """The link after the hub logged its verdict on report ``seq`` of ``boot`` (made at ``at_s``)."""
-        link = self
-        if boot != self.boot:
-            link = replace(self, boot=boot, last_seq=self.seq_of(boot), last_at_s=0.0, offsets=(), dropped=0)
-        verdicts = (*link.verdicts, (boot, seq, verdict, reason))[-VERDICT_MEMORY:]
-        return replace(
-            link, verdicts=verdicts, last_seq=max(link.last_seq, seq), last_at_s=max(link.last_at_s, at_s)
-        )
+        changes = self._new_boot(boot) if boot != self.boot else {}
+        last_seq, last_at_s = changes.get("last_seq", self.last_seq), changes.get("last_at_s", self.last_at_s)
+        changes["last_seq"], changes["last_at_s"] = max(last_seq, seq), max(last_at_s, at_s)
+        tail = (*self.verdict_tail, (boot, seq, verdict, reason))
+        if len(tail) < VERDICT_CHUNK:
+            changes["verdict_tail"] = tail
+        else:  # a full chunk: it joins the older ones, and the oldest beyond the memory are let go
+            kept = VERDICT_MEMORY // VERDICT_CHUNK
+            changes["verdict_chunks"] = (*self.verdict_chunks, tail)[-kept:]
+            changes["verdict_tail"] = ()
+        return changed(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
         return {

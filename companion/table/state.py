@@ -19,6 +19,7 @@ from companion.rules.context import RECENT_NOTES, Context, EndedBy
 from companion.rules.setup import Seat, TableSetup
 from companion.rules.text import Text
 from companion.table import events as ev
+from companion.table.frozen import changed
 
 
 @dataclass(frozen=True)
@@ -161,38 +162,53 @@ def initial_state(setup: TableSetup, game: Any = None) -> TableState:
 def _with_timers(state: TableState, changes: dict[str, TimerState], **kw: Any) -> TableState:
     timers = dict(state.timers)
     timers.update(changes)
-    return replace(state, timers=MappingProxyType(timers), **kw)
+    return changed(state, timers=MappingProxyType(timers), **kw)
+
+
+def _reported(state: TableState, changes: dict[str, TimerState], **kw: Any) -> TableState:
+    """The state after a node's report changed only timers and counts: the game's context (made of
+    the clock's phase, the turn, the end and the steps' notes) is the one already made, if any."""
+    new = _with_timers(state, changes, **kw)
+    made = state.__dict__.get("context")  # what functools.cached_property kept
+    if made is not None:
+        new.__dict__["context"] = made
+    return new
 
 
 def evolve(state: TableState, event: ev.Event) -> TableState:
     """The state after one event. Events of unknown nodes leave timers alone."""
     index = state.events
-    state = replace(state, events=index + 1, last_at_s=max(state.last_at_s, event.at_s))
-    clock = state.clock
-    match event:
+    counted: dict[str, Any] = {"events": index + 1, "last_at_s": max(state.last_at_s, event.at_s)}
+    match event:  # a node's report first: it is most of what a table folds, in one copy of the state
         case ev.TimerFlipped(node=node, at_s=at, upper_s=upper):
             timer = state.timers.get(node)
             if timer is None:
-                return state
+                return changed(state, **counted)
             phase = "running" if upper > 0 else "empty"
-            flipped = replace(
+            flipped = changed(
                 timer, phase=phase, upper_s=upper, at_s=at, flips=timer.flips + 1, refused=Text("")
             )
-            return _with_timers(state, {node: flipped})
+            return _reported(state, {node: flipped}, **counted)
         case ev.FlipRefused(node=node, at_s=at, upper_s=upper, reason=reason):
             timer = state.timers.get(node)
             if timer is None:
-                return replace(state, refused_flips=state.refused_flips + 1)
+                return changed(state, refused_flips=state.refused_flips + 1, **counted)
             phase = "running" if upper > 0 else "empty"
-            refused = replace(
+            refused = changed(
                 timer, phase=phase, upper_s=upper, at_s=at, flips=timer.flips + 1, refused=reason
             )
-            return _with_timers(state, {node: refused}, refused_flips=state.refused_flips + 1)
+            return _reported(state, {node: refused}, refused_flips=state.refused_flips + 1, **counted)
         case ev.TimerEmptied(node=node, at_s=at):
             timer = state.timers.get(node)
             if timer is None:
-                return state
-            return _with_timers(state, {node: replace(timer, phase="empty", upper_s=0.0, at_s=at)})
+                return changed(state, **counted)
+            emptied = changed(timer, phase="empty", upper_s=0.0, at_s=at)
+            return _reported(state, {node: emptied}, **counted)
+        case ev.GameStepped():
+            return _stepped(state, event, index, counted)
+    state = changed(state, **counted)
+    clock = state.clock
+    match event:
         case ev.ClockStarted(at_s=at, length_s=length):
             return replace(state, clock=MasterClock(length, "running", 0.0, at, changed_at_s=at))
         case ev.ClockPaused(at_s=at):
@@ -233,8 +249,6 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
                 end_reason=unscored,
             )
             return replace(state, clock=aborted, ended_by=state.ended_by or "host")
-        case ev.GameStepped():
-            return _stepped(state, event, index)
         case ev.StepUndone(step=step, change=change):
             return _undone(state, step, patch(state.game, change))
         case ev.SeatAdded(player=player, index=seat_index, node=node):
@@ -247,7 +261,7 @@ def evolve(state: TableState, event: ev.Event) -> TableState:
     raise TypeError(f"not a table event: {event!r}")
 
 
-def _stepped(state: TableState, event: ev.GameStepped, index: int) -> TableState:
+def _stepped(state: TableState, event: ev.GameStepped, index: int, counted: dict[str, Any]) -> TableState:
     record = StepRecord(
         index,
         event.player,
@@ -262,7 +276,7 @@ def _stepped(state: TableState, event: ev.GameStepped, index: int) -> TableState
     game = event.after if event.after is not None else patch(state.game, event.change)
     turn_open, turns = _turn_after(state.turn_open, state.turns, event.opens_turn, event.ends_turn)
     ended: EndedBy = state.ended_by or (_ended_by(event.ended_by) if event.ended else "")
-    return replace(
+    return changed(
         state,
         game=game,
         steps=(*state.steps[-(UNDO_DEPTH - 1) :], record),
@@ -270,6 +284,7 @@ def _stepped(state: TableState, event: ev.GameStepped, index: int) -> TableState
         turn_open=turn_open,
         turns=turns,
         ended_by=ended,
+        **counted,
     )
 
 

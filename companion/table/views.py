@@ -137,10 +137,14 @@ def worth_telling(events: Sequence[Any], *, started: bool) -> list[Any]:
 
 
 class RecentEvents:
-    """The latest logged events with their text, newest last (the dashboard lists them)."""
+    """The latest logged events with their text, newest last (the dashboard lists them).
+
+    An event's entry (and its sentence) is made the first time a page asks for the list: at
+    hundreds of reports a second most events leave the list before any page reads it."""
 
     def __init__(self) -> None:
-        self._entries: deque[dict[str, Any]] = deque(maxlen=RECENT)
+        self._entries: deque[list[Any]] = deque(maxlen=RECENT)
+        """[event, setup, its entry or None until asked]"""
 
     def add_all(self, events: Sequence[Any], setup: TableSetup, *, started: bool) -> None:
         """Keep the events of ``events`` worth telling (:func:`worth_telling`)."""
@@ -148,21 +152,31 @@ class RecentEvents:
             self.add(event, setup)
 
     def add(self, event: ev.Event | ActionRefused, setup: TableSetup) -> None:
-        """Keep ``event`` as the page shows it: its kind, time, who and the sentence (nothing more, so a
-        live page's change per event stays small)."""
-        entry: dict[str, Any] = {"type": type(event).__name__, "at_s": round(event.at_s, 3)}
-        for name in ("node", "player"):
-            value = getattr(event, name, None)
-            if isinstance(value, str) and value:
-                entry[name] = value
-        entry["text"] = describe(event, setup).to_json()
-        self._entries.append(entry)
+        """Keep ``event`` (with the setup that names its timers) for the list."""
+        self._entries.append([event, setup, None])
 
     def clear(self) -> None:
         self._entries.clear()
 
     def newest_first(self) -> list[dict[str, Any]]:
-        return list(self._entries)[::-1]
+        """Each event as the page shows it: its kind, time, who and the sentence (nothing more, so a
+        live page's change per event stays small); an entry once made is the same dict next time."""
+        shown = []
+        for held in reversed(self._entries):
+            if held[2] is None:
+                held[2] = _entry(held[0], held[1])
+            shown.append(held[2])
+        return shown
+
+
+def _entry(event: ev.Event | ActionRefused, setup: TableSetup) -> dict[str, Any]:
+    entry: dict[str, Any] = {"type": type(event).__name__, "at_s": round(event.at_s, 3)}
+    for name in ("node", "player"):
+        value = getattr(event, name, None)
+        if isinstance(value, str) and value:
+            entry[name] = value
+    entry["text"] = describe(event, setup).to_json()
+    return entry
 
 
 class Reused:

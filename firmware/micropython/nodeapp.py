@@ -7,6 +7,9 @@ for the light patterns. This module adds the pieces a microcontroller needs:
 * ``check_config``: the settings in ``config.py`` with defaults, checked;
 * ``backoff_ms``: how long to wait before the next Wi-Fi/MQTT attempt;
 * ``TicksClock``: ``time.ticks_ms`` (which wraps) turned into monotonic ms;
+* ``CoreLink``: what both links share, the same shape as the CPython nodes' radio
+  (``companion.node.radio``): ``on_connect``, ``on_disconnect`` and ``on_message`` go into the
+  core, ``publish(messages)`` sends what it answers, ``is_up()``;
 * ``MqttLink``: Wi-Fi and umqtt.simple, reconnecting with backoff; no socket
   call waits longer than ``SOCKET_TIMEOUT_S``, so the sand, the lights and the
   tilt keep running through any network fault; events wait in the core's
@@ -307,7 +310,31 @@ def describe(exc):
     return "%s %r" % (type(exc).__name__, exc)
 
 
-class MqttLink:
+class CoreLink:
+    """A node core on a link: the link's three events go into the core, and what the core answers
+    goes out through the link's ``publish(messages)``.
+
+    The CPython nodes (simulated, Pi, serial bridge) share one paho radio and do the same in
+    ``companion.node.radio.RadioNode``, with the same names: ``on_connect``, ``on_disconnect``,
+    ``on_message(topic, payload)``, ``publish``, and ``is_up()`` for its ``connected``. MicroPython
+    has no paho and no threads, so here the links are umqtt and USB serial lines, polled by
+    ``service(now)`` from the main loop.
+    """
+
+    def is_up(self):
+        return self.core.connected
+
+    def on_connect(self):
+        self.publish(self.core.on_connect())
+
+    def on_disconnect(self):
+        self.core.on_disconnect()
+
+    def on_message(self, topic, payload):
+        self.publish(self.core.on_message(topic, payload))
+
+
+class MqttLink(CoreLink):
     """Wi-Fi + MQTT for a node core: connects, reconnects with backoff, never blocks for long.
 
     ``wlan`` is a ``network.WLAN``-like object, ``make_client`` builds an umqtt.simple-like
@@ -456,7 +483,7 @@ class MqttLink:
             client = self.make_client(*args)
             topic, payload, retain = self.core.last_will()
             client.set_last_will(topic, payload, retain=retain, qos=protocol.QOS)
-            client.set_callback(self._on_message)
+            client.set_callback(self._received)
             self._open(client)
             if self.tls is not None and not self.tls.used:  # it connected without TLS, or unchecked
                 self._close(client)
@@ -488,7 +515,7 @@ class MqttLink:
                 " (TLS)" if self.tls is not None else "",
             )
         )
-        self.publish(self.core.on_connect())
+        self.on_connect()
 
     def _open(self, client):
         if self.connect_has_timeout:
@@ -530,7 +557,7 @@ class MqttLink:
             self._lost("MQTT: " + describe(exc))
             return None
 
-    def _on_message(self, topic, msg):
+    def _received(self, topic, msg):
         if len(self._inbox) < INBOX_LIMIT:  # called from inside the library: only queue it
             self._inbox.append((topic, msg))
 
@@ -542,7 +569,11 @@ class MqttLink:
                     topic = str(topic, "utf-8")
                 except UnicodeError:
                     continue
-            self._outq.extend(self.core.on_message(topic, msg))
+            self.on_message(topic, msg)
+
+    def on_message(self, topic, payload):
+        # Queued, not flushed: this runs between the library calls of a flush or a read.
+        self._outq.extend(self.core.on_message(topic, payload))
 
     def _close(self, client):
         """Drop the socket without a DISCONNECT, which could wait and would cancel the last will."""
@@ -574,14 +605,14 @@ class MqttLink:
         client, self.client = self.client, None
         if client is None:
             return
-        self.core.on_disconnect()
+        self.on_disconnect()
         self._outq = []
         self._inbox = []
         self._close(client)
         self._failed(reason)
 
 
-class SerialLink:
+class SerialLink(CoreLink):
     """The node core over USB serial: JSON lines to and from ``companion serial-bridge``.
 
     ``port`` has ``read_line()`` (bytes or None, non-blocking) and ``write(bytes)``.
@@ -596,9 +627,6 @@ class SerialLink:
         self.next_hello_ms = 0
         self.bad_lines = 0
 
-    def is_up(self):
-        return self.core.connected
-
     def service(self, now):
         for _ in range(20):  # a bounded number of lines per pass keeps the sand smooth
             raw = self.port.read_line()
@@ -606,7 +634,7 @@ class SerialLink:
                 break
             self._line(raw, now)
         if self.core.connected and now - self.last_heard_ms > LINK_TIMEOUT_MS:
-            self.core.on_disconnect()
+            self.on_disconnect()
         if not self.core.connected and now >= self.next_hello_ms:
             self.next_hello_ms = now + HELLO_EVERY_MS
             self.port.write(serial_lines.hello_line(self.core.node_id))
@@ -620,11 +648,11 @@ class SerialLink:
         self.last_heard_ms = now
         if kind == "link":
             if value and not self.core.connected:
-                self.publish(self.core.on_connect())
+                self.on_connect()
             elif not value:
-                self.core.on_disconnect()
+                self.on_disconnect()
         else:
-            self.publish(self.core.on_message(value, payload))
+            self.on_message(value, payload)
 
     def publish(self, messages):
         if not self.core.connected:

@@ -17,12 +17,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-import paho.mqtt.client as mqtt
-
 from companion.clock import ScaledClock
 from companion.core import protocol
 from companion.mqtt.broker import BrokerAddress
-from companion.mqtt.client import connect_in_background
 from companion.node.sim import SimNode
 
 Key = tuple[str, int]
@@ -57,17 +54,17 @@ class RecordingNode(SimNode):
             if key not in self.produced:
                 self.produced[key] = (kind, json.loads(payload))
 
-    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+    def on_message(self, topic_name: str, payload: bytes) -> None:
         try:
-            topic = protocol.parse_topic(msg.topic)
+            topic = protocol.parse_topic(topic_name)
             if topic.kind == "cmd" and topic.node == self.node_id:
-                cmd = protocol.decode("cmd", msg.payload)
+                cmd = protocol.decode("cmd", payload)
                 if cmd.kind == "ack":
                     with self._lock:
                         self.acks[(cmd.boot, cmd.seq)].append((cmd.verdict, cmd.get("reason", "")))
         except protocol.ProtocolError:
             pass
-        super()._on_message(client, userdata, msg)
+        super().on_message(topic_name, payload)
 
     # --- what a test asks -------------------------------------------------------------------
     @property
@@ -99,7 +96,7 @@ class RecordingNode(SimNode):
     def go_online(self) -> None:
         """Back in range: reconnect; the node says hello and resends its whole outbox."""
         self.offline = False
-        connect_in_background(self.client, self.address)
+        self.radio.start()
 
 
 class Fleet:
@@ -197,7 +194,7 @@ class Fleet:
         for node in self.nodes.values():
             try:
                 if node.offline:
-                    node.client.loop_stop()
+                    node.kill()  # already off the network: only paho's thread to stop
                 else:
                     node.stop()
             except Exception:  # teardown goes on with the other nodes

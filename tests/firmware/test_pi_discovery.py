@@ -121,7 +121,7 @@ def test_node_refuses_a_tls_mismatch(table_id, mock_pins, ms, caplog):
         with caplog.at_level(logging.ERROR, logger="companion_node_pi.node"):
             node.start()
             wait_until(lambda: "wants TLS" in caplog.text, timeout_s=8, message="the TLS refusal")
-        assert node.client is None  # never connected in the clear to a TLS port
+        assert node.radio.client is None  # never connected in the clear to a TLS port
     finally:
         node.close()
         hub.stop()

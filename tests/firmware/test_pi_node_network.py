@@ -195,7 +195,8 @@ def test_a_message_that_breaks_the_handler_does_not_end_paho_s_thread(connected,
     _turn_over(node, mock_pins, ms)
     rec.publish(cmd, protocol.encode("cmd", "ack", boot=BOOT, seq=1, verdict="accepted"))
     wait_until(lambda: node.core.last_verdict == "accepted", message="the ack after the failures")
-    assert node.client is not None and node.client._thread is not None and node.client._thread.is_alive()
+    client = node.radio.client
+    assert client is not None and client._thread is not None and client._thread.is_alive()
     assert "_on_message failed; the node carries on" in caplog.text
 
 

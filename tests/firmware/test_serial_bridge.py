@@ -283,7 +283,7 @@ def test_an_unexpected_failure_on_one_line_is_counted(bridge, usb, table_id, rec
     rec = recorder_factory(protocol.table_prefix(table_id) + "/node/ser-1/event")
     _link_up(usb)
     link = bridge.links[str(usb.link)]
-    real = link.client.publish
+    real = link.radio.publish
     calls = {"n": 0}
 
     def flaky(*args, **kwargs):
@@ -292,7 +292,7 @@ def test_an_unexpected_failure_on_one_line_is_counted(bridge, usb, table_id, rec
             raise RuntimeError("boom")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(link.client, "publish", flaky)
+    monkeypatch.setattr(link.radio, "publish", flaky)
     usb.send(FLIP)
     wait_until(lambda: bridge.stats["bad_lines"] == 1, message="the failure to be counted")
     assert "could not be handled: RuntimeError('boom')" in bridge.bad_reasons[-1]

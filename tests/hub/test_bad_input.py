@@ -88,7 +88,7 @@ def test_bad_messages_over_a_real_broker_are_visible_in_the_api(mosquitto, table
     start_services(app)
     try:
         bridge = app.extensions["companion.bridge"]
-        assert bridge.listening.wait(5)
+        assert bridge.wait_listening(5)
         client = app.test_client()
         before = client.get("/api/state").get_json()
         raw = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"bad-{table_id}")

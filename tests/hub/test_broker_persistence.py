@@ -65,7 +65,7 @@ def test_node_events_queued_for_the_absent_hub_survive_a_broker_restart(restarta
     broker = restartable_mosquitto
     session = TableSession(default_setup(table_id, players=2, timers=1), clock=FakeClock())
     hub = HubBridge(session, broker.address).start()  # subscribes: its persistent session exists now
-    assert hub.listening.wait(5)
+    assert hub.wait_listening(5)
     hub.stop()  # the hub goes away; the broker keeps its session and queues for it
 
     core = NodeCore(table_id, "red-1", lambda: int(time.monotonic() * 1000), "0badcafe")

@@ -97,7 +97,7 @@ def test_the_hub_clears_retained_junk_on_start_and_keeps_what_is_owned(mosquitto
     again = TableSession(default_setup(table_id, players=2, timers=1), clock=FakeClock())
     hub = HubBridge(again, mosquitto.address).start()  # the next start finds nothing to clear
     try:
-        assert hub.listening.wait(5)
+        assert hub.wait_listening(5)
         wait_until(lambda: again.table.link("red-1").online, message="the retained status replayed")
         assert hub.retained_cleared == 0
     finally:

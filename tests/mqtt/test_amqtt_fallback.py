@@ -36,7 +36,7 @@ def test_a_foreign_subscriber_gets_none_of_the_tables_retained_messages(amqtt_br
     bridge = HubBridge(session, amqtt_broker.address).start()  # retains state and hub/status, subscribes
     fleet = SimFleet(table_id, ["red-1", "yellow-1"], amqtt_broker.address, ScaledClock(1.0))
     try:
-        assert bridge.listening.wait(10)
+        assert bridge.wait_listening(10)
         fleet.start()
         assert fleet.wait_connected(10)
         table = Collector(amqtt_broker.address, f"{protocol.table_prefix(table_id)}/#")
@@ -70,7 +70,7 @@ def test_many_nodes_connecting_at_once_log_no_iteration_errors(amqtt_broker, tab
     nodes = [seat.node for seat in session.setup.seats]
     fleet = SimFleet(table_id, nodes, amqtt_broker.address, ScaledClock(1.0))
     try:
-        assert bridge.listening.wait(10)
+        assert bridge.wait_listening(10)
         fleet.start()
         assert fleet.wait_connected(15)
         wait_until(

@@ -119,7 +119,7 @@ def test_a_last_will_on_someone_elses_topic_is_not_published(locked: Locked):
 def _hub(locked: Locked, players: int = 2) -> tuple[TableSession, HubBridge]:
     session = TableSession(default_setup(locked.table, players=players, timers=1), clock=FakeClock())
     bridge = HubBridge(session, locked.hub).start()
-    assert bridge.listening.wait(5), "the hub could not log in"
+    assert bridge.wait_listening(5), "the hub could not log in"
     return session, bridge
 
 
@@ -166,7 +166,7 @@ def test_on_an_open_broker_anyone_speaks_for_any_node(mosquitto, table_id):
     published), so on an anonymous broker a client logged in as "red-1" counts as yellow-1."""
     session = TableSession(default_setup(table_id, players=2, timers=1), clock=FakeClock())
     bridge = HubBridge(session, mosquitto.address).start()
-    assert bridge.listening.wait(5)
+    assert bridge.wait_listening(5)
     stranger = login(mosquitto.address, "laptop", username="red-1", password="anything")
     try:
         assert stranger.ok  # an anonymous broker lets any user name in

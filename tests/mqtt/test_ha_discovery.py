@@ -101,7 +101,7 @@ def hub(mosquitto, table_id):
     setup = default_setup(table_id, players=2, timers=1)
     session = TableSession(setup, clock=ScaledClock(1.0))
     bridge = HubBridge(session, mosquitto.address, ha_discovery="homeassistant").start()
-    assert bridge.listening.wait(10)
+    assert bridge.wait_listening(10)
     yield session, bridge
     bridge.stop()
 
@@ -223,7 +223,7 @@ def test_the_buttons_identify_and_restart_a_seated_node(mosquitto, table_id):
     fleet = SimFleet(table_id, ["red-1"], mosquitto.address, ScaledClock(1.0))
     cmds = Collector(mosquitto.address, protocol.node_topic(table_id, "red-1", "cmd"))
     try:
-        assert bridge.listening.wait(10)
+        assert bridge.wait_listening(10)
         fleet.start()
         assert fleet.wait_connected(10)
 
@@ -376,7 +376,7 @@ def test_off_unless_asked(mosquitto, table_id):
     session = TableSession(default_setup(table_id, players=1, timers=1), clock=FakeClock())
     bridge = HubBridge(session, mosquitto.address).start()
     try:
-        assert bridge.listening.wait(10) and bridge.ha is None
+        assert bridge.wait_listening(10) and bridge.ha is None
     finally:
         bridge.stop()
     seen = Collector(mosquitto.address, f"homeassistant/+/{device_id(table_id, 'red-1')}/#")

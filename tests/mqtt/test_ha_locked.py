@@ -46,7 +46,7 @@ def locked_table(tmp_path, table_id):
     )
     fleet.nodes["red-1"].core.battery_mv = 4000
     try:
-        assert bridge.listening.wait(10)
+        assert bridge.wait_listening(10)
         fleet.start()
         assert fleet.wait_connected(10)
         yield auth, broker, session, bridge, fleet, ha

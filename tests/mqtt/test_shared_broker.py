@@ -150,7 +150,8 @@ def test_on_a_locked_shared_broker_a_node_reaches_only_its_own_table(tmp_path, t
         # node a1 forges a flip of table B's node b1 with its own credentials: the broker drops it
         forger = fleets[0].nodes["a1"]
         forged = protocol.encode("event", "flip", boot="0f0f0f0f", seq=1, t_ms=1, upper_ms=60000, lower_ms=0)
-        forger.client.publish(protocol.node_topic(b, "b1", "event"), forged, qos=1).wait_for_publish(5)
+        assert forger.radio.client is not None
+        forger.radio.client.publish(protocol.node_topic(b, "b1", "event"), forged, qos=1).wait_for_publish(5)
         for fleet in fleets:
             for node in fleet.nodes.values():
                 node.flip()

@@ -22,6 +22,7 @@ from tests.packaging.conftest import REPO
 
 DEPLOY = REPO / "deploy"
 HUB_UNIT = DEPLOY / "companion-hub.service"
+CLUB_UNIT = DEPLOY / "companion-club.service"
 KIOSK_UNIT = DEPLOY / "companion-kiosk.service"
 NODE_UNIT = REPO / "firmware" / "pi" / "companion-node.service"
 INSTALL = DEPLOY / "install-hub.sh"
@@ -67,7 +68,7 @@ def _local_copy(unit: Path, into: Path) -> Path:
     return local
 
 
-@pytest.mark.parametrize("unit", [HUB_UNIT, KIOSK_UNIT, NODE_UNIT], ids=lambda p: p.name)
+@pytest.mark.parametrize("unit", [HUB_UNIT, CLUB_UNIT, KIOSK_UNIT, NODE_UNIT], ids=lambda p: p.name)
 def test_units_verify(unit, tmp_path):
     local = _local_copy(unit, tmp_path)
     for line in _unit(local)["Service"].get("ExecStart", "").split():
@@ -78,7 +79,9 @@ def test_units_verify(unit, tmp_path):
     assert result.returncode == 0 and unit.name not in result.stderr, result.stderr
 
 
-@pytest.mark.parametrize(("unit", "most"), [(HUB_UNIT, 3.0), (NODE_UNIT, 4.0)], ids=["hub", "node"])
+@pytest.mark.parametrize(
+    ("unit", "most"), [(HUB_UNIT, 3.0), (CLUB_UNIT, 3.0), (NODE_UNIT, 4.0)], ids=["hub", "club", "node"]
+)
 def test_units_are_hardened(unit, most, tmp_path):
     local = _local_copy(unit, tmp_path)
     result = subprocess.run(
@@ -107,6 +110,29 @@ def test_the_hub_unit_runs_the_checked_config_and_keeps_its_data_in_its_state_di
     assert "sounds_dir" not in settings["hub"]
     assert settings["hub"]["lan"] is True and settings["hub"]["simulate"] is False
     assert settings["audio"]["local_playback"] is True
+
+
+def test_the_club_runs_under_the_same_kind_of_unit_and_reloads_its_tables_on_sighup():
+    hub, club = _unit(HUB_UNIT)["Service"], _unit(CLUB_UNIT)["Service"]
+    for key in (*HARDENING, "User", "Group", "StateDirectory", "Restart", "KillSignal"):
+        assert club.get(key) == hub.get(key), key
+    assert club["ExecStart"] == "/opt/companion/.venv/bin/companion club --config /etc/companion/club.toml"
+    assert club["ExecStartPre"] == club["ExecStart"] + " --check-config"
+    assert club["ExecReload"] == "/bin/kill -HUP $MAINPID"
+    assert "companion-hub.service" in _unit(CLUB_UNIT)["Unit"]["Conflicts"]
+    settings = load_config_file(DEPLOY / "club.toml")
+    assert settings["club"]["data_dir"] == "/var/lib/" + club["StateDirectory"]
+    assert settings["club"]["lan"] is True and settings["club"]["simulate"] is False
+    result = subprocess.run(
+        [sys.executable, "-m", "companion", "club", "--config", str(DEPLOY / "club.toml"), "--check-config"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        "settings OK: 3 tables (red, blue, green)" in result.stdout and "the network (lan)" in result.stdout
+    )
 
 
 def test_the_example_settings_pass_the_hubs_own_check():

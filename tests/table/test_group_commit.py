@@ -15,7 +15,7 @@ import pytest
 
 from companion.clock import FakeClock
 from companion.core import protocol as p
-from companion.mqtt.bridge import INLINE_GAP_S, HubBridge
+from companion.mqtt.bridge import HubBridge
 from companion.node.sim import SimFleet
 from companion.rules.setup import default_setup
 from companion.table import commands as cmd
@@ -288,39 +288,34 @@ def test_over_a_real_broker_acks_leave_only_after_their_report_is_synced(mosquit
     assert acked == flipped | emptied
 
 
-def test_a_report_that_comes_alone_on_a_fast_disk_is_handled_at_once_and_a_crowd_goes_to_the_worker(
+def test_what_one_pass_of_the_link_read_is_one_batch_with_one_fsync_and_a_lone_report_is_its_own(
     tmp_path, clock
 ):
-    """The bridge saves the worker's two thread switches for a lone report when fsync is fast; reports
-    that come close together, or any report on a slow disk, are queued and share an fsync."""
+    """The main link hands the bridge each message of a pass (``on_message``), then asks it to handle
+    them (``flush``): one batch, one fsync; a report read alone in its pass is a batch of one. Messages
+    the bridge does not keep (another table's, the hub's own commands) cost no batch."""
+    import paho.mqtt.client as mqtt
+
     from companion.mqtt.broker import BrokerAddress
 
     session = make_session(tmp_path, clock)
-    arrival = [10.0]  # the bridge's own clock: the gaps between arrivals are set here, not by the machine
-    bridge = HubBridge(
-        session, BrokerAddress("127.0.0.1", 1), monotonic=lambda: arrival[0]
-    )  # no broker: its messages are fed by hand
-    bridge._worker = threading.Thread(target=bridge._work, daemon=True)
-    bridge._worker.start()
-    topic = p.node_topic("t1", "red-1", "event")
+    bridge = HubBridge(session, BrokerAddress("127.0.0.1", 1))  # no broker: the link's calls are made by hand
 
-    def payload(seq: int) -> bytes:
-        return p.encode("event", "flip", boot=BOOT, seq=seq, t_ms=seq, upper_ms=60000, lower_ms=0)
+    def message(node: str, seq: int) -> mqtt.MQTTMessage:
+        msg = mqtt.MQTTMessage(topic=p.node_topic("t1", node, "event").encode())
+        msg.payload = p.encode("event", "flip", boot=BOOT, seq=seq, t_ms=seq, upper_ms=60000, lower_ms=0)
+        return msg
 
-    try:
-        session.log.sync_s = 0.0  # a fast disk
-        bridge._queue((topic, payload(1)))  # alone
-        assert bridge.inline == 1 and session.state.timers["red-1"].flips == 1
-        arrival[0] += INLINE_GAP_S / 10
-        bridge._queue((topic, payload(2)))  # right after it: the worker takes it
-        assert bridge.inline == 1
-        wait_until(lambda: session.state.timers["red-1"].flips == 2, message="the worker's batch")
-        wait_until(lambda: not bridge._worker_busy, message="the worker to go idle")
-        arrival[0] += 1.0
-        session.log.sync_s = 0.05  # a slow disk: even a lone report is queued
-        bridge._queue((topic, payload(3)))
-        assert bridge.inline == 1
-        wait_until(lambda: session.state.timers["red-1"].flips == 3, message="the worker's batch")
-        assert [e.seq for e in session.log.events() if isinstance(e, ev.TimerFlipped)] == [1, 2, 3]
-    finally:
-        bridge._stop_worker()
+    syncs = session.log.syncs
+    kept = [bridge.on_message(bridge.main, message(node, 1)) for node in NODES]
+    own = mqtt.MQTTMessage(topic=p.node_topic("t1", "red-1", "cmd").encode())
+    assert kept == [True] * len(NODES) and not bridge.on_message(bridge.main, own)
+    assert session.log.syncs == syncs and len(session.log) == 0  # nothing decided before the flush
+    bridge.flush()
+    assert session.log.syncs == syncs + 1 and bridge.batches == 1 and bridge.batched == len(NODES)
+    assert [e.node for e in session.log.events() if isinstance(e, ev.TimerFlipped)] == NODES
+    assert bridge.on_message(bridge.main, message("red-1", 2))
+    bridge.flush()
+    assert session.log.syncs == syncs + 2 and bridge.batches == 2 and bridge.batched == len(NODES) + 1
+    bridge.flush()  # nothing kept: no batch, no sync
+    assert session.log.syncs == syncs + 2 and bridge.batches == 2

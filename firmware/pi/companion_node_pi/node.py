@@ -1,6 +1,7 @@
-"""A sandtimer node on a Raspberry Pi: gpiozero pins around the shared node core, paho for MQTT.
+"""A sandtimer node on a Raspberry Pi: gpiozero pins around the shared node core and radio.
 
-Only the pin and radio layers live here. Flip detection is
+Only the pins live here. The MQTT link is the one every CPython node uses
+(``companion.node.radio``: :class:`PiNode` is a ``RadioNode`` on an ``MqttRadio``). Flip detection is
 ``companion.core.debounce``, the sand, outbox and protocol are
 ``companion.core.node.NodeCore``, the light patterns ``companion.core.leds``:
 the same code the MicroPython nodes run.
@@ -20,14 +21,12 @@ address is followed while the node is disconnected.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any
 
-import paho.mqtt.client as mqtt
 from gpiozero import RGBLED, DigitalInputDevice, LEDBarGraph, TonalBuzzer
 from gpiozero.tones import Tone
 
@@ -35,8 +34,8 @@ from companion.core import leds
 from companion.core.debounce import OrientationClassifier, TiltDebouncer
 from companion.core.node import NodeCore
 from companion.mqtt.broker import BrokerAddress
-from companion.mqtt.client import connect_in_background, make_client
 from companion.net.discovery import FoundTable, TableWatcher
+from companion.node.radio import MqttRadio, RadioNode, core_radio, never_raises
 
 from .config import PiNodeConfig
 
@@ -45,34 +44,15 @@ log = logging.getLogger(__name__)
 FIRMWARE = "companion-pi/1"
 BATTERY_EVERY_MS = 30000
 
-_Handler = TypeVar("_Handler", bound=Callable[..., None])
 
-
-def _never_raises(handler: _Handler) -> _Handler:
-    """Log an exception from a callback instead of raising it.
-
-    paho re-raises an exception from ``on_connect``/``on_message``/``on_disconnect`` in its
-    network thread, which ends that thread: the node would stay "connected" with nobody reading
-    or writing its socket, never reconnect, and pile its heartbeats up in memory. A gpiozero edge
-    callback runs on the pin library's thread, with the same risk.
-    """
-
-    @functools.wraps(handler)
-    def guarded(*args: Any) -> None:
-        try:
-            handler(*args)
-        except Exception:
-            log.exception("%s failed; the node carries on", handler.__name__)
-
-    return guarded  # type: ignore[return-value]
-
-
-class PiNode:
-    """One sandtimer node on GPIO pins, connected to a broker.
+class PiNode(RadioNode):
+    """One sandtimer node on GPIO pins, connected to a broker through the nodes' one radio.
 
     ``battery`` (callable → mV or None) and ``accel`` (callable → (ax, ay, az)
     in g) are the optional I2C chips; ``__main__`` opens the real ones.
     """
+
+    radio: MqttRadio
 
     def __init__(
         self,
@@ -88,8 +68,6 @@ class PiNode:
         """``mdns_interfaces`` limits the broker search (no URL in the config) to these addresses'
         interfaces (tests use ``["127.0.0.1"]``); None browses on every interface."""
         self.config = config
-        self._lock = threading.RLock()
-        self.connected = threading.Event()
         self.tilt = DigitalInputDevice(
             config.tilt_pin, pull_up=True, bounce_time=None, pin_factory=pin_factory
         )
@@ -116,7 +94,7 @@ class PiNode:
                 t.accel_still_g,
             )
         self.debouncer = TiltDebouncer(config.tilt.tilt_rest_ms, config.tilt.tilt_debounce_ms)
-        self.core = NodeCore(
+        core = NodeCore(
             config.table,
             config.node_id,
             self.clock,
@@ -126,12 +104,11 @@ class PiNode:
             firmware=FIRMWARE,
             heartbeat_ms=int(config.heartbeat_s * 1000),
         )
-        self.client: mqtt.Client | None = None
-        self.broker: BrokerAddress | None = None if config.discovers_broker else config.broker
-        """The broker connected to (or tried): from the config, or as found on the network."""
+        address = None if config.discovers_broker else config.broker
+        client_id = f"node-{config.table}-{config.node_id}"
+        super().__init__(core, core_radio(core, client_id, address, name=f"node {config.node_id}"))
         self._mdns_interfaces = mdns_interfaces
         self._watcher: TableWatcher | None = None
-        self._link_lock = threading.Lock()
         self.pattern: str | None = None
         self._cue: list[tuple[int, int]] = []
         self._cue_start = 0
@@ -148,8 +125,13 @@ class PiNode:
             self.debouncer.feed(self.tilt.value, self.clock())
 
     # --- radio ---------------------------------------------------------------
+    @property
+    def broker(self) -> BrokerAddress | None:
+        """The broker connected to (or tried): from the config, or as found on the network."""
+        return self.radio.address
+
     def start(self) -> PiNode:
-        """Connect to the broker in the background (paho keeps retrying while it is away).
+        """Connect to the broker in the background (the radio keeps retrying while it is away).
 
         Without a broker URL, first look for the table's broker on the network; the node
         connects from the browser's thread when it is found."""
@@ -161,22 +143,10 @@ class PiNode:
             self._watcher = TableWatcher(cfg.table, self._on_broker_found, interfaces=self._mdns_interfaces)
             self._watcher.start()
             return self
-        self._connect(cfg.broker)
+        self.radio.start()
         return self
 
-    def _connect(self, address: BrokerAddress) -> None:
-        cfg = self.config
-        self.broker = address
-        client = make_client(
-            f"node-{cfg.table}-{cfg.node_id}", address, clean_session=True, will=self.core.last_will()
-        )
-        client.on_connect = self._on_connect
-        client.on_disconnect = self._on_disconnect
-        client.on_message = self._on_message
-        self.client = client
-        connect_in_background(client, address)
-
-    @_never_raises
+    @never_raises
     def _on_broker_found(self, found: FoundTable) -> None:
         """The table's broker appeared or moved (zeroconf's thread): connect, or retry at the new address."""
         wanted = self.config.broker
@@ -192,66 +162,16 @@ class PiNode:
             )
             return
         address = dataclasses.replace(wanted, host=found.host, port=found.port or wanted.port)
-        with self._link_lock:
-            if self.client is None:
-                log.info("node %s: table %s has its broker at %s", self.config.node_id, found.table, address)
-                self._connect(address)
-                return
-            self.broker = address
-        self._follow()
-
-    def _follow(self) -> None:
-        """While disconnected, reconnect at ``self.broker`` if paho's client still tries another address.
-
-        paho cannot change the address of a client that is retrying, so a new client replaces
-        it. Never called on paho's own thread (stopping a client joins its thread)."""
-        with self._link_lock:
-            old = self.client
-            if old is None or self.broker is None or self.connected.is_set():
-                return
-            if (old.host, old.port) == (self.broker.host, self.broker.port):
-                return
-            old.loop_stop()
-            log.info("node %s: the broker moved to %s", self.config.node_id, self.broker)
-            self._connect(self.broker)
-
-    @_never_raises
-    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        if reason.is_failure:
-            log.error("broker refused node %s: %s", self.config.node_id, reason)
-            return
-        with self._lock:
-            client.subscribe(self.core.subscriptions())
-            self._publish(self.core.on_connect())
-        self.connected.set()
-        log.info("node %s connected to %s", self.config.node_id, self.broker)
-
-    @_never_raises
-    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        self.connected.clear()
-        with self._lock:
-            self.core.on_disconnect()
-        if self.config.discovers_broker and self.broker is not None:
-            if (client.host, client.port) != (self.broker.host, self.broker.port):  # it moved meanwhile
-                threading.Thread(target=self._follow, name="pi-node-follow", daemon=True).start()
-
-    @_never_raises
-    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        with self._lock:
-            self._publish(self.core.on_message(msg.topic, msg.payload))
-
-    def _publish(self, messages: Iterable[tuple[str, bytes, bool]]) -> None:
-        if self.client is None:
-            return  # not started: NodeCore keeps sequenced events in its outbox
-        for topic, payload, retain in messages:
-            self.client.publish(topic, payload, qos=1, retain=retain)
+        if self.radio.client is None:
+            log.info("node %s: table %s has its broker at %s", self.config.node_id, found.table, address)
+        self.radio.move(address)
 
     # --- sensing and lights ----------------------------------------------------
-    @_never_raises
+    @never_raises
     def _on_edge(self, device: Any = None) -> None:
         with self._lock:
             if self.debouncer.feed(self.tilt.value, self.clock()):
-                self._publish(self.core.flip(self.debouncer.turned_ms))
+                self.send(self.core.flip(self.debouncer.turned_ms))
 
     def step(self) -> str:
         """One pass of the main loop: sense, advance the sand, publish, light. Returns the pattern shown."""
@@ -262,11 +182,11 @@ class PiNode:
             else:
                 sample = self.tilt.value
             if self.debouncer.feed(sample, now):
-                self._publish(self.core.flip(self.debouncer.turned_ms))
+                self.send(self.core.flip(self.debouncer.turned_ms))
             if self._battery is not None and now >= self._next_battery:
                 self._next_battery = now + BATTERY_EVERY_MS
                 self.core.battery_mv = self._battery()
-            self._publish(self.core.poll())
+            self.send(self.core.poll())
             if self.core.dropped != self._dropped_seen:
                 self._dropped_seen = self.core.dropped
                 log.warning(
@@ -316,21 +236,9 @@ class PiNode:
         if self._watcher is not None:
             self._watcher.stop()  # first: it could start a connection while we close
             self._watcher = None
-        # Not under the lock: paho's thread takes it in its callbacks, and loop_stop joins that thread.
-        if self.client is not None:
-            if self.connected.is_set():
-                with self._lock:
-                    infos = [
-                        self.client.publish(topic, payload, qos=1, retain=retain)
-                        for topic, payload, retain in self.core.goodbye()
-                    ]
-                for info in infos:
-                    try:
-                        info.wait_for_publish(2)
-                    except (RuntimeError, ValueError):
-                        pass
-            self.client.disconnect()
-            self.client.loop_stop()
+        with self._lock:
+            goodbye = self.core.goodbye()
+        self.radio.leave(goodbye)  # not under the lock: the radio's thread takes it, and leaving joins that
         with self._lock:
             for device in (self.tilt, self.bar, self.status, self.buzzer):
                 if device is not None:
