@@ -715,8 +715,8 @@ def sim(
 def club(ctx: click.Context, **_options: Any) -> None:
     """Many tables in one process: one broker, one web port, a lobby at / and each table under /t/NAME/.
 
-    TABLES start at once, e.g. ``red:time-n-space:3 blue:space-dealer`` (or [club] tables in the
-    --config file); more are added from the lobby with the club PIN, or in the file followed by a
+    TABLES start at once, each NAME:GAME[:PLAYERS] with a game that ``run --game`` takes, e.g.
+    ``red:sandtimers:3`` (or [club] tables in the --config file); more are added from the lobby with the club PIN, or in the file followed by a
     reload (SIGHUP). See docs/club.md.
     """
     from companion.club import Club, club_options_from

@@ -132,6 +132,7 @@ def hold(args: argparse.Namespace) -> None:
         sock.close()
 
     top_up()
+    print(json.dumps({"at_the_door": len(live)}), flush=True)  # the test's signal to go on
     reopened = 0
     next_top_up = time.monotonic() + args.interval_s
     next_send = 0.0

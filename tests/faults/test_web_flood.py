@@ -217,7 +217,9 @@ def test_the_pages_stay_up_under_a_1024_file_limit_with_1200_half_open_connectio
                 "--seconds",
                 HOLD_S,
             )
-            time.sleep(2.0)  # the crowd is at the door before the visitor and the nodes come
+            assert crowd.stdout is not None
+            door = json.loads(crowd.stdout.readline() or "{}")  # before the visitor and the nodes come
+            assert door.get("at_the_door", 0) > 0, f"the crowd could not connect: {door}"
             probe = PageProbe(hub.url).start()
             sampler_stop = threading.Event()
             files: list[int] = []
