@@ -106,7 +106,7 @@ def table_id() -> str:
 def wait_until(
     predicate: Callable[[], object],
     *,
-    timeout_s: float = 5.0,
+    timeout_s: float = 10.0,
     interval_s: float = 0.005,
     message: str = "condition",
 ) -> object:

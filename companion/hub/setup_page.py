@@ -51,6 +51,7 @@ from companion.rules.setup import (
 )
 from companion.rules.text import Text, TextError, text, verbatim
 from companion.table import messages as msg
+from companion.table import storage
 
 bp = Blueprint("setup", __name__)
 
@@ -220,6 +221,8 @@ def new_game() -> Any:
             setup, pairing = _setup_from(body, session.setup, connected)
         except (CompanionError, ValueError) as exc:
             return error_body(_message(exc)), 400
+        if not table.storage.ok:  # nothing can be started or left (ended, parked) until it is written
+            return error_body(table.storage.message or storage.FULL), 400
         if table.pairing is None and current_stage().key in IN_PROGRESS:
             previous = body.get("previous")
             if previous not in PREVIOUS:

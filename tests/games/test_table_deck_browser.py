@@ -274,7 +274,14 @@ def space_dealer(browser: Any, mosquitto: Any, table_id: str, lang: str) -> None
     from companion.games.space_dealer import model as M
 
     with table_of(
-        mosquitto, table_id, game="space-dealer", players=3, timers=2, sand_s=1.0, clock_minutes=30
+        mosquitto,
+        table_id,
+        game="space-dealer",
+        variant="experienced",
+        players=3,
+        timers=2,
+        sand_s=1.0,
+        clock_minutes=30,
     ) as (table, session):
         nodes_online(session)
         game = lambda: session.state.game  # noqa: E731

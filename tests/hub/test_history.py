@@ -168,7 +168,8 @@ def test_a_game_ended_early_that_cannot_be_scored_says_why(timers_app, monkeypat
     session.handle(tm.ClockCommand("start"))
     session.handle(tm.ClockCommand("abort"))
     page = timers_app.test_client().get("/end").get_data(as_text=True)
-    assert "The game was ended early and cannot be scored: nobody has placed a card yet" in page
+    assert "The host ended the game early." in page  # the stage, in the dashboard's and phones' words
+    assert "It cannot be scored: nobody has placed a card yet" in page
     assert 'data-over="true"' in page
 
 

@@ -21,6 +21,7 @@ from companion.i18n import (
 )
 from companion.i18n.web import init_i18n
 from companion.rules.text import text
+from companion.table import messages as tm
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "companion" / "hub" / "templates"
@@ -149,7 +150,7 @@ PAGES = {
         "es": ["Puntuación final", "La puntuación final aparecerá aquí cuando acabe la partida"],
         "de": ["Endwertung", "Die Endwertung erscheint hier, wenn das Spiel endet"],
     },
-    "/history": {"es": ["Historial de partidas", "Tiempo jugado"], "de": ["Vergangene Spiele", "Gespielt"]},
+    "/history": {"es": ["Historial de partidas", "Panel"], "de": ["Vergangene Spiele", "Übersicht"]},
 }
 
 
@@ -221,6 +222,8 @@ def test_no_player_page_and_final_explanation_are_translated(app):
         "ranking": ["red"],
         "winners": ["red"],
     }
+    session.handle(tm.ClockCommand("start"))
+    session.handle(tm.ClockCommand("abort"))  # the end screen tells the result of a game that is over
     page = client.get("/end?lang=es").get_data(as_text=True)
     assert "Gana red con 4 puntos." in page and "Exportar CSV" in page and "Jugador" in page
 

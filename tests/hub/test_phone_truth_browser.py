@@ -46,10 +46,14 @@ def test_a_refused_flip_is_shown_checking_at_once_then_refused(browser, table):
     node.flip()
     page.wait_for_selector(".timer[data-node='red-1'].checking", timeout=5000)
     shown = time.monotonic() - flipped
+    still_waiting = page.is_hidden("#refusal")
     notice = page.inner_text("#notice")
     assert "this flip is being checked" in notice and "may not be flipped before the game starts" in notice
     assert "knocked over" in notice, "the phone says why it waits"
-    assert shown < 0.5, f"the phone changed {shown:.2f} s after the flip"
+    # At once: inside the grace window (2 s), before the refusal, where it used to show nothing. The
+    # time includes the browser driver's round trips, which a loaded machine stretches (0.1-0.5 s).
+    assert still_waiting, "the phone said checking only once the refusal stood"
+    assert shown < 1.5, f"the phone changed {shown:.2f} s after the flip"
     page.wait_for_selector("#refusal:not([hidden])", timeout=5000)  # the grace window (2 s) ran out
     assert "may not be flipped before the game starts" in page.inner_text("#refusal")
     assert page.is_hidden("#notice")
@@ -62,8 +66,13 @@ def test_a_knock_is_shown_on_the_phone_of_its_player(browser, table):
     node.flip()
     page.wait_for_selector(".timer[data-node='yellow-2'].checking")
     node.flip()  # turned back within the grace window: a knock
-    page.wait_for_selector("#notice.knocked")
-    assert page.inner_text("#notice") == "El reloj 2 se cayó y se volvió a poner de pie: no contó nada"
+    said = "El reloj 2 se cayó y se volvió a poner de pie: no contó nada"
+    # the class and the words in one look: the notice is said for a while, then cleared
+    page.wait_for_function(
+        "said => { const box = document.querySelector('#notice.knocked'); return box && box.innerText === said; }",
+        arg=said,
+        timeout=5000,
+    )
     page.wait_for_timeout(2500)  # past the grace window: nothing is flagged after a knock
     assert page.is_hidden("#refusal")
     page.close()

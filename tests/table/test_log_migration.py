@@ -12,13 +12,14 @@ facts; the game must end exactly as it did: the same scores, clock, timers and p
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 from companion.games import referee_for
-from companion.i18n import render_tree
+from companion.i18n import render, render_tree
 from companion.table import events as ev
 from companion.table.log import FORMAT, EventLog, read_log
 from companion.table.state import fold
@@ -47,6 +48,24 @@ def without_action_type(value):
     return value
 
 
+OLD_TILE = re.compile(r"\b[a-z][a-z ]*? II tile (t\d+)")
+"""How the old hubs named a Time 'n' Space tile: its kind and its id ("production plant II tile t04")."""
+
+
+def tiles_as_printed(value, game):
+    """``value`` (an old hub's view) with each tile named as the box prints it, as the hub names it now
+    (issue 19: no page names a tile id): the only change of presentation these views went through."""
+    if isinstance(value, dict):
+        return {k: tiles_as_printed(v, game) for k, v in value.items()}
+    if isinstance(value, list):
+        return [tiles_as_printed(v, game) for v in value]
+    if isinstance(value, str) and hasattr(game, "tile"):
+        from companion.games.time_n_space.words import tile_words
+
+        return OLD_TILE.sub(lambda m: render(tile_words(game.tile(m[1])), "en") + " tile", value)
+    return value
+
+
 def name_of(path: Path) -> str:
     return f"{path.parent.name[-2:]}-{path.stem}"
 
@@ -67,13 +86,16 @@ def test_an_old_log_reads_as_the_same_game(path):
     timers = [[t.node, t.phase, t.flips, str(t.refused)] for t in state.timers.values()]
     assert sorted(timers) == sorted(want["timers"])
     view = as_shown(referee.view(state.game, ctx).to_dict(), {"summary", "panels"})
-    assert view == without_action_type({k: v for k, v in want["view"].items() if k in ("summary", "panels")})
+    old_view = without_action_type({k: v for k, v in want["view"].items() if k in ("summary", "panels")})
+    assert view == tiles_as_printed(old_view, state.game)
     players = {
         p: as_shown(referee.player_view(state.game, ctx, p).to_dict(), {"summary", "panels"})
         for p in want["players"]
     }
     assert players == {
-        p: without_action_type({k: v for k, v in shown.items() if k in ("summary", "panels")})
+        p: tiles_as_printed(
+            without_action_type({k: v for k, v in shown.items() if k in ("summary", "panels")}), state.game
+        )
         for p, shown in want["players"].items()
     }
     if "steps" in want:
