@@ -249,6 +249,9 @@ class HubBridge:
         """Retained messages under the table the hub did not own and cleared."""
         self._clearing: set[str] = set()
         """Topics the hub cleared whose (empty, live) echo it has not seen yet."""
+        self._cleared: set[str] = set()
+        """Topics the hub cleared and saw the echo of: a further empty copy of the echo (the side
+        connection gets one per filter it matches while the sweep's filter is on) is not a message."""
         self.links = links or HubLinks.for_table(self.table, address, client_id=client_id)
         self.main = self.links.main
         self.side_link = self.links.side
@@ -387,7 +390,7 @@ class HubBridge:
                 return False
             if msg.retain and not owns_retained(self.table, msg.topic):
                 return False  # junk: the side connection, which sees every retained message, clears it
-            if not msg.payload and msg.topic in self._clearing:
+            if not msg.payload and (msg.topic in self._clearing or msg.topic in self._cleared):
                 return False  # the echo of our own clearing (the side connection forgets it)
             node = self._main_node(msg.topic)
             if node is None:
@@ -558,8 +561,10 @@ class HubBridge:
             if msg.retain and not owns_retained(self.table, msg.topic):
                 self._clear_retained(msg.topic)
                 return
-            if not msg.payload and msg.topic in self._clearing:
-                self._clearing.discard(msg.topic)  # the echo of our own clearing
+            if not msg.payload and (msg.topic in self._clearing or msg.topic in self._cleared):
+                self._clearing.discard(msg.topic)  # the echo of our own clearing (or its copy)
+                if len(self._cleared) < 10_000:  # bounded: a flood of junk cannot grow it
+                    self._cleared.add(msg.topic)
                 return
             allowance = STRANGERS
             if parsed is not None:

@@ -83,11 +83,17 @@ class SimNode(RadioNode):
     def poll(self) -> None:
         with self._lock:
             self.send(self.core.poll())
-            if self.core.restart_requested:
-                self._restart()
+            restart = self.core.restart_requested
+            if restart:
+                self._reboot()
+        if restart:
+            # Outside the node's lock: paho's reconnect waits for its callback lock, which paho's own
+            # thread holds while it tells this node of a lost connection (and waits for our lock).
+            self.radio.reconnect()
 
-    def _restart(self) -> None:
-        """Come back as a freshly booted node: new boot id, empty sand, nothing buffered (caller holds the lock)."""
+    def _reboot(self) -> None:
+        """Come back as a freshly booted node: new boot id, empty sand, nothing buffered (caller holds
+        the lock, and reconnects the radio after letting go of it)."""
         old = self.core
         self.core = NodeCore(
             old.table,
@@ -101,7 +107,6 @@ class SimNode(RadioNode):
             resend_ms=old.resend_ms,
             resend_cap_ms=old.resend_cap_ms,
         )
-        self.radio.reconnect()
 
     def show(self) -> str:
         with self._lock:

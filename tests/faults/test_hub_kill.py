@@ -30,7 +30,7 @@ from tests.faults.sizes import SEED, report, sized_int
 SCALE = 5.0
 SAND_S = 4.0
 """A full timer runs 0.8 real seconds: every node flips and runs out about once a second."""
-KILLS = sized_int("FAULT_KILLS", ci=20, full=100)
+KILLS = sized_int("FAULT_KILLS", ci=12, full=100)
 QUIET_KILLS = min(KILLS, sized_int("FAULT_QUIET_KILLS", ci=2, full=10))
 """Kills after 6-7.5 real seconds without any event: only the clock checkpoints keep that time."""
 EARLY_SHARE = 0.15

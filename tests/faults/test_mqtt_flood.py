@@ -43,7 +43,7 @@ ACK_P99_MS = 100.0
 """The real nodes' ack p99 during a flood stays under this, plus twice the same run's quiet p99
 or raw echo p99 (whichever is slower) when the machine is busy with other work."""
 
-pytestmark = [pytest.mark.broker, pytest.mark.timeout(150 + 3 * FLOOD_S)]
+pytestmark = [pytest.mark.broker, pytest.mark.alone, pytest.mark.timeout(150 + 3 * FLOOD_S)]
 
 
 def run_flooder(*args: Any, timeout_s: float) -> dict[str, Any]:

@@ -47,7 +47,7 @@ ACK_P99_BOUND_MS = 100.0
 echo p99, whichever is slower: a machine busy with other work slows them too); before the
 production server the crowd added ~25 s."""
 
-pytestmark = [pytest.mark.broker, pytest.mark.timeout(180 + 60 * ROUNDS + 4 * HOLD_S)]
+pytestmark = [pytest.mark.broker, pytest.mark.alone, pytest.mark.timeout(180 + 60 * ROUNDS + 4 * HOLD_S)]
 
 
 def flooder(*args: Any) -> subprocess.Popen[str]:
