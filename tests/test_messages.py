@@ -9,6 +9,7 @@ and no game, referee or table answer is written as a plain English string any mo
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import subprocess
@@ -57,6 +58,7 @@ def _python_files() -> Iterator[Path]:
     yield from sorted(PACKAGE.rglob("*.py"))
 
 
+@functools.cache  # the sources do not change during a run: read them once
 def python_ids() -> dict[str, tuple[str, str]]:
     """``text("id", "plural")`` calls in the package: id -> (plural, where)."""
     found: dict[str, tuple[str, str]] = {}
@@ -81,6 +83,7 @@ def python_ids() -> dict[str, tuple[str, str]]:
     return found
 
 
+@functools.cache  # the sources do not change during a run: read them once
 def data_ids() -> set[str]:
     """Message ids games read from their data (variant titles, card titles): see ``GameInfo.message_ids``."""
     from companion.games import all_games
@@ -88,6 +91,7 @@ def data_ids() -> set[str]:
     return {msgid for game in all_games() for msgid in game.message_ids()}
 
 
+@functools.cache  # the sources do not change during a run: read them once
 def page_ids() -> dict[str, str]:
     """``_("...")`` in templates and ``t("...")`` in scripts: id -> file."""
     found: dict[str, str] = {}
@@ -101,6 +105,7 @@ def page_ids() -> dict[str, str]:
     return found
 
 
+@functools.cache  # the sources do not change during a run: read them once
 def script_texts() -> dict[str, str]:
     """``{ msg: "...", plural: "..." }`` texts written in scripts: id -> plural form ("" for none)."""
     found: dict[str, str] = {}

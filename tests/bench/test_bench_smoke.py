@@ -15,7 +15,7 @@ from companion.bench import main
 from companion.bench.harness import compare
 from companion.bench.harness import main as harness_main
 
-pytestmark = [pytest.mark.broker, pytest.mark.alone, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.broker, pytest.mark.timeout(240)]
 
 
 def sane(p: dict) -> bool:
