@@ -183,6 +183,14 @@ def _stop_on_signals() -> threading.Event:
     return stop
 
 
+def _ignore_signals_while_exiting() -> None:
+    """Everything is stopped: a further Ctrl+C or SIGTERM changes nothing. Ignored, not asked: at
+    exit Python puts back the default handler of every signal it handles (but not of an ignored
+    one), and a second Ctrl+C in that moment killed the process (status -2) after a clean stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def _serve_until_stopped(
     stop: threading.Event,
     *,
@@ -563,6 +571,7 @@ def run(ctx: click.Context, **_options: Any) -> None:
     finally:
         table_runtime.stop()
         click.echo("Table stopped.")
+        _ignore_signals_while_exiting()
 
 
 @main.command()
@@ -769,6 +778,7 @@ def club(ctx: click.Context, **_options: Any) -> None:
         _serve_until_stopped(stop, on_reload=reload_tables if config_path else None, reload=reload)
     finally:
         running.stop()
+        _ignore_signals_while_exiting()
 
 
 @main.command(

@@ -75,6 +75,7 @@ def get(port: int, path: str) -> tuple[int, dict, dict]:
 
 
 @pytest.mark.broker
+@pytest.mark.alone  # an absolute bound on latencies: another test's load would be measured too
 def test_a_flip_is_acknowledged_promptly_with_many_streams_open(mosquitto, table_id):
     """The real node path (MQTT, bridge, session) while 150 dashboards stream a busy table.
 
