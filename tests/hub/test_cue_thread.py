@@ -98,7 +98,12 @@ def run_while_audio_is_busy(session, hold: threading.Lock | threading.RLock) -> 
 def assert_prompt(timings: list[float]) -> None:
     ms = sorted(t * 1000 for t in timings)
     assert len(ms) == 40
-    assert statistics.median(ms) < 5 and ms[-1] < 50, f"node messages took {[round(x, 1) for x in ms]} ms"
+    # Waiting for the audio would take the whole hold (seconds, see run_while_audio_is_busy); what a
+    # loaded machine adds is a few scheduling delays of tens of milliseconds (12, 75 and 135 ms of 40
+    # messages at a load average of 16, the other 37 under 1 ms).
+    assert statistics.median(ms) < 5 and ms[35] < 50 and ms[-1] < 1000, (
+        f"node messages took {[round(x, 1) for x in ms]} ms"
+    )
 
 
 def test_node_messages_never_wait_for_the_cue_engine_and_every_cue_fires_once(hub):
