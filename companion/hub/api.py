@@ -227,6 +227,30 @@ def player(player: str) -> Any:
     return jsonify(snapshot)
 
 
+def _move(scope: str, message_of: Callable[[Any], msg.Message]) -> Any:
+    """A move of the game sent as ``{"action": {...}, "request": "r1"}``, read by the game's codec and
+    decided as ``message_of(action)``; answered once per request id within ``scope``."""
+    example = '{"action": {...}, "request": "r1"}'
+    body = read_json(example)
+    if not isinstance(body.get("action"), dict):
+        return _error(f"send a JSON object like {example}", 400)
+    session = session_of(current_app)
+    game = find_game(session.setup.game)
+    try:
+        action = game.codec.read(body["action"], game.moves)
+    except InvalidRecordError as exc:
+        return _error(text("That is not a move of this game: {reason}", reason=str(exc)), 400)
+
+    def decide() -> Answer:
+        outcome = session.handle(message_of(action))
+        if outcome.refusal is not None:
+            return refusal_body(outcome.refusal), 409
+        notes = outcome.decision.notes if outcome.decision is not None else ()
+        return {"ok": True, "notes": [note.to_json() for note in notes]}, 200
+
+    return _once(scope, body, decide)
+
+
 @bp.post("/players/<player>/action")
 def player_action(player: str) -> Any:
     """A tap on a player's phone: ``{"action": {...}, "request": "r1"}`` applied through the game's rules.
@@ -235,25 +259,7 @@ def player_action(player: str) -> Any:
     the first answer."""
     name = seated_player(player)
     require_player(name)
-    example = '{"action": {...}, "request": "r1"}'
-    body = read_json(example)
-    if not isinstance(body.get("action"), dict):
-        return _error(f"send a JSON object like {example}", 400)
-    session = session_of(current_app)
-    game = find_game(session.setup.game)
-    try:
-        action = game.codec.read(body["action"], game.moves)
-    except InvalidRecordError as exc:
-        return _error(text("That is not a move of this game: {reason}", reason=str(exc)), 400)
-
-    def decide() -> Answer:
-        outcome = session.handle(msg.PlayerAction(name, action))
-        if outcome.refusal is not None:
-            return refusal_body(outcome.refusal), 409
-        notes = outcome.decision.notes if outcome.decision is not None else ()
-        return {"ok": True, "notes": [note.to_json() for note in notes]}, 200
-
-    return _once(name, body, decide)
+    return _move(name, lambda action: msg.PlayerAction(name, action))
 
 
 @bp.post("/table/action")
@@ -261,25 +267,7 @@ def player_action(player: str) -> Any:
 def table_action() -> Any:
     """The host's move for the whole table (one of the dashboard's host actions, asked first):
     ``{"action": {...}, "request": "r1"}``; a repeated ``request`` id gets the first answer."""
-    example = '{"action": {...}, "request": "r1"}'
-    body = read_json(example)
-    if not isinstance(body.get("action"), dict):
-        return _error(f"send a JSON object like {example}", 400)
-    session = session_of(current_app)
-    game = find_game(session.setup.game)
-    try:
-        action = game.codec.read(body["action"], game.moves)
-    except InvalidRecordError as exc:
-        return _error(text("That is not a move of this game: {reason}", reason=str(exc)), 400)
-
-    def decide() -> Answer:
-        outcome = session.handle(msg.TableAction(action))
-        if outcome.refusal is not None:
-            return refusal_body(outcome.refusal), 409
-        notes = outcome.decision.notes if outcome.decision is not None else ()
-        return {"ok": True, "notes": [note.to_json() for note in notes]}, 200
-
-    return _once("host:table", body, decide)
+    return _move("host:table", msg.TableAction)
 
 
 @bp.post("/players/<player>/intent")

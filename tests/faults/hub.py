@@ -96,6 +96,10 @@ class HubProcess:
     def state(self) -> dict[str, Any]:
         return self.get("/api/state")  # type: ignore[no-any-return]
 
+    def node_ids(self) -> list[str]:
+        """The seated sandtimers, in the table's order."""
+        return [link["node"] for link in self.state()["nodes"]]
+
     def resume_clock(self) -> tuple[float, float]:
         """Resume the master clock a restart paused: (its elapsed game seconds, real time of the request)."""
         state = self.state()
@@ -208,6 +212,20 @@ class HubLauncher:
                     hub.proc.wait(10)
                 except subprocess.TimeoutExpired:
                     pass
+
+
+def sandtimer_table(players: int, timers: int, sand_s: float, clock_minutes: float = 600) -> list[str]:
+    """``companion run``'s options for a fault test's table (a long master clock: the test ends it)."""
+    return [
+        "--players",
+        str(players),
+        "--timers",
+        str(timers),
+        "--sand-seconds",
+        f"{sand_s:g}",
+        "--clock-minutes",
+        f"{clock_minutes:g}",
+    ]
 
 
 def wait_for(predicate: Any, *, timeout_s: float, what: str, interval_s: float = 0.02) -> Any:

@@ -22,7 +22,7 @@ from companion.core import protocol
 from companion.mqtt.client import connect_in_background, make_client
 from companion.table.nodes import MAX_SEQ_JUMP
 from tests.faults.checks import assert_log_is_live_state, audit, fold_log, node_reports
-from tests.faults.hub import wait_for
+from tests.faults.hub import sandtimer_table, wait_for
 from tests.faults.sizes import SEED, SIZE, report, sized_int
 
 SCALE = 5.0
@@ -119,19 +119,10 @@ def test_forged_high_sequence_numbers_do_not_silence_a_node(fault_broker, procs,
         table=table,
         work_dir=tmp_path,
         time_scale=SCALE,
-        game_args=[
-            "--players",
-            "2",
-            "--timers",
-            "1",
-            "--sand-seconds",
-            str(SAND_S),
-            "--clock-minutes",
-            "600",
-        ],
+        game_args=sandtimer_table(2, 1, SAND_S),
     )
     hub = launcher.start()
-    node_ids = [link["node"] for link in hub.state()["nodes"]]
+    node_ids = hub.node_ids()
     clock = ScaledClock(SCALE)
     fleet = procs.fleet(
         table,

@@ -31,7 +31,7 @@ from companion.clock import ScaledClock
 from companion.table.storage import FULL
 from tests.conftest import mount_small_disk
 from tests.faults.checks import assert_log_is_live_state, audit, fold_log, node_reports
-from tests.faults.hub import Processes, wait_for
+from tests.faults.hub import Processes, sandtimer_table, wait_for
 from tests.faults.sizes import SEED, report, sized, sized_int
 from tests.faults.test_offline_node import _true_offset
 
@@ -75,19 +75,10 @@ def _play(procs: Processes, broker: Any, work: Any, disk: Any, rng: random.Rando
         work_dir=work,
         time_scale=SCALE,
         data_dir=disk.path / "data",
-        game_args=[
-            "--players",
-            "3",
-            "--timers",
-            "2",
-            "--sand-seconds",
-            str(SAND_S),
-            "--clock-minutes",
-            "600",
-        ],
+        game_args=sandtimer_table(3, 2, SAND_S),
     )
     hub = launcher.start()
-    node_ids = [link["node"] for link in hub.state()["nodes"]]
+    node_ids = hub.node_ids()
     clock = ScaledClock(SCALE)
     fleet = procs.fleet(
         table,

@@ -24,7 +24,7 @@ from companion.clock import ScaledClock
 from companion.hub.ticker import MAX_WAIT_S
 from companion.table.decide import CHECKPOINT_S
 from tests.faults.checks import assert_log_is_live_state, audit, fold_log
-from tests.faults.hub import wait_for
+from tests.faults.hub import sandtimer_table, wait_for
 from tests.faults.sizes import SEED, report, sized_int
 
 SCALE = 5.0
@@ -52,19 +52,10 @@ def test_kill_9_at_random_moments_loses_nothing_and_forges_nothing(fault_broker,
         table=table,
         work_dir=tmp_path,
         time_scale=SCALE,
-        game_args=[
-            "--players",
-            "3",
-            "--timers",
-            "2",
-            "--sand-seconds",
-            str(SAND_S),
-            "--clock-minutes",
-            "600",
-        ],
+        game_args=sandtimer_table(3, 2, SAND_S),
     )
     hub = launcher.start()
-    node_ids = [link["node"] for link in hub.state()["nodes"]]
+    node_ids = hub.node_ids()
     fleet = procs.fleet(
         table,
         node_ids,

@@ -19,7 +19,7 @@ import pytest
 
 from companion.clock import ScaledClock
 from tests.faults.checks import assert_log_is_live_state, fold_log, node_reports
-from tests.faults.hub import Processes, wait_for
+from tests.faults.hub import Processes, sandtimer_table, wait_for
 from tests.faults.sizes import SEED, report, sized_int
 
 SCALE = 10.0
@@ -62,19 +62,10 @@ def offline_game(fault_broker, tmp_path_factory) -> Any:
             table=table,
             work_dir=work,
             time_scale=SCALE,
-            game_args=[
-                "--players",
-                "3",
-                "--timers",
-                "2",
-                "--sand-seconds",
-                str(SAND_S),
-                "--clock-minutes",
-                "600",
-            ],
+            game_args=sandtimer_table(3, 2, SAND_S),
         )
         hub = launcher.start()
-        node_ids = [link["node"] for link in hub.state()["nodes"]]
+        node_ids = hub.node_ids()
         clock = ScaledClock(SCALE)
         fleet = procs.fleet(
             table,

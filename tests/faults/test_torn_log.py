@@ -21,7 +21,7 @@ import pytest
 
 from companion.clock import ScaledClock
 from tests.faults.checks import assert_log_is_live_state, audit, fold_log
-from tests.faults.hub import HubProcess, wait_for
+from tests.faults.hub import HubProcess, sandtimer_table, wait_for
 from tests.faults.sizes import SEED, report, sized_int
 
 SCALE = 5.0
@@ -62,19 +62,10 @@ def test_torn_last_line_then_two_resumes(kind, fault_broker, procs, tmp_path):
         table=table,
         work_dir=tmp_path,
         time_scale=SCALE,
-        game_args=[
-            "--players",
-            "2",
-            "--timers",
-            "2",
-            "--sand-seconds",
-            str(SAND_S),
-            "--clock-minutes",
-            "600",
-        ],
+        game_args=sandtimer_table(2, 2, SAND_S),
     )
     hub = launcher.start()
-    node_ids = [link["node"] for link in hub.state()["nodes"]]
+    node_ids = hub.node_ids()
     fleet = procs.fleet(
         table,
         node_ids,
