@@ -87,7 +87,9 @@ def restartable_mosquitto(tmp_path) -> Iterator[MosquittoBroker]:
 
 @pytest.fixture(scope="module")
 def browser():
-    """A headless Chromium for the tests of one module (each module starts its own)."""
+    """A headless Chromium for the tests of one module (each module starts its own: while the
+    Playwright of a run is open, asyncio takes its loop for the main thread's, and zeroconf, which
+    then runs on that loop, would stall in every later test of the process)."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():

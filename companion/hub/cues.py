@@ -138,6 +138,12 @@ class CueWorker:
     def start(self) -> CueWorker:
         if self._running:
             return self
+        # The first look at the clock, now: a start that came before the thread's first look would
+        # otherwise be taken for a resumed game and lose its start cue.
+        try:
+            self.service.update(self.session.state.clock)
+        except Exception:
+            log.exception("the cues of the master clock failed")
         self._running = True
         if self.rounds is not None:
             self.rounds.add(self)

@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 
 from companion import heap
-from companion.clock import ScaledClock
+from companion.clock import FakeClock, ScaledClock
 from companion.core import protocol as p
 from companion.hub import create_app, start_services, stop_services
 from companion.hub.cues import prepare_in_background
@@ -47,8 +47,8 @@ def node_traffic(session, timings: list[float]) -> None:
                 assert ack.fields["verdict"] == "accepted"
 
 
-@pytest.fixture
-def hub(tmp_path):
+def cue_hub(tmp_path, clock):
+    """A one-minute table whose cue thread writes sounds to ``tmp_path``; the cue names it played."""
     app = create_app(
         {
             "table": "cue-thread",
@@ -58,13 +58,19 @@ def hub(tmp_path):
             "sounds_dir": tmp_path,
             "audio": {"speech": False},
         },
-        clock=ScaledClock(SCALE),
+        clock=clock,
     )
     session = app.extensions["companion.session"]
     heard: list[str] = []
     session.add_listener(
         lambda news: heard.append(news.payload["name"]) if isinstance(news, CuePlayed) else None
     )
+    return app, session, heard
+
+
+@pytest.fixture
+def hub(tmp_path):
+    app, session, heard = cue_hub(tmp_path, ScaledClock(SCALE))
     # As a started hub does (companion/heap.py): a full collection of the whole test run's heap
     # would be a pause the hub itself never has.
     heap.settle()
@@ -120,6 +126,23 @@ def test_node_messages_never_wait_for_the_cue_engine_and_every_cue_fires_once(hu
     assert counts["chime"] == 20 and counts["buzz"] == 1  # one chime per empty report
     clock_cues = [name for name in heard if name not in ("chime", "buzz", "hurry")]
     assert clock_cues == [cue.name for cue in cues.settings.schedule(60.0)]
+
+
+def test_a_start_before_the_cue_threads_first_look_still_sounds_the_start(tmp_path):
+    """Found on a loaded machine: the clock started, and five game seconds passed, before the cue
+    thread first looked; it took the running clock for a resumed game and skipped the start cue."""
+    clock = FakeClock()
+    app, session, heard = cue_hub(tmp_path, clock)
+    engine = app.extensions["companion.cues"].engine
+    try:
+        with engine._lock:  # the cue thread cannot look at the clock until this ends
+            start_services(app)
+            session.handle(tm.ClockCommand("start"))
+            clock.advance(5.0)
+        wait_until(lambda: "start" in heard, message="the start cue")
+        assert heard.count("start") == 1
+    finally:
+        stop_services(app)
 
 
 def test_building_the_sounds_of_a_long_clock_holds_up_no_flip(hub):

@@ -65,37 +65,35 @@ def translated_words(lang: str) -> set[str]:
     return found
 
 
-@pytest.fixture(scope="module")
-def logs(tmp_path_factory):
-    """One finished game of each, logged under ``<data dir>/tables`` as a hub names its logs."""
-    folder = tmp_path_factory.mktemp("played")
-    made = {}
-    for n, (game, variant, players, seed, rounds) in enumerate(GAMES):
-        path = folder / "tables" / f"played-20261201-2000{n:02d}.jsonl"
-        path.parent.mkdir(exist_ok=True)
-        table = finished_game(
-            game,
-            path,
-            variant=variant,
-            players=players,
-            seed=seed,
-            rounds=rounds,
-            end_early=rounds is not None,
-        )
-        table.close()
-        made[game] = path
-    return folder, made
+def played_log(folder: Path, game: str) -> Path:
+    """One finished game of ``game`` logged under ``<folder>/tables`` as a hub names its logs (each
+    test plays only its own game: on several workers a module fixture would play all six on each)."""
+    n, (_, variant, players, seed, rounds) = next((n, g) for n, g in enumerate(GAMES) if g[0] == game)
+    path = folder / "tables" / f"played-20261201-2000{n:02d}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = finished_game(
+        game,
+        path,
+        variant=variant,
+        players=players,
+        seed=seed,
+        rounds=rounds,
+        end_early=rounds is not None,
+    )
+    table.close()
+    return path
 
 
 @pytest.mark.parametrize("game", [g for g, *_ in GAMES])
-def test_the_end_screen_and_the_history_draw_the_game_that_was_played(browser, mosquitto, logs, game):
-    folder, made = logs
+def test_the_end_screen_and_the_history_draw_the_game_that_was_played(browser, mosquitto, tmp_path, game):
+    folder = tmp_path
+    log = played_log(folder, game)
     options = RunOptions(
         hub=HubConfig(table="played", data_dir=folder, fsync=False),
         broker_url=str(mosquitto.address),
         http_port=None,
         simulate=False,
-        resume=made[game],
+        resume=log,
     )
     with Table(options) as table:
         session = table.app.extensions["companion.session"]
@@ -140,7 +138,7 @@ def test_the_end_screen_and_the_history_draw_the_game_that_was_played(browser, m
         assert dashboard.evaluate(CONTRAST) == [], "every word reads well on its panel (the results link too)"
         dashboard.close()
 
-        page.goto(table.url + "history/" + made[game].stem)
+        page.goto(table.url + "history/" + log.stem)
         page.wait_for_selector("#played[data-drawn='true'] svg.played-svg")
         assert page.locator(f"{svg} .played-lane").count() == lanes
         page.close()
