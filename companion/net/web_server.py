@@ -319,8 +319,8 @@ class _Server(TcpWSGIServer):
             conn, addr = pair
             client = str(addr[0]) if addr else "unknown"
             if self.clients[client] >= self.limits.per_client:
+                self.stats["refused_per_client"] += 1  # counted before the close its client may see
                 conn.close()
-                self.stats["refused_per_client"] += 1
                 self.say(
                     "client",
                     client,
@@ -330,8 +330,8 @@ class _Server(TcpWSGIServer):
                 )
                 continue
             if len(self.active_channels) >= self.cap and not self._evict():
+                self.stats["refused_full"] += 1  # counted before the close its client may see
                 conn.close()
-                self.stats["refused_full"] += 1
                 self.say(
                     "full",
                     "",

@@ -39,6 +39,8 @@ FLOOD_S = sized("MQTT_FLOOD_SECONDS", ci=4.0, full=30.0)
 FAKE_IDS = sized_int("MQTT_FLOOD_IDS", ci=3000, full=3000)
 RATE = 5.0
 """Flips per real node per second (8 nodes: 40 a second)."""
+QUIET_S = sized("FLOOD_QUIET_S", ci=2.5, full=5.0)
+"""Seconds of quiet flips before the flood, for the run's own floor (100 verdicts in CI)."""
 ACK_P99_MS = 100.0
 """The real nodes' ack p99 during a flood stays under this, plus twice the same run's quiet p99
 or raw echo p99 (whichever is slower) when the machine is busy with other work."""
@@ -111,7 +113,7 @@ def measure_flood(
     load.hello()
     try:
         raw = Percentiles.of(raw_round_trip(raw_address, samples=300, prefix=prefix))
-        quiet = load.paced(RATE, 4.0)
+        quiet = load.paced(RATE, QUIET_S)
         flood = start_flooder(*flooder_args)
         time.sleep(0.5)  # the flood is on before the nodes are timed
         raw_during = Percentiles.of(raw_round_trip(raw_address, samples=200, prefix=prefix))

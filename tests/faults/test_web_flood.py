@@ -42,6 +42,8 @@ HOLD_S = sized("WEB_FLOOD_HOLD_S", ci=6.0, full=30.0)
 deadline, so the server closes them and the flooder opens new ones)."""
 RATE = 5.0
 """Flips per node per second while measuring (8 nodes: 40 a second)."""
+QUIET_S = sized("FLOOD_QUIET_S", ci=2.5, full=5.0)
+"""Seconds of quiet flips before the flood, for the run's own floor (100 verdicts in CI)."""
 ACK_P99_BOUND_MS = 100.0
 """What the crowd may add to a verdict's 99th percentile over twice the same run's quiet p99 (or raw
 echo p99, whichever is slower: a machine busy with other work slows them too); before the
@@ -111,7 +113,7 @@ def test_bursts_of_idle_connections_do_not_delay_verdicts(fault_broker, procs, t
     load = started_load(fault_broker, table, nodes_of(hub))
     try:
         raw = Percentiles.of(raw_round_trip(fault_broker.address, samples=300))
-        quiet = load.paced(RATE, 5.0)
+        quiet = load.paced(RATE, QUIET_S)
         crowd = flooder(
             "burst",
             "127.0.0.1",

@@ -26,7 +26,10 @@ from tests.firmware.conftest import Recorder
 TILT = 17
 BAR = (5, 6, 13, 19, 26, 16, 20, 21)
 BOOT = "0a1b2c3d"
-SLOW_STEP_S = 0.25  # a pass takes well under a millisecond; this only allows for a busy test machine
+SLOW_STEP_S = 0.75
+"""A pass takes well under a millisecond; one that waited for the link would wait for paho's retry
+(1 s at least) or a socket timeout (seconds). A loaded machine's scheduling alone has delayed a
+pass by 370 ms."""
 
 
 class FakeServer:

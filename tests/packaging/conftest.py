@@ -10,7 +10,10 @@ sandtimer-companion`` on a fresh machine, and the commands have to manage withou
 
 from __future__ import annotations
 
+import fcntl
 import importlib.metadata
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -117,10 +120,8 @@ class WheelVenv:
         return subprocess.run(list(args), capture_output=True, text=True, timeout=60, env=env, cwd=cwd)
 
 
-@pytest.fixture(scope="session")
-def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WheelVenv]:
+def _build_wheel_venv(base: Path) -> WheelVenv:
     started = time.monotonic()
-    base = tmp_path_factory.mktemp("wheel")
     wheel = build_wheel(base)
     hub_site = link_site(dependency_closure(DISTRIBUTION), base / "hub-site")
     venv = base / "venv"
@@ -149,4 +150,26 @@ def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WheelVenv]:
         capture_output=True,
         timeout=120,
     )
-    yield WheelVenv(wheel, venv, hub_site, time.monotonic() - started)
+    return WheelVenv(wheel, venv, hub_site, time.monotonic() - started)
+
+
+@pytest.fixture(scope="session")
+def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WheelVenv]:
+    """Built once per run: the first test process builds it under a lock, the others (pytest-xdist
+    workers share the parent of their temporary folders) wait for it and use the same one."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    folder, made = base / "wheel-venv", base / "wheel-venv.json"
+    with open(base / "wheel-venv.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if made.exists():
+            found = json.loads(made.read_text(encoding="utf-8"))
+            built = WheelVenv(*(Path(found[k]) for k in ("wheel", "venv", "hub_site")), found["seconds"])
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            built = _build_wheel_venv(folder)
+            fields = {"wheel": str(built.wheel), "venv": str(built.venv), "hub_site": str(built.hub_site)}
+            made.write_text(json.dumps({**fields, "seconds": built.seconds}), encoding="utf-8")
+    yield built
