@@ -50,7 +50,7 @@ run: $(VENV)/.installed
 # only one kind).
 TEST_WORKERS ?= 3
 test: $(VENV)/.installed-test $(MPY_DIR)/node_modules/.installed $(BROWSER_DIR)/node_modules/.installed
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not alone" $(ARGS) || [ $$? -eq 5 ]
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not alone" $(ARGS) || [ $$? -eq 5 ]
 	$(BIN)/python -m pytest -m alone $(ARGS) || [ $$? -eq 5 ]
 
 lint: $(VENV)/.installed-test

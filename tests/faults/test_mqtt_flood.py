@@ -45,7 +45,7 @@ ACK_P99_MS = 100.0
 """The real nodes' ack p99 during a flood stays under this, plus twice the same run's quiet p99
 or raw echo p99 (whichever is slower) when the machine is busy with other work."""
 
-pytestmark = [pytest.mark.broker, pytest.mark.alone, pytest.mark.timeout(150 + 3 * FLOOD_S)]
+pytestmark = [pytest.mark.broker, pytest.mark.timeout(150 + 3 * FLOOD_S)]
 
 
 def run_flooder(*args: Any, timeout_s: float) -> dict[str, Any]:
@@ -155,6 +155,7 @@ def check(figures: dict[str, Any], hub: Any) -> None:
     assert "Traceback" not in stderr
 
 
+@pytest.mark.alone  # compares verdict latencies within the run
 def test_a_flood_from_an_unpaired_node_id_does_not_delay_verdicts(fault_broker, procs, tmp_path):
     table = "mqttflood"
     address = fault_broker.address
@@ -182,6 +183,7 @@ def test_a_flood_from_an_unpaired_node_id_does_not_delay_verdicts(fault_broker, 
     check(figures, hub)
 
 
+@pytest.mark.alone  # compares verdict latencies within the run
 def test_a_flood_from_a_paired_node_with_its_own_credentials_does_not_delay_verdicts(procs, tmp_path):
     table = "mqttpaired"
     auth = BrokerAuth.for_table(tmp_path / "auth", table)
