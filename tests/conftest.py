@@ -104,7 +104,7 @@ def browser():
 class ReusingBrowser:
     """A Chromium whose ``new_page(**options)`` takes a fresh page in a browser context left by a
     closed page with the same options, its cookies and permissions cleared, rather than a new
-    context (most of a second of a core each). A context is taken again only when all its pages
+    context (up to half a second of a core each). A context is taken again only when all its pages
     are closed, so two pages open at once never share cookies; the hubs' origins differ by port,
     and the pages keep nothing but cookies and per-tab session storage. Everything else is the
     Playwright ``Browser``'s own."""

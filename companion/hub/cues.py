@@ -138,12 +138,11 @@ class CueWorker:
     def start(self) -> CueWorker:
         if self._running:
             return self
-        # The first look at the clock, now: a start that came before the thread's first look would
-        # otherwise be taken for a resumed game and lose its start cue.
-        try:
-            self.service.update(self.session.state.clock)
-        except Exception:
-            log.exception("the cues of the master clock failed")
+        # The clock as it is now, before the thread's first look: a clock started before that look
+        # would otherwise be taken for a resumed game and lose its start cue. (Only the phase: the
+        # first update may build sound files, which is the thread's work.)
+        if self.session.state.clock.phase == "ready":
+            self.service.engine.reset()
         self._running = True
         if self.rounds is not None:
             self.rounds.add(self)
