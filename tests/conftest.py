@@ -164,6 +164,15 @@ def wait_until(
         time.sleep(interval_s)
 
 
+def wait_seated_online(session: Any, *, timeout_s: float = 10.0) -> None:
+    """Wait until every node seated at ``session``'s table is online (has said hello)."""
+    wait_until(
+        lambda: all(link.online for link in session.table.seated_links()),
+        timeout_s=timeout_s,
+        message="every seated node online",
+    )
+
+
 def replays(session) -> bool:
     """A hub restart rebuilds the same state from the log: written as JSON, read back and folded,
     without asking the rules."""

@@ -21,7 +21,7 @@ from companion.hub.doctor_page import PROBES
 from companion.mqtt.broker import free_port
 from companion.net.addresses import lan_addresses
 from companion.runtime import RunOptions, Table
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online
 from tests.hub.web_access import host_headers, phone
 
 pytestmark = pytest.mark.broker
@@ -61,9 +61,7 @@ def healthy(tmp_path, small_disk, table_id):
     )
     with Table(options) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
-        )
+        wait_seated_online(session)
         assert table.announcer is not None and table.announcer.wait(5)
         yield table, DoctorSetup.from_file(config)
 

@@ -39,7 +39,7 @@ from companion.i18n import render
 from companion.rules.text import from_json
 from companion.runtime import RunOptions, Table
 from companion.table import messages as msg
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -162,11 +162,7 @@ def likeliest_first(weights: list[float]) -> None:
 
 
 def nodes_online(session: Any) -> None:
-    wait_until(
-        lambda: all(link.online for link in session.table.seated_links()),
-        timeout_s=15,
-        message="the simulated nodes online",
-    )
+    wait_seated_online(session, timeout_s=15)
 
 
 def ok(session: Any, message: msg.Message) -> None:

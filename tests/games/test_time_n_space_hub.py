@@ -14,7 +14,7 @@ import pytest
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
 from companion.table import messages as msg
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 
 from .test_time_n_space_helpers import intent as choice
 
@@ -41,11 +41,7 @@ def table(mosquitto, table_id):
     try:
         assert table.fleet.wait_connected(10)
         session = table.app.extensions["companion.session"]
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()),
-            timeout_s=10,
-            message="all simulated nodes online",
-        )
+        wait_seated_online(session)
         yield table
     finally:
         table.stop()

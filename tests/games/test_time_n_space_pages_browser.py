@@ -15,7 +15,7 @@ import pytest
 
 from companion.games.time_n_space.model import OcherTile
 from companion.table import messages as msg
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 from tests.hub.test_pages_browser import start
 
 from .test_time_n_space_helpers import intent as choice
@@ -90,11 +90,7 @@ def table(mosquitto, table_id):
         deck="table",
     ) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()),
-            timeout_s=10,
-            message="nodes online",
-        )
+        wait_seated_online(session)
         for player, tile in (("red", "t01"), ("yellow", "t03"), ("green", "t05")):  # drawn from the box
             assert session.handle(msg.PlayerAction(player, OcherTile(tile))).refusal is None
         assert session.handle(msg.ClockCommand("start")).refusal is None
@@ -279,9 +275,7 @@ def test_lifting_every_finished_sandtimer_is_the_hosts_and_asks_first(browser, m
         deck="hub",
     ) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
-        )
+        wait_seated_online(session)
         assert session.handle(msg.ClockCommand("start")).refusal is None
         place(table, "red-1", symbol="b6")
         place(table, "yellow-1", symbol="b7")

@@ -15,7 +15,7 @@ from companion.core import protocol
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
 from companion.testing import deliver
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online
 from tests.hub.test_pages_browser import screenshot
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -51,7 +51,7 @@ def test_the_dashboard_shows_a_lost_broker_and_dropped_events(browser, restartab
     )
     with Table(options) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(n.online for n in session.table.seated_links()), message="nodes online")
+        wait_seated_online(session)
         report_dropped(table, "red-1", 236)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(table.url)

@@ -18,7 +18,7 @@ from companion.rules.outcome import Decision, Rejected
 from companion.rules.pages import View
 from companion.rules.text import text
 from companion.table import messages as tm
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 from tests.hub import test_pages_browser as pages
 
 start = pages.start
@@ -249,7 +249,7 @@ def test_screenshots_of_the_sandtimer_table(browser, mosquitto, table_id):
 def test_a_double_click_on_set_up_makes_one_game_log(browser, mosquitto, table_id, tmp_path):
     with start(mosquitto, table_id, players=2, timers=1, data_dir=tmp_path, fsync=False) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(link.online for link in session.table.seated_links()), message="the nodes")
+        wait_seated_online(session)
         logs = lambda: sorted((tmp_path / "tables").glob("*.jsonl"))  # noqa: E731
         before = logs()
         page = browser.new_page(viewport={"width": 1280, "height": 800})

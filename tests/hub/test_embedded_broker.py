@@ -8,7 +8,7 @@ from companion.errors import ConfigError
 from companion.hub import HubConfig
 from companion.mqtt.broker import AmqttBroker, BrokerAddress, MosquittoBroker, start_embedded_broker
 from companion.runtime import RunOptions, Table
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 
 
 @pytest.mark.parametrize(
@@ -53,10 +53,7 @@ def test_table_over_the_in_process_amqtt_broker(table_id):
     with Table(options) as table:
         assert isinstance(table.broker, AmqttBroker)
         session = table.app.extensions["companion.session"]
-        wait_until(
-            lambda: all(info.online for info in session.table.seated_links()),
-            message="nodes online via amqtt",
-        )
+        wait_seated_online(session)
         node = table.fleet.nodes["red-1"]
         node.flip()
         wait_until(lambda: node.core.last_verdict == "accepted", message="verdict via amqtt")

@@ -10,7 +10,7 @@ import pytest
 
 from companion.games.timeline.model import Place
 from companion.table import messages as msg
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 from tests.hub.test_pages_browser import start
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -76,9 +76,7 @@ def timeline(mosquitto, table_id, **hub):
 
 def online(table) -> None:
     session = table.app.extensions["companion.session"]
-    wait_until(
-        lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
-    )
+    wait_seated_online(session)
 
 
 def turn(table, player: str, *, right: bool) -> None:

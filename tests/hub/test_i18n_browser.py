@@ -11,7 +11,7 @@ from companion.hub import HubConfig
 from companion.i18n.web import init_i18n
 from companion.runtime import RunOptions, Table
 from companion.table import messages as tm
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -124,7 +124,7 @@ def test_no_english_is_left_on_the_hosts_pages(browser, mosquitto, table_id, tmp
         fsync=False,
     ) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(link.online for link in session.table.seated_links()), message="the nodes")
+        wait_seated_online(session)
         session.handle(tm.ClockCommand("start"))
         table.fleet.nodes["red-1"].flip()
         wait_until(

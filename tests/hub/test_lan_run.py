@@ -15,7 +15,7 @@ from companion.mqtt.client import make_client
 from companion.net.addresses import lan_addresses
 from companion.net.discovery import find_broker, find_tables
 from companion.runtime import RunOptions, Table
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 from tests.hub.web_access import host_headers
 
 pytestmark = pytest.mark.broker
@@ -38,9 +38,7 @@ def test_a_networked_table_serves_and_announces_on_its_network_address_with_a_lo
         assert reply.status == 200
 
     session = table.app.extensions["companion.session"]
-    wait_until(
-        lambda: all(link.online for link in session.table.seated_links()), message="nodes with credentials"
-    )
+    wait_seated_online(session)
     node = table.fleet.nodes["red-1"]
     node.flip()
     wait_until(lambda: node.core.last_verdict == "accepted", message="a flip on the locked broker")

@@ -13,7 +13,7 @@ import pytest
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
 from companion.table import messages as tm
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 from tests.hub.test_dashboard_browser import save_screenshot
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -58,7 +58,7 @@ def table(mosquitto, tmp_path_factory):
     options = RunOptions(hub=hub, broker_url=str(mosquitto.address), http_port=None, heartbeat_s=0.5)
     with Table(options) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(link.online for link in session.table.seated_links()), message="the nodes")
+        wait_seated_online(session)
         session.handle(tm.ClockCommand("start"))
         table.fleet.nodes["red-1"].flip()
         wait_until(lambda: session.state.clock.phase == "expired", timeout_s=10, message="the game ends")

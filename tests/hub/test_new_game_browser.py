@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from companion.games import find_game
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 from tests.hub.test_pages_browser import start
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -38,9 +38,7 @@ def test_a_new_game_asks_first_and_the_history_tells_how_each_game_ended(
 ):
     with start(mosquitto, table_id, players=2, timers=1, data_dir=tmp_path, fsync=False) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
-        )
+        wait_seated_online(session)
         page = browser.new_page(viewport={"width": 900, "height": 1000})
         dashboard = browser.new_page(viewport={"width": 1280, "height": 800})
         dashboard.goto(table.url)

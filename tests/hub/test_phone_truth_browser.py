@@ -13,7 +13,7 @@ import time
 import pytest
 
 from companion.table import messages as msg
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 from tests.hub.test_pages_browser import start
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -26,9 +26,7 @@ def table(mosquitto, table_id):
     """Time 'n' Space before its master clock starts: a flip is refused by the rules (not by the clock)."""
     with start(mosquitto, table_id, game="time-n-space", players=3, timers=2, deck="hub") as table:
         session = table.app.extensions["companion.session"]
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
-        )
+        wait_seated_online(session)
         yield table
 
 
@@ -103,9 +101,7 @@ def test_a_first_turn_with_only_the_fallen_sand_is_explained(browser, mosquitto,
         mosquitto, table_id, game="timeline", players=2, timers=1, deck="hub", time_scale=10.0
     ) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
-        )
+        wait_seated_online(session)
         node = table.fleet.nodes["red-1"]
         node.flip()  # as when it was paired: its sand starts
         wait_until(lambda: session.state.timers["red-1"].flips == 1, timeout_s=5, message="the first flip")

@@ -9,7 +9,7 @@ import pytest
 
 from companion.table import events as ev
 from companion.table import messages as msg
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 from tests.hub.test_pages_browser import start
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -20,9 +20,7 @@ def test_the_recent_list_keeps_bookkeeping_out(browser, mosquitto, table_id):
         mosquitto, table_id, game="time-n-space", players=3, timers=2, deck="hub", sand_s=1.0, time_scale=2.0
     ) as table:
         session = table.app.extensions["companion.session"]
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
-        )
+        wait_seated_online(session)
         table.fleet.nodes["green-1"].flip()  # before the start, as when pairing: refused, its sand runs out
         wait_until(
             lambda: any(isinstance(e, ev.TimerEmptied) for e in session.log.events()),

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion.table import messages as msg
-from tests.conftest import wait_until
 from tests.hub.test_pages_browser import start
+from tests.hub.test_words_browser import space_and_time_first_turn
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -60,14 +59,7 @@ def test_space_dealer_starts_beginners_on_the_basic_game(browser, mosquitto, tab
 
 def test_space_and_time_says_who_chooses_the_swap_and_its_coins_are_buttons(browser, mosquitto, table_id):
     with start(mosquitto, table_id, game="space-and-time", players=2, timers=1, deck="hub") as table:
-        session = table.app.extensions["companion.session"]
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
-        )
-        assert session.handle(msg.ClockCommand("start")).refusal is None
-        mover = session.referee.names[session.state.game.to_move]
-        table.fleet.nodes[f"{mover}-1"].flip()
-        wait_until(lambda: session.state.context.turn_open, timeout_s=5, message="the first turn")
+        mover = space_and_time_first_turn(table)
         page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
         page.goto(table.url + f"play/{mover}")
         page.wait_for_selector("button[data-id='computer-move']")

@@ -9,7 +9,7 @@ import pytest
 from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
 from companion.table.messages import ClockCommand
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -28,7 +28,7 @@ def test_open_pages_show_a_full_disk_and_its_end_live(browser, mosquitto, small_
     with Table(options) as table:
         assert table.app is not None and table.fleet is not None
         session = table.app.extensions["companion.session"]
-        wait_until(lambda: all(n.online for n in session.table.seated_links()), message="nodes online")
+        wait_seated_online(session)
         session.handle(ClockCommand("start"))
         dashboard = browser.new_page(viewport={"width": 1280, "height": 800})
         dashboard.goto(table.url)

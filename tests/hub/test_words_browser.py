@@ -14,7 +14,7 @@ from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
 from companion.table import events as ev
 from companion.table import messages as msg
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 from tests.hub.played_games import finished_game
 from tests.hub.test_pages_browser import start
 
@@ -25,6 +25,18 @@ INTERNAL = re.compile(r"\bt\d{1,2}\b|\bissue\b|\bIssue\b")
 
 def shown(page) -> str:
     return page.evaluate("document.body.innerText")
+
+
+def space_and_time_first_turn(table: Table) -> str:
+    """A started Space and Time table with its first turn open (the player to move flipped their
+    timer); who that is."""
+    session = table.app.extensions["companion.session"]
+    wait_seated_online(session)
+    assert session.handle(msg.ClockCommand("start")).refusal is None
+    mover: str = session.referee.names[session.state.game.to_move]
+    table.fleet.nodes[f"{mover}-1"].flip()
+    wait_until(lambda: session.state.context.turn_open, timeout_s=5, message="the first turn")
+    return mover
 
 
 def test_no_page_names_a_tile_by_its_id(browser, mosquitto, tmp_path):
@@ -61,13 +73,7 @@ def test_no_page_names_a_tile_by_its_id(browser, mosquitto, tmp_path):
 def test_a_refused_swap_names_the_rule_without_an_issue(browser, mosquitto, table_id):
     with start(mosquitto, table_id, game="space-and-time", players=2, timers=1, deck="hub") as table:
         session = table.app.extensions["companion.session"]
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()), timeout_s=10, message="nodes"
-        )
-        assert session.handle(msg.ClockCommand("start")).refusal is None
-        mover = session.referee.names[session.state.game.to_move]
-        table.fleet.nodes[f"{mover}-1"].flip()  # the player to move starts their turn
-        wait_until(lambda: session.state.context.turn_open, timeout_s=5, message="the first turn")
+        mover = space_and_time_first_turn(table)
         board = session.state.game.board
         same = [(r, c) for r in range(len(board)) for c in range(len(board[0])) if board[r][c] == board[0][0]]
         page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)

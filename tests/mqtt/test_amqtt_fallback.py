@@ -18,7 +18,7 @@ from companion.mqtt.broker import AmqttBroker
 from companion.node.sim import SimFleet
 from companion.rules.setup import default_setup
 from companion.table.session import TableSession
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 from tests.mqtt.test_ha_discovery import Collector
 
 pytest.importorskip("amqtt")
@@ -73,9 +73,7 @@ def test_many_nodes_connecting_at_once_log_no_iteration_errors(amqtt_broker, tab
         assert bridge.wait_listening(10)
         fleet.start()
         assert fleet.wait_connected(15)
-        wait_until(
-            lambda: all(link.online for link in session.table.seated_links()), timeout_s=15, message="online"
-        )
+        wait_seated_online(session, timeout_s=15)
     finally:
         fleet.stop()
         bridge.stop()

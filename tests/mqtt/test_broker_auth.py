@@ -31,7 +31,7 @@ from companion.mqtt.supervisor import BrokerSupervisor
 from companion.node.sim import SimFleet, SimNode
 from companion.rules.setup import default_setup
 from companion.table.session import TableSession
-from tests.conftest import wait_until
+from tests.conftest import wait_seated_online, wait_until
 from tests.mqtt.certs import make_tls_files
 from tests.mqtt.conftest import Locked, flip, login
 
@@ -134,9 +134,7 @@ def test_the_hub_with_its_credentials_hears_nodes_and_answers_them(locked: Locke
     ).start()
     try:
         assert fleet.wait_connected(5)
-        wait_until(
-            lambda: all(info.online for info in session.table.seated_links()), message="both nodes online"
-        )
+        wait_seated_online(session)
         fleet.flip("red-1")
         wait_until(lambda: session.state.timers["red-1"].flips == 1, message="the hub counts red-1's flip")
         wait_until(lambda: fleet.nodes["red-1"].show() == "accepted", message="red-1 gets the hub's ack")

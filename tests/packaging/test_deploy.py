@@ -511,7 +511,7 @@ def _play_on_the_conf_d_broker(root: Path, tmp_path: Path) -> None:
     from companion.mqtt.broker import BrokerAddress, free_port, wait_for_port
     from companion.mqtt.client import make_client
     from companion.runtime import RunOptions, Table
-    from tests.conftest import wait_until
+    from tests.conftest import wait_seated_online, wait_until
 
     data, port, etc = tmp_path / "data", free_port(), tmp_path / "etc-mosquitto"
     (etc / "conf.d").mkdir(parents=True)
@@ -562,11 +562,7 @@ def _play_on_the_conf_d_broker(root: Path, tmp_path: Path) -> None:
             assert table.broker is None  # the hub started none
             broker.send_signal(signal.SIGHUP)  # the path unit's reload: the simulated nodes' users
             session = table.app.extensions["companion.session"]
-            wait_until(
-                lambda: all(link.online for link in session.table.seated_links()),
-                timeout_s=15,
-                message="nodes",
-            )
+            wait_seated_online(session, timeout_s=15)
             node = table.fleet.nodes["red-1"]
             node.flip()
             wait_until(
