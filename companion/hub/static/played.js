@@ -9,16 +9,11 @@
 // The viewBox is 360 wide, so at a phone's 390 px every word is drawn at 12 px or more.
 "use strict";
 
-const PLAYED_NS = "http://www.w3.org/2000/svg";
+// Lighter than the board pictures' colours (pictures.js): thin lines on the page's dark background.
 const PLAYED_COLOURS = { red: "#e74c3c", yellow: "#f1c40f", green: "#2ecc71", blue: "#3498db", purple: "#9b59b6",
                          orange: "#e67e22", white: "#ecf0f1", black: "#95a5a6" };
 
-function playedSvg(tag, attrs, content) {
-  const e = document.createElementNS(PLAYED_NS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
-  if (content !== undefined) e.textContent = String(content);
-  return e;
-}
+const playedSvg = (tag, attrs, content) => Pictures.ctx.svg(tag, attrs, content);  // pictures.js
 
 function playedClock(seconds) {
   const s = Math.max(0, Math.round(seconds));
