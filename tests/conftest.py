@@ -173,6 +173,19 @@ def wait_seated_online(session: Any, *, timeout_s: float = 10.0) -> None:
     )
 
 
+def flip_for_turn(table: Any, player: str, *, timeout_s: float = 10.0) -> None:
+    """``player`` flips their turn timer (the simulated node ``<player>-1``) and their turn starts:
+    waits for a turn counted since the flip, as the last turn may still be open."""
+    context = lambda: table.app.extensions["companion.session"].state.context  # noqa: E731
+    before = context().turns
+    table.fleet.nodes[f"{player}-1"].flip()
+    wait_until(
+        lambda: context().turn_open and context().turns > before,
+        timeout_s=timeout_s,
+        message=f"{player}'s turn to start",
+    )
+
+
 def replays(session) -> bool:
     """A hub restart rebuilds the same state from the log: written as JSON, read back and folded,
     without asking the rules."""

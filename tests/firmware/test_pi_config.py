@@ -7,6 +7,7 @@ import csv
 import importlib.util
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -172,4 +173,6 @@ def test_calibration_mode_streams_what_the_calibration_tool_reads(tmp_path):
     samples = tool.parse_recording(result.stdout, "calibrate")
     assert len(samples) >= 5 and all(s["tilt"] == 0 for s in samples)  # pull-up, switch open
     gaps = [b["t_ms"] - a["t_ms"] for a, b in zip(samples, samples[1:], strict=False)]
-    assert all(5 <= g <= 60 for g in gaps), gaps  # about one sample per 10 ms
+    # one sample per 10 ms poll, each stamped when it was read: a loaded machine delays some polls
+    # (gaps of 20 and 24 ms, and longer, were seen), never stamps two at once or goes back
+    assert all(g >= 5 for g in gaps) and 8 <= statistics.median(gaps) <= 15, gaps

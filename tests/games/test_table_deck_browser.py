@@ -39,7 +39,7 @@ from companion.i18n import render
 from companion.rules.text import from_json
 from companion.runtime import RunOptions, Table
 from companion.table import messages as msg
-from tests.conftest import wait_seated_online, wait_until
+from tests.conftest import flip_for_turn, wait_seated_online, wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -357,8 +357,7 @@ def timeline(browser: Any, mosquitto: Any, table_id: str, lang: str) -> None:
         game = lambda: session.state.game  # noqa: E731
         # the physical cards: the reference card shows 1492; red holds a card of 1000, yellow one of 1805
         red = Phone(browser, table, "red", lang)
-        table.fleet.nodes["red-1"].flip()
-        wait_until(lambda: session.state.context.turn_open, message="red's turn to start")
+        flip_for_turn(table, "red")
         red.wait_for("put:0")
         gaps = red.entries("put:")
         assert [i for i, _, _ in gaps] == ["put:0", "put:1"], "one button per gap of the timeline"
@@ -377,8 +376,7 @@ def timeline(browser: Any, mosquitto: Any, table_id: str, lang: str) -> None:
         red.close()
 
         yellow = Phone(browser, table, "yellow", lang)
-        table.fleet.nodes["yellow-1"].flip()
-        wait_until(lambda: session.state.context.turn_open, message="yellow's turn to start")
+        flip_for_turn(table, "yellow")
         yellow.wait_for("put:1")
         year_taps = yellow.tap("put:1")
         yellow.wait_for("reveal:right")
@@ -455,8 +453,7 @@ def time_splicers(browser: Any, mosquitto: Any, table_id: str, lang: str) -> Non
         on_table = [c for t in game().timelines for c in t.cards]
         assert len(on_table) + (game().start_card is not None) == 1, "one starting card"
 
-        table.fleet.nodes["red-1"].flip()
-        wait_until(lambda: session.state.context.turn_open, message="red's turn to start")
+        flip_for_turn(table, "red")
         prefix = "place:"
         phone.page.wait_for_selector(f"#menu button[data-id^='{prefix}']")
         offered = phone.entries(prefix)

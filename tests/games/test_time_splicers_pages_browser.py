@@ -26,7 +26,7 @@ from companion.rules.context import Context
 from companion.rules.setup import Seat, make_setup
 from companion.runtime import RunOptions, Table
 from companion.table import messages as msg
-from tests.conftest import wait_until
+from tests.conftest import flip_for_turn, wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -81,8 +81,7 @@ def turn_up_the_starting_card(session) -> None:
 def begin_turn(table, session) -> str:
     """The player to move flips their turn timer; their turn is running once this returns."""
     player = game_of(session).current_player
-    table.fleet.nodes[f"{player}-1"].flip()
-    wait_until(lambda: session.state.context.turn_open, message=f"{player}'s turn to start")
+    flip_for_turn(table, player)
     return player
 
 

@@ -25,7 +25,7 @@ from companion.i18n import render
 from companion.rules.text import from_json
 from companion.runtime import RunOptions, Table
 from companion.table import messages as tm
-from tests.conftest import wait_until
+from tests.conftest import flip_for_turn
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
 
@@ -55,8 +55,7 @@ def screenshot(page, name: str) -> None:
 def start_turn(table, session, player: str) -> None:
     """``player`` flips their turn timer (a simulated node) and their turn starts."""
     assert session.referee.player_to_move(session.state.game) == player
-    table.fleet.nodes[f"{player}-1"].flip()
-    wait_until(lambda: session.state.context.turn_open, message=f"{player}'s turn to start")
+    flip_for_turn(table, player)
 
 
 def open_dashboard(browser, table, game: str, *, width=1280, height=800, lang="en"):

@@ -10,7 +10,7 @@ import pytest
 
 from companion.games.timeline.model import Place
 from companion.table import messages as msg
-from tests.conftest import wait_seated_online, wait_until
+from tests.conftest import flip_for_turn, wait_seated_online
 from tests.hub.test_pages_browser import start
 
 pytestmark = [pytest.mark.broker, pytest.mark.browser]
@@ -82,8 +82,7 @@ def online(table) -> None:
 def turn(table, player: str, *, right: bool) -> None:
     """``player`` flips their turn timer and places their card, in the right gap or not."""
     session = table.app.extensions["companion.session"]
-    table.fleet.nodes[f"{player}-1"].flip()
-    wait_until(lambda: session.state.context.turn_open, timeout_s=5, message=f"{player}'s turn")
+    flip_for_turn(table, player, timeout_s=5)
     state = session.state.game
     card = state.hand(player)[0]
     year = state.piles.cards[card].year

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -221,13 +222,14 @@ def serve(
         unregister("counting")
 
 
-def wait_for(page: Any, predicate: Callable[[], object], message: str, timeout_s: float = 5.0) -> None:
-    """Wait for ``predicate`` while the page keeps running (its routes and events need Playwright's loop)."""
-    for _ in range(int(timeout_s / 0.02)):
-        if predicate():
-            return
+def wait_for(page: Any, predicate: Callable[[], object], message: str, timeout_s: float = 10.0) -> None:
+    """Wait for ``predicate`` while the page keeps running (its routes and events need Playwright's
+    loop); as long as ``tests.conftest.wait_until`` waits, in real seconds."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout_s} s waiting for {message}")
         page.wait_for_timeout(20)
-    pytest.fail(f"timed out after {timeout_s} s waiting for {message}")
 
 
 def taps_sent(page: Any, path: str) -> list[Any]:

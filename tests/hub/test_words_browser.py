@@ -14,7 +14,7 @@ from companion.hub import HubConfig
 from companion.runtime import RunOptions, Table
 from companion.table import events as ev
 from companion.table import messages as msg
-from tests.conftest import wait_seated_online, wait_until
+from tests.conftest import flip_for_turn, wait_seated_online
 from tests.hub.played_games import finished_game
 from tests.hub.test_pages_browser import start
 
@@ -34,8 +34,7 @@ def space_and_time_first_turn(table: Table) -> str:
     wait_seated_online(session)
     assert session.handle(msg.ClockCommand("start")).refusal is None
     mover: str = session.referee.names[session.state.game.to_move]
-    table.fleet.nodes[f"{mover}-1"].flip()
-    wait_until(lambda: session.state.context.turn_open, timeout_s=5, message="the first turn")
+    flip_for_turn(table, mover, timeout_s=5)
     return mover
 
 
