@@ -333,10 +333,10 @@ class SerialBridge:
             self.stats[what] += 1
 
     def bad_line(self, path: str, reason: str) -> None:
-        with self._lock:
+        log.warning("bad line from %s: %s", path, reason)  # said before it is counted: who reads
+        with self._lock:  # the count finds it said
             self.stats["bad_lines"] += 1
             self.bad_reasons.append(reason)
-        log.warning("bad line from %s: %s", path, reason)
 
     def address_of(self, node: str) -> BrokerAddress | None:
         """The address ``node`` connects with, or None (logged once) while it has no credentials."""
