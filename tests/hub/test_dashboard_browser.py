@@ -278,3 +278,45 @@ def test_the_setup_page_starts_from_the_game_the_hub_was_started_with(browser, m
         assert page.input_value("#count") == "1" and page.inner_text("#count option:checked") == "1 Spieler"
         assert page.get_attribute("#names input[data-player='0']", "maxlength") == "20"
         page.close()
+
+
+# Counts the dashboard's redraws and, apart, the snapshots it was sent (each one redraws once), so
+# the redraws of its frame tick are the difference. The page's clock is Playwright's fake one: the
+# ticks of a stretch of page time run at once, and nothing else moves its time.
+COUNT_REDRAWS = """
+window.__redraws = 0;
+window.__snapshots = 0;
+const redraw = render, lists = renderLists;
+render = () => { window.__redraws += 1; redraw(); };
+renderLists = () => { window.__snapshots += 1; lists(); };
+"""
+
+
+def tick_redraws(page, ms: int) -> int:
+    """Redraws of the frame tick while the page's clock runs ``ms`` milliseconds on."""
+    before = page.evaluate("window.__redraws - window.__snapshots")
+    page.clock.run_for(ms)
+    return page.evaluate("window.__redraws - window.__snapshots") - before
+
+
+def test_the_dashboard_redraws_on_its_own_only_while_something_on_it_moves(browser, mosquitto, table_id):
+    with start(mosquitto, table_id, players=2, timers=1, time_scale=1.0) as table:
+        session = table.app.extensions["companion.session"]
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.clock.install()
+        page.goto(table.url)
+        page.wait_for_selector(".timer[data-node='red-1'] .node-state:text('online')")
+        page.evaluate(COUNT_REDRAWS)
+        assert tick_redraws(page, 10_000) == 0, "nothing moves before the game starts"
+
+        session.handle(tm.ClockCommand("start"))
+        page.wait_for_function("snapshot.clock.phase === 'running'")
+        assert tick_redraws(page, 1_000) >= 9, "the running master clock is redrawn ten times a second"
+
+        session.handle(tm.ClockCommand("pause"))
+        page.wait_for_function("snapshot.clock.phase === 'paused'")
+        assert tick_redraws(page, 200) <= 2, "one last redraw once it stopped moving"
+        shown = page.inner_text("#clock")
+        assert tick_redraws(page, 10_000) == 0
+        assert page.inner_text("#clock") == shown
+        page.close()

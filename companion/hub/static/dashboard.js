@@ -130,6 +130,26 @@ function render() {
   }
   renderBroker();
   renderStorage(snapshot.storage);
+  wasMoving = moving();
+}
+
+// Whether the page shows something that changes with time alone: the running master clock, sand
+// running down, a "refused" mark until it goes, how long the broker has been away. The frame tick
+// redraws only then, and once more after (an idle dashboard redrawn ten times a second kept a
+// tenth of a core of a kiosk or TV busy).
+let wasMoving = false;
+
+function moving() {
+  if (snapshot.clock.phase === "running") return true;
+  const broker = snapshot.broker || {};
+  if (broker.online === false && typeof broker.since_s === "number") return true;
+  return snapshot.players.some((p) => p.timers.some((timer) =>
+    (timer.phase === "running" && timer.counting !== false && timerUpper(timer) > 0) ||
+    (typeof timer.refused_at_s === "number" && refusedNow(timer))));
+}
+
+function tick() {
+  if (snapshot && (wasMoving || moving())) render();
 }
 
 function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
@@ -499,4 +519,4 @@ document.getElementById("phones").addEventListener("toggle", refreshPhones);
 
 connect();
 loadAudioSettings();
-setInterval(render, 100);
+setInterval(tick, 100);

@@ -222,6 +222,7 @@ function renderTimers() {
   const remaining = c.phase === "running" ? Math.max(0, c.remaining_s - (hubNow() - snap.table.now_s)) : c.remaining_s;
   setText(document.getElementById("clock"), fmt(remaining));
   renderNotice();
+  wasMoving = moving();
 }
 
 // A flip of mine that waits out the table's grace window (it may be a knock) is said at once, with why
@@ -402,8 +403,23 @@ function renderAll() {
   renderScoreList();
 }
 
+// Whether my timers' strip shows something that changes with time alone: the running master clock,
+// sand running down, a flip being checked, a refusal, a knock or a short first sand until it goes.
+// The frame tick redraws only then, and once more after (a phone's battery, a page left open).
+let wasMoving = false;
+
+function moving() {
+  const table = snap.table;
+  if (table.clock.phase === "running") return true;
+  const scale = table.time_scale || 1;
+  const fresh = (at) => typeof at === "number" && (hubNow() - at) / scale * 1000 < refusalShowMs();
+  return snap.timers.some((timer) =>
+    (timer.phase === "running" && timer.counting !== false && table.clock.phase !== "paused") ||
+    timer.checking || fresh(timer.at_s) || fresh(timer.refused_at_s) || fresh(timer.knocked_at_s));
+}
+
 function render() {
-  if (snap) renderTimers();
+  if (snap && (wasMoving || moving())) renderTimers();
 }
 
 // The badge in my colour, its letter dark or light, whichever reads better on it.
