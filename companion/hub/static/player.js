@@ -149,7 +149,12 @@ function followRefusal(refusal) {
 function recentlyRefused(timer) {
   if (!timer.refused) return false;
   if (typeof timer.refused_at_s !== "number") return timer.refused_at_s === undefined;
-  return (hubNow() - timer.refused_at_s) / (snap.table.time_scale || 1) * 1000 < refusalShowMs();
+  return stillShown(timer.refused_at_s);
+}
+
+// Whether what happened at hub time ``atS`` is still said: for as long as a refusal is, in real time.
+function stillShown(atS) {
+  return typeof atS === "number" && (hubNow() - atS) / (snap.table.time_scale || 1) * 1000 < refusalShowMs();
 }
 
 // --- my timers (the sticky header) ------------------------------------------------------------
@@ -240,13 +245,13 @@ function renderNotice() {
       break;
     }
     const full = timer.sand_s || snap.table.setup.sand_s || 60;
-    const fresh = (hubNow() - timer.at_s) / scale * 1000 < refusalShowMs();
+    const fresh = stillShown(timer.at_s);
     if (timer.flips === 1 && timer.phase === "running" && timer.upper_s < full - 1 && fresh) {
       // the first flip of the game: the sand on top is what had fallen since the timer was last turned
       message = t("Timer {index} started with {sand} s of sand, not {full} s: its sand had not all run through since it was last turned over (when it was paired). Let every sandtimer run through before the first turn.", { index: timer.index, sand: Math.round(timer.upper_s), full: Math.round(full) });
       kind = "partial";
     }
-    if (typeof timer.knocked_at_s === "number" && (hubNow() - timer.knocked_at_s) / scale * 1000 < refusalShowMs()) {
+    if (stillShown(timer.knocked_at_s)) {
       message = t("Timer {index} was knocked over and stood up again: nothing counted", { index: timer.index });
       kind = "knocked";
     }
@@ -411,11 +416,9 @@ let wasMoving = false;
 function moving() {
   const table = snap.table;
   if (table.clock.phase === "running") return true;
-  const scale = table.time_scale || 1;
-  const fresh = (at) => typeof at === "number" && (hubNow() - at) / scale * 1000 < refusalShowMs();
   return snap.timers.some((timer) =>
     (timer.phase === "running" && timer.counting !== false && table.clock.phase !== "paused") ||
-    timer.checking || fresh(timer.at_s) || fresh(timer.refused_at_s) || fresh(timer.knocked_at_s));
+    timer.checking || stillShown(timer.at_s) || stillShown(timer.refused_at_s) || stillShown(timer.knocked_at_s));
 }
 
 function render() {
