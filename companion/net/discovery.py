@@ -80,8 +80,11 @@ PROTOCOL = "v1"
 NAME_PREFIX = "table-"
 RESOLVE_TIMEOUT_MS = 1500
 """How long to ask for a service's SRV/TXT/A records once its name is seen (usually they came with it)."""
-SETTLE_S = 0.5
-"""When looking for any table, how long to go on listening after the first answer, for other tables."""
+SETTLE_S = 1.5
+"""When looking for any table, how long to go on listening after the first answer, for other tables:
+past the browser's second question (about a second after its first), as a table whose responder
+multicast its records within the last second stays quiet at the first (RFC 6762 section 6), and a
+Wi-Fi network loses multicast packets."""
 REGISTER_S = 3.0
 """Probing and announcing take ~1.7 s; a registration still running after this is given up by ``wait``."""
 STOP_S = 1.0
