@@ -313,8 +313,10 @@ def test_the_dashboard_redraws_on_its_own_only_while_something_on_it_moves(brows
         session.handle(tm.ClockCommand("start"))
         page.wait_for_function("snapshot.clock.phase === 'running'")
         assert tick_redraws(page, 1_000) >= 9, "the running master clock is redrawn ten times a second"
+        table.fleet.nodes["red-1"].flip()
+        page.wait_for_selector(".timer[data-node='red-1'].running")
 
-        session.handle(tm.ClockCommand("pause"))
+        session.handle(tm.ClockCommand("pause"))  # the sand of a paused game stands still too
         page.wait_for_function("snapshot.clock.phase === 'paused'")
         assert tick_redraws(page, 200) <= 2, "one last redraw once it stopped moving"
         shown = page.inner_text("#clock")

@@ -140,11 +140,12 @@ function render() {
 let wasMoving = false;
 
 function moving() {
-  if (snapshot.clock.phase === "running") return true;
+  const phase = snapshot.clock.phase;
+  if (phase === "running") return true;
   const broker = snapshot.broker || {};
   if (broker.online === false && typeof broker.since_s === "number") return true;
   return snapshot.players.some((p) => p.timers.some((timer) =>
-    (timer.phase === "running" && timer.counting !== false && timerUpper(timer) > 0) ||
+    (timer.phase === "running" && timer.counting !== false && phase !== "paused" && timerUpper(timer) > 0) ||
     (typeof timer.refused_at_s === "number" && refusedNow(timer))));
 }
 
