@@ -281,8 +281,10 @@ def test_irregular_ticks_with_pauses_fire_each_cue_exactly_once_and_never_early(
 def test_cues_on_a_real_clock_fire_in_order_and_never_early() -> None:
     """A hub-like ticker on a ScaledClock: wake at the engine's deadline, fire, repeat.
 
-    The 50 ms target is measured by ``companion bench`` (cue lateness); a test on a
-    shared machine only bounds it loosely, so it cannot fail on scheduler jitter alone.
+    The 50 ms target is measured by ``companion bench`` (cue lateness). Here each cue must
+    fire at the first update at or after its time, whenever the machine let the ticker wake:
+    that holds on a loaded machine too, and a loose bound checks the ticker sleeps to the
+    engine's deadline rather than past it.
     """
     scale = 2.0
     clock = ScaledClock(scale)
@@ -292,7 +294,8 @@ def test_cues_on_a_real_clock_fire_in_order_and_never_early() -> None:
     fired: list[tuple[Cue, float]] = []
     started_at = clock.now_s()
     master = MasterClock(length, "running", 0.0, started_at, changed_at_s=started_at)
-    engine = CueEngine(schedule, clock=clock, on_cue=lambda cue: fired.append((cue, clock.now_s())))
+    updates: list[float] = []  # the time each update was given
+    engine = CueEngine(schedule, clock=clock, on_cue=lambda cue: fired.append((cue, updates[-1])))
     stop = threading.Event()
 
     def ticker() -> None:
@@ -301,6 +304,7 @@ def test_cues_on_a_real_clock_fire_in_order_and_never_early() -> None:
             now = clock.now_s()
             if state.expires_at_s is not None and now >= state.expires_at_s:
                 state = MasterClock(length, "expired", length, None, ended_at_s=state.expires_at_s)
+            updates.append(now)
             engine.update(state, now)
             wait = engine.next_deadline_s(state, clock.now_s())
             if state.expires_at_s is not None:
@@ -318,8 +322,11 @@ def test_cues_on_a_real_clock_fire_in_order_and_never_early() -> None:
     assert time.monotonic() - began < 6
     assert [cue for cue, _ in fired] == schedule
     for cue, at in fired:
-        late_real_s = (at - (started_at + cue.at_elapsed_s)) / scale
-        assert -0.001 <= late_real_s <= 0.5, (cue, late_real_s)
+        due = started_at + cue.at_elapsed_s
+        first_update_after = min(u for u in updates if u >= due)
+        assert at == first_update_after, (cue, at - due)
+        assert (at - due) / scale <= 2.0, (cue, (at - due) / scale)
+    assert len(updates) < 40, "the ticker sleeps to the engine's next deadline"
 
 
 @settings(max_examples=150, deadline=None)

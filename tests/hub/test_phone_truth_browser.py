@@ -69,7 +69,7 @@ def test_a_knock_is_shown_on_the_phone_of_its_player(browser, table):
     page.wait_for_function(
         "said => { const box = document.querySelector('#notice.knocked'); return box && box.innerText === said; }",
         arg=said,
-        timeout=5000,
+        timeout=7000,  # within the 8 s the notice is said, however slowly a loaded machine loads it
     )
     page.wait_for_timeout(2500)  # past the grace window: nothing is flagged after a knock
     assert page.is_hidden("#refusal")
@@ -84,7 +84,9 @@ def test_a_paused_master_clock_shows_on_the_phone_at_once_and_after_a_reload(bro
     paused = time.monotonic()
     assert session.handle(msg.ClockCommand("pause")).refusal is None
     page.wait_for_selector("#table-state.paused", timeout=5000)
-    assert time.monotonic() - paused < 1.0
+    # The stream is the page's only way to learn it (no poll; a lost stream reconnects after 5 s):
+    # under 3 s is the push, whatever the driver's round trips on a loaded machine (1.7 s seen).
+    assert time.monotonic() - paused < 3.0
     assert "The master clock is paused" in page.inner_text("#table-state")
     page.reload()
     page.wait_for_selector("#table-state.paused")
