@@ -158,14 +158,15 @@ class BrokerSupervisor:
                 self._record("restart_failed", str(exc))
                 continue
             self._started_at = self._clock()
-            self.restarts += 1
             took = self._started_at - died_at
-            self._record("restarted", f"after {took:.3f} s")
+            # Said before it is counted: a reader that sees the count also finds the words.
             log.warning(
                 "the embedded %s broker is back at %s, %.2f s after it was found stopped (restart %d)",
                 broker.kind,
                 where,
                 took,
-                self.restarts,
+                self.restarts + 1,
             )
+            self._record("restarted", f"after {took:.3f} s")
+            self.restarts += 1
             return

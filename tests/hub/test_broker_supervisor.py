@@ -56,6 +56,15 @@ def test_a_broker_that_cannot_start_is_retried_with_capped_backoff_and_logged(ca
     supervisor = BrokerSupervisor(
         broker, poll_s=0.005, base_delay_s=0.01, max_delay_s=0.04, stable_s=60
     ).start()
+    counted_when_said: list[int] = []  # a reader that sees the count must find the words too
+
+    class Watch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "is back at" in record.getMessage():
+                counted_when_said.append(supervisor.restarts)
+
+    watch = Watch()
+    logging.getLogger("companion.mqtt.supervisor").addHandler(watch)
     try:
         broker.failing_starts = 5
         broker.running = False  # it dies
@@ -70,11 +79,13 @@ def test_a_broker_that_cannot_start_is_retried_with_capped_backoff_and_logged(ca
         for attempt, delay in [(2, "0.01"), (3, "0.02"), (4, "0.04"), (5, "0.04"), (6, "0.04")]:
             assert f"starting it again in {delay} s (attempt {attempt})" in text
         assert "is back at mqtt://127.0.0.1:1999" in text and "(restart 1)" in text
+        assert counted_when_said == [0], "the restart is said before it is counted"
 
         broker.running = False  # dies again soon after: no longer "at once"
         wait_until(lambda: supervisor.restarts == 2, message="the second restart")
         assert "starting it again in 0.04 s (attempt 7)" in caplog.text
     finally:
+        logging.getLogger("companion.mqtt.supervisor").removeHandler(watch)
         supervisor.stop()
 
 
