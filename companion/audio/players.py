@@ -134,9 +134,9 @@ class LocalPlayer:
             self._fail(f"{self.command[0]} could not play {path.name} (no audio device?): {detail}")
 
     def _fail(self, message: str) -> None:
-        self.failures += 1
         if not self._warned:
             log.warning(message)
             self._warned = True
         else:
             log.debug(message)
+        self.failures += 1  # counted after it is said: a reader that sees the count finds the words

@@ -227,11 +227,11 @@ class MqttRadio:
         if client is not self.client:
             return  # a replaced client's last word
         if reason.is_failure:
-            self.refusals += 1
-            if self.refusals == 1:  # paho retries with a growing wait; say it once, not at every try
+            if not self.refusals:  # paho retries with a growing wait; say it once, not at every try
                 log.error("broker refused %s: %s (retrying quietly)", self.name, reason)
             else:
                 log.debug("broker refused %s again: %s", self.name, reason)
+            self.refusals += 1  # counted after it is said: a reader that sees the count finds the words
             return
         if self.refusals:
             log.warning("%s logged in after %d refusals", self.name, self.refusals)
