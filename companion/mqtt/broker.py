@@ -444,6 +444,26 @@ def _log_broker_exception(loop: asyncio.AbstractEventLoop, context: dict) -> Non
     log.warning("embedded broker: %s%s", context.get("message", "error"), f" ({exc!r})" if exc else "")
 
 
+def _stop_listening(broker: Broker) -> None:
+    """Close amqtt's listening sockets (a second close is harmless)."""
+    for server in getattr(broker, "_servers", {}).values():
+        if getattr(server, "instance", None) is not None:
+            server.instance.close()
+
+
+async def _shut_down_amqtt(broker: Broker) -> None:
+    """amqtt's shutdown, with its port closed first.
+
+    amqtt 0.12 drops its clients' sessions first and closes its listening sockets last, so a
+    client that reconnected at once (the hub's bridge does) was let in by the broker that was
+    going away and dropped again a moment later: the table showed the broker lost twice
+    (``test_the_embedded_broker_is_restarted_when_it_dies_mid_game[amqtt]`` failed so in CI).
+    With the port closed first, a reconnect is refused until the broker that replaces it listens.
+    """
+    _stop_listening(broker)
+    await broker.shutdown()
+
+
 def _release_amqtt(loop: asyncio.AbstractEventLoop, broker: Broker) -> None:
     """After amqtt's loop stopped (by ``stop()``, or unasked: ``kill()``, a crash): shut the broker
     down if it is not yet, and close every connection it still holds, so that its port is free
@@ -451,14 +471,12 @@ def _release_amqtt(loop: asyncio.AbstractEventLoop, broker: Broker) -> None:
     half-way through connecting, and closing the loop does not close its sockets)."""
     try:
         if broker.transitions.state == "started":
-            loop.run_until_complete(asyncio.wait_for(broker.shutdown(), AMQTT_SHUTDOWN_S))
+            loop.run_until_complete(asyncio.wait_for(_shut_down_amqtt(broker), AMQTT_SHUTDOWN_S))
     except Exception:  # including a shutdown that hangs: the connections are closed below anyway
         log.debug("amqtt shutdown after its loop stopped failed", exc_info=True)
     transports = getattr(loop, "_transports", None)  # the selector loop's open sockets (CPython)
     try:
-        for server in getattr(broker, "_servers", {}).values():  # the listening sockets, if still open
-            if getattr(server, "instance", None) is not None:
-                server.instance.close()
+        _stop_listening(broker)
         for transport in list(transports.values()) if transports is not None else []:
             transport.abort()
         loop.run_until_complete(asyncio.sleep(0.01))  # let the aborts run
@@ -621,7 +639,7 @@ class AmqttBroker:
         loop, broker, thread = self._loop, self._broker, self._thread
         if loop is not None and broker is not None and thread is not None and thread.is_alive():
             if broker.transitions.state == "started":
-                future = asyncio.run_coroutine_threadsafe(broker.shutdown(), loop)
+                future = asyncio.run_coroutine_threadsafe(_shut_down_amqtt(broker), loop)
                 try:
                     future.result(10)
                 except Exception:  # shutting down anyway

@@ -5,7 +5,10 @@ leave no "dictionary changed size during iteration" in the log (both were amqtt 
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import socket
+import threading
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -79,3 +82,34 @@ def test_many_nodes_connecting_at_once_log_no_iteration_errors(amqtt_broker, tab
         bridge.stop()
     problems = [r.getMessage() for r in caplog.records if "changed size during iteration" in r.getMessage()]
     assert problems == []
+
+
+def test_a_dying_amqtt_lets_no_client_back_in_once_it_drops_its_clients(amqtt_broker):
+    """The port closes before amqtt drops its sessions, so a client that reconnects at once is
+    refused until a broker that stays listens again (it used to be let in by the dying broker and
+    dropped a moment later: the table showed the broker lost twice)."""
+
+    def connect(client_id: bytes) -> socket.socket:
+        sock = socket.create_connection(("127.0.0.1", amqtt_broker.port), timeout=5)
+        sock.sendall(
+            bytes([0x10, 12 + len(client_id), 0, 4])
+            + b"MQTT"
+            + bytes([4, 2, 0, 30, 0, len(client_id)])
+            + client_id
+        )
+        assert sock.recv(4) == bytes([0x20, 2, 0, 0]), "CONNACK, accepted"
+        return sock
+
+    client = connect(b"first")
+    others = [connect(b"node-%d" % n) for n in range(20)]  # amqtt drops them one by one after the first
+    with client, contextlib.ExitStack() as stack:
+        for other in others:
+            stack.enter_context(other)
+        killer = threading.Thread(target=amqtt_broker.kill)
+        killer.start()
+        assert client.recv(1) == b"", "the dying broker drops its client"
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", amqtt_broker.port), timeout=5).close()
+        killer.join(10)
+    amqtt_broker.start()
+    connect(b"first").close()  # the restarted broker lets it in
