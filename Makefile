@@ -49,6 +49,11 @@ run: $(VENV)/.installed
 # lands between their quiet stretch and their flood. Exit status 5 is "nothing selected" (ARGS naming
 # only one kind).
 TEST_WORKERS ?= 3
+# Bytecode caches on for the tests even where the environment turns them off
+# (PYTHONDONTWRITEBYTECODE=1): otherwise every worker rewrites the asserts of every test module
+# (about 12 s of CPU each) and every hub, node and CLI process a test starts compiles the package
+# again. They go to __pycache__ folders, which git ignores.
+test: export PYTHONDONTWRITEBYTECODE :=
 test: $(VENV)/.installed-test $(MPY_DIR)/node_modules/.installed $(BROWSER_DIR)/node_modules/.installed
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not alone" $(ARGS) || [ $$? -eq 5 ]
 	$(BIN)/python -m pytest -m alone $(ARGS) || [ $$? -eq 5 ]
