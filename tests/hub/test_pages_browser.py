@@ -127,7 +127,7 @@ def test_phone_page_shows_a_refusal_in_red_and_reconnects(browser, mosquitto, ta
         assert page.inner_text("#clock") == "02:00"
         session = table.app.extensions["companion.session"]
         session.handle(tm.ClockCommand("start"))
-        page.wait_for_function("document.getElementById('clock').textContent === '00:00'", timeout=5000)
+        page.wait_for_function("document.getElementById('clock').textContent === '00:00'", timeout=10_000)
         page.wait_for_function("true")
         assert session.state.clock.phase in ("running", "expired")
         page.wait_for_timeout(300)
@@ -141,7 +141,7 @@ def test_phone_page_shows_a_refusal_in_red_and_reconnects(browser, mosquitto, ta
         screenshot(page, "player-refused")
 
         table.restart_web_server()  # every open page loses its connection
-        page.wait_for_selector("#link:text('reconnecting')", timeout=5000)
+        page.wait_for_selector("#link:text('reconnecting')", timeout=10_000)
         page.wait_for_selector("#link:text('live')", timeout=10000)
         table.fleet.nodes["yellow-1"].kill()
         page.goto(table.url + "play/yellow")

@@ -52,7 +52,7 @@ def test_a_refused_flip_is_shown_checking_at_once_then_refused(browser, table):
     # time includes the browser driver's round trips, which a loaded machine stretches (0.1-0.5 s).
     assert still_waiting, "the phone said checking only once the refusal stood"
     assert shown < 1.5, f"the phone changed {shown:.2f} s after the flip"
-    page.wait_for_selector("#refusal:not([hidden])", timeout=5000)  # the grace window (2 s) ran out
+    page.wait_for_selector("#refusal:not([hidden])", timeout=10_000)  # the grace window (2 s) ran out
     assert "may not be flipped before the game starts" in page.inner_text("#refusal")
     assert page.is_hidden("#notice")
     page.close()
