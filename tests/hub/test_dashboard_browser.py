@@ -20,6 +20,7 @@ from companion.rules.text import text
 from companion.table import messages as tm
 from tests.conftest import wait_seated_online, wait_until
 from tests.hub import test_pages_browser as pages
+from tests.hub.test_phone_browser import FADED_MS
 
 start = pages.start
 
@@ -135,9 +136,8 @@ def test_a_refused_mark_goes_stale_and_a_lifted_timer_stops_after_the_end(browse
         page.wait_for_selector(".timer[data-node='red-1'] .timer-refused:not([hidden])")
         assert timer.locator(".glass").is_visible() and timer.locator(".timer-state").inner_text() != ""
         # 8 game seconds at time scale 4: two real seconds later the mark is gone, the sand shows
-        # (waited for up to 6 s: room for a loaded machine, still under the 8 s of an unscaled mark)
         page.wait_for_selector(
-            ".timer[data-node='red-1'] .timer-refused[hidden]", state="attached", timeout=6000
+            ".timer[data-node='red-1'] .timer-refused[hidden]", state="attached", timeout=FADED_MS
         )
         assert "refused" not in timer.get_attribute("class")
 

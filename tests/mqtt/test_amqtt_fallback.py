@@ -22,6 +22,7 @@ from companion.node.sim import SimFleet
 from companion.rules.setup import default_setup
 from companion.table.session import TableSession
 from tests.conftest import wait_seated_online, wait_until
+from tests.mqtt.packets import CONNACK_ACCEPTED, connect_packet
 from tests.mqtt.test_ha_discovery import Collector
 
 pytest.importorskip("amqtt")
@@ -91,13 +92,8 @@ def test_a_dying_amqtt_lets_no_client_back_in_once_it_drops_its_clients(amqtt_br
 
     def connect(client_id: bytes) -> socket.socket:
         sock = socket.create_connection(("127.0.0.1", amqtt_broker.port), timeout=5)
-        sock.sendall(
-            bytes([0x10, 12 + len(client_id), 0, 4])
-            + b"MQTT"
-            + bytes([4, 2, 0, 30, 0, len(client_id)])
-            + client_id
-        )
-        assert sock.recv(4) == bytes([0x20, 2, 0, 0]), "CONNACK, accepted"
+        sock.sendall(connect_packet(client_id))
+        assert sock.recv(4) == CONNACK_ACCEPTED
         return sock
 
     client = connect(b"first")

@@ -34,6 +34,7 @@ from companion.table.session import TableSession
 from tests.conftest import wait_seated_online, wait_until
 from tests.mqtt.certs import make_tls_files
 from tests.mqtt.conftest import Locked, flip, login
+from tests.mqtt.packets import connect_packet
 
 
 def _topic(table: str, node: str, channel: str) -> str:
@@ -295,9 +296,8 @@ def test_plain_mqtt_on_the_tls_port_gets_nowhere(locked_tls: Locked):
     """A client that does not speak TLS (a password in clear) is cut off at its first bytes."""
     tls = locked_tls.broker.tls_address
     assert tls is not None
-    connect = bytes([0x10, 12, 0, 4]) + b"MQTT" + bytes([4, 2, 0, 15, 0, 0])  # MQTT 3.1.1 CONNECT
     with socket.create_connection((tls.host, tls.port), timeout=5) as sock:
-        sock.sendall(connect)
+        sock.sendall(connect_packet(keepalive_s=15))
         try:
             answer = sock.recv(4)
         except ConnectionResetError:
