@@ -45,6 +45,9 @@ def make_client(
         CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean_session, protocol=mqtt.MQTTv311
     )
     client.on_socket_open = _no_delay
+    # No cap on publishes awaiting their PUBACK: paho's cap holds the 21st ack of a burst back until
+    # an older one is answered, and walks every queued message at each PUBACK to find what to send.
+    client.max_inflight_messages_set(0)
     if address.username:
         client.username_pw_set(address.username, address.password)
     if address.tls:

@@ -3,13 +3,15 @@ routed by the table id in the topic, batched per table, and no thread more for m
 
 from __future__ import annotations
 
+import socket
 import threading
 
 import pytest
 
 from companion.clock import ScaledClock
 from companion.mqtt.bridge import HubBridge, HubLinks
-from companion.mqtt.link import SYNC_THREADS
+from companion.mqtt.broker import BrokerAddress
+from companion.mqtt.link import SYNC_THREADS, MqttLink
 from companion.node.sim import SimFleet
 from companion.rules.setup import default_setup
 from companion.table import events as ev
@@ -17,6 +19,7 @@ from companion.table import messages as msg
 from companion.table.log import EventLog
 from companion.table.session import TableSession
 from tests.conftest import wait_until
+from tests.mqtt.packets import CONNACK_ACCEPTED, read_packet
 
 pytestmark = pytest.mark.broker
 
@@ -123,3 +126,37 @@ def test_a_command_from_another_thread_leaves_at_once(mosquitto, table_id, tmp_p
         bridge.stop()
         session.log.close()
         links.stop()
+
+
+def test_a_burst_of_acks_leaves_without_waiting_for_the_brokers_pubacks(tmp_path):
+    """Acks for a batch of reports go out together even while the broker has answered none of
+    them (paho's default holds every publish after the 20th until an older one is answered)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(10)
+    publishes: list[int] = []
+    arrived = threading.Event()
+
+    def silent_broker() -> None:
+        conn, _ = server.accept()
+        with conn, conn.makefile("rb") as stream:
+            kind, _ = read_packet(stream) or (0, b"")
+            assert kind == 1  # CONNECT
+            conn.sendall(CONNACK_ACCEPTED)
+            while (packet := read_packet(stream)) is not None:
+                if packet[0] == 3:  # PUBLISH, never answered
+                    publishes.append(len(packet[1]))
+                    if len(publishes) == 50:
+                        arrived.set()
+
+    broker = threading.Thread(target=silent_broker, daemon=True)
+    broker.start()
+    link = MqttLink("burst", BrokerAddress("127.0.0.1", server.getsockname()[1]), name="mqtt-burst")
+    link.start()
+    try:
+        assert link.connected.wait(10)
+        for seq in range(50):
+            link.publish("companion/v1/t/node/red-1/cmd", f'{{"seq":{seq}}}', qos=1)
+        assert arrived.wait(10), f"only {len(publishes)} of 50 publishes left before any PUBACK"
+    finally:
+        link.stop()
+        server.close()
