@@ -43,12 +43,16 @@ from typing import Any
 
 from companion.bench.crowd import NodeCrowd, RunResult
 from companion.bench.load import PageProcess, fsync_times, raw_round_trip
-from companion.bench.procs import CommandProcess, bench_setup, cpu_of, node_ids, process_tree, usage
+from companion.bench.procs import CommandProcess, bench_setup, cpu_of, node_ids, process_tree, stolen_s, usage
 from companion.bench.stats import Percentiles
 
 Echo = Callable[[str], object]
 FORMAT = 2
 """Version of the JSON this writes (``--compare`` reads either)."""
+
+STEAL_WARN = 0.05
+"""Share of the machine's CPU the hypervisor may take during a run before the bench says the run
+measured the host's neighbours more than the hub."""
 
 CLUB_NODES = ["red-1", "red-2", "yellow-1", "yellow-2", "green-1", "green-2", "blue-1", "blue-2"]
 """The sandtimers of a club table as ``companion club NAME`` seats them (4 players x 2 timers)."""
@@ -169,6 +173,8 @@ class Measured:
     crowd_cpu_s: float
     extra_cpu_s: float = 0.0
     """A page on this machine (the kiosk's browser and page reader)."""
+    stolen_s: float = 0.0
+    """CPU time the hypervisor took from this machine during the run (all CPUs)."""
 
     def to_dict(self, floor: dict[str, Percentiles]) -> dict[str, Any]:
         run = self.run
@@ -196,6 +202,7 @@ class Measured:
             "broker_cpu_cores": round(self.broker_cpu_s / seconds, 3),
             "hub_rss_mb": round(self.hub["rss_mb"], 1),
             "hub_threads": self.hub["threads"],
+            "steal": round(self.stolen_s / (seconds * (os.cpu_count() or 1)), 3),
         }
 
 
@@ -212,7 +219,9 @@ def _measure(
 ) -> Measured:
     before_hub, before_broker = usage(hub_pid), cpu_of([broker_pid] if broker_pid else [])
     before_crowd, before_page = cpu_of(crowd.pids), cpu_of(page_pids())
+    before_stolen = stolen_s()
     run = crowd.paced(rate, duration_s, watch=watch or [])
+    stolen = stolen_s() - before_stolen
     after_hub, after_broker = usage(hub_pid), cpu_of([broker_pid] if broker_pid else [])
     after_crowd, after_page = cpu_of(crowd.pids), cpu_of(page_pids())
     hub = {
@@ -227,6 +236,7 @@ def _measure(
         after_broker - before_broker,
         after_crowd - before_crowd,
         max(0.0, after_page - before_page),
+        stolen,
     )
 
 
@@ -237,7 +247,7 @@ def _line(row: dict[str, Any]) -> str:
         f"max {v['max_ms']:7.1f} ms  x(raw+fs) {row['p99_vs_raw_fsync']:5.1f}  "
         f"cpu/flip hub {row['hub_cpu_ms_per_flip']:.3f} broker {row['broker_cpu_ms_per_flip']:.3f} ms "
         f"({row['hub_vs_broker_cpu']:.1f}x)  hub {row['hub_cpu_cores']:.2f} cores, "
-        f"{row['hub_threads']} threads, {row['hub_rss_mb']:.0f} MB"
+        f"{row['hub_threads']} threads, {row['hub_rss_mb']:.0f} MB, steal {100 * row.get('steal', 0.0):.0f} %"
     )
 
 
@@ -792,7 +802,25 @@ def _run(opts: Options, echo: Echo) -> dict[str, Any]:
         echo(
             f"  {'PASS' if t.ok else 'FAIL'}  {t.name:<44} {t.value:9.2f} {t.unit:<5} limit {t.limit:8.2f} ({t.how})"
         )
+    warning = steal_warning(results)
+    if warning:
+        echo(warning)
     return results
+
+
+def steal_warning(results: dict[str, Any]) -> str | None:
+    """What to say when the hypervisor took more than :data:`STEAL_WARN` of the machine's CPU during
+    any measured run (one table, its echo and kiosk lines, each club's), else None."""
+    rows = list(results.get("table", {}).get("rows", []))
+    for club in results.get("clubs", []):
+        rows += club.get("rows", [])
+    stolen = max((row.get("steal", 0.0) for row in rows), default=0.0)
+    if stolen <= STEAL_WARN:
+        return None
+    return (
+        f"warning: the hypervisor took up to {100 * stolen:.0f} % of this machine's CPU during a run; "
+        "its times and the ratios built on them measure the host's other guests as much as the hub"
+    )
 
 
 def _targets(results: dict[str, Any]) -> list[Target]:

@@ -95,6 +95,17 @@ def cpu_of(pids: list[int]) -> float:
     return total
 
 
+def stolen_s() -> float:
+    """CPU seconds the hypervisor has given to other machines while this one wanted them (``steal``
+    in ``/proc/stat``, all CPUs together; 0 where the kernel does not count it)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = fh.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK") if fields[0] == "cpu" and len(fields) > 8 else 0.0
+    except (OSError, ValueError):
+        return 0.0
+
+
 def process_tree(pid: int) -> list[int]:
     """``pid`` and every process below it (a browser's renderers, say)."""
     found, todo = [], [pid]

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from companion.bench import main
-from companion.bench.harness import compare
+from companion.bench.harness import STEAL_WARN, compare, steal_warning
 from companion.bench.harness import main as harness_main
 
 pytestmark = [pytest.mark.broker, pytest.mark.timeout(240)]
@@ -31,6 +31,7 @@ def sane_row(row: dict) -> bool:
         and row["p99_vs_raw_fsync"] > 0
         and 10 < row["hub_rss_mb"] < 2000
         and row["hub_threads"] >= 1
+        and 0 <= row["steal"] <= 1
     )
 
 
@@ -70,3 +71,10 @@ def test_the_package_exports_the_harness():
 
     assert callable(main) and bench.StreamLoad and bench.Percentiles
     assert not hasattr(bench, "run_bench")  # the one-table benchmark of old is gone: the harness is it
+
+
+def test_a_run_the_hypervisor_took_cpu_from_is_said_to_be_no_measure():
+    quiet = {"table": {"rows": [{"steal": 0.01}]}, "clubs": [{"rows": [{"steal": STEAL_WARN}]}]}
+    assert steal_warning(quiet) is None
+    stolen = {"table": {"rows": [{"steal": 0.01}]}, "clubs": [{"rows": [{"steal": 0.31}]}]}
+    assert "31 %" in (steal_warning(stolen) or "")
