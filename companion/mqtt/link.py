@@ -91,8 +91,13 @@ class MqttLink:
         clean_session: bool = True,
         will: tuple[str, bytes, bool] | None = None,
         name: str = "mqtt",
+        gather_s: float = 0.0,
     ) -> None:
         self.address = address
+        self.gather_s = gather_s
+        """After a pass that read, wait this long before the next read, so that what arrives meanwhile
+        is read in one go (the side connection: its messages can wait; the interpreter changes hands
+        once per pass instead of once per message)."""
         self.name = name
         self.client = make_client(client_id, address, clean_session=clean_session, will=will)
         self.client.on_socket_close = lambda client, userdata, sock: self._forget_socket()
@@ -132,6 +137,8 @@ class MqttLink:
         self._stopping = False
         self._pool: ThreadPoolExecutor | None = None
         self.passes = 0
+        self.reads = 0
+        """Passes that found something to read."""
         """Passes that read something (with ``batches``: how messages group)."""
         self.batches = 0
         """Batches handed to routes (one fsync each, at most)."""
@@ -279,10 +286,14 @@ class MqttLink:
                 first = False
                 if not self._connect():
                     continue
+            began = time.monotonic()
+            read = self.reads
             try:
                 next_misc = self._pass(next_misc)
             except Exception:  # the loop never dies: the next pass goes on
                 log.exception("the MQTT link %s failed in a pass", self.name)
+            if self.gather_s and self.reads != read:
+                self._gather(began + self.gather_s)
         # the last DISCONNECT (and anything queued before it) goes out before the socket closes
         try:
             if self.client.socket() is not None:
@@ -320,6 +331,16 @@ class MqttLink:
             for key, _ in self._selector.select(left):
                 if key.data is None:
                     self._drain_wake()
+            self._run_soon()
+
+    def _gather(self, until: float) -> None:
+        """Let the socket fill until ``until`` (monotonic), doing what other threads ask meanwhile."""
+        while not self._stopping:
+            left = until - time.monotonic()
+            if left <= 0:
+                return
+            if select.select([self._wake_r], [], [], left)[0]:
+                self._drain_wake()
             self._run_soon()
 
     def _drain_wake(self) -> None:
@@ -361,6 +382,7 @@ class MqttLink:
                 writable |= bool(mask & selectors.EVENT_WRITE)
         self._run_soon()
         if readable:
+            self.reads += 1
             self._read_all()
             if client.want_write() and self._slow_disk():
                 client.loop_write()  # PUBACKs out before deciding: the broker sends on while the disk syncs

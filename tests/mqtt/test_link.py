@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 
+import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 
 from companion.clock import ScaledClock
 from companion.mqtt.bridge import HubBridge, HubLinks
@@ -160,3 +163,55 @@ def test_a_burst_of_acks_leaves_without_waiting_for_the_brokers_pubacks(tmp_path
     finally:
         link.stop()
         server.close()
+
+
+class _Counting:
+    """A route that subscribes to its table and counts what it is given."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.messages = 0
+
+    def on_connect(self, link: MqttLink) -> None:
+        link.subscribe([(f"companion/v1/{self.table}/#", 0)])
+
+    def on_disconnect(self, link: MqttLink, reason: str) -> None: ...
+
+    def on_connect_fail(self, link: MqttLink, reason: str, *, refused: bool) -> None: ...
+
+    def on_message(self, link: MqttLink, msg) -> bool:
+        self.messages += 1
+        return False
+
+    def flush(self) -> None: ...
+
+
+def test_a_gathering_link_reads_at_most_once_a_gather_however_fast_messages_come(mosquitto, table_id):
+    """The side connection (``gather_s``) lets what arrives during a gather wait in its socket and
+    reads it in one pass: 200 messages sent over about 2 s are read in a handful of passes, all
+    of them, instead of one pass each."""
+    gather_s = 0.5
+    link = MqttLink("gather", mosquitto.address, name="mqtt-gather", gather_s=gather_s)
+    route = _Counting(table_id)
+    link.add_route(table_id, route)
+    link.start()
+    sender = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"{table_id}-sender")
+    sender.connect(mosquitto.address.host, mosquitto.address.port)
+    sender.loop_start()
+    try:
+        assert link.connected.wait(10)
+        assert link.wait_subscribed(10)
+        began, reads = time.monotonic(), link.reads
+        for _ in range(200):
+            sender.publish(f"companion/v1/{table_id}/node/red-1/event", b"{}", qos=0).wait_for_publish(5)
+            time.sleep(0.01)
+        wait_until(lambda: route.messages == 200, timeout_s=10, message="every message read")
+        passes = link.reads - reads
+        most = int((time.monotonic() - began) / gather_s) + 2
+        assert 1 <= passes <= most, (
+            f"{passes} passes for 200 messages (at most {most} with a {gather_s} s gather)"
+        )
+    finally:
+        sender.loop_stop()
+        sender.disconnect()
+        link.stop()
