@@ -19,7 +19,9 @@ numbered flips at QoS 1). Measured:
 * **rules**: each game's referee on random legal games (:mod:`companion.bench.engines`).
 
 For each run: flip -> ack p50/p99/max, ratios to raw + fsync, the hub's and the broker's CPU per
-flip (``/proc``, over the same window), the load generator's, threads and RSS. Targets (issue
+flip (``/proc``, over the same window), the load generator's, threads and RSS, how much of the
+machine the measured processes used together, and the CPU the hypervisor took meanwhile
+(``steal``: over 5 % and the run measured the host's other guests too). Targets (issue
 23) are checked in the output's pass/fail column, never in timed tests. ``--json FILE`` saves
 everything; ``--compare OLD.json`` prints what changed since.
 """
@@ -203,6 +205,9 @@ class Measured:
             "hub_rss_mb": round(self.hub["rss_mb"], 1),
             "hub_threads": self.hub["threads"],
             "steal": round(self.stolen_s / (seconds * (os.cpu_count() or 1)), 3),
+            "measured_cores": round(
+                (self.hub["cpu_s"] + self.broker_cpu_s + self.crowd_cpu_s + self.extra_cpu_s) / seconds, 3
+            ),
         }
 
 
@@ -247,7 +252,8 @@ def _line(row: dict[str, Any]) -> str:
         f"max {v['max_ms']:7.1f} ms  x(raw+fs) {row['p99_vs_raw_fsync']:5.1f}  "
         f"cpu/flip hub {row['hub_cpu_ms_per_flip']:.3f} broker {row['broker_cpu_ms_per_flip']:.3f} ms "
         f"({row['hub_vs_broker_cpu']:.1f}x)  hub {row['hub_cpu_cores']:.2f} cores, "
-        f"{row['hub_threads']} threads, {row['hub_rss_mb']:.0f} MB, steal {100 * row.get('steal', 0.0):.0f} %"
+        f"{row['hub_threads']} threads, {row['hub_rss_mb']:.0f} MB; hub, broker, nodes and page "
+        f"{row.get('measured_cores', 0.0):.2f} of {os.cpu_count()} cores, steal {100 * row.get('steal', 0.0):.0f} %"
     )
 
 

@@ -32,6 +32,7 @@ def sane_row(row: dict) -> bool:
         and 10 < row["hub_rss_mb"] < 2000
         and row["hub_threads"] >= 1
         and 0 <= row["steal"] <= 1
+        and row["measured_cores"] >= row["hub_cpu_cores"]
     )
 
 
