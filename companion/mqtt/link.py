@@ -137,9 +137,9 @@ class MqttLink:
         self._stopping = False
         self._pool: ThreadPoolExecutor | None = None
         self.passes = 0
-        self.reads = 0
-        """Passes that found something to read."""
         """Passes that read something (with ``batches``: how messages group)."""
+        self.reads = 0
+        """Passes that found the socket readable (the gather test counts them)."""
         self.batches = 0
         """Batches handed to routes (one fsync each, at most)."""
 

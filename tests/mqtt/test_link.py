@@ -131,7 +131,7 @@ def test_a_command_from_another_thread_leaves_at_once(mosquitto, table_id, tmp_p
         links.stop()
 
 
-def test_a_burst_of_acks_leaves_without_waiting_for_the_brokers_pubacks(tmp_path):
+def test_a_burst_of_acks_leaves_without_waiting_for_the_brokers_pubacks():
     """Acks for a batch of reports go out together even while the broker has answered none of
     them (paho's default holds every publish after the 20th until an older one is answered)."""
     server = socket.create_server(("127.0.0.1", 0))
