@@ -253,7 +253,7 @@ def _line(row: dict[str, Any]) -> str:
         f"cpu/flip hub {row['hub_cpu_ms_per_flip']:.3f} broker {row['broker_cpu_ms_per_flip']:.3f} ms "
         f"({row['hub_vs_broker_cpu']:.1f}x)  hub {row['hub_cpu_cores']:.2f} cores, "
         f"{row['hub_threads']} threads, {row['hub_rss_mb']:.0f} MB; hub, broker, nodes and page "
-        f"{row.get('measured_cores', 0.0):.2f} of {os.cpu_count()} cores, steal {100 * row.get('steal', 0.0):.0f} %"
+        f"{row['measured_cores']:.2f} of {os.cpu_count()} cores, steal {100 * row['steal']:.0f} %"
     )
 
 
@@ -817,10 +817,8 @@ def _run(opts: Options, echo: Echo) -> dict[str, Any]:
 def steal_warning(results: dict[str, Any]) -> str | None:
     """What to say when the hypervisor took more than :data:`STEAL_WARN` of the machine's CPU during
     any measured run (one table, its echo and kiosk lines, each club's), else None."""
-    rows = list(results.get("table", {}).get("rows", []))
-    for club in results.get("clubs", []):
-        rows += club.get("rows", [])
-    stolen = max((row.get("steal", 0.0) for row in rows), default=0.0)
+    rows = [*results["table"]["rows"], *(row for club in results["clubs"] for row in club["rows"])]
+    stolen = max((row["steal"] for row in rows), default=0.0)
     if stolen <= STEAL_WARN:
         return None
     return (

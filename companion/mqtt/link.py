@@ -95,8 +95,8 @@ class MqttLink:
     ) -> None:
         self.address = address
         self.gather_s = gather_s
-        """After a pass that read, wait this long before the next read, so that what arrives meanwhile
-        is read in one go (the side connection: its messages can wait; the interpreter changes hands
+        """After a pass found something to read, wait this long (from that moment) before the next
+        read, so that what arrives meanwhile is read in one go (the side connection: its messages can wait; the interpreter changes hands
         once per pass instead of once per message)."""
         self.name = name
         self.client = make_client(client_id, address, clean_session=clean_session, will=will)
@@ -286,14 +286,10 @@ class MqttLink:
                 first = False
                 if not self._connect():
                     continue
-            began = time.monotonic()
-            read = self.reads
             try:
                 next_misc = self._pass(next_misc)
             except Exception:  # the loop never dies: the next pass goes on
                 log.exception("the MQTT link %s failed in a pass", self.name)
-            if self.gather_s and self.reads != read:
-                self._gather(began + self.gather_s)
         # the last DISCONNECT (and anything queued before it) goes out before the socket closes
         try:
             if self.client.socket() is not None:
@@ -322,21 +318,11 @@ class MqttLink:
         return True
 
     def _sleep(self, seconds: float) -> None:
-        """Wait ``seconds`` (or until woken, e.g. to stop), doing what other threads asked meanwhile."""
+        """Wait ``seconds`` (or until woken, e.g. to stop), doing what other threads asked meanwhile;
+        the socket, if there is one, is left to fill (a reconnect's pause, the side link's gather)."""
         deadline = time.monotonic() + seconds
         while not self._stopping:
             left = deadline - time.monotonic()
-            if left <= 0:
-                return
-            for key, _ in self._selector.select(left):
-                if key.data is None:
-                    self._drain_wake()
-            self._run_soon()
-
-    def _gather(self, until: float) -> None:
-        """Let the socket fill until ``until`` (monotonic), doing what other threads ask meanwhile."""
-        while not self._stopping:
-            left = until - time.monotonic()
             if left <= 0:
                 return
             if select.select([self._wake_r], [], [], left)[0]:
@@ -383,6 +369,7 @@ class MqttLink:
         self._run_soon()
         if readable:
             self.reads += 1
+            read_at = time.monotonic()
             self._read_all()
             if client.want_write() and self._slow_disk():
                 client.loop_write()  # PUBACKs out before deciding: the broker sends on while the disk syncs
@@ -395,6 +382,8 @@ class MqttLink:
             next_misc = now + MISC_EVERY_S
         if client.socket() is None:
             self._forget_socket()
+        elif readable and self.gather_s:
+            self._sleep(read_at + self.gather_s - time.monotonic())
         return next_misc
 
     def _slow_disk(self) -> bool:
