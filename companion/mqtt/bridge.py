@@ -296,7 +296,8 @@ class HubBridge:
         )
         self.rate_limit = rate_limit or NodeRateLimit(monotonic=monotonic)
         """Per node id, what may go on to be decided (see the module's docstring)."""
-        self._seated: tuple[object, frozenset[str]] = (None, frozenset())
+        self._seated: tuple[object, frozenset[str], dict[str, protocol.Topic]] = (None, frozenset(), {})
+        """(the setup it was read from, the seated node ids, their event and status topics parsed)."""
         """(the setup they were read from, the seated node ids), read again when the setup changes."""
         session.add_listener(self._on_session_change)
 
@@ -467,24 +468,33 @@ class HubBridge:
                     )
 
     # --- who takes what: the main connection, the side connection, the rate limit --------------
-    def _seated_nodes(self) -> frozenset[str]:
+    def _seated_now(self) -> tuple[object, frozenset[str], dict[str, protocol.Topic]]:
         setup = self.session.setup
         if self._seated[0] is not setup:
-            self._seated = (setup, frozenset(seat.node for seat in setup.seats))
-        return self._seated[1]
+            nodes = frozenset(seat.node for seat in setup.seats)
+            topics = {
+                protocol.node_topic(self.table, node, kind): protocol.Topic(kind, self.table, node)
+                for node in nodes
+                for kind in ("event", "status")
+            }
+            self._seated = (setup, nodes, topics)
+        return self._seated
+
+    def _seated_nodes(self) -> frozenset[str]:
+        return self._seated_now()[1]
+
+    def _seated_topic(self, topic: str) -> protocol.Topic | None:
+        """``topic`` parsed, when it is a seated node's event or status topic (a dictionary lookup:
+        nearly every message the hub reads is one, most of them twice, once on each connection)."""
+        return self._seated_now()[2].get(topic)
 
     def _main_node(self, topic: str) -> str | None:
-        """The seated, not quarantined node a message on the main connection is from, or None."""
-        try:
-            parsed = protocol.parse_topic(topic)
-        except protocol.ProtocolError:
+        """The seated, not quarantined node a message on the main connection is from, or None (only
+        a node's own reports and status are taken on the main connection)."""
+        parsed = self._seated_topic(topic)
+        if parsed is None or parsed.node in self._quarantine:
             return None
-        node = parsed.node
-        if parsed.kind not in ("event", "status") or node is None:
-            return None  # only a node's own reports and status are taken on the main connection
-        if node not in self._seated_nodes() or node in self._quarantine:
-            return None
-        return node
+        return parsed.node
 
     def _node_filters(self, nodes: set[str]) -> list[str]:
         return [
@@ -557,20 +567,22 @@ class HubBridge:
     def _on_side_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         """What the main connection does not take: node ids the table has not seated, quarantined
         nodes, stray topics, retained junk; within their rate, handled at once in this thread."""
-        try:
-            parsed: protocol.Topic | None = protocol.parse_topic(msg.topic)
-        except protocol.ProtocolError:
-            parsed = None
+        parsed = self._seated_topic(msg.topic)
         node = parsed.node if parsed is not None else None
         if (
-            not msg.retain
+            node is not None
+            and not msg.retain
             and msg.payload
-            and node is not None
             and node not in self._quarantine
             and node not in self._handover
-            and node in self._seated_nodes()
         ):
             return  # the copy of a seated node's message: the main connection takes it (no pacing)
+        if parsed is None:
+            try:
+                parsed = protocol.parse_topic(msg.topic)
+            except protocol.ProtocolError:
+                parsed = None
+            node = parsed.node if parsed is not None else None
         self._pace_side()
         try:
             if msg.retain and not owns_retained(self.table, msg.topic):
@@ -626,11 +638,13 @@ class HubBridge:
 
     def _validated(self, topic: str, payload: bytes | bytearray) -> tm.Message | None:
         """The session's message for a raw topic and payload, or None (refusals are counted)."""
-        try:
-            parsed = protocol.parse_topic(topic)
-        except protocol.ProtocolError as exc:
-            self.session.reject_message("unknown_topic", str(exc), topic=topic)
-            return None
+        parsed = self._seated_topic(topic)
+        if parsed is None:
+            try:
+                parsed = protocol.parse_topic(topic)
+            except protocol.ProtocolError as exc:
+                self.session.reject_message("unknown_topic", str(exc), topic=topic)
+                return None
         if parsed.table != self.table:
             self.session.reject_message("wrong_table", f"message for table {parsed.table!r}", topic=topic)
             return None

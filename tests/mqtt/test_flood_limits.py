@@ -1,6 +1,7 @@
 """The hub's MQTT side bounds what a flood can cost: the broker's own limits, a rate per node id
 decided before anything else, a flooding node moved off the main connection, and warnings said
-once (the full-sized floods with latencies are in tests/faults/test_mqtt_flood.py)."""
+once (the full-sized floods with latencies are in tests/faults/test_mqtt_flood.py); and which
+connection takes a node's messages as the seats change."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from companion.hub import HubConfig
 from companion.mqtt.bridge import NODE_BURST, QUARANTINE_S, STRANGERS, HubBridge, NodeRateLimit
 from companion.mqtt.broker import MESSAGE_SIZE_LIMIT, MosquittoBroker
 from companion.mqtt.client import connect_in_background, make_client
+from companion.table import messages as tm
 from companion.table.session import RepeatedWarnings, TableSession
 from tests.conftest import wait_until
 
@@ -87,6 +89,37 @@ def test_a_seated_node_beyond_its_rate_is_dropped_before_it_is_decided_and_moved
     assert len(decided) == NODE_BURST + 2 and node not in bridge._quarantine and node in bridge._subscribed
     bridge._on_message(bridge.client, None, flood_message("rate", node, 1001))
     assert len(decided) == NODE_BURST + 3
+
+
+def test_which_connection_takes_a_node_follows_the_seats_as_they_change():
+    from tests.table.test_seats_and_shows import FactoryReferee
+
+    setup = HubConfig(table="seats").setup()
+    session = TableSession(setup, clock=ScaledClock(1.0), referee=FactoryReferee(setup))
+    bridge = HubBridge(session, _nowhere(), monotonic=Clock())
+    decided: list[object] = []
+    handle_batch = session.handle_batch
+    session.handle_batch = lambda batch: (decided.extend(batch), handle_batch(batch))[1]  # type: ignore[method-assign]
+
+    def both(node: str, seq: int) -> None:  # the broker delivers to both connections, main first
+        message = flood_message("seats", node, seq)
+        bridge._on_message(bridge.client, None, message)
+        bridge._on_side_message(bridge.side, None, message)
+
+    seated = session.setup.seats[0].node
+    both(seated, 1)
+    assert [m.node for m in decided] == [seated]  # taken once, by the main connection
+    both("spare-9", 1)  # not seated: the side connection takes it (and it is refused)
+    assert [m.node for m in decided] == [seated, "spare-9"]
+    player = session.setup.seats[0].player
+    session.handle(tm.PlayerAction(player, {"type": "factory"}))  # a seat waits for a node
+    both("spare-9", 2)  # still taken by the side connection, and it takes the seat
+    assert session.setup.seat_of("spare-9") is not None and len(decided) == 3
+    both("spare-9", 3)  # seated now: the main connection takes it, the side one leaves its copy
+    assert len(decided) == 4 and session.state.timers["spare-9"].flips == 1
+    assert "spare-9" in bridge._subscribed  # and the main connection subscribed to its topics
+    bridge._on_side_message(bridge.side, None, flood_message("seats", "spare-9", 4))
+    assert len(decided) == 4  # a seated node's message on the side connection alone is a copy
 
 
 def _nowhere():  # a broker address nobody listens on: the bridge is driven by hand here
