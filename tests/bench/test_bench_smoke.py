@@ -12,7 +12,7 @@ import json
 import pytest
 
 from companion.bench import main
-from companion.bench.harness import STEAL_WARN, compare, steal_warning
+from companion.bench.harness import STEAL_WARN, Target, compare, steal_warning
 from companion.bench.harness import main as harness_main
 
 pytestmark = [pytest.mark.broker, pytest.mark.timeout(240)]
@@ -62,6 +62,9 @@ def test_quick_bench_measures_companion_run_and_companion_club_against_the_paho_
         t["ok"] in (True, False) and t["limit"] >= 0 for t in results["targets"]
     )  # (CPU in 10 ms ticks)
     assert any("targets" in line for line in lines)
+    cpu = [t for t in results["targets"] if " CPU" in t["name"]]  # per flip, and the club's cores
+    assert len(cpu) == 3 and all(t["echo"] > 0 and t["echo_ok"] in (True, False) for t in cpu)
+    assert sum("paho echo alone" in line for line in lines) == 3
     compared: list[str] = []
     rows_compared = compare(results, results, echo=compared.append)
     assert rows_compared and all(old == new for _, old, new in rows_compared)
@@ -79,3 +82,14 @@ def test_a_run_the_hypervisor_took_cpu_from_is_said_to_be_no_measure():
     assert steal_warning(quiet) is None
     stolen = {"table": {"rows": [{"steal": 0.01}]}, "clubs": [{"rows": [{"steal": 0.31}]}]}
     assert "31 %" in (steal_warning(stolen) or "")
+
+
+def test_a_target_says_whether_the_paho_echo_alone_keeps_within_it():
+    over = Target("club hub CPU", 0.5, 0.25, "cores", "under 0.25 cores", echo=0.3, echo_limit=0.25)
+    assert not over.ok and over.echo_ok is False
+    assert over.line().endswith("; paho echo alone 0.30 (limit 0.25: over it too)")
+    within = Target("club hub CPU", 0.5, 0.25, "cores", "under 0.25 cores", echo=0.2, echo_limit=0.25)
+    assert within.echo_ok is True and within.line().endswith("(limit 0.25: within it)")
+    alone = Target("club RSS", 69.0, 150.0, "MB", "under 150 MB")
+    assert alone.ok and alone.echo_ok is None and "echo" not in alone.line()
+    assert alone.to_dict()["echo_ok"] is None
