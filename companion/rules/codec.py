@@ -140,17 +140,20 @@ class Codec:
             raise InvalidRecordError(f"{tag} needs a list")
         if tag == "@list":
             return [self.decode(v) for v in items]
-        if tag in ("@dict", "@mapping"):
-            pairs = {}
-            for pair in items:
-                if not isinstance(pair, list) or len(pair) != 2:
-                    raise InvalidRecordError(f"{tag} needs [key, value] pairs")
-                pairs[self.decode(pair[0])] = self.decode(pair[1])
-            return pairs if tag == "@dict" else MappingProxyType(pairs)
-        if tag == "@frozenset":
-            return frozenset(self.decode(v) for v in items)
-        if tag == "@set":
-            return {self.decode(v) for v in items}
+        try:  # a key or member that cannot be one (a list) is damage like any other
+            if tag in ("@dict", "@mapping"):
+                pairs = {}
+                for pair in items:
+                    if not isinstance(pair, list) or len(pair) != 2:
+                        raise InvalidRecordError(f"{tag} needs [key, value] pairs")
+                    pairs[self.decode(pair[0])] = self.decode(pair[1])
+                return pairs if tag == "@dict" else MappingProxyType(pairs)
+            if tag == "@frozenset":
+                return frozenset(self.decode(v) for v in items)
+            if tag == "@set":
+                return {self.decode(v) for v in items}
+        except TypeError:
+            raise InvalidRecordError(f"{tag} holds a key or member that cannot be one") from None
         raise InvalidRecordError(f"unknown tag {tag!r} in an encoded game value")
 
     def read(self, data: Any, kinds: Iterable[type]) -> Any:
@@ -163,7 +166,7 @@ class Codec:
         object. Every field is checked; :class:`InvalidRecordError` names what does not fit
         ("PlaceCard.gap must be int, not "x"")."""
         allowed = {k.__name__: k for k in kinds}
-        if not isinstance(data, dict) or data.get("@") not in allowed:
+        if not isinstance(data, dict) or type(data.get("@")) is not str or data["@"] not in allowed:
             raise InvalidRecordError(f"{_shown(data)} is not one of: {', '.join(sorted(allowed))}")
         name = data["@"]
         return self._structure(data, allowed[name], name)
@@ -212,7 +215,11 @@ class Codec:
         elif origin in (frozenset, set):
             listed = data.get("@frozenset", data.get("@set")) if isinstance(data, dict) else data
             if isinstance(listed, list):
-                return origin(self._structure(v, args[0], f"{where}[]") for v in listed)
+                members = [self._structure(v, args[0], f"{where}[]") for v in listed]
+                try:
+                    return origin(members)
+                except TypeError:  # a member that cannot be in a set (a list, where Any allows it)
+                    raise InvalidRecordError(f"{where} must be {_named(hint)}, not {_shown(data)}") from None
         elif origin in (dict, Mapping, typing.Mapping) or hint in (dict, Mapping):
             key_hint, value_hint = args if args else (Any, Any)
             if isinstance(data, dict) and len(data) == 1 and ("@dict" in data or "@mapping" in data):
@@ -222,12 +229,15 @@ class Codec:
             else:
                 pairs = None
             if isinstance(pairs, list) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in pairs):
-                built = {
-                    self._structure(k, key_hint, f"{where} key"): self._structure(
-                        v, value_hint, f"{where}[{k!r}]"
-                    )
-                    for k, v in pairs
-                }
+                try:
+                    built = {
+                        self._structure(k, key_hint, f"{where} key"): self._structure(
+                            v, value_hint, f"{where}[{k!r}]"
+                        )
+                        for k, v in pairs
+                    }
+                except TypeError:  # a key that cannot be one (a list, where Any allows it)
+                    raise InvalidRecordError(f"{where} must be {_named(hint)}, not {_shown(data)}") from None
                 return MappingProxyType(built) if origin is Mapping or origin is typing.Mapping else built
         elif isinstance(hint, type) and issubclass(hint, enum.Enum):
             raw = data.get("value") if isinstance(data, dict) and data.get("@enum") == hint.__name__ else data

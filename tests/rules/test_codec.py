@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -179,3 +179,32 @@ def test_every_games_starting_state_survives_json(info):
     start = info.make_referee(setup).start(setup)
     codec = info.codec
     assert same(codec.decode(json.loads(json.dumps(codec.encode(start)))), start)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A move whose fields take whatever JSON the caller sends, where only a set or a key may not."""
+
+    anything: frozenset[Any] = frozenset()
+    keyed: MappingProxyType[Any, int] = field(default_factory=lambda: MappingProxyType({}))
+
+
+def test_a_post_that_cannot_be_a_move_is_refused_whatever_its_shape():
+    """A phone's post is untrusted JSON: a list for the class name, a list as a set's member or a
+    mapping's key is a refusal that says what does not fit, never a TypeError (an HTTP 500)."""
+    codec = Codec([Mark])
+    for bad in [{"@": []}, {"@": {"x": 1}}, {"@": ["Mark"]}, []]:
+        with pytest.raises(InvalidRecordError, match="is not one of: Mark"):
+            codec.read(bad, [Mark])
+    with pytest.raises(InvalidRecordError, match="Mark.anything must be frozenset"):
+        codec.read({"@": "Mark", "anything": [{"@list": [1]}]}, [Mark])
+    with pytest.raises(InvalidRecordError, match="@dict holds a key or member that cannot be one"):
+        codec.read({"@": "Mark", "keyed": {"@dict": [[{"@list": [1]}, 2]]}}, [Mark])
+    for damaged in [
+        {"@set": [{"@list": []}]},
+        {"@frozenset": [{"@dict": []}]},
+        {"@mapping": [[{"@set": []}, 1]]},
+    ]:
+        with pytest.raises(InvalidRecordError, match="cannot be one"):
+            codec.decode(damaged)  # a damaged record, as a post's field or a log's line
+    assert codec.read({"@": "Mark", "anything": [[1], "a"]}, [Mark]) == Mark(frozenset({(1,), "a"}))
