@@ -510,8 +510,8 @@ def _nodes_main() -> None:
 def echo_hub(address: BrokerAddress, tables: list[str]) -> None:
     """Answer every flip of ``tables`` with an accepted ack, from paho's own loop (until stdin closes).
 
-    What any hub on paho costs at least: the same subscriptions, the same QoS 1 acks, nothing
-    decided, logged or synced. Prints ``{"pid"}`` once subscribed."""
+    What any hub on paho costs at least: the same subscriptions, the same acks (at
+    :data:`~companion.core.protocol.ACK_QOS`), nothing decided, logged or synced. Prints ``{"pid"}`` once subscribed."""
     import threading
 
     from companion.mqtt.client import connect_in_background, make_client
@@ -530,7 +530,7 @@ def echo_hub(address: BrokerAddress, tables: list[str]) -> None:
         if data.get("kind") not in ("flip", "empty"):
             return
         ack = protocol.encode("cmd", "ack", boot=data["boot"], seq=data["seq"], verdict="accepted")
-        c.publish(protocol.node_topic(parts[2], parts[4], "cmd"), ack, qos=protocol.QOS)
+        c.publish(protocol.node_topic(parts[2], parts[4], "cmd"), ack, qos=protocol.ACK_QOS)
 
     client.on_connect = on_connect
     client.on_subscribe = lambda *a: ready.set()

@@ -25,6 +25,11 @@ except ImportError:
 VERSION = 1
 ROOT = "companion/v1"
 QOS = 1
+ACK_QOS = 0
+"""The hub publishes ``ack`` commands at QoS 0: reports are delivered at least once by the nodes
+themselves (the outbox, resent after 5 s, on every reconnect and when the hub comes online) and a
+repeated report is answered again, so an ack lost in transit costs one resend, while a QoS 1 ack
+cost the hub, the broker and the node a PUBACK and a delivery to track for every flip."""
 
 MAX_ID_LEN = 32
 MAX_REASON_LEN = 200

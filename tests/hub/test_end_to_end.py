@@ -90,6 +90,28 @@ def test_flips_reach_the_api_and_the_live_stream_once(table, mosquitto, table_id
     reader.close()
 
 
+def test_acks_reach_a_node_at_qos_0_and_its_other_commands_at_qos_1(table, mosquitto, table_id):
+    """Acks are sent at ``ACK_QOS`` (the node's outbox already resends an unanswered report, and a
+    repeated report is answered again); ``show`` and ``config`` stay at QoS 1."""
+    got: list[tuple[str, int]] = []
+    listener = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"listener-{table_id}")
+    listener.on_message = lambda c, u, m: got.append((json.loads(m.payload)["kind"], m.qos))
+    listener.connect(mosquitto.address.host, mosquitto.address.port)
+    listener.subscribe(p.node_topic(table_id, "red-1", "cmd"), qos=1)
+    listener.loop_start()
+    try:
+        wait_until(lambda: api(table, "/api/nodes/red-1/identify", "POST")[0] == 200 and got)
+        assert ("show", 1) in got  # (subscribed by now: its show came through)
+        node = table.fleet.nodes["red-1"]
+        node.flip()
+        wait_until(lambda: ("ack", 0) in got, message="the ack, at QoS 0")
+        assert p.ACK_QOS == 0 and all(qos == (0 if kind == "ack" else 1) for kind, qos in got)
+        wait_until(lambda: node.core.last_verdict == "accepted" and node.core.outbox == [])
+    finally:
+        listener.loop_stop()
+        listener.disconnect()
+
+
 def test_a_node_killed_without_disconnect_shows_offline(table):
     table.fleet.nodes["yellow-1"].kill()
     wait_until(
