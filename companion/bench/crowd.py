@@ -511,7 +511,8 @@ def echo_hub(address: BrokerAddress, tables: list[str]) -> None:
     """Answer every flip of ``tables`` with an accepted ack, from paho's own loop (until stdin closes).
 
     What any hub on paho costs at least: the same subscriptions, the same acks (at
-    :data:`~companion.core.protocol.ACK_QOS`), nothing decided, logged or synced. Prints ``{"pid"}`` once subscribed."""
+    :data:`~companion.core.protocol.ACK_QOS`), nothing decided, logged or synced. Prints
+    ``{"pid"}`` once subscribed."""
     import threading
 
     from companion.mqtt.client import connect_in_background, make_client

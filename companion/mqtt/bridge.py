@@ -297,8 +297,8 @@ class HubBridge:
         self.rate_limit = rate_limit or NodeRateLimit(monotonic=monotonic)
         """Per node id, what may go on to be decided (see the module's docstring)."""
         self._seated: tuple[object, frozenset[str], dict[str, protocol.Topic]] = (None, frozenset(), {})
-        """(the setup it was read from, the seated node ids, their event and status topics parsed)."""
-        """(the setup they were read from, the seated node ids), read again when the setup changes."""
+        """(the setup they were read from, the seated node ids, their event and status topics
+        parsed), made again when the setup changes."""
         session.add_listener(self._on_session_change)
 
     @property
