@@ -257,7 +257,8 @@ def mount_small_disk(path: Path, size_mb: int) -> SmallDisk:
         why = done.stderr.strip() or f"mount exited with {done.returncode}"
         message = f"cannot mount a small file system here ({why})"
         if os.environ.get("CI") or os.geteuid() == 0:  # root can mount one: a refusal is a failure
-            pytest.fail(f"{message}, as root (CI runs the full-disk tests as root)")
+            who = "as root" if os.geteuid() == 0 else "under CI"
+            pytest.fail(f"{message}, {who} (CI runs the full-disk tests as root)")
         pytest.skip(f"{message}: the full-disk tests need root, as CI runs them")
     return SmallDisk(path, size_mb)
 

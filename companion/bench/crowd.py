@@ -511,7 +511,7 @@ def echo_hub(address: BrokerAddress, tables: list[str]) -> None:
     """Answer every flip of ``tables`` with an accepted ack, from paho's own loop (until stdin closes).
 
     What any hub on paho costs at least: the same subscriptions, the same acks (at
-    :data:`~companion.core.protocol.ACK_QOS`), nothing decided, logged or synced. Prints
+    ``protocol.command_qos("ack")``), nothing decided, logged or synced. Prints
     ``{"pid"}`` once subscribed."""
     import threading
 
@@ -531,7 +531,7 @@ def echo_hub(address: BrokerAddress, tables: list[str]) -> None:
         if data.get("kind") not in ("flip", "empty"):
             return
         ack = protocol.encode("cmd", "ack", boot=data["boot"], seq=data["seq"], verdict="accepted")
-        c.publish(protocol.node_topic(parts[2], parts[4], "cmd"), ack, qos=protocol.ACK_QOS)
+        c.publish(protocol.node_topic(parts[2], parts[4], "cmd"), ack, qos=protocol.command_qos("ack"))
 
     client.on_connect = on_connect
     client.on_subscribe = lambda *a: ready.set()

@@ -852,6 +852,13 @@ def _echo_cpu_per_flip(echo_row: dict[str, Any] | None) -> tuple[float | None, f
     return echo_row["hub_cpu_ms_per_flip"], round(2 * echo_row["broker_cpu_ms_per_flip"], 3)
 
 
+def _echo_cores(echo_row: dict[str, Any] | None, limit: float) -> tuple[float | None, float | None]:
+    """The echo's CPU in cores and the same limit as the hub's."""
+    if echo_row is None:
+        return None, None
+    return echo_row["hub_cpu_cores"], limit
+
+
 def _targets(results: dict[str, Any]) -> list[Target]:
     raw, sync = results["floor"]["raw"], results["floor"]["fsync"]
     targets: list[Target] = []
@@ -921,7 +928,7 @@ def _targets(results: dict[str, Any]) -> list[Target]:
                 0.25,
                 "cores",
                 "under 0.25 cores",
-                *((club_echo["hub_cpu_cores"], 0.25) if club_echo is not None else (None, None)),
+                *_echo_cores(club_echo, 0.25),
             ),
             Target(
                 f"{name} hub CPU per flip",

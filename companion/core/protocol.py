@@ -31,6 +31,12 @@ themselves (the outbox, resent after 5 s, on every reconnect and when the hub co
 repeated report is answered again, so an ack lost in transit costs one resend, while a QoS 1 ack
 cost the hub, the broker and the node a PUBACK and a delivery to track for every flip."""
 
+
+def command_qos(kind: str) -> int:
+    """The QoS the hub publishes a ``cmd`` of ``kind`` at: :data:`ACK_QOS` for an ``ack``, else :data:`QOS`."""
+    return ACK_QOS if kind == "ack" else QOS
+
+
 MAX_ID_LEN = 32
 MAX_REASON_LEN = 200
 MAX_PAYLOAD_BYTES = 4096

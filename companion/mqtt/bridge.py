@@ -675,8 +675,8 @@ class HubBridge:
             self.main.publish(protocol.table_state_topic(self.table), payload, qos=protocol.QOS, retain=True)
             return
         payload = protocol.encode("cmd", command.kind, **command.fields)
-        qos = protocol.ACK_QOS if command.kind == "ack" else protocol.QOS
-        self.main.publish(protocol.node_topic(self.table, command.node, "cmd"), payload, qos=qos)
+        topic = protocol.node_topic(self.table, command.node, "cmd")
+        self.main.publish(topic, payload, qos=protocol.command_qos(command.kind))
 
     def publish_table_state(self) -> None:
         self.send(table_state(self.session.table, now_s=self.session.clock.now_s()))

@@ -91,7 +91,7 @@ def test_flips_reach_the_api_and_the_live_stream_once(table, mosquitto, table_id
 
 
 def test_acks_reach_a_node_at_qos_0_and_its_other_commands_at_qos_1(table, mosquitto, table_id):
-    """Acks are sent at ``ACK_QOS`` (the node's outbox already resends an unanswered report, and a
+    """Acks are sent at ``ACK_QOS`` (``protocol.command_qos``; the node's outbox already resends an unanswered report, and a
     repeated report is answered again); ``show`` and ``config`` stay at QoS 1."""
     got: list[tuple[str, int]] = []
     listener = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"listener-{table_id}")
@@ -105,7 +105,7 @@ def test_acks_reach_a_node_at_qos_0_and_its_other_commands_at_qos_1(table, mosqu
         node = table.fleet.nodes["red-1"]
         node.flip()
         wait_until(lambda: ("ack", 0) in got, message="the ack, at QoS 0")
-        assert p.ACK_QOS == 0 and all(qos == (0 if kind == "ack" else 1) for kind, qos in got)
+        assert all(qos == p.command_qos(kind) for kind, qos in got) and p.command_qos("ack") == 0
         wait_until(lambda: node.core.last_verdict == "accepted" and node.core.outbox == [])
     finally:
         listener.loop_stop()

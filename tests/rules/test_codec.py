@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -187,6 +188,7 @@ class Mark:
 
     anything: frozenset[Any] = frozenset()
     keyed: MappingProxyType[Any, int] = field(default_factory=lambda: MappingProxyType({}))
+    mapped: Mapping[Any, int] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def test_a_post_that_cannot_be_a_move_is_refused_whatever_its_shape():
@@ -200,6 +202,8 @@ def test_a_post_that_cannot_be_a_move_is_refused_whatever_its_shape():
         codec.read({"@": "Mark", "anything": [{"@list": [1]}]}, [Mark])
     with pytest.raises(InvalidRecordError, match="@dict holds a key or member that cannot be one"):
         codec.read({"@": "Mark", "keyed": {"@dict": [[{"@list": [1]}, 2]]}}, [Mark])
+    with pytest.raises(InvalidRecordError, match="Mark.mapped must be"):  # read's own mapping
+        codec.read({"@": "Mark", "mapped": {"@dict": [[{"@list": [1]}, 2]]}}, [Mark])
     for damaged in [
         {"@set": [{"@list": []}]},
         {"@frozenset": [{"@dict": []}]},
